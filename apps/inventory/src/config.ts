@@ -1,0 +1,6 @@
+import { consumerServiceSchema } from '@outbox/service/config';
+import type { z } from 'zod';
+
+export const configSchema = consumerServiceSchema({ port: 3003, groupId: 'inventory' });
+
+export type Config = z.output<typeof configSchema>;

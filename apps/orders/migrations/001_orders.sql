@@ -1,0 +1,43 @@
+-- Up Migration
+-- The orders service's own tables. (The outbox comes from packages/events/migrations.)
+
+-- What can be ordered and at what price. The API takes prices from here, never from the client.
+create table products (
+  sku              text primary key,
+  name             text not null,
+  currency         char(3) not null,
+  unit_price_cents bigint not null check (unit_price_cents > 0)
+);
+
+create table orders (
+  id          uuid primary key,
+  customer_id text not null,
+  currency    char(3) not null,
+  status      text not null check (status in ('PENDING', 'CONFIRMED', 'CANCELLED')),
+  total_cents bigint not null check (total_cents > 0),
+  created_at  timestamptz not null default now()
+);
+
+-- Listing a customer's or a status's newest orders first.
+create index orders_created_at_idx on orders (created_at desc);
+
+create table order_items (
+  order_id         uuid not null references orders (id),
+  sku              text not null references products (sku),
+  quantity         integer not null check (quantity > 0),
+  unit_price_cents bigint not null,
+  primary key (order_id, sku)
+);
+
+-- Seed catalog; the inventory service seeds stock for the same SKUs.
+insert into products (sku, name, currency, unit_price_cents) values
+  ('KB-101', 'Mechanical keyboard', 'EUR', 8900),
+  ('MS-202', 'Wireless mouse', 'EUR', 2900),
+  ('MN-303', '27" monitor', 'EUR', 24900),
+  ('HD-404', 'USB-C hub', 'EUR', 3900),
+  ('CB-505', 'Braided cable', 'EUR', 900);
+
+-- Down Migration
+drop table order_items;
+drop table orders;
+drop table products;

@@ -1,0 +1,21 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { sharedMigrations } from '@outbox/events';
+import { migrateDatabase } from '@outbox/service/migrate';
+import { fileURLToPath } from 'node:url';
+import { PrismaClient } from './generated/prisma/client.ts';
+
+export type Prisma = InstanceType<typeof PrismaClient>;
+
+export function createPrisma(databaseUrl: string): Prisma {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+}
+
+const ordersMigrations = {
+  dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  table: 'service_migrations',
+};
+
+/** Create the orders database if needed and apply the shared outbox migrations, then the orders ones. */
+export function migrate(databaseUrl: string): Promise<string[]> {
+  return migrateDatabase(databaseUrl, [sharedMigrations, ordersMigrations]);
+}

@@ -1,0 +1,60 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Prisma } from '../db.ts';
+import { orderRequest } from '../orders/orderRequest.ts';
+import { placeOrder } from '../orders/placeOrder.ts';
+import { HttpProblem, validationProblem } from './problem.ts';
+
+type OrderWithItems = Awaited<ReturnType<typeof placeOrder>>;
+
+/** The API's view of an order: money as decimal strings of minor units, like in the events. */
+function toOrderResource(order: OrderWithItems) {
+  return {
+    id: order.id,
+    customerId: order.customerId,
+    currency: order.currency,
+    status: order.status,
+    totalCents: order.totalCents.toString(),
+    createdAt: order.createdAt.toISOString(),
+    items: order.items.map((item) => ({
+      sku: item.sku,
+      quantity: item.quantity,
+      unitPriceCents: item.unitPriceCents.toString(),
+    })),
+  };
+}
+
+export function ordersRouter(prisma: Prisma): Router {
+  const router = Router();
+
+  router.post('/', async (req, res) => {
+    if (!req.is('application/json')) {
+      throw new HttpProblem(
+        415,
+        'urn:problem:unsupported-media-type',
+        'Unsupported media type',
+        'Send the order as JSON with Content-Type: application/json.',
+      );
+    }
+    const parsed = orderRequest.safeParse(req.body);
+    if (!parsed.success) throw validationProblem(parsed.error);
+    const order = await placeOrder(prisma, parsed.data);
+    res.status(201).location(`${req.baseUrl}/${order.id}`).json(toOrderResource(order));
+  });
+
+  router.get('/:id', async (req, res) => {
+    const id = z.uuid().safeParse(req.params.id);
+    if (!id.success) {
+      throw new HttpProblem(400, 'urn:problem:validation', 'Invalid order id', 'The order id must be a UUID.', [
+        { pointer: '#/id', detail: 'expected a UUID' },
+      ]);
+    }
+    const order = await prisma.order.findUnique({ where: { id: id.data }, include: { items: true } });
+    if (!order) {
+      throw new HttpProblem(404, 'urn:problem:not-found', 'Order not found', `No order has id ${id.data}.`);
+    }
+    res.json(toOrderResource(order));
+  });
+
+  return router;
+}

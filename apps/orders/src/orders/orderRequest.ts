@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const MAX_ITEMS = 50;
+export const MAX_QUANTITY = 1000;
+
+/** The body of POST /orders. Prices are not part of it: they come from the catalog. */
+export const orderRequest = z
+  .strictObject({
+    customerId: z.string().trim().min(1).max(100),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR'),
+    items: z
+      .array(
+        z.strictObject({
+          sku: z.string().trim().min(1).max(64),
+          quantity: z.number().int().min(1).max(MAX_QUANTITY),
+        }),
+      )
+      .min(1, 'an order needs at least one item')
+      .max(MAX_ITEMS, `at most ${MAX_ITEMS} items per order`),
+  })
+  .superRefine((order, ctx) => {
+    const seen = new Set<string>();
+    order.items.forEach((item, index) => {
+      if (seen.has(item.sku)) {
+        ctx.addIssue({ code: 'custom', path: ['items', index, 'sku'], message: `sku ${item.sku} appears twice` });
+      }
+      seen.add(item.sku);
+    });
+  });
+
+export type OrderRequest = z.infer<typeof orderRequest>;

@@ -1,0 +1,75 @@
+import { createKafka, ensureTopics, type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/events';
+import type { Admin, Producer, TopicMessages } from 'kafkajs';
+
+export type PublisherOptions = {
+  clientId: string;
+  brokers: string[];
+  topicPrefix: string;
+  topicPartitions: number;
+};
+
+/**
+ * Publishes outbox events to Kafka and resolves only when the broker has acknowledged every one.
+ *
+ * - idempotent producer + acks=all: a retried send is not written twice, and an ack means every
+ *   in-sync replica has the message, so marking the row published afterwards is safe;
+ * - bounded retries: while the broker is down a send fails within seconds instead of blocking
+ *   for ever, so the relay can back off, report itself degraded, and its leases stay valid.
+ */
+export class KafkaPublisher {
+  readonly #producer: Producer;
+  readonly #admin: Admin;
+  readonly #options: PublisherOptions;
+  readonly #knownTopics = new Set<string>();
+  #connected = false;
+
+  constructor(options: PublisherOptions) {
+    this.#options = options;
+    const kafka = createKafka(options.clientId, options.brokers);
+    this.#producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
+    this.#admin = kafka.admin();
+  }
+
+  /** Idempotent; `publish` calls it too, so a relay that started while Kafka was down recovers. */
+  async connect(): Promise<void> {
+    if (this.#connected) return;
+    await this.#producer.connect();
+    await this.#admin.connect();
+    this.#connected = true;
+  }
+
+  async publish(events: EventEnvelope[]): Promise<void> {
+    await this.connect();
+    const byTopic = new Map<string, TopicMessages>();
+    for (const event of events) {
+      const topic = topicFor(event.aggregatetype, this.#options.topicPrefix);
+      let entry = byTopic.get(topic);
+      if (!entry) {
+        entry = { topic, messages: [] };
+        byTopic.set(topic, entry);
+      }
+      // Events arrive in outbox order; messages of one key keep that order on their partition.
+      entry.messages.push(toKafkaMessage(event));
+    }
+    await this.#ensureTopics([...byTopic.keys()]);
+    await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+  }
+
+  async #ensureTopics(topics: string[]): Promise<void> {
+    const unknown = topics.filter((topic) => !this.#knownTopics.has(topic));
+    if (unknown.length === 0) return;
+    await ensureTopics(this.#admin, unknown, this.#options.topicPartitions);
+    for (const topic of unknown) this.#knownTopics.add(topic);
+  }
+
+  async disconnect(): Promise<void> {
+    this.#connected = false;
+    await this.#producer.disconnect();
+    await this.#admin.disconnect();
+  }
+}

@@ -1,0 +1,76 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/**
+ * Sleeps until the outbox trigger's NOTIFY arrives or the poll interval passes, whichever is
+ * first. NOTIFY gives low latency; the poll is the safety net (a notification sent while the
+ * listening connection was down is lost, and the poll still finds the row).
+ */
+export class Wakeup {
+  readonly #databaseUrl: string;
+  readonly #logger: Logger;
+  #client: pg.Client | undefined;
+  #wake: (() => void) | undefined;
+  /** A notification that arrived while the relay was busy: the next sleep returns at once. */
+  #notified = false;
+  #closed = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(databaseUrl: string, logger: Logger) {
+    this.#databaseUrl = databaseUrl;
+    this.#logger = logger;
+  }
+
+  async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.#databaseUrl });
+    client.on('notification', () => this.wake());
+    client.on('error', (err) => {
+      this.#logger.warn({ err }, 'LISTEN connection lost; polling until it is back');
+      this.#client = undefined;
+      client.end().catch(() => {});
+      this.#scheduleReconnect();
+    });
+    await client.connect();
+    await client.query('listen outbox');
+    this.#client = client;
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#reconnectTimer) return;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      this.listen().catch(() => this.#scheduleReconnect());
+    }, 1000);
+  }
+
+  /** Resolve the pending `sleep`, if any. Also used to interrupt sleeping on shutdown. */
+  wake(): void {
+    if (this.#wake) this.#wake();
+    else this.#notified = true;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.#notified) {
+      this.#notified = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.#wake = undefined;
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#reconnectTimer);
+    this.wake();
+    await this.#client?.end();
+    this.#client = undefined;
+  }
+}

@@ -1,0 +1,17 @@
+-- Runs once, when the compose `postgres` container initialises an empty data directory
+-- (mounted into /docker-entrypoint-initdb.d). Each service owns one database and logs in with its
+-- own role, so a service cannot read another service's tables: the only way data crosses a service
+-- boundary is an event on Kafka. The relay drains the orders outbox, so it logs in as `orders`.
+--
+-- Passwords are demo values for a stack that publishes no PostgreSQL port; do not reuse them.
+-- Each service creates its own tables (MIGRATE_ON_START), as owner of its database; PostgreSQL 15
+-- lets the database owner create tables in the `public` schema.
+
+create role orders login password 'orders';
+create database orders owner orders;
+
+create role inventory login password 'inventory';
+create database inventory owner inventory;
+
+create role billing login password 'billing';
+create database billing owner billing;

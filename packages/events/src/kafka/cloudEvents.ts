@@ -1,0 +1,69 @@
+import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
+import type { EventEnvelope } from '../envelope.ts';
+
+/**
+ * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes travel as `ce_*`
+ * headers, the data is the message value, and the partition key is the aggregate id.
+ * Trace context travels in the plain W3C `traceparent`/`tracestate` headers, which is where
+ * OpenTelemetry's propagators and Kafka instrumentations look for it.
+ */
+export function toKafkaMessage(event: EventEnvelope): Message {
+  const headers: IHeaders = {
+    ce_specversion: event.specversion,
+    ce_id: event.id,
+    ce_source: event.source,
+    ce_type: event.type,
+    ce_time: event.time,
+    ce_subject: event.subject,
+    ce_aggregatetype: event.aggregatetype,
+    ce_schemaversion: String(event.schemaversion),
+    'content-type': event.datacontenttype,
+  };
+  if (event.traceparent) headers.traceparent = event.traceparent;
+  if (event.tracestate) headers.tracestate = event.tracestate;
+  return { key: event.subject, value: JSON.stringify(event.data), headers };
+}
+
+/** Why a message could not be read as an event; becomes the dead-letter reason. */
+export class MalformedEventError extends Error {
+  readonly code = 'MALFORMED_EVENT';
+}
+
+export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'>): EventEnvelope {
+  const header = (name: string): string | undefined => {
+    const value = message.headers?.[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    return first === undefined ? undefined : first.toString();
+  };
+  const required = (name: string): string => {
+    const value = header(name);
+    if (!value) throw new MalformedEventError(`missing header ${name}`);
+    return value;
+  };
+  if (required('ce_specversion') !== '1.0') throw new MalformedEventError('unsupported ce_specversion');
+  const schemaversion = Number(required('ce_schemaversion'));
+  if (!Number.isInteger(schemaversion)) throw new MalformedEventError('ce_schemaversion is not an integer');
+  if (!message.value) throw new MalformedEventError('empty message value');
+  let data: unknown;
+  try {
+    data = JSON.parse(message.value.toString());
+  } catch (err) {
+    throw new MalformedEventError('message value is not JSON', { cause: err });
+  }
+  const traceparent = header('traceparent');
+  const tracestate = header('tracestate');
+  return {
+    id: required('ce_id'),
+    source: required('ce_source'),
+    type: required('ce_type'),
+    specversion: '1.0',
+    time: required('ce_time'),
+    subject: required('ce_subject'),
+    aggregatetype: required('ce_aggregatetype'),
+    schemaversion,
+    datacontenttype: 'application/json',
+    data,
+    ...(traceparent ? { traceparent } : {}),
+    ...(tracestate ? { tracestate } : {}),
+  };
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not match an app's config schema; names every bad variable. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  readonly issues: readonly string[];
+
+  constructor(service: string, issues: readonly string[]) {
+    super(`${service}: invalid configuration\n${issues.map((line) => `  - ${line}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/**
+ * Parse the environment once, at startup, into a typed config object.
+ * Code below `main.ts` receives this object and never reads `process.env` itself.
+ */
+export function loadConfig<S extends z.ZodType>(
+  service: string,
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => {
+    const variable = issue.path.join('.') || '(environment)';
+    const received = env[variable];
+    const shown = received === undefined ? 'it is not set' : `got ${JSON.stringify(received)}`;
+    return `${variable}: ${issue.message} (${shown})`;
+  });
+  throw new ConfigError(service, issues);
+}
+
+/** For `main.ts`: print the config problems plainly (no stack trace) and exit with EX_CONFIG (78). */
+export function loadConfigOrExit<S extends z.ZodType>(service: string, schema: S): z.output<S> {
+  try {
+    return loadConfig(service, schema);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(78);
+  }
+}
+
+// Reusable field schemas, so that every app spells the same variable the same way.
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+export const postgresUrl = z
+  .string({ error: 'expected a PostgreSQL URL such as postgresql://postgres@127.0.0.1:5432/orders' })
+  .regex(/^postgres(ql)?:\/\/.+\/[^/]+$/, 'expected postgresql://user@host:port/database');
+
+export const kafkaBrokers = z
+  .string({ error: 'expected a comma-separated list of host:port, such as 127.0.0.1:9092' })
+  .transform((value) => value.split(',').map((broker) => broker.trim()))
+  .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1));
+
+export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
+export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Topic names get this prefix, so tests and demos can share one broker without sharing topics. */
+export const topicPrefix = z
+  .string()
+  .regex(/^[a-zA-Z0-9._-]*$/, 'only letters, digits, ".", "_" and "-"')
+  .default('');
+
+/** The settings of every Kafka-consuming service (inventory, billing); each adds its own. */
+export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
+  return z.object({
+    /** Health and metrics endpoint. */
+    PORT: port(defaults.port),
+    DATABASE_URL: postgresUrl,
+    KAFKA_BROKERS: kafkaBrokers,
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    /** Partitions for topics this service creates if they do not exist yet (same default as the relay). */
+    KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+    /** Consumer group; also this consumer's name in processed_events. */
+    KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
+    LOG_LEVEL: logLevel,
+    MIGRATE_ON_START: z.stringbool().default(true),
+  });
+}
