@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { localDir, repoRoot } from '../paths.ts';
+
+export type AppName = 'orders' | 'relay' | 'inventory' | 'billing';
+
+export type ServiceProcess = {
+  app: AppName;
+  port: number;
+  url: string;
+  logFile: string;
+  readonly pid: number | undefined;
+  /** SIGTERM and wait for a clean exit (graceful shutdown). */
+  stop(): Promise<void>;
+  /** SIGKILL: `kill -9`, no shutdown hooks run. */
+  kill(): Promise<void>;
+};
+
+/**
+ * Start one of the apps as a real process, exactly as the demo does (`node apps/<app>/src/main.ts`),
+ * and wait until its /healthz answers. Output goes to `.local/test-logs/<label>-<app>.log`.
+ */
+export async function startService(
+  app: AppName,
+  env: Record<string, string>,
+  options: { port: number; label: string; timeoutMs?: number },
+): Promise<ServiceProcess> {
+  const logDir = join(localDir, 'test-logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${options.label}-${app}-${options.port}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+
+  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps', app, 'src', 'main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env, PORT: String(options.port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  exited.then(() => log.end());
+
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  while (true) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${app} exited during startup (code ${child.exitCode}); see ${logFile}`);
+    }
+    const healthy = await fetch(`${url}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error(`${app} did not become healthy within the deadline; see ${logFile}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  const terminate = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await exited;
+  };
+  return {
+    app,
+    port: options.port,
+    url,
+    logFile,
+    get pid() {
+      return child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
+    stop: () => terminate('SIGTERM'),
+    kill: () => terminate('SIGKILL'),
+  };
+}

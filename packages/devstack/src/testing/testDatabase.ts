@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The PostgreSQL server tests use; every test file creates its own databases on it. */
+export const testPostgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export type TestDatabase = { name: string; url: string; drop(): Promise<void> };
+
+/**
+ * A fresh, empty database named after the test file (`t_<label>_<random>`), so test files can
+ * run in parallel without seeing each other's rows. The caller migrates it (usually by starting
+ * the service with MIGRATE_ON_START, exactly as in production). Set KEEP_TEST_DATABASES=1 to
+ * keep them for inspection after a run.
+ */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const name = `t_${label.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`create database ${pg.escapeIdentifier(name)}`);
+  const url = new URL(testPostgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      if (process.env.KEEP_TEST_DATABASES === '1') return;
+      await adminQuery(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    },
+  };
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Run one query against a database and close the connection again (for assertions in tests). */
+export async function queryOnce<T extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
