@@ -59,7 +59,9 @@ function commandOf(service: Service): string[] {
 function publishedPorts(service: Service): [number, number][] {
   return (service.ports ?? []).map((port) => {
     if (typeof port === 'object') return [Number(port.published ?? port.target), port.target];
-    const parts = String(port).replace(/\/(tcp|udp)$/, '').split(':');
+    const parts = String(port)
+      .replace(/\/(tcp|udp)$/, '')
+      .split(':');
     return [Number(parts.at(-2) ?? parts.at(-1)), Number(parts.at(-1))];
   });
 }
@@ -84,7 +86,9 @@ describe('docker-compose.yml', () => {
     const ajv = new Ajv({ allErrors: true, strict: false });
     const validate = ajv.compile(schema);
     const valid = validate(compose);
-    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    const errors = (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
+    );
     expect(errors).toEqual([]);
     expect(valid).toBe(true);
   });
@@ -146,7 +150,8 @@ describe('docker-compose.yml', () => {
     const missing: string[] = [];
     for (const [name, service] of services) {
       for (const volume of service.volumes ?? []) {
-        const source = typeof volume === 'string' ? volume.split(':')[0] : volume.type === 'bind' && volume.source;
+        const source =
+          typeof volume === 'string' ? volume.split(':')[0] : volume.type === 'bind' && volume.source;
         // A source that is not a path is a named volume, not a file of the repository.
         if (!source || !/^\.{0,2}\//.test(source)) continue;
         if (!existsSync(path.resolve(root, source))) missing.push(`${name}: ${source}`);
@@ -156,7 +161,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs one app service per folder under apps/', () => {
-    const appFolders = readdirSync(fromRoot('apps')).filter((dir) => existsSync(fromRoot('apps', dir, 'src')));
+    const appFolders = readdirSync(fromRoot('apps')).filter((dir) =>
+      existsSync(fromRoot('apps', dir, 'src')),
+    );
     expect(appServices.map(([name]) => name).sort()).toEqual(appFolders.sort());
   });
 });
@@ -196,7 +203,9 @@ describe.each(appServices)('app service %s', (name, service) => {
     // The relay drains the orders outbox; every other app owns a database named after it.
     expect(database).toBe(name === 'relay' ? 'orders' : name);
     expect(initSql).toMatch(new RegExp(`^create database ${database} owner ${url.username};`, 'm'));
-    expect(initSql).toMatch(new RegExp(`^create role ${url.username} login password '${url.password}';`, 'm'));
+    expect(initSql).toMatch(
+      new RegExp(`^create role ${url.username} login password '${url.password}';`, 'm'),
+    );
   });
 
   it('reaches Kafka through the listener the broker advertises on the compose network', () => {
@@ -222,7 +231,9 @@ describe('Dockerfile', () => {
   const dockerfile = readFileSync(fromRoot('Dockerfile'), 'utf8');
 
   it('copies every workspace manifest before `npm ci` (or npm ci fails on a missing workspace)', () => {
-    const rootManifest = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { workspaces: string[] };
+    const rootManifest = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
+      workspaces: string[];
+    };
     const workspaces = rootManifest.workspaces.flatMap((pattern) => {
       const parent = pattern.replace(/\/\*$/, '');
       return readdirSync(fromRoot(parent))
@@ -296,7 +307,8 @@ describe('Grafana provisioning', () => {
     // By uid only: a datasource name or a `${DS_...}` import variable breaks on another Grafana.
     // `-- Grafana --` is Grafana's built-in datasource (annotations), present everywhere.
     const unknown = references.filter((reference) => {
-      const uid = typeof reference === 'object' && reference !== null && !Array.isArray(reference) && reference.uid;
+      const uid =
+        typeof reference === 'object' && reference !== null && !Array.isArray(reference) && reference.uid;
       return typeof uid !== 'string' || !(provisionedUids.has(uid) || uid === '-- Grafana --');
     });
     expect(unknown).toEqual([]);
@@ -327,7 +339,9 @@ describe('Prometheus configuration', () => {
   });
 
   it('mounts prometheus.yml and every rule file it loads into the compose prometheus', () => {
-    const { rule_files: ruleFiles = [] } = loadYaml('infra/prometheus/prometheus.yml') as { rule_files?: string[] };
+    const { rule_files: ruleFiles = [] } = loadYaml('infra/prometheus/prometheus.yml') as {
+      rule_files?: string[];
+    };
     const mounts = (compose.services.prometheus?.volumes ?? []).map(String);
     for (const file of ['prometheus.yml', ...ruleFiles]) {
       expect(mounts).toContain(`./infra/prometheus/${file}:/etc/prometheus/${file}:ro`);
@@ -335,7 +349,9 @@ describe('Prometheus configuration', () => {
   });
 
   const promtool = findOnPath('promtool');
-  const skipNote = promtool ? '' : ' [skipped: promtool is not installed; `apt-get install -y prometheus` provides it]';
+  const skipNote = promtool
+    ? ''
+    : ' [skipped: promtool is not installed; `apt-get install -y prometheus` provides it]';
   it.skipIf(!promtool).each(['prometheus.local.yml', 'prometheus.yml'])(
     `promtool check config accepts %s${skipNote}`,
     (file) => {

@@ -1,13 +1,14 @@
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
+import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 useLeakGuard();
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack('e2e', inject('kafkaBrokers'));
+  stack = await startStack('e2e', sharedKafkaBrokers());
 });
 afterAll(() => stack?.stop());
 
@@ -82,17 +83,31 @@ describe('walking skeleton: POST /orders → outbox → relay → Kafka → inve
   });
 
   it('rejects an invalid order with 400, names the fields, and writes nothing', async () => {
-    const before = await queryOnce<{ count: string }>(stack.databases.orders.url, 'select count(*) from outbox');
-    const res = await placeOrder({ customerId: '', currency: 'euro', items: [{ sku: 'KB-101', quantity: 0 }], x: 1 });
+    const before = await queryOnce<{ count: string }>(
+      stack.databases.orders.url,
+      'select count(*) from outbox',
+    );
+    const res = await placeOrder({
+      customerId: '',
+      currency: 'euro',
+      items: [{ sku: 'KB-101', quantity: 0 }],
+      x: 1,
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     const problem = (await res.json()) as { errors: { pointer: string }[] };
     expect(problem.errors.map((e) => e.pointer).sort()).toEqual(
       ['#/customerId', '#/currency', '#/items/0/quantity', '#/x'].sort(),
     );
-    const after = await queryOnce<{ count: string }>(stack.databases.orders.url, 'select count(*) from outbox');
+    const after = await queryOnce<{ count: string }>(
+      stack.databases.orders.url,
+      'select count(*) from outbox',
+    );
     expect(after).toEqual(before);
-    const orders = await queryOnce<{ count: string }>(stack.databases.orders.url, 'select count(*) from orders');
+    const orders = await queryOnce<{ count: string }>(
+      stack.databases.orders.url,
+      'select count(*) from orders',
+    );
     expect(orders[0]?.count).toBe('1');
   });
 });

@@ -1,4 +1,11 @@
-import { applyOnce, createKafka, ORDER_CREATED, type OrderCreatedV1, runConsumer, topicFor } from '@outbox/events';
+import {
+  applyOnce,
+  createKafka,
+  ORDER_CREATED,
+  type OrderCreatedV1,
+  runConsumer,
+  topicFor,
+} from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
@@ -9,21 +16,27 @@ import { reserveStock } from './reserveStock.ts';
 
 const config = loadConfigOrExit('inventory', configSchema);
 const logger = createLogger('inventory', config.LOG_LEVEL);
-if (config.MIGRATE_ON_START) logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
+if (config.MIGRATE_ON_START)
+  logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
 const prisma = createPrisma(config.DATABASE_URL);
 const consumer = await runConsumer({
-  kafka: createKafka('inventory', config.KAFKA_BROKERS),
+  kafka: createKafka({ clientId: 'inventory', brokers: config.KAFKA_BROKERS, logger }),
   groupId: config.KAFKA_GROUP_ID,
   topics: [topicFor('order', config.KAFKA_TOPIC_PREFIX)],
   topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   logger,
   handle: async (event) => {
     if (event.type !== ORDER_CREATED) return 'ignored';
-    return applyOnce<Tx>((work) => prisma.$transaction(work), config.KAFKA_GROUP_ID, event, async (tx) => {
-      const outcome = await reserveStock(tx, event.data as OrderCreatedV1);
-      logger.info({ orderId: event.subject, outcome }, 'order handled');
-    });
+    return applyOnce<Tx>(
+      (work) => prisma.$transaction(work),
+      config.KAFKA_GROUP_ID,
+      event,
+      async (tx) => {
+        const outcome = await reserveStock(tx, event.data as OrderCreatedV1);
+        logger.info({ orderId: event.subject, outcome }, 'order handled');
+      },
+    );
   },
 });
 

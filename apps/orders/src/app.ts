@@ -27,7 +27,9 @@ export function createApp({ prisma, logger, registry }: AppDeps): express.Expres
   });
 
   app.use((req, _res, next) =>
-    next(new HttpProblem(404, 'urn:problem:not-found', 'Not found', `No route for ${req.method} ${req.path}.`)),
+    next(
+      new HttpProblem(404, 'urn:problem:not-found', 'Not found', `No route for ${req.method} ${req.path}.`),
+    ),
   );
   app.use(problemHandler(logger));
   return app;

@@ -1,7 +1,7 @@
-import { PrismaPg } from '@prisma/adapter-pg';
+import { fileURLToPath } from 'node:url';
 import { sharedMigrations } from '@outbox/events';
 import { migrateDatabase } from '@outbox/service/migrate';
-import { fileURLToPath } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;

@@ -19,6 +19,7 @@ const publisher = new KafkaPublisher({
   brokers: config.KAFKA_BROKERS,
   topicPrefix: config.KAFKA_TOPIC_PREFIX,
   topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+  logger,
 });
 const wakeup = new Wakeup(config.DATABASE_URL, logger);
 const relay = new Relay(pool, publisher, wakeup, logger, {
@@ -29,7 +30,9 @@ const relay = new Relay(pool, publisher, wakeup, logger, {
 });
 
 // Start even while Kafka is away: the relay retries in its loop, and says so on /healthz.
-await publisher.connect().catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet; will retry'));
+await publisher
+  .connect()
+  .catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet; will retry'));
 await wakeup.listen();
 relay.start();
 

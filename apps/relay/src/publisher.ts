@@ -1,11 +1,13 @@
-import { createKafka, ensureTopics, type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/events';
+import { createKafka, type EventEnvelope, ensureTopics, toKafkaMessage, topicFor } from '@outbox/events';
 import type { Admin, Producer, TopicMessages } from 'kafkajs';
+import type { Logger } from 'pino';
 
 export type PublisherOptions = {
   clientId: string;
   brokers: string[];
   topicPrefix: string;
   topicPartitions: number;
+  logger: Logger;
 };
 
 /**
@@ -25,12 +27,18 @@ export class KafkaPublisher {
 
   constructor(options: PublisherOptions) {
     this.#options = options;
-    const kafka = createKafka(options.clientId, options.brokers);
+    const kafka = createKafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logger: options.logger,
+      // Fail a send within a few seconds when the broker is gone; the relay's own backoff
+      // takes over from there (see Relay#failed).
+      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
     this.#producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
     this.#admin = kafka.admin();
   }

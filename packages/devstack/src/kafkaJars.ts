@@ -42,7 +42,9 @@ export async function ensureKafkaJars(): Promise<{ libDir: string; version: stri
   try {
     await runMaven(staging);
     if (!existsSync(join(staging, `kafka_2.13-${version}.jar`))) {
-      throw new Error(`Maven finished but kafka_2.13-${version}.jar is not in ${staging}; check ${kafkaPom}.`);
+      throw new Error(
+        `Maven finished but kafka_2.13-${version}.jar is not in ${staging}; check ${kafkaPom}.`,
+      );
     }
     writeFileSync(join(staging, markerName), `${version}\n`);
     // Another process (a parallel test file) may have finished first; then its copy is as good as ours.

@@ -2,7 +2,12 @@ export { ORDER_CREATED, type OrderCreatedV1, orderCreatedV1 } from './contracts/
 export { eventSchemas, schemaFor } from './contracts/registry.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
 export { type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
-export { type ConsumerStats, type EventHandler, type RunningConsumer, runConsumer } from './inbox/runConsumer.ts';
+export {
+  type ConsumerStats,
+  type EventHandler,
+  type RunningConsumer,
+  runConsumer,
+} from './inbox/runConsumer.ts';
 export { createKafka } from './kafka/client.ts';
 export { fromKafkaMessage, MalformedEventError, toKafkaMessage } from './kafka/cloudEvents.ts';
 export { ensureTopics, topicFor } from './kafka/topics.ts';

@@ -56,7 +56,9 @@ export const kafkaBrokers = z
   .transform((value) => value.split(',').map((broker) => broker.trim()))
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1));
 
-export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info');
 
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 

@@ -45,9 +45,13 @@ export function ordersRouter(prisma: Prisma): Router {
   router.get('/:id', async (req, res) => {
     const id = z.uuid().safeParse(req.params.id);
     if (!id.success) {
-      throw new HttpProblem(400, 'urn:problem:validation', 'Invalid order id', 'The order id must be a UUID.', [
-        { pointer: '#/id', detail: 'expected a UUID' },
-      ]);
+      throw new HttpProblem(
+        400,
+        'urn:problem:validation',
+        'Invalid order id',
+        'The order id must be a UUID.',
+        [{ pointer: '#/id', detail: 'expected a UUID' }],
+      );
     }
     const order = await prisma.order.findUnique({ where: { id: id.data }, include: { items: true } });
     if (!order) {

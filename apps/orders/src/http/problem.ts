@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /** One offending field: a JSON Pointer into the request body and what is wrong with it. */
 export type FieldError = { pointer: string; detail: string };
@@ -38,7 +38,8 @@ export function validationProblem(error: z.ZodError): HttpProblem {
 function toPointer(issue: z.core.$ZodIssue): string {
   const path = [...issue.path];
   // An unexpected key is reported on its parent object; point at the key itself.
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `#/${[...path, key].join('/')}`).join(',');
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => `#/${[...path, key].join('/')}`).join(',');
   return `#/${path.join('/')}`;
 }
 
@@ -64,7 +65,12 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     if (type === 'entity.parse.failed') {
       return sendProblem(
         res,
-        new HttpProblem(400, 'urn:problem:malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
+        new HttpProblem(
+          400,
+          'urn:problem:malformed-json',
+          'Malformed JSON',
+          'The request body is not valid JSON.',
+        ),
         req.originalUrl,
       );
     }
@@ -78,7 +84,12 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     logger.error({ err }, 'unhandled error');
     sendProblem(
       res,
-      new HttpProblem(500, 'urn:problem:internal', 'Internal error', 'Something went wrong; it has been logged.'),
+      new HttpProblem(
+        500,
+        'urn:problem:internal',
+        'Internal error',
+        'Something went wrong; it has been logged.',
+      ),
       req.originalUrl,
     );
   };

@@ -22,7 +22,11 @@ export const orderRequest = z
     const seen = new Set<string>();
     order.items.forEach((item, index) => {
       if (seen.has(item.sku)) {
-        ctx.addIssue({ code: 'custom', path: ['items', index, 'sku'], message: `sku ${item.sku} appears twice` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', index, 'sku'],
+          message: `sku ${item.sku} appears twice`,
+        });
       }
       seen.add(item.sku);
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ORDER_CREATED, type OrderCreatedV1, writeEvent } from '@outbox/events';
 import type { Prisma } from '../db.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { type FieldError, HttpProblem } from '../http/problem.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
 export const EVENT_SOURCE = '/orders';
@@ -17,23 +17,30 @@ export async function placeOrder(prisma: Prisma, request: OrderRequest) {
     const products = await tx.product.findMany({ where: { sku: { in: skus } } });
     const bySku = new Map(products.map((product) => [product.sku, product]));
 
-    const errors = request.items.flatMap((item, index) => {
+    // Price every line from the catalog, collecting every line that cannot be ordered.
+    const lines: { sku: string; quantity: number; unitPriceCents: bigint }[] = [];
+    const errors: FieldError[] = [];
+    request.items.forEach((item, index) => {
       const product = bySku.get(item.sku);
-      if (!product) return [{ pointer: `#/items/${index}/sku`, detail: `unknown sku ${item.sku}` }];
-      if (product.currency !== request.currency) {
-        return [{ pointer: `#/items/${index}/sku`, detail: `${item.sku} is sold in ${product.currency}` }];
-      }
-      return [];
+      const pointer = `#/items/${index}/sku`;
+      if (!product) errors.push({ pointer, detail: `unknown sku ${item.sku}` });
+      else if (product.currency !== request.currency) {
+        errors.push({
+          pointer,
+          detail: `${item.sku} is sold in ${product.currency}, not ${request.currency}`,
+        });
+      } else lines.push({ sku: item.sku, quantity: item.quantity, unitPriceCents: product.unitPriceCents });
     });
     if (errors.length > 0) {
-      throw new HttpProblem(422, 'urn:problem:unorderable-items', 'Items cannot be ordered', errors[0]!.detail, errors);
+      throw new HttpProblem(
+        422,
+        'urn:problem:unorderable-items',
+        'Items cannot be ordered',
+        errors.map((error) => error.detail).join('; '),
+        errors,
+      );
     }
 
-    const lines = request.items.map((item) => ({
-      sku: item.sku,
-      quantity: item.quantity,
-      unitPriceCents: bySku.get(item.sku)!.unitPriceCents,
-    }));
     const totalCents = lines.reduce((sum, line) => sum + line.unitPriceCents * BigInt(line.quantity), 0n);
 
     const order = await tx.order.create({

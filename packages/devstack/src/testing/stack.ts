@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../ports.ts';
-import { type AppName, type ServiceProcess, startService } from './serviceProcess.ts';
+import { type AppName, type ServiceProcess, startService } from '../serviceProcess.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 export type Stack = {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The PostgreSQL server tests use; every test file creates its own databases on it. */
-export const testPostgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const testPostgresUrl =
+  process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export type TestDatabase = { name: string; url: string; drop(): Promise<void> };
 
@@ -38,7 +39,11 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 /** Run one query against a database and close the connection again (for assertions in tests). */
-export async function queryOnce<T extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
+export async function queryOnce<T extends pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

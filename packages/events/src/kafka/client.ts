@@ -1,15 +1,39 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
+import type { Logger } from 'pino';
+
+export type KafkaClientOptions = {
+  clientId: string;
+  brokers: string[];
+  /** kafkajs logs go through the service's logger, so every line has the same shape. */
+  logger: Logger;
+  /** How long to keep retrying a connection or request before an operation fails. */
+  retry?: RetryOptions;
+};
+
+const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
 
 /**
  * The project's one place that constructs a kafkajs client. kafkajs is unmaintained; keeping its
- * construction (and the producer/consumer settings below) here keeps a switch to another client small.
+ * construction here (and the client behind small interfaces elsewhere) keeps a switch small.
  */
-export function createKafka(clientId: string, brokers: string[]): Kafka {
+export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOptions): Kafka {
+  const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
     brokers,
-    logLevel: logLevel.WARN,
     connectionTimeout: 3000,
-    retry: { initialRetryTime: 300, retries: 8 },
+    retry: retry ?? { initialRetryTime: 300, retries: 8 },
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log }: LogEntry) => {
+        const { message, ...extra } = log;
+        kafkaLogger[levels[level] ?? 'info'](extra, message);
+      },
   });
 }

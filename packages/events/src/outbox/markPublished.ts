@@ -15,7 +15,11 @@ const markPublishedSql = `
    where id = any($1::uuid[])
      and lease_owner = $2`;
 
-export async function markPublished(db: pg.Pool | pg.ClientBase, ids: string[], owner: string): Promise<number> {
+export async function markPublished(
+  db: pg.Pool | pg.ClientBase,
+  ids: string[],
+  owner: string,
+): Promise<number> {
   const { rowCount } = await db.query(markPublishedSql, [ids, owner]);
   return rowCount ?? 0;
 }

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { localDir, repoRoot } from '../paths.ts';
+import { createInterface } from 'node:readline';
+import { localDir, repoRoot } from './paths.ts';
 
 export type AppName = 'orders' | 'relay' | 'inventory' | 'billing';
 
@@ -17,16 +18,25 @@ export type ServiceProcess = {
   kill(): Promise<void>;
 };
 
+export type StartServiceOptions = {
+  port: number;
+  /** Names the log file, `.local/logs/<label>-<app>-<port>.log`. */
+  label: string;
+  /** Also hand every output line to this function (the demo prints them). */
+  onLine?: (app: AppName, line: string) => void;
+  timeoutMs?: number;
+};
+
 /**
- * Start one of the apps as a real process, exactly as the demo does (`node apps/<app>/src/main.ts`),
- * and wait until its /healthz answers. Output goes to `.local/test-logs/<label>-<app>.log`.
+ * Start one of the apps as a real process (`node apps/<app>/src/main.ts`) and wait until its
+ * /healthz answers. Used by the demo and by the end-to-end tests, so both run the apps the same way.
  */
 export async function startService(
   app: AppName,
   env: Record<string, string>,
-  options: { port: number; label: string; timeoutMs?: number },
+  options: StartServiceOptions,
 ): Promise<ServiceProcess> {
-  const logDir = join(localDir, 'test-logs');
+  const logDir = join(localDir, 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${options.label}-${app}-${options.port}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
@@ -36,9 +46,14 @@ export async function startService(
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.pipe(log, { end: false });
-  child.stderr?.pipe(log, { end: false });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (const output of [child.stdout, child.stderr]) {
+    if (!output) continue;
+    createInterface({ input: output }).on('line', (line) => {
+      log.write(`${line}\n`);
+      options.onLine?.(app, line);
+    });
+  }
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   exited.then(() => log.end());
 
   const url = `http://127.0.0.1:${options.port}`;
