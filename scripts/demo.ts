@@ -18,7 +18,8 @@ function printLine(app: AppName, line: string): void {
     const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line);
     const when = new Date(time).toISOString().slice(11, 23);
     const details = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-    const label = level >= 50 ? styleText('red', 'ERROR') : level >= 40 ? styleText('yellow', 'WARN ') : 'INFO ';
+    const label =
+      level >= 50 ? styleText('red', 'ERROR') : level >= 40 ? styleText('yellow', 'WARN ') : 'INFO ';
     text = `${styleText('dim', when)} ${label} ${msg}${styleText('dim', details)}`;
   } catch {
     // not JSON (a stack trace, say): print as is

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { KafkaBroker } from '../kafkaBroker.ts';
 import { probeKafka } from '../kafkaProbe.ts';
 import { tailFile } from '../logTail.ts';
+import { requireJava } from '../tools.ts';
 
 const usage = `Usage: node packages/devstack/src/cli.ts kafka <command>
 
@@ -97,6 +98,8 @@ export async function kafkaCommand(args: string[]): Promise<number> {
   const [name, ...rest] = args;
   const subcommand = name === undefined ? undefined : subcommands[name];
   if (subcommand === undefined) {
+    if (name !== undefined && name !== 'help' && name !== '--help')
+      console.error(`Unknown kafka command "${name}".\n`);
     console.error(usage);
     return name === undefined || name === 'help' || name === '--help' ? 0 : 2;
   }
@@ -104,6 +107,7 @@ export async function kafkaCommand(args: string[]): Promise<number> {
 }
 
 async function startAndWait(broker: KafkaBroker, verb: string): Promise<number> {
+  requireJava(); // before printing "Starting", so a missing JDK is the only thing the user sees
   const began = Date.now();
   console.log(`Starting Kafka (${verb}) at ${broker.brokers.join(',')}, data in ${broker.dataDir} ...`);
   await broker.start();
