@@ -1,5 +1,5 @@
 import { kafkaCommand } from './commands/kafka.ts';
-import { hideKafkajsTimeoutWarning } from './nodeWarnings.ts';
+import { hideKafkajsTimeoutWarning } from '@outbox/events';
 import { MissingToolError } from './tools.ts';
 
 /**

@@ -45,6 +45,9 @@ export async function startService(
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a Ctrl-C in the terminal reaches only the parent (demo or test),
+    // which then stops each service exactly once, with SIGTERM, and waits for it.
+    detached: true,
   });
   for (const output of [child.stdout, child.stderr]) {
     if (!output) continue;

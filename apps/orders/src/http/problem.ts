@@ -25,7 +25,7 @@ export class HttpProblem extends Error {
 }
 
 export function validationProblem(error: z.ZodError): HttpProblem {
-  const errors = error.issues.map((issue) => ({ pointer: toPointer(issue), detail: issue.message }));
+  const errors = error.issues.flatMap(toFieldErrors);
   return new HttpProblem(
     400,
     'urn:problem:validation',
@@ -35,12 +35,22 @@ export function validationProblem(error: z.ZodError): HttpProblem {
   );
 }
 
-function toPointer(issue: z.core.$ZodIssue): string {
-  const path = [...issue.path];
-  // An unexpected key is reported on its parent object; point at the key itself.
-  if (issue.code === 'unrecognized_keys')
-    return issue.keys.map((key) => `#/${[...path, key].join('/')}`).join(',');
-  return `#/${path.join('/')}`;
+function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
+  // An unexpected key is reported on its parent object; point at each key itself.
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ pointer: toPointer([...issue.path, key]), detail: 'unknown field' }));
+  }
+  return [{ pointer: toPointer(issue.path), detail: issue.message }];
+}
+
+/**
+ * A JSON Pointer (RFC 6901) in URI fragment form: `#` is the whole body, each segment is escaped
+ * (`~` as `~0`, `/` as `~1`) and then percent-encoded, so any key yields a valid, unambiguous pointer.
+ */
+function toPointer(path: readonly PropertyKey[]): string {
+  return `#${path
+    .map((segment) => `/${encodeURIComponent(String(segment).replaceAll('~', '~0').replaceAll('/', '~1'))}`)
+    .join('')}`;
 }
 
 export function sendProblem(res: Response, problem: HttpProblem, instance: string): void {

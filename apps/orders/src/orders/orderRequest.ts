@@ -3,15 +3,27 @@ import { z } from 'zod';
 export const MAX_ITEMS = 50;
 export const MAX_QUANTITY = 1000;
 
+/**
+ * A trimmed, non-empty string of at most `max` characters. PostgreSQL text and jsonb cannot hold
+ * U+0000, so a NUL is refused here (400) instead of failing the insert (500).
+ */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL (U+0000) characters');
+
 /** The body of POST /orders. Prices are not part of it: they come from the catalog. */
 export const orderRequest = z
   .strictObject({
-    customerId: z.string().trim().min(1).max(100),
+    customerId: text(100),
     currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 code such as EUR'),
     items: z
       .array(
         z.strictObject({
-          sku: z.string().trim().min(1).max(64),
+          sku: text(64),
           quantity: z.number().int().min(1).max(MAX_QUANTITY),
         }),
       )
