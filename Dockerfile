@@ -30,7 +30,7 @@ COPY packages/service/package.json packages/service/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
 COPY . .
-RUN npm run generate \
+RUN npm run build \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf .turbo
 

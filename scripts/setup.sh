@@ -27,5 +27,5 @@ fi
 # 3. Prisma clients (generated into each app's src/generated/, git-ignored).
 if [ ! -f apps/orders/src/generated/prisma/client.ts ] || [ -n "$(find apps/*/prisma -newer apps/orders/src/generated/prisma/client.ts -name '*.prisma' 2>/dev/null)" ]; then
   echo "setup: prisma generate"
-  npm run --silent generate >/dev/null
+  npm run --silent build >/dev/null
 fi

@@ -1,5 +1,5 @@
-import { kafkaCommand } from './commands/kafka.ts';
 import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { kafkaCommand } from './commands/kafka.ts';
 import { MissingToolError } from './tools.ts';
 
 /**

@@ -24,7 +24,9 @@ export function loadConfig<S extends z.ZodType>(
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => {
-    const variable = issue.path.join('.') || '(environment)';
+    // The variable is the first path segment; deeper segments point inside a transformed value
+    // (the third broker of KAFKA_BROKERS, say).
+    const variable = String(issue.path[0] ?? '(environment)');
     const received = env[variable];
     const shown = received === undefined ? 'it is not set' : `got ${JSON.stringify(received)}`;
     return `${variable}: ${issue.message} (${shown})`;
