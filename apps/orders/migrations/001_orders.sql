@@ -15,11 +15,13 @@ create table orders (
   currency    char(3) not null,
   status      text not null check (status in ('PENDING', 'CONFIRMED', 'CANCELLED')),
   total_cents bigint not null check (total_cents > 0),
-  created_at  timestamptz not null default now()
+  -- Millisecond precision, like a JavaScript Date: the (created_at, id) paging cursor then
+  -- round-trips exactly through the API.
+  created_at  timestamptz(3) not null default now()
 );
 
--- Listing a customer's or a status's newest orders first.
-create index orders_created_at_idx on orders (created_at desc);
+-- GET /orders: newest first, keyset-paged on (created_at, id).
+create index orders_created_at_idx on orders (created_at desc, id desc);
 
 create table order_items (
   order_id         uuid not null references orders (id),

@@ -1,9 +1,17 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import {
+  databaseUnavailableProblem,
+  isDatabaseUnavailable,
+  RETRY_AFTER_SECONDS,
+} from './databaseUnavailable.ts';
 
-/** One offending field: a JSON Pointer into the request body and what is wrong with it. */
-export type FieldError = { pointer: string; detail: string };
+/**
+ * One offending input and what is wrong with it: a JSON Pointer into the body, or the name of a
+ * query parameter or header (the members RFC 9457's examples use).
+ */
+export type FieldError = { pointer?: string; parameter?: string; header?: string; detail: string };
 
 /**
  * An error that becomes an RFC 9457 problem+json response. `type` is a stable, documented
@@ -24,13 +32,15 @@ export class HttpProblem extends Error {
   }
 }
 
-export function validationProblem(error: z.ZodError): HttpProblem {
-  const errors = error.issues.flatMap(toFieldErrors);
+/** A zod failure of the body (errors point into it) or of the query string (errors name the parameter). */
+export function validationProblem(error: z.ZodError, source: 'body' | 'query' = 'body'): HttpProblem {
+  const errors = error.issues.flatMap(source === 'body' ? toFieldErrors : toParameterErrors);
+  const where = errors.map((e) => e.pointer ?? e.parameter).join(', ');
   return new HttpProblem(
     400,
     'urn:problem:validation',
-    'Invalid request body',
-    `${errors.length} field(s) are invalid: ${errors.map((e) => e.pointer).join(', ')}`,
+    source === 'body' ? 'Invalid request body' : 'Invalid query parameters',
+    `${errors.length} field(s) are invalid: ${where}`,
     errors,
   );
 }
@@ -41,6 +51,13 @@ function toFieldErrors(issue: z.core.$ZodIssue): FieldError[] {
     return issue.keys.map((key) => ({ pointer: toPointer([...issue.path, key]), detail: 'unknown field' }));
   }
   return [{ pointer: toPointer(issue.path), detail: issue.message }];
+}
+
+function toParameterErrors(issue: z.core.$ZodIssue): FieldError[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ parameter: key, detail: 'unknown query parameter' }));
+  }
+  return [{ parameter: String(issue.path[0]), detail: issue.message }];
 }
 
 /**
@@ -71,6 +88,11 @@ export function sendProblem(res: Response, problem: HttpProblem, instance: strin
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (err instanceof HttpProblem) return sendProblem(res, err, req.originalUrl);
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ err }, 'database unavailable');
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      return sendProblem(res, databaseUnavailableProblem(), req.originalUrl);
+    }
     const type = (err as { type?: string }).type;
     if (type === 'entity.parse.failed') {
       return sendProblem(

@@ -1,0 +1,49 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { createApp } from '../../src/app.ts';
+import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
+
+export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; close(): Promise<void> };
+
+/**
+ * The orders API from its factory, on an ephemeral port, over a fresh migrated database of its
+ * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there).
+ */
+export async function startOrdersApi(
+  label: string,
+  options: { databaseUrl?: string } = {},
+): Promise<OrdersApi> {
+  const db = await createTestDatabase(label);
+  await migrate(db.url);
+  const prisma = createPrisma(options.databaseUrl ?? db.url);
+  const app = createApp({ prisma, logger: pino({ level: 'silent' }), registry: new Registry() });
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, () => resolve(listening));
+  });
+  return {
+    db,
+    prisma,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await prisma.$disconnect();
+      await db.drop();
+    },
+  };
+}
+
+export function postOrder(
+  baseUrl: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
