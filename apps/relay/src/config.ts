@@ -18,6 +18,12 @@ export const configSchema = z.object({
   RELAY_POLL_INTERVAL_MS: positiveInt(1000),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */
   RELAY_LEASE_MS: positiveInt(30_000),
+  /** Attempts before an event that keeps failing is dead-lettered (status failed). */
+  RELAY_MAX_ATTEMPTS: positiveInt(10),
+  /** Published events are deleted this long after publication (0 keeps them for ever). */
+  RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
+  /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
+  RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -4,9 +4,12 @@ import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import pg from 'pg';
+import { adminRoutes } from './adminRoutes.ts';
 import { configSchema } from './config.ts';
+import { createRelayMetrics } from './metrics.ts';
 import { KafkaPublisher } from './publisher.ts';
 import { Relay } from './relay.ts';
+import { startRetention } from './retention.ts';
 import { Wakeup } from './wakeup.ts';
 
 const config = loadConfigOrExit('relay', configSchema);
@@ -14,6 +17,9 @@ const logger = createLogger('relay', config.LOG_LEVEL);
 const relayId = config.RELAY_ID ?? `${hostname()}-${process.pid}`;
 
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+// An idle pool connection that the server dropped (restart) must not crash the process.
+pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+const registry = createMetricsRegistry('relay');
 const publisher = new KafkaPublisher({
   clientId: `relay-${relayId}`,
   brokers: config.KAFKA_BROKERS,
@@ -22,29 +28,43 @@ const publisher = new KafkaPublisher({
   logger,
 });
 const wakeup = new Wakeup(config.DATABASE_URL, logger);
-const relay = new Relay(pool, publisher, wakeup, logger, {
-  id: relayId,
-  batchSize: config.RELAY_BATCH_SIZE,
-  leaseMs: config.RELAY_LEASE_MS,
-  pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
+const relay = new Relay({
+  pool,
+  publisher,
+  wakeup,
+  logger,
+  metrics: createRelayMetrics(registry, pool),
+  options: {
+    id: relayId,
+    batchSize: config.RELAY_BATCH_SIZE,
+    leaseMs: config.RELAY_LEASE_MS,
+    pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
+    maxAttempts: config.RELAY_MAX_ATTEMPTS,
+  },
 });
 
 // Start even while Kafka is away: the relay retries in its loop, and says so on /healthz.
 await publisher
   .connect()
   .catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet; will retry'));
-await wakeup.listen();
+await wakeup
+  .listen()
+  .catch((err: unknown) => logger.warn({ err }, 'LISTEN failed; polling only until it works'));
 relay.start();
+const retention = startRetention(pool, logger, config.RELAY_RETENTION_HOURS);
 
 const server = await startOpsServer({
   port: config.PORT,
-  registry: createMetricsRegistry('relay'),
+  registry,
   health: () => ({ relayId, ...relay.health }),
+  ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(pool, config.RELAY_ADMIN_TOKEN, logger) } : {}),
 });
 logger.info({ relayId, port: config.PORT, brokers: config.KAFKA_BROKERS }, 'relay started');
 
 onShutdown(logger, async () => {
+  // Stop claiming and finish the batch in hand first; only then close what it needs.
   await relay.stop();
+  retention.stop();
   server.close();
   await Promise.allSettled([wakeup.close(), publisher.disconnect(), pool.end()]);
 });

@@ -1,7 +1,9 @@
 import {
   backoffDelayMs,
+  type ClaimedRow,
   claimBatch,
   type EventEnvelope,
+  markFailed,
   markPublished,
   scheduleRetry,
   toEnvelope,
@@ -9,6 +11,8 @@ import {
 import { toError } from '@outbox/service/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { RelayMetrics } from './metrics.ts';
+import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
 import type { Wakeup } from './wakeup.ts';
 
 export type RelayOptions = {
@@ -16,6 +20,8 @@ export type RelayOptions = {
   batchSize: number;
   leaseMs: number;
   pollIntervalMs: number;
+  /** Attempts before a transiently failing event is dead-lettered. */
+  maxAttempts: number;
 };
 
 export type Publisher = { publish(events: EventEnvelope[]): Promise<void> };
@@ -25,30 +31,45 @@ export type RelayHealth = {
   lastError?: string;
   lastPublishedAt?: string;
   published: number;
+  deadLettered: number;
 };
+
+type Step = { claimed: number; retryInMs: number };
 
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
- * while there is work, sleep until NOTIFY or the poll interval when there is none. A failed
- * publish gives the batch back with a backoff delay, so a broker outage costs no busy loop.
+ * while there is work, sleep until NOTIFY or the poll interval when there is none.
+ *
+ * When a publish fails, what happens depends on why (see publishErrors.ts): broker unavailable →
+ * the batch goes back untouched and the relay backs off; otherwise the batch is retried one event
+ * at a time, so one poison event is found and dealt with while the others go out.
  */
 export class Relay {
   readonly #pool: pg.Pool;
   readonly #publisher: Publisher;
   readonly #wakeup: Wakeup;
   readonly #logger: Logger;
+  readonly #metrics: RelayMetrics;
   readonly #options: RelayOptions;
   #running: Promise<void> | undefined;
   #stopping = false;
   #consecutiveFailures = 0;
-  readonly health: RelayHealth = { status: 'ok', published: 0 };
+  readonly health: RelayHealth = { status: 'ok', published: 0, deadLettered: 0 };
 
-  constructor(pool: pg.Pool, publisher: Publisher, wakeup: Wakeup, logger: Logger, options: RelayOptions) {
-    this.#pool = pool;
-    this.#publisher = publisher;
-    this.#wakeup = wakeup;
-    this.#logger = logger;
-    this.#options = options;
+  constructor(deps: {
+    pool: pg.Pool;
+    publisher: Publisher;
+    wakeup: Wakeup;
+    logger: Logger;
+    metrics: RelayMetrics;
+    options: RelayOptions;
+  }) {
+    this.#pool = deps.pool;
+    this.#publisher = deps.publisher;
+    this.#wakeup = deps.wakeup;
+    this.#logger = deps.logger;
+    this.#metrics = deps.metrics;
+    this.#options = deps.options;
   }
 
   start(): void {
@@ -63,44 +84,132 @@ export class Relay {
     }
   }
 
-  /** Claim and publish one batch. Exposed for tests that want to step the relay by hand. */
-  async drainOnce(): Promise<{ claimed: number; retryInMs: number }> {
+  /** Claim and publish one batch. Exposed for tests that step the relay by hand. */
+  async drainOnce(): Promise<Step> {
     const { id, leaseMs, batchSize } = this.#options;
-    let rows: Awaited<ReturnType<typeof claimBatch>>;
+    let rows: ClaimedRow[];
+    const claimTimer = this.#metrics.stepDuration.startTimer({ step: 'claim' });
     try {
       rows = await claimBatch(this.#pool, id, leaseMs, batchSize);
     } catch (err) {
-      return { claimed: 0, retryInMs: this.#failed('claim', toError(err)) };
+      return { claimed: 0, retryInMs: this.#degraded('claim', toError(err)) };
+    } finally {
+      claimTimer();
     }
     if (rows.length === 0) return { claimed: 0, retryInMs: 0 };
+    const takeovers = rows.filter((row) => row.lease_expired).length;
+    if (takeovers > 0) {
+      this.#metrics.leaseTakeovers.inc(takeovers);
+      this.#logger.warn(
+        { count: takeovers },
+        'took over events whose lease expired; they may be published twice',
+      );
+    }
 
-    const ids = rows.map((row) => row.id);
+    const publishTimer = this.#metrics.stepDuration.startTimer({ step: 'publish' });
     try {
       await this.#publisher.publish(rows.map(toEnvelope));
     } catch (err) {
       const error = toError(err);
-      const retryInMs = this.#failed('publish', error);
-      // Best effort: if this fails too, the leases expire and the rows are claimed again anyway.
-      await scheduleRetry(this.#pool, ids, id, error.message, retryInMs).catch(() => {});
-      return { claimed: rows.length, retryInMs };
+      const kind = classifyPublishError(error);
+      if (kind === 'unavailable' || rows.length === 1) return this.#handleFailure(rows, kind, error);
+      // Something in the batch was refused: find it by publishing one event at a time. Each
+      // aggregate has at most one event in a batch, so this cannot reorder an aggregate.
+      return this.#publishOneByOne(rows);
+    } finally {
+      publishTimer();
     }
+    await this.#published(rows);
+    return { claimed: rows.length, retryInMs: 0 };
+  }
 
+  async #publishOneByOne(rows: ClaimedRow[]): Promise<Step> {
+    for (const [index, row] of rows.entries()) {
+      try {
+        await this.#publisher.publish([toEnvelope(row)]);
+      } catch (err) {
+        const error = toError(err);
+        const kind = classifyPublishError(error);
+        if (kind === 'unavailable') return this.#handleFailure(rows.slice(index), kind, error);
+        await this.#handleFailure([row], kind, error);
+        continue;
+      }
+      await this.#published([row]);
+    }
+    return { claimed: rows.length, retryInMs: 0 };
+  }
+
+  /** Acknowledged by the broker: mark published (fenced by our lease). */
+  async #published(rows: ClaimedRow[]): Promise<void> {
+    const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     try {
-      // Acknowledged by the broker; if this update is lost the lease expires and the batch is
-      // published again: a duplicate, never a loss. Consumers deduplicate on the event id.
-      await markPublished(this.#pool, ids, id);
+      // If this update is lost, the lease expires and the events are published again: a
+      // duplicate, never a loss. Consumers deduplicate on the event id.
+      await markPublished(
+        this.#pool,
+        rows.map((row) => row.id),
+        this.#options.id,
+      );
     } catch (err) {
-      return { claimed: rows.length, retryInMs: this.#failed('mark-published', toError(err)) };
+      this.#degraded('mark-published', toError(err));
+      return;
+    } finally {
+      markTimer();
+    }
+    const now = Date.now();
+    for (const row of rows) {
+      this.#metrics.published.inc({ event_type: row.event_type });
+      this.#metrics.commitToPublish.observe((now - row.created_at.getTime()) / 1000);
     }
     this.#consecutiveFailures = 0;
     this.health.status = 'ok';
     this.health.published += rows.length;
-    this.health.lastPublishedAt = new Date().toISOString();
-    this.#logger.debug({ count: rows.length }, 'published batch');
+    this.health.lastPublishedAt = new Date(now).toISOString();
+  }
+
+  async #handleFailure(rows: ClaimedRow[], kind: PublishFailureKind, error: Error): Promise<Step> {
+    for (const row of rows) this.#metrics.publishFailures.inc({ event_type: row.event_type, reason: kind });
+    const ids = rows.map((row) => row.id);
+    const owner = this.#options.id;
+
+    if (kind === 'unavailable') {
+      const retryInMs = this.#degraded('publish', error);
+      // The events are fine; give them back without using up an attempt. If this update fails
+      // too, the leases expire and the events are claimed again anyway.
+      await scheduleRetry(this.#pool, ids, owner, {
+        error: error.message,
+        delayMs: retryInMs,
+        countAttempt: false,
+      }).catch(() => {});
+      return { claimed: rows.length, retryInMs };
+    }
+
+    for (const row of rows) {
+      if (kind === 'permanent' || row.attempts >= this.#options.maxAttempts) {
+        const reason = `${kind === 'permanent' ? 'refused by the broker' : `failed ${row.attempts} attempts`}: ${error.message}`;
+        if (await markFailed(this.#pool, row.id, owner, reason).catch(() => false)) {
+          this.#metrics.deadLettered.inc({ event_type: row.event_type });
+          this.health.deadLettered += 1;
+          this.#logger.error({ eventId: row.id, type: row.event_type, reason }, 'event dead-lettered');
+        }
+      } else {
+        const delayMs = backoffDelayMs(row.attempts);
+        await scheduleRetry(this.#pool, [row.id], owner, {
+          error: error.message,
+          delayMs,
+          countAttempt: true,
+        }).catch(() => {});
+        this.#logger.warn(
+          { eventId: row.id, attempts: row.attempts, delayMs, err: error },
+          'publish failed; will retry',
+        );
+      }
+    }
     return { claimed: rows.length, retryInMs: 0 };
   }
 
-  #failed(step: string, error: Error): number {
+  /** A failure of the relay's surroundings (database, broker): back off, say so on /healthz. */
+  #degraded(step: string, error: Error): number {
     this.#consecutiveFailures += 1;
     const retryInMs = Math.max(100, backoffDelayMs(this.#consecutiveFailures));
     this.health.status = 'degraded';
@@ -109,6 +218,7 @@ export class Relay {
     return retryInMs;
   }
 
+  /** Stop claiming; the batch in hand is finished (published, or given back) before this resolves. */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wakeup.wake();

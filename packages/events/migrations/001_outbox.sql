@@ -39,6 +39,10 @@ create index outbox_claimable_idx on outbox (seq) where status in ('pending', 'i
 -- Per-aggregate ordering checks ("is an earlier event of this aggregate still unpublished?").
 create index outbox_aggregate_idx on outbox (aggregate_type, aggregate_id, seq) where status <> 'published';
 
+-- Retention (deletePublished.ts) finds published rows older than the retention by this index,
+-- instead of scanning a table that is mostly published rows.
+create index outbox_published_at_idx on outbox (published_at) where status = 'published';
+
 -- Wake sleeping relays when events commit. A statement-level trigger sends one notification per
 -- inserting statement, and Postgres folds identical notifications of one transaction into one,
 -- so a transaction that writes many events still notifies once. Relays also poll, so a lost

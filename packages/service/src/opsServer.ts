@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 export type Health = { status: 'ok' | 'degraded' | 'down'; [detail: string]: unknown };
@@ -18,8 +18,17 @@ export async function startOpsServer(options: {
   port: number;
   registry: Registry;
   health: () => Health | Promise<Health>;
+  /** Extra routes of the process (e.g. the relay's admin endpoint); resolves false when not its own. */
+  routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }): Promise<Server> {
   const server = createServer(async (req, res) => {
+    try {
+      if (await options.routes?.(req, res)) return;
+    } catch {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+      return;
+    }
     if (req.url === '/healthz') {
       const health = await options.health();
       res.writeHead(health.status === 'down' ? 503 : 200, { 'content-type': 'application/json' });

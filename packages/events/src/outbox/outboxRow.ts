@@ -15,9 +15,6 @@ export type OutboxRow = {
   created_at: Date;
 };
 
-export const outboxRowColumns = `id, seq, source, aggregate_type, aggregate_id, event_type, schema_version,
-  payload, headers, attempts, created_at`;
-
 export function toEnvelope(row: OutboxRow): EventEnvelope {
   return {
     id: row.id,

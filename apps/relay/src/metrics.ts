@@ -1,0 +1,70 @@
+import { outboxStats } from '@outbox/events';
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
+
+/**
+ * The relay's metrics. Labels stay low-cardinality: event type, failure kind, step — never an
+ * event or aggregate id. The backlog gauges are read from the outbox table when Prometheus
+ * scrapes, so they show the backlog even while publishing is stuck.
+ */
+export function createRelayMetrics(registry: Registry, pool: pg.Pool) {
+  const registers = [registry];
+  // Set by the backlog gauge's collect() below, so both come from one query per scrape.
+  const oldestAge = new Gauge({
+    name: 'outbox_oldest_unpublished_age_seconds',
+    help: 'Age of the oldest event not yet published (pending or in flight); 0 when there is none.',
+    registers,
+  });
+  return {
+    oldestAge,
+    published: new Counter({
+      name: 'outbox_published_total',
+      help: 'Events published to Kafka and acknowledged by it.',
+      labelNames: ['event_type'],
+      registers,
+    }),
+    publishFailures: new Counter({
+      name: 'outbox_publish_failures_total',
+      help: 'Events whose publish failed, by kind: unavailable (broker), transient, permanent.',
+      labelNames: ['event_type', 'reason'],
+      registers,
+    }),
+    deadLettered: new Counter({
+      name: 'outbox_dead_lettered_total',
+      help: 'Events moved to status failed (dead-lettered) by this relay.',
+      labelNames: ['event_type'],
+      registers,
+    }),
+    leaseTakeovers: new Counter({
+      name: 'outbox_relay_leases_expired_total',
+      help: 'Events claimed from another relay whose lease had expired; each may be published twice.',
+      registers,
+    }),
+    stepDuration: new Histogram({
+      name: 'outbox_relay_batch_duration_seconds',
+      help: 'Duration of one relay step for one batch: claim, publish, mark.',
+      labelNames: ['step'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    commitToPublish: new Histogram({
+      name: 'outbox_commit_to_publish_seconds',
+      help: 'From the event row being written to the broker acknowledging it.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    backlog: new Gauge({
+      name: 'outbox_events',
+      help: 'Outbox rows not yet published, by status (pending, in_flight, failed).',
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        const stats = await outboxStats(pool);
+        for (const [status, count] of Object.entries(stats.byStatus)) this.set({ status }, count);
+        oldestAge.set(stats.oldestUnpublishedSeconds);
+      },
+    }),
+  };
+}
