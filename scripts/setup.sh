@@ -21,7 +21,8 @@ fi
 #    so `npm ci` refuses it; `npm install` still installs the locked versions.)
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm install"
-  npm install --no-audit --no-fund --loglevel=error
+  # Short fetch timeouts: a stalled registry request is retried after 30 s instead of the default 5 min.
+  npm install --no-audit --no-fund --loglevel=error --fetch-timeout=30000 --fetch-retries=4
 fi
 
 # 3. Prisma clients (generated into each app's src/generated/, git-ignored).

@@ -54,6 +54,8 @@ describe('CloudEvents Kafka binding (binary content mode)', () => {
       ce_aggregatetype: 'order',
       ce_schemaversion: '1',
       'content-type': 'application/json',
+      ce_traceparent: event.traceparent,
+      ce_tracestate: event.tracestate,
       traceparent: event.traceparent,
       tracestate: event.tracestate,
     });
@@ -62,8 +64,7 @@ describe('CloudEvents Kafka binding (binary content mode)', () => {
   it('leaves out the trace headers when the event has no trace context', () => {
     const { traceparent: _p, tracestate: _s, ...untraced } = event;
     const headers = toKafkaMessage(untraced).headers ?? {};
-    expect(Object.keys(headers)).not.toContain('traceparent');
-    expect(Object.keys(headers)).not.toContain('tracestate');
+    expect(Object.keys(headers).filter((name) => name.includes('trace'))).toEqual([]);
     expect(fromKafkaMessage(asDelivered(toKafkaMessage(untraced)))).toEqual(untraced);
   });
 

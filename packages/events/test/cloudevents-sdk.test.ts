@@ -132,24 +132,14 @@ describe('the cloudevents SDK reads what we publish', () => {
     expect(event.validate()).toBe(true);
   });
 
-  it('carries the trace context in the W3C headers, which the SDK does not map to the event', () => {
+  it('carries the creation trace context as the traceparent extension and in the W3C headers', () => {
     const message = toCloudEventsMessage(received);
     const event = CloudEventsKafka.toEvent(message) as CloudEvent<OrderCreatedV1>;
-    // The SDK's binary-mode decoder turns only `ce_*` headers into attributes. Our binding writes the
-    // trace context as plain `traceparent`/`tracestate` headers (where OpenTelemetry propagators
-    // look), so the SDK's event has no distributed-tracing extension attributes...
-    expect(event.traceparent).toBeUndefined();
-    expect(event.tracestate).toBeUndefined();
-    // ...and a consumer takes it from the message headers, which arrive intact.
+    // ce_traceparent/ce_tracestate: the CloudEvents distributed-tracing extension.
+    expect(event.traceparent).toBe(TRACEPARENT);
+    expect(event.tracestate).toBe(TRACESTATE);
+    // The plain W3C headers, for OpenTelemetry propagation, carry the same context.
     expect(message.headers.traceparent).toBe(TRACEPARENT);
     expect(message.headers.tracestate).toBe(TRACESTATE);
-  });
-
-  it('would surface traceparent as an extension only from a ce_traceparent header', () => {
-    // Pins the SDK behaviour the previous test relies on, without touching our binding.
-    const message = toCloudEventsMessage(received);
-    const withExtension = { ...message, headers: { ...message.headers, ce_traceparent: TRACEPARENT } };
-    const event = CloudEventsKafka.toEvent(withExtension) as CloudEvent<OrderCreatedV1>;
-    expect(event.traceparent).toBe(TRACEPARENT);
   });
 });

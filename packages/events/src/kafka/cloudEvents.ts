@@ -4,8 +4,13 @@ import type { EventEnvelope } from '../envelope.ts';
 /**
  * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes travel as `ce_*`
  * headers, the data is the message value, and the partition key is the aggregate id.
- * Trace context travels in the plain W3C `traceparent`/`tracestate` headers, which is where
- * OpenTelemetry's propagators and Kafka instrumentations look for it.
+ *
+ * The trace context of the transaction that wrote the event goes out twice, on purpose:
+ * - as `ce_traceparent`/`ce_tracestate`, the CloudEvents distributed-tracing extension: the trace
+ *   in which the event was *created*, which a CloudEvents SDK surfaces as `event.traceparent`;
+ * - as plain W3C `traceparent`/`tracestate`, where OpenTelemetry propagators and Kafka
+ *   instrumentations look. The spec lets a hop replace these (e.g. with the relay's send span);
+ *   the `ce_` pair keeps the creation trace whatever happens to them.
  */
 export function toKafkaMessage(event: EventEnvelope): Message {
   const headers: IHeaders = {
@@ -19,8 +24,14 @@ export function toKafkaMessage(event: EventEnvelope): Message {
     ce_schemaversion: String(event.schemaversion),
     'content-type': event.datacontenttype,
   };
-  if (event.traceparent) headers.traceparent = event.traceparent;
-  if (event.tracestate) headers.tracestate = event.tracestate;
+  if (event.traceparent) {
+    headers.ce_traceparent = event.traceparent;
+    headers.traceparent = event.traceparent;
+  }
+  if (event.tracestate) {
+    headers.ce_tracestate = event.tracestate;
+    headers.tracestate = event.tracestate;
+  }
   return { key: event.subject, value: JSON.stringify(event.data), headers };
 }
 
@@ -50,8 +61,9 @@ export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'
   } catch (err) {
     throw new MalformedEventError('message value is not JSON', { cause: err });
   }
-  const traceparent = header('traceparent');
-  const tracestate = header('tracestate');
+  // The creation trace: the CloudEvents extension first, the W3C header for older producers.
+  const traceparent = header('ce_traceparent') ?? header('traceparent');
+  const tracestate = header('ce_tracestate') ?? header('tracestate');
   return {
     id: required('ce_id'),
     source: required('ce_source'),
