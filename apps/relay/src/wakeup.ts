@@ -21,6 +21,10 @@ export class Wakeup {
     this.#logger = logger;
   }
 
+  /**
+   * LISTEN on a connection of its own. Never throws: while the connection cannot be made or is
+   * lost, it retries every second and the relay runs on its poll interval alone.
+   */
   async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.#databaseUrl });
     client.on('notification', () => this.wake());
@@ -30,16 +34,29 @@ export class Wakeup {
       client.end().catch(() => {});
       this.#scheduleReconnect();
     });
-    await client.connect();
-    await client.query('listen outbox');
+    try {
+      await client.connect();
+      await client.query('listen outbox');
+    } catch (err) {
+      this.#logger.warn({ err }, 'cannot LISTEN yet; polling until it works');
+      client.end().catch(() => {});
+      this.#scheduleReconnect();
+      return;
+    }
+    if (this.#closed) {
+      await client.end();
+      return;
+    }
     this.#client = client;
+    // Notifications sent while we were not listening are lost: look once right away.
+    this.wake();
   }
 
   #scheduleReconnect(): void {
     if (this.#closed || this.#reconnectTimer) return;
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined;
-      this.listen().catch(() => this.#scheduleReconnect());
+      void this.listen();
     }, 1000);
   }
 
