@@ -1,0 +1,735 @@
+/**
+ * Write-path benchmark: what does the outbox write add to the orders business transaction?
+ *
+ *   node bench/write-path.ts [--runs 1] [--rounds 15] [--iterations 150] [--tx 400]
+ *                            [--concurrency 8,32] [--warmup 100] [--variants A,R,B,C,D,E0,E1]
+ *                            [--out bench/results/write-path]
+ *
+ * Every run gets a fresh database (createTestDatabase + the real orders migrations) and the real
+ * PrismaClient (createPrisma, i.e. the production pool of 10 connections). Variants are
+ * interleaved: each round runs every variant once, in an order that rotates from round to round,
+ * so drift in machine load hits all of them alike. Ratios are computed per round (paired) and the
+ * median over rounds is reported; with --runs N the median of the per-run ratios is reported too.
+ * Not a test: it prints a table and writes <out>.json and <out>.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { context, propagation } from '@opentelemetry/api';
+import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { schemaFor, writeEvent } from '@outbox/events';
+import pg from 'pg';
+import { createPrisma, migrate, type Prisma, type Tx } from '../apps/orders/src/db.ts';
+import { type CreatedOrder, createOrder } from '../apps/orders/src/orders/createOrder.ts';
+import type { OrderRequest } from '../apps/orders/src/orders/orderRequest.ts';
+import { EVENT_SOURCE, orderCreated } from '../apps/orders/src/orders/placeOrder.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '15' },
+    iterations: { type: 'string', default: '150' },
+    tx: { type: 'string', default: '400' },
+    concurrency: { type: 'string', default: '8,32' },
+    warmup: { type: 'string', default: '100' },
+    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1' },
+    out: { type: 'string', default: 'bench/results/write-path' },
+  },
+});
+
+function positiveInt(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
+  return parsed;
+}
+
+const params = {
+  runs: positiveInt('runs', args.runs),
+  rounds: positiveInt('rounds', args.rounds),
+  /** Transactions per variant per round at concurrency 1 (latency). */
+  iterations: positiveInt('iterations', args.iterations),
+  /** Transactions per variant per round at each higher concurrency (throughput). */
+  txPerThroughputRound: positiveInt('tx', args.tx),
+  concurrency: args.concurrency.split(',').map((c) => positiveInt('concurrency', c)),
+  warmup: positiveInt('warmup', args.warmup),
+  variants: args.variants.split(','),
+  prismaPoolSize: 10, // createPrisma passes no `max`, so node-postgres' default pool of 10 applies
+};
+
+// ---------------------------------------------------------------------------------------------
+// Variants
+
+type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1';
+type Variant = {
+  key: VariantKey;
+  label: string;
+  /** Statements sent per transaction, BEGIN and COMMIT included. */
+  roundTrips: number;
+  /** C runs with the NOTIFY trigger disabled; every other variant with it enabled. */
+  notifyTrigger: boolean;
+  run(prisma: Prisma, request: OrderRequest): Promise<unknown>;
+};
+
+/** Exactly what writeEvent sends, minus the zod validation and the trace-context injection. */
+const insertEventSql = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
+  values ($1::uuid, $2, $3, $4, $5, $6::int, $7::jsonb, $8::jsonb)
+  returning id`;
+
+/** Order + items in one statement (replaces Prisma's INSERT, INSERT, SELECT, SELECT). */
+const insertOrderSql = `
+  with o as (
+    insert into orders (id, customer_id, currency, status, total_cents)
+    values ($1::uuid, $2, $3, 'PENDING', $4::bigint)
+    returning id
+  ), i as (
+    insert into order_items (order_id, sku, quantity, unit_price_cents)
+    select o.id, l.sku, l.quantity, l.unit_price_cents
+    from o, unnest($5::text[], $6::int[], $7::bigint[]) as l (sku, quantity, unit_price_cents)
+  )
+  select id from o`;
+
+/** The same statement with the outbox row as a third data-modifying CTE. */
+const insertOrderAndEventSql = `
+  with o as (
+    insert into orders (id, customer_id, currency, status, total_cents)
+    values ($1::uuid, $2, $3, 'PENDING', $4::bigint)
+    returning id
+  ), i as (
+    insert into order_items (order_id, sku, quantity, unit_price_cents)
+    select o.id, l.sku, l.quantity, l.unit_price_cents
+    from o, unnest($5::text[], $6::int[], $7::bigint[]) as l (sku, quantity, unit_price_cents)
+  ), e as (
+    insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
+    select $8::uuid, $9, $10, o.id::text, $11, $12::int, $13::jsonb, $14::jsonb
+    from o
+  )
+  select id from o`;
+
+/**
+ * createOrder's pricing (same product query through Prisma, same arithmetic), but the order and
+ * its items go in with one raw statement; the event, when asked for, rides in the same statement.
+ * A benchmark variant only: it skips createOrder's per-line error reporting.
+ */
+async function createOrderOneStatement(tx: Tx, request: OrderRequest, orderId: string, withEvent: boolean) {
+  const products = await tx.product.findMany({ where: { sku: { in: request.items.map((i) => i.sku) } } });
+  const bySku = new Map(products.map((product) => [product.sku, product]));
+  const items = request.items.map((item) => {
+    const product = bySku.get(item.sku);
+    if (!product || product.currency !== request.currency) throw new Error(`cannot order ${item.sku}`);
+    return { orderId, sku: item.sku, quantity: item.quantity, unitPriceCents: product.unitPriceCents };
+  });
+  // Only the fields orderCreated reads (the Order model gains columns that do not matter here).
+  const order = {
+    id: orderId,
+    customerId: request.customerId,
+    currency: request.currency,
+    status: 'PENDING',
+    totalCents: items.reduce((sum, item) => sum + item.unitPriceCents * BigInt(item.quantity), 0n),
+    createdAt: new Date(),
+    items,
+  };
+  const orderParams = [
+    order.id,
+    order.customerId,
+    order.currency,
+    order.totalCents.toString(),
+    items.map((item) => item.sku),
+    items.map((item) => item.quantity),
+    items.map((item) => item.unitPriceCents.toString()),
+  ];
+  if (!withEvent) {
+    await tx.$queryRawUnsafe(insertOrderSql, ...orderParams);
+    return order;
+  }
+  // The same work writeEvent does before its INSERT: validate the data, capture the trace context.
+  const event = orderCreated(order as CreatedOrder);
+  const schema = schemaFor(event.type, event.schemaVersion);
+  if (!schema) throw new Error(`no schema for ${event.type}`);
+  const data = schema.parse(event.data);
+  const traceHeaders: Record<string, string> = {};
+  propagation.inject(context.active(), traceHeaders);
+  await tx.$queryRawUnsafe(
+    insertOrderAndEventSql,
+    ...orderParams,
+    randomUUID(),
+    EVENT_SOURCE,
+    event.aggregateType,
+    event.type,
+    event.schemaVersion,
+    JSON.stringify(data),
+    JSON.stringify(traceHeaders),
+  );
+  return order;
+}
+
+const businessAndOutbox = (prisma: Prisma, request: OrderRequest) =>
+  prisma.$transaction(async (tx) => {
+    const order = await createOrder(tx, request, randomUUID());
+    await writeEvent(tx, EVENT_SOURCE, orderCreated(order));
+    return order;
+  });
+
+const allVariants: Variant[] = [
+  {
+    key: 'A',
+    label: 'business only (createOrder)',
+    roundTrips: 7,
+    notifyTrigger: true,
+    run: (prisma, request) => prisma.$transaction((tx) => createOrder(tx, request, randomUUID())),
+  },
+  {
+    key: 'R',
+    label: 'A + one empty statement (select 1)',
+    roundTrips: 8,
+    notifyTrigger: true,
+    run: (prisma, request) =>
+      prisma.$transaction(async (tx) => {
+        const order = await createOrder(tx, request, randomUUID());
+        await tx.$queryRawUnsafe('select 1');
+        return order;
+      }),
+  },
+  {
+    key: 'B',
+    label: 'business + writeEvent (production)',
+    roundTrips: 8,
+    notifyTrigger: true,
+    run: businessAndOutbox,
+  },
+  {
+    key: 'C',
+    label: 'B, NOTIFY trigger disabled',
+    roundTrips: 8,
+    notifyTrigger: false,
+    run: businessAndOutbox,
+  },
+  {
+    key: 'D',
+    label: 'B, outbox INSERT without zod/trace',
+    roundTrips: 8,
+    notifyTrigger: true,
+    run: (prisma, request) =>
+      prisma.$transaction(async (tx) => {
+        const order = await createOrder(tx, request, randomUUID());
+        const event = orderCreated(order);
+        await tx.$queryRawUnsafe(
+          insertEventSql,
+          randomUUID(),
+          EVENT_SOURCE,
+          event.aggregateType,
+          event.aggregateId,
+          event.type,
+          event.schemaVersion,
+          JSON.stringify(event.data),
+          '{}',
+        );
+        return order;
+      }),
+  },
+  {
+    key: 'E0',
+    label: 'business, order+items in 1 statement',
+    roundTrips: 4,
+    notifyTrigger: true,
+    run: (prisma, request) =>
+      prisma.$transaction((tx) => createOrderOneStatement(tx, request, randomUUID(), false)),
+  },
+  {
+    key: 'E1',
+    label: 'E0 + outbox row in the same statement',
+    roundTrips: 4,
+    notifyTrigger: true,
+    run: (prisma, request) =>
+      prisma.$transaction((tx) => createOrderOneStatement(tx, request, randomUUID(), true)),
+  },
+];
+
+const variants = params.variants.map((key) => {
+  const variant = allVariants.find((v) => v.key === key);
+  if (!variant) throw new Error(`unknown variant ${key}; known: ${allVariants.map((v) => v.key).join(',')}`);
+  return variant;
+});
+if (!variants.some((v) => v.key === 'A') || !variants.some((v) => v.key === 'B')) {
+  throw new Error('--variants must include A and B (the baselines)');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workload: the same fixed sequence of orders for every variant (1 to 3 lines from the seed catalog).
+
+const SKUS = ['KB-101', 'MS-202', 'MN-303', 'HD-404', 'CB-505'];
+const requests: OrderRequest[] = Array.from({ length: 60 }, (_, i) => {
+  const lines = 1 + (i % 3);
+  return {
+    customerId: `bench-customer-${i % 7}`,
+    currency: 'EUR',
+    items: Array.from({ length: lines }, (_, j) => ({
+      sku: SKUS[(i + j * 2) % SKUS.length] as string,
+      quantity: 1 + ((i + j) % 4),
+    })),
+  };
+});
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = sorted(xs);
+  // nearest rank
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
+}
+const median = (xs: number[]) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = sorted(xs);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+type LatencyRound = { round: number; variant: VariantKey; n: number; medianMs: number; p99Ms: number };
+type ThroughputRound = {
+  round: number;
+  variant: VariantKey;
+  concurrency: number;
+  n: number;
+  elapsedMs: number;
+  txPerSec: number;
+  medianLatencyMs: number;
+};
+
+let requestCursor = 0;
+const nextRequest = () => requests[requestCursor++ % requests.length] as OrderRequest;
+
+async function runLatency(prisma: Prisma, variant: Variant, n: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const request = nextRequest();
+    const start = process.hrtime.bigint();
+    await variant.run(prisma, request);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return samples;
+}
+
+async function runThroughput(prisma: Prisma, variant: Variant, concurrency: number, n: number) {
+  let issued = 0;
+  const latencies: number[] = [];
+  const worker = async () => {
+    while (issued < n) {
+      issued++;
+      const request = nextRequest();
+      const start = process.hrtime.bigint();
+      await variant.run(prisma, request);
+      latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+  return { elapsedMs, txPerSec: (n / elapsedMs) * 1000, medianLatencyMs: median(latencies) };
+}
+
+/** Toggle the NOTIFY trigger. ALTER TABLE takes a lock on outbox, so only ever between variants. */
+async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
+  await admin.query(
+    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_notify_after_insert`,
+  );
+}
+
+/** Rotate the variant order each round so no variant always runs first (or right after C). */
+const orderFor = (round: number) =>
+  variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
+
+type RunResult = {
+  run: number;
+  database: string;
+  durationSec: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  notificationsReceived: number;
+  /** Notifications the LISTEN connection received while each variant ran (warm-up included). */
+  notificationsByVariant: Record<string, number>;
+  rows: { orders: number; outbox: number };
+  latencyRounds: LatencyRound[];
+  throughputRounds: ThroughputRound[];
+  summary: RunSummary;
+};
+
+async function benchmarkRun(run: number): Promise<RunResult> {
+  const startedAt = Date.now();
+  const loadavgBefore = os.loadavg().map((x) => round(x, 2));
+  const db = await createTestDatabase('bench_write_path');
+  const admin = new pg.Client({ connectionString: db.url });
+  const listener = new pg.Client({ connectionString: db.url });
+  let prisma: Prisma | undefined;
+  try {
+    await migrate(db.url);
+    await admin.connect();
+    // Like a relay: one connection LISTENs on the channel and consumes what the trigger sends.
+    await listener.connect();
+    let notificationsReceived = 0;
+    listener.on('notification', () => {
+      notificationsReceived++;
+    });
+    await listener.query('listen outbox');
+    prisma = createPrisma(db.url);
+
+    // One variant's stretch of work: the trigger set as the variant wants it, and a count of the
+    // notifications it caused (a sanity check: C must cause none, B one per transaction).
+    const notificationsByVariant: Record<string, number> = {};
+    const settle = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await listener.query('select 1');
+    };
+    const segment = async <T>(variant: Variant, fn: () => Promise<T>): Promise<T> => {
+      if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
+      const before = notificationsReceived;
+      try {
+        return await fn();
+      } finally {
+        if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
+        await settle();
+        notificationsByVariant[variant.key] =
+          (notificationsByVariant[variant.key] ?? 0) + notificationsReceived - before;
+      }
+    };
+
+    log(`run ${run}: warm-up (${params.warmup} tx per variant at c=1, then ${params.warmup} at c=8)`);
+    for (const variant of variants) {
+      await segment(variant, async () => {
+        await runLatency(prisma as Prisma, variant, params.warmup);
+        await runThroughput(prisma as Prisma, variant, 8, params.warmup);
+      });
+    }
+    await admin.query('vacuum analyze');
+
+    const latencyRounds: LatencyRound[] = [];
+    const throughputRounds: ThroughputRound[] = [];
+    const pooled = new Map<VariantKey, number[]>();
+    for (let r = 0; r < params.rounds; r++) {
+      for (const variant of orderFor(r)) {
+        await segment(variant, async () => {
+          const samples = await runLatency(prisma as Prisma, variant, params.iterations);
+          pooled.set(variant.key, [...(pooled.get(variant.key) ?? []), ...samples]);
+          latencyRounds.push({
+            round: r,
+            variant: variant.key,
+            n: samples.length,
+            medianMs: round(median(samples), 4),
+            p99Ms: round(quantile(samples, 0.99), 4),
+          });
+        });
+      }
+      for (const concurrency of params.concurrency) {
+        for (const variant of orderFor(r)) {
+          await segment(variant, async () => {
+            const result = await runThroughput(
+              prisma as Prisma,
+              variant,
+              concurrency,
+              params.txPerThroughputRound,
+            );
+            throughputRounds.push({
+              round: r,
+              variant: variant.key,
+              concurrency,
+              n: params.txPerThroughputRound,
+              elapsedMs: round(result.elapsedMs, 1),
+              txPerSec: round(result.txPerSec, 1),
+              medianLatencyMs: round(result.medianLatencyMs, 3),
+            });
+          });
+        }
+      }
+      const a = latencyRounds.find((x) => x.round === r && x.variant === 'A');
+      const b = latencyRounds.find((x) => x.round === r && x.variant === 'B');
+      log(
+        `run ${run}: round ${r + 1}/${params.rounds} done (c=1 median A ${a?.medianMs} ms, B ${b?.medianMs} ms)`,
+      );
+    }
+
+    const [counts] = (
+      await admin.query<{ orders: number; outbox: number }>(
+        'select (select count(*) from orders)::int as orders, (select count(*) from outbox)::int as outbox',
+      )
+    ).rows;
+    return {
+      run,
+      database: db.name,
+      durationSec: round((Date.now() - startedAt) / 1000, 1),
+      loadavgBefore,
+      loadavgAfter: os.loadavg().map((x) => round(x, 2)),
+      notificationsReceived,
+      notificationsByVariant,
+      rows: counts ?? { orders: 0, outbox: 0 },
+      latencyRounds,
+      throughputRounds,
+      summary: summarizeRun(latencyRounds, throughputRounds, pooled),
+    };
+  } finally {
+    await prisma?.$disconnect();
+    await listener.end().catch(() => {});
+    await admin.end().catch(() => {});
+    await db.drop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summaries
+
+type VariantLatency = { medianMs: number; p99Ms: number; pooledMedianMs: number };
+type RunSummary = {
+  latency: Record<string, VariantLatency>;
+  throughput: Record<string, Record<string, number>>; // concurrency -> variant -> median tx/s
+  /** Paired per-round ratios, median over rounds (p99: ratio of the pooled p99s). */
+  ratios: Record<string, number>;
+};
+
+/** The comparisons reported: [name, variant, baseline]. */
+const comparisons: [string, VariantKey, VariantKey][] = [
+  ['B/A', 'B', 'A'], // outbox overhead, as production writes it
+  ['R/A', 'R', 'A'], // cost of one more (empty) round trip
+  ['B/R', 'B', 'R'], // the outbox INSERT beyond a bare round trip
+  ['C/A', 'C', 'A'],
+  ['B/C', 'B', 'C'], // cost of the NOTIFY trigger
+  ['D/A', 'D', 'A'],
+  ['D/B', 'D', 'B'], // cost of zod validation + trace injection
+  ['E0/A', 'E0', 'A'],
+  ['E1/E0', 'E1', 'E0'], // outbox overhead when the row rides in the business statement
+  ['E1/A', 'E1', 'A'],
+  ['E1/B', 'E1', 'B'],
+];
+
+function summarizeRun(
+  latencyRounds: LatencyRound[],
+  throughputRounds: ThroughputRound[],
+  pooled: Map<VariantKey, number[]>,
+): RunSummary {
+  const latency: Record<string, VariantLatency> = {};
+  for (const variant of variants) {
+    const rounds = latencyRounds.filter((x) => x.variant === variant.key);
+    const samples = pooled.get(variant.key) ?? [];
+    latency[variant.key] = {
+      medianMs: round(median(rounds.map((x) => x.medianMs)), 4),
+      p99Ms: round(quantile(samples, 0.99), 4),
+      pooledMedianMs: round(median(samples), 4),
+    };
+  }
+  const throughput: Record<string, Record<string, number>> = {};
+  for (const concurrency of params.concurrency) {
+    const perVariant: Record<string, number> = {};
+    for (const variant of variants) {
+      const rounds = throughputRounds.filter(
+        (x) => x.variant === variant.key && x.concurrency === concurrency,
+      );
+      perVariant[variant.key] = round(median(rounds.map((x) => x.txPerSec)), 1);
+    }
+    throughput[concurrency] = perVariant;
+  }
+  const ratios: Record<string, number> = {};
+  const has = (key: VariantKey) => variants.some((v) => v.key === key);
+  for (const [name, x, y] of comparisons) {
+    if (!has(x) || !has(y)) continue;
+    const perRound = (metric: (round: number, key: VariantKey) => number | undefined) =>
+      median(
+        Array.from({ length: params.rounds }, (_, r) => {
+          const num = metric(r, x);
+          const den = metric(r, y);
+          return num === undefined || den === undefined ? Number.NaN : num / den;
+        }).filter((v) => !Number.isNaN(v)),
+      );
+    ratios[`latencyMedian ${name}`] = round(
+      perRound((r, k) => latencyRounds.find((l) => l.round === r && l.variant === k)?.medianMs),
+      4,
+    );
+    ratios[`latencyP99 ${name}`] = round(
+      (latency[x]?.p99Ms ?? Number.NaN) / (latency[y]?.p99Ms ?? Number.NaN),
+      4,
+    );
+    for (const concurrency of params.concurrency) {
+      ratios[`throughput c=${concurrency} ${name}`] = round(
+        perRound(
+          (r, k) =>
+            throughputRounds.find((t) => t.round === r && t.variant === k && t.concurrency === concurrency)
+              ?.txPerSec,
+        ),
+        4,
+      );
+    }
+  }
+  return { latency, throughput, ratios };
+}
+
+/** Median over runs of each per-run ratio. */
+function acrossRuns(runs: RunResult[]): Record<string, { median: number; perRun: number[] }> {
+  const out: Record<string, { median: number; perRun: number[] }> = {};
+  for (const name of Object.keys(runs[0]?.summary.ratios ?? {})) {
+    const perRun = runs.map((r) => r.summary.ratios[name] ?? Number.NaN);
+    out[name] = { median: round(median(perRun), 4), perRun };
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const pct = (ratio: number | undefined) =>
+  ratio === undefined || Number.isNaN(ratio)
+    ? 'n/a'
+    : `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
+
+function markdownReport(result: Report): string {
+  const last = result.runs[result.runs.length - 1] as RunResult;
+  const ratio = (name: string) => result.acrossRuns[name]?.median;
+  const runsNote =
+    result.runs.length > 1
+      ? `median of the per-run ratios over ${result.runs.length} runs`
+      : 'single run (use --runs 3 for a median over runs)';
+  const lines: string[] = [];
+  lines.push('# Write-path benchmark results', '');
+  lines.push(
+    `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}, fsync=${result.postgres.fsync}) · Prisma pool ${params.prismaPoolSize}`,
+    '',
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds; per round and variant ${params.iterations} tx at c=1 and ${params.txPerThroughputRound} tx at each c in {${params.concurrency.join(', ')}}; warm-up ${params.warmup}.`,
+    '',
+  );
+  lines.push(`## Ratios vs baseline (${runsNote})`, '');
+  const header = ['comparison', 'c=1 median latency', 'c=1 p99 latency'];
+  for (const c of params.concurrency) header.push(`c=${c} throughput`);
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  for (const [name] of comparisons) {
+    if (ratio(`latencyMedian ${name}`) === undefined) continue;
+    const cells = [name, pct(ratio(`latencyMedian ${name}`)), pct(ratio(`latencyP99 ${name}`))];
+    for (const c of params.concurrency) cells.push(pct(ratio(`throughput c=${c} ${name}`)));
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  lines.push(
+    '',
+    'Latency: + means slower. Throughput: − means fewer transactions per second.',
+    '',
+    `## Absolute figures (run ${last.run} of ${result.runs.length}: median over rounds; p99 pooled over ${params.rounds * params.iterations} tx)`,
+    '',
+  );
+  const head2 = ['variant', 'statements/tx', 'c=1 median ms', 'c=1 p99 ms'];
+  for (const c of params.concurrency) head2.push(`c=${c} tx/s`);
+  lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
+  for (const variant of variants) {
+    const lat = last.summary.latency[variant.key];
+    const cells = [
+      `${variant.key}: ${variant.label}`,
+      String(variant.roundTrips),
+      lat?.medianMs.toFixed(2) ?? 'n/a',
+      lat?.p99Ms.toFixed(2) ?? 'n/a',
+    ];
+    for (const c of params.concurrency)
+      cells.push(last.summary.throughput[c]?.[variant.key]?.toFixed(0) ?? 'n/a');
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  if (result.runs.length > 1) {
+    lines.push('', '## Per-run ratios', '', '| ratio | per run | median |', '|---|---|---|');
+    for (const [name, value] of Object.entries(result.acrossRuns)) {
+      lines.push(
+        `| ${name} | ${value.perRun.map((v) => v.toFixed(3)).join(', ')} | ${value.median.toFixed(3)} |`,
+      );
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+type Report = {
+  benchmark: 'write-path';
+  date: string;
+  machine: {
+    platform: string;
+    release: string;
+    arch: string;
+    cpuModel: string;
+    cpus: number;
+    totalMemGiB: number;
+  };
+  node: string;
+  postgres: Record<string, string>;
+  parameters: typeof params;
+  variants: { key: string; label: string; statementsPerTx: number; notifyTrigger: boolean }[];
+  runs: RunResult[];
+  acrossRuns: Record<string, { median: number; perRun: number[] }>;
+};
+
+function log(message: string) {
+  process.stderr.write(`[write-path] ${message}\n`);
+}
+
+async function postgresInfo(url: string): Promise<Record<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const info: Record<string, string> = {};
+    for (const setting of [
+      'server_version',
+      'synchronous_commit',
+      'fsync',
+      'wal_sync_method',
+      'shared_buffers',
+      'max_connections',
+    ]) {
+      const { rows } = await client.query(`show ${setting}`);
+      info[setting === 'server_version' ? 'version' : setting] = String(Object.values(rows[0] ?? {})[0]);
+    }
+    info.version = `PostgreSQL ${info.version}`;
+    return info;
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const report: Report = {
+  benchmark: 'write-path',
+  date: new Date().toISOString(),
+  machine: {
+    platform: os.platform(),
+    release: os.release(),
+    arch: os.arch(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cpus: os.cpus().length,
+    totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
+  },
+  node: process.version,
+  postgres: await postgresInfo(testPostgresUrl),
+  parameters: params,
+  variants: variants.map((v) => ({
+    key: v.key,
+    label: v.label,
+    statementsPerTx: v.roundTrips,
+    notifyTrigger: v.notifyTrigger,
+  })),
+  runs: [],
+  acrossRuns: {},
+};
+
+for (let run = 1; run <= params.runs; run++) {
+  const result = await benchmarkRun(run);
+  report.runs.push(result);
+  log(`run ${run}: ${result.durationSec} s, ${result.rows.orders} orders, ${result.rows.outbox} outbox rows`);
+}
+report.acrossRuns = acrossRuns(report.runs);
+
+const markdown = markdownReport(report);
+mkdirSync(dirname(`${args.out}.json`), { recursive: true });
+writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(`${args.out}.md`, markdown);
+process.stdout.write(`\n${markdown}\n`);
+log(`wrote ${args.out}.json and ${args.out}.md`);
