@@ -4,15 +4,30 @@
 // everything on Ctrl-C.
 import { styleText } from 'node:util';
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
-import { type AppName, type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
 
 const postgres = process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
-const ports: Record<AppName, number> = { orders: 3001, relay: 3002, inventory: 3003, billing: 3004 };
-const colors = { orders: 'cyan', relay: 'magenta', inventory: 'green', billing: 'yellow' } as const;
+const ports: Record<ServiceName, number> = {
+  orders: 3001,
+  'relay-orders': 3002,
+  inventory: 3003,
+  billing: 3004,
+  'relay-inventory': 3005,
+  'relay-billing': 3006,
+};
+const colors = {
+  orders: 'cyan',
+  'relay-orders': 'magenta',
+  inventory: 'green',
+  'relay-inventory': 'magenta',
+  billing: 'yellow',
+  'relay-billing': 'magenta',
+} as const;
 
 /** One readable line per JSON log line: time, service, level, message, then the details. */
-function printLine(app: AppName, line: string): void {
+function printLine(name: string, line: string): void {
   let text = line;
   try {
     const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line);
@@ -24,7 +39,7 @@ function printLine(app: AppName, line: string): void {
   } catch {
     // not JSON (a stack trace, say): print as is
   }
-  console.log(`${styleText(colors[app], app.padEnd(9))} │ ${text}`);
+  console.log(`${styleText(colors[name as ServiceName] ?? 'white', name.padEnd(15))} │ ${text}`);
 }
 
 const broker = new KafkaBroker({ name: 'demo', port: kafkaPort, controllerPort: kafkaPort + 1 });
@@ -36,16 +51,20 @@ if (startedBroker) {
 const readyMs = await broker.waitUntilReady(120_000);
 console.log(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
 
-const kafka = { KAFKA_BROKERS: broker.brokers.join(',') };
-const envs: Record<AppName, Record<string, string>> = {
-  orders: { DATABASE_URL: `${postgres}/orders` },
-  relay: { DATABASE_URL: `${postgres}/orders`, ...kafka },
-  inventory: { DATABASE_URL: `${postgres}/inventory`, ...kafka },
-  billing: { DATABASE_URL: `${postgres}/billing`, ...kafka },
-};
+const plans = planStack({
+  databaseUrls: {
+    orders: `${postgres}/orders`,
+    inventory: `${postgres}/inventory`,
+    billing: `${postgres}/billing`,
+  },
+  kafkaBrokers: broker.brokers,
+});
 const services: ServiceProcess[] = [];
-const start = async (app: AppName) => {
-  services.push(await startService(app, envs[app], { port: ports[app], label: 'demo', onLine: printLine }));
+const start = async (name: ServiceName) => {
+  const plan = plans[name];
+  services.push(
+    await startService(plan.app, plan.env, { port: ports[name], label: 'demo', name, onLine: printLine }),
+  );
 };
 
 let stopping = false;
@@ -64,8 +83,8 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  await start('orders'); // first: it creates the orders tables the relay reads
-  await Promise.all([start('relay'), start('inventory'), start('billing')]);
+  await Promise.all(SERVICES.map(start)); // first: they create the tables the relays read
+  await Promise.all(RELAYS.map(start));
 } catch (err) {
   console.error(styleText('red', String(err)));
   await stopAll(1);
@@ -73,19 +92,23 @@ try {
 
 console.log(`
 ${styleText('bold', 'The outbox demo is running.')}
-  orders API     http://127.0.0.1:${ports.orders}/orders
-  relay          http://127.0.0.1:${ports.relay}/healthz   (metrics: /metrics)
-  inventory      http://127.0.0.1:${ports.inventory}/healthz
-  billing        http://127.0.0.1:${ports.billing}/healthz
-  Kafka          ${broker.brokers.join(',')}
+  orders API       http://127.0.0.1:${ports.orders}/orders
+  inventory        http://127.0.0.1:${ports.inventory}/healthz
+  billing          http://127.0.0.1:${ports.billing}/healthz
+  relays           http://127.0.0.1:${ports['relay-orders']}/healthz (orders outbox), :${ports['relay-inventory']} (inventory), :${ports['relay-billing']} (billing)
+  Kafka            ${broker.brokers.join(',')}
+  every process has /metrics next to /healthz
 
 Place an order:
   curl -s -X POST http://127.0.0.1:${ports.orders}/orders -H 'content-type: application/json' \\
     -d '{"customerId":"alice","currency":"EUR","items":[{"sku":"KB-101","quantity":1}]}'
 
-Then see it arrive:
+Then follow it: PENDING, then CONFIRMED once stock is reserved and payment authorized
+  curl -s http://127.0.0.1:${ports.orders}/orders/<id>
   psql -h 127.0.0.1 -U postgres -d inventory -c 'select * from reservations'
   psql -h 127.0.0.1 -U postgres -d billing -c 'select * from payments'
+A customer id starting with "declined" is declined by the simulated payment provider; ordering
+more than the stock (e.g. 30 of MN-303) is rejected by inventory: both end CANCELLED.
 
 Kill the broker (in another terminal) and watch the relay degrade, then recover:
   ./dev kafka kill     …place orders…     ./dev kafka start

@@ -57,7 +57,7 @@ describe('broker killed with kill -9', () => {
     await eventually(
       'relay reports degraded',
       async () => {
-        const health = (await (await fetch(`${stack.services.relay.url}/healthz`)).json()) as {
+        const health = (await (await fetch(`${stack.services['relay-orders'].url}/healthz`)).json()) as {
           status: string;
         };
         return health.status === 'degraded' ? health : undefined;

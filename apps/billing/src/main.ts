@@ -1,19 +1,20 @@
 import {
-  applyOnce,
-  createKafka,
   type EventEnvelope,
+  ORDER_CANCELLED,
   ORDER_CREATED,
+  type OrderCancelledV1,
   type OrderCreatedV1,
-  runConsumer,
-  topicFor,
 } from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { authorizePayment } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
+import { PaymentProvider } from './paymentProvider.ts';
+import { voidPayment } from './voidPayment.ts';
 
 const config = loadConfigOrExit('billing', configSchema);
 const logger = createLogger('billing', config.LOG_LEVEL);
@@ -21,32 +22,34 @@ if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
 const prisma = createPrisma(config.DATABASE_URL);
-const consumer = await runConsumer({
-  kafka: createKafka({ clientId: 'billing', brokers: config.KAFKA_BROKERS, logger }),
+const provider = new PaymentProvider({
+  limitCents: config.PAYMENT_LIMIT_CENTS,
+  faultRate: config.PAYMENT_FAULT_RATE,
+  latencyMs: config.PAYMENT_LATENCY_MS,
+});
+const consumer = startEventConsumer<Tx>({
   groupId: config.KAFKA_GROUP_ID,
-  topics: [topicFor('order', config.KAFKA_TOPIC_PREFIX)],
-  topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
-  logger,
-  handle: async (event) => {
-    if (event.type !== ORDER_CREATED) return 'ignored';
-    return applyOnce<Tx>(
-      (work) => prisma.$transaction(work),
-      config.KAFKA_GROUP_ID,
-      event,
-      async (tx) => {
-        const outcome = await authorizePayment(tx, event as EventEnvelope<OrderCreatedV1>);
-        logger.info({ orderId: event.subject, outcome }, 'order handled');
-      },
-    );
+  kafka: {
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   },
+  aggregateTypes: ['order'],
+  transaction: (work) => prisma.$transaction(work),
+  handlers: {
+    [ORDER_CREATED]: (tx, event) => authorizePayment(tx, event as EventEnvelope<OrderCreatedV1>, provider),
+    [ORDER_CANCELLED]: (tx, event) => voidPayment(tx, event.data as OrderCancelledV1, provider),
+  },
+  logger,
+  killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
 });
 
 const server = await startOpsServer({
   port: config.PORT,
   registry: createMetricsRegistry('billing'),
-  health: () => ({ status: 'ok', ...consumer.stats }),
+  health: () => consumer.health(),
 });
-logger.info({ port: config.PORT }, 'billing consuming');
+logger.info({ port: config.PORT }, 'billing started');
 
 onShutdown(logger, async () => {
   await consumer.stop();

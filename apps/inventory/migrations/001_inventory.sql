@@ -8,10 +8,11 @@ create table stock (
   available integer not null check (available >= 0)
 );
 
--- One row per order the service has decided on: all lines reserved, or none.
+-- One row per order the service has decided on: all lines reserved, or none; RELEASED once
+-- the order was cancelled and its stock returned.
 create table reservations (
   order_id   uuid primary key,
-  status     text not null check (status in ('RESERVED', 'REJECTED')),
+  status     text not null check (status in ('RESERVED', 'REJECTED', 'RELEASED')),
   reason     text,
   created_at timestamptz not null default now()
 );

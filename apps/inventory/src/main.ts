@@ -1,17 +1,12 @@
-import {
-  applyOnce,
-  createKafka,
-  ORDER_CREATED,
-  type OrderCreatedV1,
-  runConsumer,
-  topicFor,
-} from '@outbox/events';
+import { ORDER_CANCELLED, ORDER_CREATED, type OrderCancelledV1, type OrderCreatedV1 } from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
+import { releaseStock } from './releaseStock.ts';
 import { reserveStock } from './reserveStock.ts';
 
 const config = loadConfigOrExit('inventory', configSchema);
@@ -20,32 +15,29 @@ if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
 const prisma = createPrisma(config.DATABASE_URL);
-const consumer = await runConsumer({
-  kafka: createKafka({ clientId: 'inventory', brokers: config.KAFKA_BROKERS, logger }),
+const consumer = startEventConsumer<Tx>({
   groupId: config.KAFKA_GROUP_ID,
-  topics: [topicFor('order', config.KAFKA_TOPIC_PREFIX)],
-  topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
-  logger,
-  handle: async (event) => {
-    if (event.type !== ORDER_CREATED) return 'ignored';
-    return applyOnce<Tx>(
-      (work) => prisma.$transaction(work),
-      config.KAFKA_GROUP_ID,
-      event,
-      async (tx) => {
-        const outcome = await reserveStock(tx, event.data as OrderCreatedV1);
-        logger.info({ orderId: event.subject, outcome }, 'order handled');
-      },
-    );
+  kafka: {
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   },
+  aggregateTypes: ['order'],
+  transaction: (work) => prisma.$transaction(work),
+  handlers: {
+    [ORDER_CREATED]: (tx, event) => reserveStock(tx, event.data as OrderCreatedV1),
+    [ORDER_CANCELLED]: (tx, event) => releaseStock(tx, event.data as OrderCancelledV1),
+  },
+  logger,
+  killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
 });
 
 const server = await startOpsServer({
   port: config.PORT,
   registry: createMetricsRegistry('inventory'),
-  health: () => ({ status: 'ok', ...consumer.stats }),
+  health: () => consumer.health(),
 });
-logger.info({ port: config.PORT }, 'inventory consuming');
+logger.info({ port: config.PORT }, 'inventory started');
 
 onShutdown(logger, async () => {
   await consumer.stop();

@@ -1,4 +1,4 @@
-import { logLevel, port, postgresUrl } from '@outbox/service/config';
+import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
 import { z } from 'zod';
 
 export const configSchema = z.object({
@@ -7,6 +7,14 @@ export const configSchema = z.object({
   LOG_LEVEL: logLevel,
   /** Apply pending SQL migrations before listening (idempotent; guarded by an advisory lock). */
   MIGRATE_ON_START: z.stringbool().default(true),
+  /** The saga's replies (reservation.events, payment.events) are consumed from here. */
+  KAFKA_BROKERS: kafkaBrokers,
+  KAFKA_TOPIC_PREFIX: topicPrefix,
+  KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+  /** Consumer group for the replies; also this consumer's name in processed_events. */
+  KAFKA_GROUP_ID: z.string().min(1).default('orders'),
+  /** Test-only fault point: kill -9 the process after the first reply commits, before its offset does. */
+  FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -1,10 +1,12 @@
 import { loadConfigOrExit } from '@outbox/service/config';
+import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { createApp } from './app.ts';
 import { configSchema } from './config.ts';
-import { createPrisma, migrate } from './db.ts';
+import { createPrisma, migrate, type Tx } from './db.ts';
+import { replyHandlers } from './saga/replyHandlers.ts';
 
 const config = loadConfigOrExit('orders', configSchema);
 const logger = createLogger('orders', config.LOG_LEVEL);
@@ -15,10 +17,28 @@ if (config.MIGRATE_ON_START) {
 }
 
 const prisma = createPrisma(config.DATABASE_URL);
+
+// The saga's replies. The consumer starts in the background and retries while Kafka is away:
+// the API below takes orders whether or not Kafka is reachable (that is the outbox's point).
+const replies = startEventConsumer<Tx>({
+  groupId: config.KAFKA_GROUP_ID,
+  kafka: {
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+  },
+  aggregateTypes: ['reservation', 'payment'],
+  transaction: (work) => prisma.$transaction(work),
+  handlers: replyHandlers,
+  logger,
+  killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+});
+
 const app = createApp({ prisma, logger, registry: createMetricsRegistry('orders') });
 const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, 'orders API listening'));
 
 onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await replies.stop();
   await prisma.$disconnect();
 });

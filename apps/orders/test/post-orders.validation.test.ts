@@ -298,6 +298,9 @@ describe('POST /orders with a valid order', () => {
       customerId: 'customer-happy',
       currency: 'EUR',
       status: 'PENDING',
+      // Neither inventory nor billing has answered yet.
+      stockStatus: null,
+      paymentStatus: null,
       totalCents: expectedTotal,
       createdAt: expect.any(String),
       items: expect.arrayContaining([

@@ -1,5 +1,5 @@
 import { createKafka, type EventEnvelope, ensureTopics, toKafkaMessage, topicFor } from '@outbox/events';
-import type { Admin, Producer, TopicMessages } from 'kafkajs';
+import type { Admin, Kafka, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type PublisherOptions = {
@@ -16,10 +16,13 @@ export type PublisherOptions = {
  * - idempotent producer + acks=all: a retried send is not written twice, and an ack means every
  *   in-sync replica has the message, so marking the row published afterwards is safe;
  * - bounded retries: while the broker is down a send fails within seconds instead of blocking
- *   for ever, so the relay can back off, report itself degraded, and its leases stay valid.
+ *   for ever, so the relay can back off, report itself degraded, and its leases stay valid;
+ * - a new producer after every failed send (see #replaceProducer): a failed send must never
+ *   leave the idempotence bookkeeping in a state where a later send is silently dropped.
  */
 export class KafkaPublisher {
-  readonly #producer: Producer;
+  readonly #kafka: Kafka;
+  #producer: Producer;
   readonly #admin: Admin;
   readonly #options: PublisherOptions;
   readonly #knownTopics = new Set<string>();
@@ -27,7 +30,7 @@ export class KafkaPublisher {
 
   constructor(options: PublisherOptions) {
     this.#options = options;
-    const kafka = createKafka({
+    this.#kafka = createKafka({
       clientId: options.clientId,
       brokers: options.brokers,
       logger: options.logger,
@@ -35,19 +38,19 @@ export class KafkaPublisher {
       // takes over from there (see Relay#failed).
       retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.#producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-    });
-    this.#admin = kafka.admin();
+    this.#producer = this.#createProducer();
+    this.#admin = this.#kafka.admin();
+  }
+
+  #createProducer(): Producer {
+    return this.#kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   }
 
   /** Idempotent; `publish` calls it too, so a relay that started while Kafka was down recovers. */
   async connect(): Promise<void> {
     if (this.#connected) return;
     await this.#producer.connect();
-    await this.#admin.connect();
+    await this.#admin.connect(); // a no-op when already connected
     this.#connected = true;
   }
 
@@ -65,7 +68,30 @@ export class KafkaPublisher {
       entry.messages.push(toKafkaMessage(event));
     }
     await this.#ensureTopics([...byTopic.keys()]);
-    await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+    try {
+      await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+    } catch (err) {
+      await this.#replaceProducer();
+      throw err;
+    }
+  }
+
+  /**
+   * Why a failed send costs us the producer. A batch spans partitions, and the broker may write
+   * some of them while refusing another (one message too large, say) or while the reply is lost.
+   * kafkajs then rolls back its sequence numbers for *every* partition of the request, so its next
+   * send to a partition that was written reuses numbers the broker already holds: the broker
+   * either refuses it (OUT_OF_ORDER_SEQUENCE_NUMBER, stuck) or, if the message count matches,
+   * takes it for a retry, acknowledges it and writes nothing, and the relay would mark events
+   * published that never reached Kafka. A new producer gets a new producer id and fresh sequence
+   * numbers, so the worst a failure can cause is a duplicate, which consumers absorb.
+   * (Found by apps/relay/test/relay.poison-batch-loses-no-event-on-other-partitions.test.ts.)
+   */
+  async #replaceProducer(): Promise<void> {
+    const failed = this.#producer;
+    this.#producer = this.#createProducer();
+    this.#connected = false;
+    await failed.disconnect().catch(() => {});
   }
 
   async #ensureTopics(topics: string[]): Promise<void> {

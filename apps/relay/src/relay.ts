@@ -79,8 +79,10 @@ export class Relay {
   async #loop(): Promise<void> {
     while (!this.#stopping) {
       const { claimed, retryInMs } = await this.drainOnce();
+      // Sleep only when there was nothing to claim: a batch smaller than the batch size does not
+      // mean the outbox is empty, because publishing it made each aggregate's next event claimable.
       if (retryInMs > 0) await this.#wakeup.sleep(retryInMs);
-      else if (claimed < this.#options.batchSize) await this.#wakeup.sleep(this.#options.pollIntervalMs);
+      else if (claimed === 0) await this.#wakeup.sleep(this.#options.pollIntervalMs);
     }
   }
 

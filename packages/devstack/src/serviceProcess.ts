@@ -20,10 +20,12 @@ export type ServiceProcess = {
 
 export type StartServiceOptions = {
   port: number;
-  /** Names the log file, `.local/logs/<label>-<app>-<port>.log`. */
+  /** Names the log file, `.local/logs/<label>-<name>-<port>.log`. */
   label: string;
+  /** The process's name in logs (e.g. `relay-billing`); defaults to the app. */
+  name?: string;
   /** Also hand every output line to this function (the demo prints them). */
-  onLine?: (app: AppName, line: string) => void;
+  onLine?: (name: string, line: string) => void;
   timeoutMs?: number;
 };
 
@@ -38,7 +40,8 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const logDir = join(localDir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const logFile = join(logDir, `${options.label}-${app}-${options.port}.log`);
+  const name = options.name ?? app;
+  const logFile = join(logDir, `${options.label}-${name}-${options.port}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
 
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps', app, 'src', 'main.ts')], {
@@ -53,7 +56,7 @@ export async function startService(
     if (!output) continue;
     createInterface({ input: output }).on('line', (line) => {
       log.write(`${line}\n`);
-      options.onLine?.(app, line);
+      options.onLine?.(name, line);
     });
   }
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -63,7 +66,7 @@ export async function startService(
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   while (true) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${app} exited during startup (code ${child.exitCode}); see ${logFile}`);
+      throw new Error(`${name} exited during startup (code ${child.exitCode}); see ${logFile}`);
     }
     const healthy = await fetch(`${url}/healthz`).then(
       (res) => res.ok,
@@ -73,7 +76,7 @@ export async function startService(
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       await exited;
-      throw new Error(`${app} did not become healthy within the deadline; see ${logFile}`);
+      throw new Error(`${name} did not become healthy within the deadline; see ${logFile}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

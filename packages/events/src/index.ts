@@ -5,12 +5,44 @@ export {
   toEventJsonSchema,
 } from './contracts/jsonSchema.ts';
 export { ORDER_CREATED, type OrderCreatedV1, orderCreatedV1 } from './contracts/orderCreated.ts';
+export {
+  ORDER_CANCELLED,
+  ORDER_CONFIRMED,
+  type OrderCancelledV1,
+  type OrderConfirmedV1,
+  orderCancelledV1,
+  orderConfirmedV1,
+} from './contracts/orderSaga.ts';
+export {
+  PAYMENT_AUTHORIZED,
+  PAYMENT_DECLINED,
+  PAYMENT_VOIDED,
+  type PaymentAuthorizedV1,
+  type PaymentDeclinedV1,
+  type PaymentVoidedV1,
+  paymentAuthorizedV1,
+  paymentDeclinedV1,
+  paymentVoidedV1,
+} from './contracts/payment.ts';
 export { eventSchemas, schemaFor } from './contracts/registry.ts';
+export {
+  STOCK_REJECTED,
+  STOCK_RELEASED,
+  STOCK_RESERVED,
+  type StockRejectedV1,
+  type StockReleasedV1,
+  type StockReservedV1,
+  stockRejectedV1,
+  stockReleasedV1,
+  stockReservedV1,
+} from './contracts/stock.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
 export { type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
+export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
 export {
   type ConsumerStats,
   type EventHandler,
+  type HandleResult,
   type RunningConsumer,
   runConsumer,
 } from './inbox/runConsumer.ts';

@@ -84,5 +84,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
+    /** Test-only fault point: kill -9 the process after the first effect commits, before its offset does. */
+    FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
   });
 }

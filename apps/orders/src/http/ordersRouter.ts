@@ -7,14 +7,18 @@ import { placeOrder } from '../orders/placeOrder.ts';
 import { HttpProblem, validationProblem } from './problem.ts';
 
 type OrderWithItems = Awaited<ReturnType<typeof placeOrder>>['order'];
+type HistoryEntry = { eventType: string; detail: string | null; at: Date };
 
 /** The API's view of an order: money as decimal strings of minor units, like in the events. */
-function toOrderResource(order: OrderWithItems) {
+function toOrderResource(order: OrderWithItems, history?: HistoryEntry[]) {
   return {
     id: order.id,
     customerId: order.customerId,
     currency: order.currency,
     status: order.status,
+    stockStatus: order.stockStatus,
+    paymentStatus: order.paymentStatus,
+    ...(order.cancelReason ? { cancelReason: order.cancelReason } : {}),
     totalCents: order.totalCents.toString(),
     createdAt: order.createdAt.toISOString(),
     items: order.items.map((item) => ({
@@ -22,6 +26,15 @@ function toOrderResource(order: OrderWithItems) {
       quantity: item.quantity,
       unitPriceCents: item.unitPriceCents.toString(),
     })),
+    ...(history
+      ? {
+          history: history.map((entry) => ({
+            event: entry.eventType,
+            detail: entry.detail,
+            at: entry.at.toISOString(),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -64,7 +77,7 @@ export function ordersRouter(prisma: Prisma): Router {
     const query = listOrdersQuery.safeParse(req.query);
     if (!query.success) throw validationProblem(query.error, 'query');
     const { orders, nextCursor } = await listOrders(prisma, query.data);
-    res.json({ items: orders.map(toOrderResource), ...(nextCursor ? { nextCursor } : {}) });
+    res.json({ items: orders.map((order) => toOrderResource(order)), ...(nextCursor ? { nextCursor } : {}) });
   });
 
   router.get('/:id', async (req, res) => {
@@ -78,11 +91,14 @@ export function ordersRouter(prisma: Prisma): Router {
         [{ parameter: 'id', detail: 'expected a UUID' }],
       );
     }
-    const order = await prisma.order.findUnique({ where: { id: id.data }, include: { items: true } });
+    const order = await prisma.order.findUnique({
+      where: { id: id.data },
+      include: { items: true, history: { orderBy: { id: 'asc' } } },
+    });
     if (!order) {
       throw new HttpProblem(404, 'urn:problem:not-found', 'Order not found', `No order has id ${id.data}.`);
     }
-    res.json(toOrderResource(order));
+    res.json(toOrderResource(order, order.history));
   });
 
   return router;

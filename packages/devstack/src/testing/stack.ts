@@ -1,48 +1,62 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../ports.ts';
-import { type AppName, type ServiceProcess, startService } from '../serviceProcess.ts';
+import { type ServiceProcess, startService } from '../serviceProcess.ts';
+import { planStack, RELAYS, SERVICES, type ServiceName, type StackSettings } from '../stackPlan.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 export type Stack = {
   databases: Record<'orders' | 'inventory' | 'billing', TestDatabase>;
-  services: Record<AppName, ServiceProcess>;
+  services: Record<ServiceName, ServiceProcess>;
   topicPrefix: string;
-  /** Restart one service with the same databases, topics and port (after a stop or a kill). */
-  restart(app: AppName): Promise<ServiceProcess>;
+  /** Start one service again with the same databases, topics and port (after a stop or a kill). */
+  restart(name: ServiceName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 };
 
 /**
- * The four apps as real processes against the real broker, each with a database of its own
- * created for this test file, and topics and consumer groups under a prefix of its own.
- * The services migrate their databases at start, as they do in production.
+ * The whole system as real processes against the real broker (three services, three relays),
+ * each service with a database of its own created for this test file, and topics and consumer
+ * groups under a prefix of its own. The services migrate their databases at start, as in production.
  */
-export async function startStack(label: string, kafkaBrokers: string[]): Promise<Stack> {
+export async function startStack(
+  label: string,
+  kafkaBrokers: string[],
+  extraEnv?: StackSettings['extraEnv'],
+): Promise<Stack> {
   const topicPrefix = `${label}-${randomBytes(3).toString('hex')}.`;
   const databases = {
     orders: await createTestDatabase(`${label}_orders`),
     inventory: await createTestDatabase(`${label}_inventory`),
     billing: await createTestDatabase(`${label}_billing`),
   };
-  const kafka = { KAFKA_BROKERS: kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: topicPrefix };
-  const envs: Record<AppName, Record<string, string>> = {
-    orders: { DATABASE_URL: databases.orders.url },
-    // The orders service migrates the orders database; the relay only reads its outbox.
-    relay: { DATABASE_URL: databases.orders.url, ...kafka, RELAY_POLL_INTERVAL_MS: '500' },
-    inventory: { DATABASE_URL: databases.inventory.url, ...kafka, KAFKA_GROUP_ID: `${topicPrefix}inventory` },
-    billing: { DATABASE_URL: databases.billing.url, ...kafka, KAFKA_GROUP_ID: `${topicPrefix}billing` },
-  };
-  const ports = { orders: 0, relay: 0, inventory: 0, billing: 0 };
-  const services = {} as Record<AppName, ServiceProcess>;
-  const start = async (app: AppName) => {
-    ports[app] ||= await freePort();
-    services[app] = await startService(app, envs[app], { port: ports[app], label });
-    return services[app];
+  const plans = planStack({
+    databaseUrls: {
+      orders: databases.orders.url,
+      inventory: databases.inventory.url,
+      billing: databases.billing.url,
+    },
+    kafkaBrokers,
+    topicPrefix,
+    groupPrefix: topicPrefix,
+    extraEnv: {
+      ...extraEnv,
+      ...Object.fromEntries(
+        RELAYS.map((name) => [name, { RELAY_POLL_INTERVAL_MS: '500', ...extraEnv?.[name] }]),
+      ),
+    },
+  });
+  const ports: Partial<Record<ServiceName, number>> = {};
+  const services = {} as Record<ServiceName, ServiceProcess>;
+  const start = async (name: ServiceName, env?: Record<string, string>) => {
+    const plan = plans[name];
+    ports[name] ??= await freePort();
+    const port = ports[name];
+    services[name] = await startService(plan.app, { ...plan.env, ...env }, { port, label, name });
+    return services[name];
   };
   try {
-    // Orders first: it creates the orders database's tables that the relay reads.
-    await start('orders');
-    await Promise.all([start('relay'), start('inventory'), start('billing')]);
+    await Promise.all(SERVICES.map((name) => start(name)));
+    await Promise.all(RELAYS.map((name) => start(name)));
   } catch (err) {
     await Promise.allSettled(Object.values(services).map((service) => service.kill()));
     await Promise.allSettled(Object.values(databases).map((db) => db.drop()));

@@ -1,0 +1,102 @@
+import {
+  applyOnce,
+  type ConsumerStats,
+  createKafka,
+  type EventEnvelope,
+  type HandleResult,
+  type RunningConsumer,
+  runConsumer,
+  type SqlExecutor,
+  topicFor,
+} from '@outbox/events';
+import type { Logger } from 'pino';
+import { toError } from './errors.ts';
+
+/** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
+export type EffectHandler<Tx> = (tx: Tx, event: EventEnvelope) => Promise<string | undefined>;
+
+export type EventConsumerOptions<Tx extends SqlExecutor> = {
+  /** Consumer group, and this consumer's name in processed_events. */
+  groupId: string;
+  kafka: { brokers: string[]; topicPrefix: string; topicPartitions: number };
+  /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
+  aggregateTypes: string[];
+  /** e.g. `(work) => prisma.$transaction(work)`. */
+  transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+  /** One handler per event type; other types on the topics are ignored (and not recorded). */
+  handlers: Record<string, EffectHandler<Tx>>;
+  logger: Logger;
+  killAfterCommit?: boolean;
+  onHandled?: (event: EventEnvelope, result: HandleResult, seconds: number) => void;
+};
+
+export type EventConsumer = {
+  health(): { status: 'ok' | 'degraded'; lastError?: string } & ConsumerStats;
+  stop(): Promise<void>;
+};
+
+/**
+ * Consume the given topics and apply each known event exactly once in effect: the handler runs
+ * inside `applyOnce`, so its effect, its processed_events row and any events it writes to the
+ * service's own outbox commit together. Starts in the background and keeps retrying while Kafka
+ * is unreachable, so the service (and an HTTP API in the same process) is up regardless.
+ */
+export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
+  const { groupId, logger, handlers } = options;
+  const kafka = createKafka({ clientId: groupId, brokers: options.kafka.brokers, logger });
+  let running: RunningConsumer | undefined;
+  let stopped = false;
+  let lastError: string | undefined;
+
+  const handle = async (event: EventEnvelope): Promise<HandleResult> => {
+    const handler = handlers[event.type];
+    if (!handler) return 'ignored';
+    let outcome: string | undefined;
+    const result = await applyOnce(options.transaction, groupId, event, async (tx) => {
+      outcome = await handler(tx, event);
+    });
+    logger.info(
+      { eventId: event.id, type: event.type, subject: event.subject, result, outcome },
+      'event handled',
+    );
+    return result;
+  };
+
+  const connect = async (attempt: number): Promise<void> => {
+    if (stopped) return;
+    try {
+      running = await runConsumer({
+        kafka,
+        groupId,
+        topics: options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix)),
+        topicPartitions: options.kafka.topicPartitions,
+        logger,
+        handle,
+        ...(options.onHandled ? { onHandled: options.onHandled } : {}),
+        ...(options.killAfterCommit ? { killAfterCommit: true } : {}),
+      });
+      lastError = undefined;
+      logger.info({ groupId }, 'consuming');
+      if (stopped) await running.stop();
+    } catch (err) {
+      lastError = toError(err).message;
+      const delayMs = Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5));
+      logger.warn({ err, delayMs }, 'cannot start consuming yet; retrying');
+      setTimeout(() => void connect(attempt + 1), delayMs).unref();
+    }
+  };
+  void connect(0);
+
+  const empty: ConsumerStats = { applied: 0, duplicates: 0, ignored: 0, deadLettered: 0 };
+  return {
+    health: () => ({
+      status: running && !lastError ? 'ok' : 'degraded',
+      ...(lastError ? { lastError } : {}),
+      ...(running?.stats ?? empty),
+    }),
+    stop: async () => {
+      stopped = true;
+      await running?.stop();
+    },
+  };
+}
