@@ -39,6 +39,7 @@ export {
 export type { EventEnvelope, NewEvent } from './envelope.ts';
 export { type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
+export { type ReplayResult, replayDeadLetters } from './inbox/replayDeadLetters.ts';
 export {
   type ConsumerStats,
   type EventHandler,
