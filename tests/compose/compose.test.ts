@@ -40,6 +40,20 @@ const services = Object.entries(compose.services);
 /** The app services: those built from this repository (the infrastructure uses published images). */
 const appServices = services.filter(([, service]) => service.build !== undefined);
 
+/** The app a service runs, from its command `node apps/<app>/src/main.ts` (undefined if not that shape). */
+function appOf(service: Service): string | undefined {
+  const command = commandOf(service);
+  const match =
+    command.length === 2 && command[0] === 'node'
+      ? /^apps\/([\w-]+)\/src\/main\.ts$/.exec(command[1] ?? '')
+      : null;
+  return match?.[1] ?? undefined;
+}
+
+/** The database a service's DATABASE_URL names. */
+const databaseOf = (service: Service) =>
+  new URL(environmentOf(service).DATABASE_URL ?? 'postgresql://invalid/').pathname.slice(1);
+
 function environmentOf(service: Service): Record<string, string> {
   const entries = Array.isArray(service.environment)
     ? service.environment.map((line) => {
@@ -160,16 +174,53 @@ describe('docker-compose.yml', () => {
     expect(missing).toEqual([]);
   });
 
-  it('runs one app service per folder under apps/', () => {
+  it('runs every app under apps/: the relay three times, once per service database, the others once', () => {
     const appFolders = readdirSync(fromRoot('apps')).filter((dir) =>
       existsSync(fromRoot('apps', dir, 'src')),
     );
-    expect(appServices.map(([name]) => name).sort()).toEqual(appFolders.sort());
+    const servicesByApp = Map.groupBy(appServices, ([, service]) => appOf(service) ?? '(no app command)');
+    expect([...servicesByApp.keys()].sort()).toEqual(appFolders.sort());
+    for (const [app, ofApp] of servicesByApp) {
+      if (app === 'relay') continue;
+      // A service that owns a database is named after its app: one process, one database.
+      expect(ofApp.map(([name]) => name)).toEqual([app]);
+    }
+    // One relay per service database: each drains a different one, and every service database has one.
+    const relayDatabases = (servicesByApp.get('relay') ?? []).map(([, service]) => databaseOf(service));
+    const serviceDatabases = appServices
+      .filter(([, service]) => appOf(service) !== 'relay')
+      .map(([, service]) => databaseOf(service));
+    expect(relayDatabases).toHaveLength(3);
+    expect(relayDatabases.sort()).toEqual(serviceDatabases.sort());
+  });
+
+  it('runs the same processes as the local demo (planStack in @outbox/devstack)', async () => {
+    const { planStack } = await import('@outbox/devstack/stack-plan');
+    const plan = planStack({
+      databaseUrls: { orders: 'x://h/orders', inventory: 'x://h/inventory', billing: 'x://h/billing' },
+      kafkaBrokers: ['kafka:19092'],
+    }) as Record<string, { app: string; env: Record<string, string> }>;
+    const summary = (app: string | undefined, env: Record<string, string>) => ({
+      app,
+      database: (env.DATABASE_URL ?? '').split('/').at(-1),
+      relayId: env.RELAY_ID,
+    });
+    expect(
+      Object.fromEntries(
+        appServices.map(([name, service]) => [name, summary(appOf(service), environmentOf(service))]),
+      ),
+    ).toEqual(Object.fromEntries(Object.entries(plan).map(([name, p]) => [name, summary(p.app, p.env)])));
+  });
+
+  it('publishes each host port once', () => {
+    const hostPorts = services.flatMap(([, service]) => publishedPorts(service).map(([host]) => host));
+    expect(hostPorts.length).toBe(new Set(hostPorts).size);
   });
 });
 
 describe.each(appServices)('app service %s', (name, service) => {
   const environment = environmentOf(service);
+  const app = appOf(service) ?? '(no app command)';
 
   it('builds from the root Dockerfile', () => {
     const build = typeof service.build === 'string' ? { context: service.build } : (service.build ?? {});
@@ -178,14 +229,14 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(existsSync(dockerfile)).toBe(true);
   });
 
-  // Fails while apps/<name>/src/main.ts is not written yet: the command would crash at start.
-  it(`starts apps/${name}/src/main.ts, which exists`, () => {
-    expect(commandOf(service)).toEqual(['node', `apps/${name}/src/main.ts`]);
-    expect(existsSync(fromRoot('apps', name, 'src', 'main.ts'))).toBe(true);
+  // Fails while apps/<app>/src/main.ts is not written yet: the command would crash at start.
+  it(`starts apps/${app}/src/main.ts, which exists`, () => {
+    expect(commandOf(service)).toEqual(['node', `apps/${app}/src/main.ts`]);
+    expect(existsSync(fromRoot('apps', app, 'src', 'main.ts'))).toBe(true);
   });
 
-  it("has an environment that the app's configSchema accepts, and publishes and probes its PORT", async () => {
-    const { configSchema } = await import(pathToFileURL(fromRoot('apps', name, 'src', 'config.ts')).href);
+  it(`has an environment that apps/${app}'s configSchema accepts, and publishes and probes its PORT`, async () => {
+    const { configSchema } = await import(pathToFileURL(fromRoot('apps', app, 'src', 'config.ts')).href);
     const result = configSchema.safeParse(environment);
     expect(result.error?.issues ?? []).toEqual([]);
     const port: number = result.data.PORT;
@@ -194,22 +245,40 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(healthcheckCommand(service)).toContain(`http://127.0.0.1:${port}/healthz`);
   });
 
-  it('connects to its own database on the compose postgres, created by the init script', () => {
+  it('connects to a service database on the compose postgres as its owner, created by the init script', () => {
     const url = new URL(environment.DATABASE_URL ?? '');
     const database = url.pathname.slice(1);
     const initSql = readFileSync(fromRoot('infra/postgres/init-databases.sql'), 'utf8');
     expect(url.hostname).toBe('postgres');
     expect(compose.services.postgres).toBeDefined();
-    // The relay drains the orders outbox; every other app owns a database named after it.
-    expect(database).toBe(name === 'relay' ? 'orders' : name);
+    // Every service owns a database named after it; relay-<service> drains that service's outbox.
+    expect(database).toBe(app === 'relay' ? name.replace(/^relay-/, '') : name);
+    expect(url.username).toBe(database);
     expect(initSql).toMatch(new RegExp(`^create database ${database} owner ${url.username};`, 'm'));
     expect(initSql).toMatch(
       new RegExp(`^create role ${url.username} login password '${url.password}';`, 'm'),
     );
   });
 
+  // Only the relays: each needs the outbox table that another service's migrations create.
+  if (app === 'relay')
+    it('starts once the service that migrates its database is healthy', () => {
+      const dependsOn = Array.isArray(service.depends_on) ? {} : (service.depends_on ?? {});
+      const migrator = appServices.find(
+        ([other, otherService]) =>
+          other !== name &&
+          databaseOf(otherService) === databaseOf(service) &&
+          appOf(otherService) !== 'relay',
+      );
+      expect(migrator, `a service that owns ${databaseOf(service)}`).toBeDefined();
+      const [migratorName, migratorService] = migrator ?? ['', {}];
+      expect(environmentOf(migratorService).MIGRATE_ON_START).toBe('true');
+      expect(dependsOn[migratorName]?.condition).toBe('service_healthy');
+      expect(environment.RELAY_ID).toBe(name);
+    });
+
   it('reaches Kafka through the listener the broker advertises on the compose network', () => {
-    if (environment.KAFKA_BROKERS === undefined) return; // orders writes to its outbox only
+    if (environment.KAFKA_BROKERS === undefined) return; // an app without Kafka (none at present)
     const advertised = environmentOf(compose.services.kafka ?? {}).KAFKA_ADVERTISED_LISTENERS ?? '';
     const inNetwork = advertised
       .split(',')
