@@ -6,6 +6,7 @@ import { styleText } from 'node:util';
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
+import { hideKafkajsTimeoutWarning } from '@outbox/events';
 
 const postgres = process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
@@ -42,6 +43,7 @@ function printLine(name: string, line: string): void {
   console.log(`${styleText(colors[name as ServiceName] ?? 'white', name.padEnd(15))} │ ${text}`);
 }
 
+hideKafkajsTimeoutWarning(); // the broker's readiness probe uses kafkajs
 const broker = new KafkaBroker({ name: 'demo', port: kafkaPort, controllerPort: kafkaPort + 1 });
 const startedBroker = !broker.isRunning();
 if (startedBroker) {

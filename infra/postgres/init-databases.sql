@@ -1,7 +1,8 @@
 -- Runs once, when the compose `postgres` container initialises an empty data directory
 -- (mounted into /docker-entrypoint-initdb.d). Each service owns one database and logs in with its
 -- own role, so a service cannot read another service's tables: the only way data crosses a service
--- boundary is an event on Kafka. The relay drains the orders outbox, so it logs in as `orders`.
+-- boundary is an event on Kafka. Each database has its own outbox and its own relay
+-- (relay-orders, relay-inventory, relay-billing), which logs in with that database's role.
 --
 -- Passwords are demo values for a stack that publishes no PostgreSQL port; do not reuse them.
 -- Each service creates its own tables (MIGRATE_ON_START), as owner of its database; PostgreSQL 15

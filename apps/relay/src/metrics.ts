@@ -1,4 +1,4 @@
-import { outboxStats } from '@outbox/events';
+import { type OutboxStats, outboxStats } from '@outbox/events';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
@@ -11,13 +11,34 @@ export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
  */
 export function createRelayMetrics(registry: Registry, pool: pg.Pool) {
   const registers = [registry];
-  // Set by the backlog gauge's collect() below, so both come from one query per scrape.
+  // Both backlog gauges come from one query per scrape: prom-client collects all metrics at once,
+  // so the two collect() calls below start together and share the query in flight.
+  let inFlight: Promise<OutboxStats> | undefined;
+  const stats = () => {
+    inFlight ??= outboxStats(pool).finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+  const backlog = new Gauge({
+    name: 'outbox_events',
+    help: 'Outbox rows not yet published, by status (pending, in_flight, failed).',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      for (const [status, count] of Object.entries((await stats()).byStatus)) this.set({ status }, count);
+    },
+  });
   const oldestAge = new Gauge({
     name: 'outbox_oldest_unpublished_age_seconds',
     help: 'Age of the oldest event not yet published (pending or in flight); 0 when there is none.',
     registers,
+    async collect() {
+      this.set((await stats()).oldestUnpublishedSeconds);
+    },
   });
   return {
+    backlog,
     oldestAge,
     published: new Counter({
       name: 'outbox_published_total',
@@ -54,17 +75,6 @@ export function createRelayMetrics(registry: Registry, pool: pg.Pool) {
       help: 'From the event row being written to the broker acknowledging it.',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
-    }),
-    backlog: new Gauge({
-      name: 'outbox_events',
-      help: 'Outbox rows not yet published, by status (pending, in_flight, failed).',
-      labelNames: ['status'],
-      registers,
-      async collect() {
-        const stats = await outboxStats(pool);
-        for (const [status, count] of Object.entries(stats.byStatus)) this.set({ status }, count);
-        oldestAge.set(stats.oldestUnpublishedSeconds);
-      },
     }),
   };
 }

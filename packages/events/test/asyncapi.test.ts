@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { type AsyncAPIDocumentInterface, DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { KafkaMessage } from 'kafkajs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { asyncApiPath, renderAsyncApi } from '../asyncapi/generate.ts';
 import { jsonSchemaName, toEventJsonSchema } from '../src/contracts/jsonSchema.ts';
 import { ORDER_CREATED, type OrderCreatedV1, orderCreatedV1 } from '../src/contracts/orderCreated.ts';
 import { eventSchemas } from '../src/contracts/registry.ts';
+import { fromDeadLetterMessage, toDeadLetterMessage } from '../src/inbox/deadLetter.ts';
 import { toKafkaMessage } from '../src/kafka/cloudEvents.ts';
 import { type OutboxRow, toEnvelope } from '../src/outbox/outboxRow.ts';
 
@@ -42,6 +44,22 @@ function headerConst(headers: unknown, name: string): unknown {
 
 /** `ORDER_CREATED@1` */
 const key = (type: string, version: number) => `${type}@${version}`;
+
+/** The one message that is not an event type: what `<topic>.dlt` carries. */
+const DEAD_LETTER = 'DeadLetter';
+
+/** Who publishes each aggregate type's events, as the services' writeEvent calls say. */
+const producers: Record<string, { source: string; aggregateType: string }> = {
+  ORDER_CREATED: { source: '/orders', aggregateType: 'order' },
+  ORDER_CONFIRMED: { source: '/orders', aggregateType: 'order' },
+  ORDER_CANCELLED: { source: '/orders', aggregateType: 'order' },
+  STOCK_RESERVED: { source: '/inventory', aggregateType: 'reservation' },
+  STOCK_REJECTED: { source: '/inventory', aggregateType: 'reservation' },
+  STOCK_RELEASED: { source: '/inventory', aggregateType: 'reservation' },
+  PAYMENT_AUTHORIZED: { source: '/billing', aggregateType: 'payment' },
+  PAYMENT_DECLINED: { source: '/billing', aggregateType: 'payment' },
+  PAYMENT_VOIDED: { source: '/billing', aggregateType: 'payment' },
+};
 
 const registered = Object.entries(eventSchemas).flatMap(([type, versions]) =>
   Object.entries(versions).map(([version, schema]) => ({ type, version: Number(version), schema })),
@@ -98,13 +116,62 @@ describe('asyncapi.yaml', () => {
     const server = document.servers().get('local');
     expect([server?.host(), server?.protocol()]).toEqual(['127.0.0.1:9092', 'kafka']);
     expect(document.channels().get('orderEvents')?.address()).toBe('order.events');
+    expect(
+      document
+        .channels()
+        .all()
+        .map((channel) => channel.address()),
+    ).toEqual([
+      'order.events',
+      'reservation.events',
+      'payment.events',
+      'order.events.dlt',
+      'reservation.events.dlt',
+      'payment.events.dlt',
+    ]);
     const operations = document
       .operations()
       .all()
-      .map((op) => [op.id(), op.action(), op.channels().all()[0]?.address(), op.messages().all().length]);
+      .map((op) => [
+        op.id(),
+        op.action(),
+        op.channels().all()[0]?.address(),
+        op
+          .messages()
+          .all()
+          .map((msg) => msg.name()),
+      ]);
     expect(operations).toEqual([
-      ['publishOrderEvents', 'send', 'order.events', 1],
-      ['consumeOrderEvents', 'receive', 'order.events', 1],
+      ['publishOrderEvents', 'send', 'order.events', ['ORDER_CREATED', 'ORDER_CONFIRMED', 'ORDER_CANCELLED']],
+      [
+        'publishReservationEvents',
+        'send',
+        'reservation.events',
+        ['STOCK_RESERVED', 'STOCK_REJECTED', 'STOCK_RELEASED'],
+      ],
+      [
+        'publishPaymentEvents',
+        'send',
+        'payment.events',
+        ['PAYMENT_AUTHORIZED', 'PAYMENT_DECLINED', 'PAYMENT_VOIDED'],
+      ],
+      // Inventory and billing handle these two; ORDER_CONFIRMED is ignored.
+      ['consumeOrderEvents', 'receive', 'order.events', ['ORDER_CREATED', 'ORDER_CANCELLED']],
+      [
+        'consumeReservationEvents',
+        'receive',
+        'reservation.events',
+        ['STOCK_RESERVED', 'STOCK_REJECTED', 'STOCK_RELEASED'],
+      ],
+      [
+        'consumePaymentEvents',
+        'receive',
+        'payment.events',
+        ['PAYMENT_AUTHORIZED', 'PAYMENT_DECLINED', 'PAYMENT_VOIDED'],
+      ],
+      ['deadLetterOrderEvents', 'send', 'order.events.dlt', [DEAD_LETTER]],
+      ['deadLetterReservationEvents', 'send', 'reservation.events.dlt', [DEAD_LETTER]],
+      ['deadLetterPaymentEvents', 'send', 'payment.events.dlt', [DEAD_LETTER]],
     ]);
     const orderCreated = document.messages().get('OrderCreated');
     expect(orderCreated?.correlationId()?.location()).toBe('$message.header#/ce_id');
@@ -132,7 +199,10 @@ describe('asyncapi.yaml', () => {
 
     it('has one message per registered type and version, and none other, each with its payload schema', () => {
       const documented = new Map<string, unknown>();
-      for (const msg of document.messages().all()) {
+      for (const msg of document
+        .messages()
+        .all()
+        .filter((m) => m.id() !== DEAD_LETTER)) {
         const headerSchema = withoutParserKeys(msg.headers()?.json());
         const type = headerConst(headerSchema, 'ce_type');
         const version = Number(headerConst(headerSchema, 'ce_schemaversion'));
@@ -146,6 +216,20 @@ describe('asyncapi.yaml', () => {
       );
       for (const { type, version, schema } of registered) {
         expect(documented.get(key(type, version)), key(type, version)).toEqual(toEventJsonSchema(schema));
+      }
+    });
+
+    it('puts each event message on the topic of its aggregate type, and dead letters only on `.dlt` topics', () => {
+      for (const channel of document.channels().all()) {
+        const address = channel.address() ?? '';
+        for (const msg of channel.messages().all()) {
+          if (address.endsWith('.dlt')) {
+            expect(msg.id(), `message ${msg.id()} on ${address}`).toBe(DEAD_LETTER);
+            continue;
+          }
+          const aggregateType = headerConst(withoutParserKeys(msg.headers()?.json()), 'ce_aggregatetype');
+          expect(address, `message ${msg.id()}`).toBe(`${String(aggregateType)}.events`);
+        }
       }
     });
   });
@@ -213,6 +297,113 @@ describe('asyncapi.yaml', () => {
         expect(validatePayload(example.payload()), JSON.stringify(validatePayload.errors)).toBe(true);
         expect(orderCreatedV1.safeParse(example.payload()).success).toBe(true);
       }
+    });
+
+    it('so do the examples of every other message', () => {
+      const ajv = new Ajv({ allErrors: true, strict: true });
+      addFormats.default(ajv);
+      for (const msg of document.messages().all()) {
+        const checkHeaders = ajv.compile(withoutParserKeys(msg.headers()?.json()) as JsonObject);
+        const checkPayload = ajv.compile(withoutParserKeys(msg.payload()?.json()) as JsonObject);
+        for (const example of msg.examples().all()) {
+          const name = `${msg.id()} example ${example.name()}`;
+          expect(checkHeaders(example.headers()), `${name}: ${JSON.stringify(checkHeaders.errors)}`).toBe(
+            true,
+          );
+          if (example.hasPayload()) {
+            expect(checkPayload(example.payload()), `${name}: ${JSON.stringify(checkPayload.errors)}`).toBe(
+              true,
+            );
+          }
+        }
+      }
+    });
+  });
+
+  describe('pins the producer of every event type', () => {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    addFormats.default(ajv);
+    const headersOf = (outboxRow: OutboxRow): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(toKafkaMessage(toEnvelope(outboxRow)).headers ?? {}).map(([name, value]) => [
+          name,
+          String(value),
+        ]),
+      );
+
+    it.each(Object.entries(producers))('%s from %o', (type, { source: producer, aggregateType }) => {
+      const msg = document
+        .messages()
+        .all()
+        .find((m) => m.name() === type);
+      if (!msg) throw new Error(`no message for ${type}`);
+      const validate = ajv.compile(withoutParserKeys(msg.headers()?.json()) as JsonObject);
+      const sent = headersOf({ ...row, source: producer, aggregate_type: aggregateType, event_type: type });
+      expect(validate(sent), JSON.stringify(validate.errors)).toBe(true);
+      expect(validate({ ...sent, ce_source: '/elsewhere' })).toBe(false);
+      expect(validate({ ...sent, ce_aggregatetype: 'elsewhere' })).toBe(false);
+    });
+  });
+
+  describe('describes what a consumer dead-letters', () => {
+    let validateHeaders: ValidateFunction;
+    let validateKey: ValidateFunction;
+    // The ORDER_CREATED message as a consumer of order.events receives it (Buffers), refused by inventory.
+    const received: KafkaMessage = {
+      key: Buffer.from(String(message.key)),
+      value: Buffer.from(String(message.value)),
+      headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Buffer.from(value)])),
+      offset: '1042',
+      timestamp: '1735787045678',
+      attributes: 0,
+    };
+    const deadLetter = toDeadLetterMessage(
+      received,
+      { topic: 'order.events', partition: 3, consumer: 'inventory' },
+      'invalid ORDER_CREATED v1: items: expected array, received undefined',
+    );
+    const deadLetterHeaders: Record<string, string> = Object.fromEntries(
+      Object.entries(deadLetter.headers ?? {}).map(([name, value]) => [name, String(value)]),
+    );
+
+    beforeAll(() => {
+      const ajv = new Ajv({ allErrors: true, strict: true });
+      addFormats.default(ajv);
+      const msg = document.messages().get(DEAD_LETTER);
+      if (!msg) throw new Error('no DeadLetter message');
+      validateHeaders = ajv.compile(withoutParserKeys(msg.headers()?.json()) as JsonObject);
+      const binding = msg.bindings().get('kafka')?.value() as { key: JsonObject };
+      validateKey = ajv.compile(withoutParserKeys(binding.key) as JsonObject);
+    });
+
+    it('a message built by toDeadLetterMessage matches the header and key schemas', () => {
+      expect(validateHeaders(deadLetterHeaders), JSON.stringify(validateHeaders.errors)).toBe(true);
+      expect(validateKey(String(deadLetter.key)), JSON.stringify(validateKey.errors)).toBe(true);
+    });
+
+    it.each(['dlt_reason', 'dlt_topic', 'dlt_partition', 'dlt_offset', 'dlt_consumer', 'dlt_time'])(
+      'rejects headers without %s',
+      (name) => {
+        const { [name]: _dropped, ...rest } = deadLetterHeaders;
+        expect(validateHeaders(rest)).toBe(false);
+      },
+    );
+
+    it('rejects a dlt_offset or dlt_time that is not what the consumer writes', () => {
+      expect(validateHeaders({ ...deadLetterHeaders, dlt_offset: '-1' })).toBe(false);
+      expect(validateHeaders({ ...deadLetterHeaders, dlt_time: 'yesterday' })).toBe(false);
+    });
+
+    it('a replay (fromDeadLetterMessage) gives back the original message, on dlt_topic', () => {
+      const replay = fromDeadLetterMessage({
+        ...received,
+        headers: deadLetter.headers ?? {},
+      } as KafkaMessage);
+      expect(replay.topic).toBe('order.events');
+      const replayedHeaders = Object.fromEntries(
+        Object.entries(replay.message.headers ?? {}).map(([name, value]) => [name, String(value)]),
+      );
+      expect(replayedHeaders).toEqual(headers);
     });
   });
 });
