@@ -16,7 +16,11 @@ export type ServiceProcess = {
   stop(): Promise<void>;
   /** SIGKILL: `kill -9`, no shutdown hooks run. */
   kill(): Promise<void>;
+  /** Resolves when the process has exited, with how it ended. */
+  exited(): Promise<ExitStatus>;
 };
+
+export type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
 
 export type StartServiceOptions = {
   port: number;
@@ -59,7 +63,9 @@ export async function startService(
       options.onLine?.(name, line);
     });
   }
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<ExitStatus>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   exited.then(() => log.end());
 
   const url = `http://127.0.0.1:${options.port}`;
@@ -96,5 +102,6 @@ export async function startService(
     },
     stop: () => terminate('SIGTERM'),
     kill: () => terminate('SIGKILL'),
+    exited: () => exited,
   };
 }
