@@ -22,6 +22,7 @@ if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
 const prisma = createPrisma(config.DATABASE_URL);
+const registry = createMetricsRegistry('billing');
 const provider = new PaymentProvider({
   limitCents: config.PAYMENT_LIMIT_CENTS,
   faultRate: config.PAYMENT_FAULT_RATE,
@@ -42,11 +43,12 @@ const consumer = startEventConsumer<Tx>({
   },
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  registry,
 });
 
 const server = await startOpsServer({
   port: config.PORT,
-  registry: createMetricsRegistry('billing'),
+  registry,
   health: () => consumer.health(),
 });
 logger.info({ port: config.PORT }, 'billing started');

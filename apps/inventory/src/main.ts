@@ -15,6 +15,7 @@ if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
 const prisma = createPrisma(config.DATABASE_URL);
+const registry = createMetricsRegistry('inventory');
 const consumer = startEventConsumer<Tx>({
   groupId: config.KAFKA_GROUP_ID,
   kafka: {
@@ -30,11 +31,12 @@ const consumer = startEventConsumer<Tx>({
   },
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  registry,
 });
 
 const server = await startOpsServer({
   port: config.PORT,
-  registry: createMetricsRegistry('inventory'),
+  registry,
   health: () => consumer.health(),
 });
 logger.info({ port: config.PORT }, 'inventory started');

@@ -2,6 +2,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Prisma } from './db.ts';
+import { httpMetrics } from './http/httpMetrics.ts';
 import { ordersRouter } from './http/ordersRouter.ts';
 import { HttpProblem, problemHandler } from './http/problem.ts';
 
@@ -14,6 +15,7 @@ const BODY_LIMIT = '32kb';
 export function createApp({ prisma, logger, registry }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(httpMetrics(registry));
   app.use(express.json({ limit: BODY_LIMIT }));
 
   app.use('/orders', ordersRouter(prisma));

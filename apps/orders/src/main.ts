@@ -17,6 +17,7 @@ if (config.MIGRATE_ON_START) {
 }
 
 const prisma = createPrisma(config.DATABASE_URL);
+const registry = createMetricsRegistry('orders');
 
 // The saga's replies. The consumer starts in the background and retries while Kafka is away:
 // the API below takes orders whether or not Kafka is reachable (that is the outbox's point).
@@ -32,9 +33,10 @@ const replies = startEventConsumer<Tx>({
   handlers: replyHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  registry,
 });
 
-const app = createApp({ prisma, logger, registry: createMetricsRegistry('orders') });
+const app = createApp({ prisma, logger, registry });
 const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, 'orders API listening'));
 
 onShutdown(logger, async () => {

@@ -10,6 +10,8 @@ import {
   topicFor,
 } from '@outbox/events';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createConsumerMetrics } from './consumerMetrics.ts';
 import { toError } from './errors.ts';
 
 /** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
@@ -27,8 +29,12 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   handlers: Record<string, EffectHandler<Tx>>;
   logger: Logger;
   killAfterCommit?: boolean;
-  onHandled?: (event: EventEnvelope, result: HandleResult, seconds: number) => void;
+  /** Where the consumer's metrics (consumer_*) are registered. */
+  registry: Registry;
 };
+
+/** How often consumer lag is refreshed from the broker (committed vs. end offsets). */
+const LAG_INTERVAL_MS = 15_000;
 
 export type EventConsumer = {
   health(): { status: 'ok' | 'degraded'; lastError?: string } & ConsumerStats;
@@ -44,6 +50,8 @@ export type EventConsumer = {
 export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
   const { groupId, logger, handlers } = options;
   const kafka = createKafka({ clientId: groupId, brokers: options.kafka.brokers, logger });
+  const metrics = createConsumerMetrics(options.registry);
+  const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
   let stopped = false;
   let lastError: string | undefined;
@@ -68,11 +76,12 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       running = await runConsumer({
         kafka,
         groupId,
-        topics: options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix)),
+        topics,
         topicPartitions: options.kafka.topicPartitions,
         logger,
         handle,
-        ...(options.onHandled ? { onHandled: options.onHandled } : {}),
+        onHandled: (event, result, seconds) => metrics.onHandled(groupId, event, result, seconds),
+        onDeadLettered: (topic) => metrics.deadLettered.inc({ consumer: groupId, topic }),
         ...(options.killAfterCommit ? { killAfterCommit: true } : {}),
       });
       lastError = undefined;
@@ -87,6 +96,22 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   };
   void connect(0);
 
+  // Lag is read from the broker on a timer, not per message: it is the group's view (committed
+  // offsets), which is what an operator wants to see, and it costs two admin requests per topic.
+  const admin = kafka.admin();
+  let adminConnected: Promise<void> | undefined;
+  const lagTimer = setInterval(() => {
+    if (!running) return;
+    adminConnected ??= admin.connect();
+    adminConnected
+      .then(() => metrics.updateLag(admin, groupId, topics))
+      .catch((err: unknown) => {
+        adminConnected = undefined;
+        logger.debug({ err }, 'could not read consumer lag');
+      });
+  }, LAG_INTERVAL_MS);
+  lagTimer.unref();
+
   const empty: ConsumerStats = { applied: 0, duplicates: 0, ignored: 0, deadLettered: 0 };
   return {
     health: () => ({
@@ -96,7 +121,9 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     }),
     stop: async () => {
       stopped = true;
+      clearInterval(lagTimer);
       await running?.stop();
+      await admin.disconnect();
     },
   };
 }

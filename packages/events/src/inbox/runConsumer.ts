@@ -27,6 +27,8 @@ export type RunConsumerOptions = {
   handle: EventHandler;
   /** Called after each handled message, e.g. to record metrics. */
   onHandled?: (event: EventEnvelope, result: HandleResult, seconds: number) => void;
+  /** Called after a message went to the dead-letter topic. */
+  onDeadLettered?: (topic: string, reason: string) => void;
   /**
    * Test-only fault point: kill -9 this process right after the first effect commits, before
    * its offset is committed. Proves a redelivery after a crash applies nothing twice.
@@ -91,6 +93,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
           messages: [toDeadLetterMessage(message, { topic, partition, consumer: groupId }, reason)],
         });
         stats.deadLettered += 1;
+        options.onDeadLettered?.(topic, reason);
         logger.error(
           { topic, partition, offset: message.offset, reason },
           'unreadable message dead-lettered',

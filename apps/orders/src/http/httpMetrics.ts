@@ -1,0 +1,32 @@
+import type { RequestHandler } from 'express';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/**
+ * RED metrics for the API: rate and errors (http_requests_total by status) and duration.
+ * The route label is the matched route pattern (`/orders/:id`), never the raw path, so an id in
+ * the URL cannot explode the number of series.
+ */
+export function httpMetrics(registry: Registry): RequestHandler {
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route pattern.',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  return (req, res, next) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const route = req.route ? `${req.baseUrl}${req.route.path === '/' ? '' : req.route.path}` : 'unmatched';
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      duration.observe({ method: req.method, route }, (performance.now() - started) / 1000);
+    });
+    next();
+  };
+}

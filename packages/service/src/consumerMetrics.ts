@@ -1,0 +1,66 @@
+import type { EventEnvelope, HandleResult } from '@outbox/events';
+import type { Admin } from 'kafkajs';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/**
+ * A consumer's metrics. Labels stay low-cardinality: consumer group, event type, result, topic,
+ * partition — never an event or order id.
+ */
+export function createConsumerMetrics(registry: Registry) {
+  const registers = [registry];
+  const handled = new Counter({
+    name: 'consumer_events_total',
+    help: 'Events handled, by result: applied, duplicate (already applied, skipped), ignored (not for us).',
+    labelNames: ['consumer', 'event_type', 'result'],
+    registers,
+  });
+  const handlerDuration = new Histogram({
+    name: 'consumer_handler_duration_seconds',
+    help: 'Time to apply one event: its transaction, including the dedup record and outgoing events.',
+    labelNames: ['consumer', 'event_type'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  const commitToConsume = new Histogram({
+    name: 'consumer_commit_to_consume_seconds',
+    help: "From the event's business transaction (its time) to this consumer having applied it.",
+    labelNames: ['consumer'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  });
+  const deadLettered = new Counter({
+    name: 'consumer_dead_lettered_total',
+    help: 'Unreadable messages this consumer sent to a dead-letter topic.',
+    labelNames: ['consumer', 'topic'],
+    registers,
+  });
+  const lag = new Gauge({
+    name: 'consumer_lag_messages',
+    help: 'Messages on a partition that this consumer group has not committed yet.',
+    labelNames: ['consumer', 'topic', 'partition'],
+    registers,
+  });
+  return {
+    deadLettered,
+    onHandled(consumer: string, event: EventEnvelope, result: HandleResult, seconds: number) {
+      handled.inc({ consumer, event_type: event.type, result });
+      if (result !== 'applied') return;
+      handlerDuration.observe({ consumer, event_type: event.type }, seconds);
+      commitToConsume.observe({ consumer }, Math.max(0, (Date.now() - Date.parse(event.time)) / 1000));
+    },
+    /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
+    async updateLag(admin: Admin, consumer: string, topics: string[]) {
+      const committed = await admin.fetchOffsets({ groupId: consumer, topics });
+      for (const { topic, partitions } of committed) {
+        const ends = await admin.fetchTopicOffsets(topic);
+        for (const end of ends) {
+          const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+          const behind = Number(end.high) - Math.max(done, Number(end.low));
+          lag.set({ consumer, topic, partition: String(end.partition) }, Math.max(0, behind));
+        }
+      }
+    },
+  };
+}
+
+export type ConsumerMetrics = ReturnType<typeof createConsumerMetrics>;
