@@ -12,6 +12,7 @@ const UNAVAILABLE_CODES = new Set([
   'P1008', // operation timed out
   'P1017', // server closed the connection
   'P2024', // timed out fetching a connection from the pool
+  'P2028', // could not start a transaction in time (pool exhausted): rolled back, nothing written
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up)

@@ -8,6 +8,10 @@ export type ReplayResult = { replayed: number; byTopic: Record<string, number> }
  * its `dlt_*` headers, after the cause was fixed (a consumer now knows the schema version, say).
  * Reads from the beginning up to the end offsets as of the call, so it terminates, and commits
  * its progress under `groupId`: running it again replays only what was dead-lettered since.
+ *
+ * Every consumer group of a topic dead-letters its own copy of a bad message; the original is
+ * replayed once (by `dlt_topic`/`dlt_partition`/`dlt_offset`), since every group reads it again
+ * from the topic anyway. Replaying each copy would multiply the message by the number of groups.
  */
 export async function replayDeadLetters(
   kafka: Kafka,
@@ -26,6 +30,7 @@ export async function replayDeadLetters(
       .filter(([, count]) => count > 0),
   );
   const result: ReplayResult = { replayed: 0, byTopic: {} };
+  const seen = new Set<string>();
   if (remaining.size === 0) return result;
 
   const producer = kafka.producer({ idempotent: true });
@@ -39,11 +44,17 @@ export async function replayDeadLetters(
           eachMessage: async ({ partition, message }) => {
             const left = remaining.get(partition) ?? 0;
             if (left <= 0) return;
-            const { topic, message: original } = fromDeadLetterMessage(message);
-            await producer.send({ topic, acks: -1, messages: [original] });
-            result.replayed += 1;
-            result.byTopic[topic] = (result.byTopic[topic] ?? 0) + 1;
             remaining.set(partition, left - 1);
+            const { topic, message: original } = fromDeadLetterMessage(message);
+            const origin = ['dlt_topic', 'dlt_partition', 'dlt_offset']
+              .map((name) => message.headers?.[name])
+              .join(':');
+            if (!seen.has(origin)) {
+              seen.add(origin);
+              await producer.send({ topic, acks: -1, messages: [original] });
+              result.replayed += 1;
+              result.byTopic[topic] = (result.byTopic[topic] ?? 0) + 1;
+            }
             if ([...remaining.values()].every((count) => count <= 0)) resolve();
           },
         })

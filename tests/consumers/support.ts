@@ -1,0 +1,182 @@
+// Helpers shared by the consumer tests: the orders API, the consumers' /healthz counters, and a
+// topic reader that keeps what the devstack reader drops (value and headers), so messages can be
+// copied back onto a topic byte for byte and dead-letter headers can be inspected.
+import { randomBytes } from 'node:crypto';
+import { eventually, type Stack } from '@outbox/devstack/testing/stack';
+import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { type IHeaders, Kafka, logLevel } from 'kafkajs';
+import { expect } from 'vitest';
+
+export type Order = {
+  id: string;
+  status: string;
+  stockStatus: string | null;
+  paymentStatus: string | null;
+  cancelReason?: string;
+  history: { event: string }[];
+};
+
+export type ConsumerHealth = {
+  status: string;
+  applied: number;
+  duplicates: number;
+  ignored: number;
+  deadLettered: number;
+};
+
+export type Item = { sku: string; quantity: number };
+
+export async function placeOrder(stack: Stack, customerId: string, items: Item[]): Promise<string> {
+  const res = await fetch(`${stack.services.orders.url}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ customerId, currency: 'EUR', items }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+export async function getOrder(stack: Stack, id: string): Promise<Order> {
+  const res = await fetch(`${stack.services.orders.url}/orders/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Order;
+}
+
+export function orderReaches(stack: Stack, id: string, status: string, timeoutMs = 60_000): Promise<Order> {
+  return eventually(
+    `order ${id} is ${status}`,
+    async () => {
+      const order = await getOrder(stack, id).catch(() => undefined);
+      return order?.status === status ? order : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** The consumer counters of inventory or billing (they reset when the process restarts). */
+export async function consumerHealth(stack: Stack, name: 'inventory' | 'billing'): Promise<ConsumerHealth> {
+  return (await (await fetch(`${stack.services[name].url}/healthz`)).json()) as ConsumerHealth;
+}
+
+export function testKafka(brokers: string[]): Kafka {
+  hideKafkajsTimeoutWarning();
+  return new Kafka({
+    clientId: `consumers-test-${randomBytes(3).toString('hex')}`,
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+  });
+}
+
+export type FullMessage = {
+  partition: number;
+  offset: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders;
+};
+
+export function header(message: { headers?: IHeaders }, name: string): string | undefined {
+  const value = message.headers?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === null ? undefined : first.toString();
+}
+
+/** Number of messages on a topic (sum of the partitions' high watermarks; nothing is deleted). */
+export async function messageCount(kafka: Kafka, topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Every message of a topic from offset 0 up to the end offsets as of the call, with key, value
+ * and headers, sorted by partition and offset. Uses a consumer group of its own, disconnected
+ * before this returns.
+ */
+export async function readMessages(kafka: Kafka, topic: string, timeoutMs = 30_000): Promise<FullMessage[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let ends: Map<number, number>;
+  try {
+    ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)] as const));
+  } finally {
+    await admin.disconnect();
+  }
+  const messages: FullMessage[] = [];
+  const complete = () => {
+    const next = new Map<number, number>();
+    for (const m of messages) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
+    return [...ends].every(([partition, high]) => (next.get(partition) ?? 0) >= high);
+  };
+  if (complete()) return [];
+
+  const consumer = kafka.consumer({
+    groupId: `consumers-test-reader-${randomBytes(6).toString('hex')}`,
+    allowAutoTopicCreation: false,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1000,
+    maxWaitTimeInMs: 200,
+  });
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) {
+          const offset = Number(message.offset);
+          if (offset >= (ends.get(batch.partition) ?? 0)) continue;
+          messages.push({
+            partition: batch.partition,
+            offset,
+            key: message.key,
+            value: message.value,
+            headers: message.headers ?? {},
+          });
+        }
+        if (complete()) finish();
+      },
+    });
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    if ((await Promise.race([finished, timedOut])) === 'timeout') {
+      throw new Error(`readMessages(${topic}): timed out after ${timeoutMs} ms with ${messages.length}`);
+    }
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect();
+  }
+  return messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** True once the group's committed offsets reach the end of every partition of the topics. */
+export async function groupCaughtUp(kafka: Kafka, groupId: string, topics: string[]): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const topic of topics) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      const at = new Map(
+        committed?.partitions.map((p) => [p.partition, Math.max(0, Number(p.offset))]) ?? [],
+      );
+      if (ends.some((end) => (at.get(end.partition) ?? 0) < Number(end.high))) return false;
+    }
+    return true;
+  } finally {
+    await admin.disconnect();
+  }
+}
