@@ -1,0 +1,75 @@
+/** What every benchmark report records about where it ran, and how it writes its results. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+import pg from 'pg';
+import { round } from './stats.ts';
+
+export type MachineInfo = {
+  platform: string;
+  release: string;
+  arch: string;
+  cpuModel: string;
+  cpus: number;
+  totalMemGiB: number;
+};
+
+export function machineInfo(): MachineInfo {
+  return {
+    platform: os.platform(),
+    release: os.release(),
+    arch: os.arch(),
+    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cpus: os.cpus().length,
+    totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
+  };
+}
+
+export const loadavg = () => os.loadavg().map((x) => round(x, 2));
+
+/** Server version and the settings that decide commit cost. */
+export async function postgresInfo(url: string): Promise<Record<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const info: Record<string, string> = {};
+    for (const setting of [
+      'server_version',
+      'synchronous_commit',
+      'fsync',
+      'wal_sync_method',
+      'shared_buffers',
+      'max_connections',
+    ]) {
+      const { rows } = await client.query(`show ${setting}`);
+      info[setting === 'server_version' ? 'version' : setting] = String(Object.values(rows[0] ?? {})[0]);
+    }
+    info.version = `PostgreSQL ${info.version}`;
+    return info;
+  } finally {
+    await client.end();
+  }
+}
+
+export function logger(benchmark: string): (message: string) => void {
+  return (message) => process.stderr.write(`[${benchmark}] ${message}\n`);
+}
+
+/** Write `<out>.json` and `<out>.md`, and print the Markdown. */
+export function writeResults(out: string, report: unknown, markdown: string): void {
+  mkdirSync(dirname(`${out}.json`), { recursive: true });
+  writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(`${out}.md`, markdown);
+  process.stdout.write(`\n${markdown}\n`);
+}
+
+/** A Markdown table from a header row and body rows. */
+export function table(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

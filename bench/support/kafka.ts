@@ -1,0 +1,39 @@
+/** The broker and the kafkajs clients the benchmarks use. */
+import { randomBytes } from 'node:crypto';
+import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
+import { createKafka } from '@outbox/events';
+import type { Kafka } from 'kafkajs';
+import { pino } from 'pino';
+import { kafkaVersion } from '../../packages/devstack/src/kafkaJars.ts';
+
+export type { TestBroker };
+
+/**
+ * A real single-node broker of the benchmark's own (the test broker: KRaft, C1-only JVM,
+ * fresh data dir under .local/kafka/, deleted by dispose()).
+ */
+export async function startBenchBroker(label: string): Promise<TestBroker & { version: string }> {
+  const started = await startTestBroker(label);
+  return { ...started, version: kafkaVersion() };
+}
+
+/** kafkajs through the project's one factory, logging errors only (to stderr). */
+export function benchKafka(clientId: string, brokers: string[]): Kafka {
+  return createKafka({ clientId, brokers, logger: pino({ level: 'error' }, pino.destination(2)) });
+}
+
+/** A topic name nobody else uses. */
+export const freshName = (label: string) => `bench-${label}-${randomBytes(3).toString('hex')}`;
+
+export async function createTopic(kafka: Kafka, topic: string, numPartitions: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic, numPartitions, replicationFactor: 1 }],
+    });
+  } finally {
+    await admin.disconnect();
+  }
+}
