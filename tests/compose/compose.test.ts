@@ -40,12 +40,21 @@ const services = Object.entries(compose.services);
 /** The app services: those built from this repository (the infrastructure uses published images). */
 const appServices = services.filter(([, service]) => service.build !== undefined);
 
-/** The app a service runs, from its command `node apps/<app>/src/main.ts` (undefined if not that shape). */
+const TRACING_REGISTER = '@outbox/service/tracing-register';
+
+/**
+ * The app a service runs, from its command `node --import @outbox/service/tracing-register
+ * apps/<app>/src/main.ts` (undefined if not that shape). The --import loads OpenTelemetry's hooks
+ * before the app, as `npm start` and the demo do (docs/tracing.md).
+ */
 function appOf(service: Service): string | undefined {
   const command = commandOf(service);
   const match =
-    command.length === 2 && command[0] === 'node'
-      ? /^apps\/([\w-]+)\/src\/main\.ts$/.exec(command[1] ?? '')
+    command.length === 4 &&
+    command[0] === 'node' &&
+    command[1] === '--import' &&
+    command[2] === TRACING_REGISTER
+      ? /^apps\/([\w-]+)\/src\/main\.ts$/.exec(command[3] ?? '')
       : null;
   return match?.[1] ?? undefined;
 }
@@ -229,9 +238,9 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(existsSync(dockerfile)).toBe(true);
   });
 
-  // Fails while apps/<app>/src/main.ts is not written yet: the command would crash at start.
-  it(`starts apps/${app}/src/main.ts, which exists`, () => {
-    expect(commandOf(service)).toEqual(['node', `apps/${app}/src/main.ts`]);
+  it(`starts apps/${app}/src/main.ts, which exists, with the tracing hooks loaded first`, () => {
+    expect(commandOf(service)).toEqual(['node', '--import', TRACING_REGISTER, `apps/${app}/src/main.ts`]);
+    expect(existsSync(fromRoot('packages', 'service', 'src', 'tracingRegister.ts'))).toBe(true);
     expect(existsSync(fromRoot('apps', app, 'src', 'main.ts'))).toBe(true);
   });
 

@@ -1,3 +1,6 @@
+// Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
+// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
+import '@outbox/service/tracing-register';
 import {
   type EventEnvelope,
   ORDER_CANCELLED,
@@ -10,6 +13,7 @@ import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
+import { shutdownTracing } from '@outbox/service/tracing';
 import { authorizePayment } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
@@ -57,4 +61,5 @@ onShutdown(logger, async () => {
   await consumer.stop();
   server.close();
   await prisma.$disconnect();
+  await shutdownTracing(); // last: export the spans of the shutdown too
 });

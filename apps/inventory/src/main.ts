@@ -1,9 +1,13 @@
+// Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
+// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
+import '@outbox/service/tracing-register';
 import { ORDER_CANCELLED, ORDER_CREATED, type OrderCancelledV1, type OrderCreatedV1 } from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
+import { shutdownTracing } from '@outbox/service/tracing';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
 import { releaseStock } from './releaseStock.ts';
@@ -45,4 +49,5 @@ onShutdown(logger, async () => {
   await consumer.stop();
   server.close();
   await prisma.$disconnect();
+  await shutdownTracing(); // last: export the spans of the shutdown too
 });

@@ -1,8 +1,12 @@
+// Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
+// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
+import '@outbox/service/tracing-register';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
+import { shutdownTracing } from '@outbox/service/tracing';
 import { createApp } from './app.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
@@ -43,4 +47,5 @@ onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await replies.stop();
   await prisma.$disconnect();
+  await shutdownTracing(); // last: export the spans of the shutdown too
 });

@@ -1,8 +1,12 @@
+// Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
+// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
+import '@outbox/service/tracing-register';
 import { hostname } from 'node:os';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
+import { shutdownTracing } from '@outbox/service/tracing';
 import pg from 'pg';
 import { adminRoutes } from './adminRoutes.ts';
 import { configSchema } from './config.ts';
@@ -67,4 +71,5 @@ onShutdown(logger, async () => {
   retention.stop();
   server.close();
   await Promise.allSettled([wakeup.close(), publisher.disconnect(), pool.end()]);
+  await shutdownTracing(); // last: export the spans of the shutdown too
 });

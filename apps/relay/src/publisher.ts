@@ -1,6 +1,24 @@
-import { createKafka, type EventEnvelope, ensureTopics, toKafkaMessage, topicFor } from '@outbox/events';
-import type { Admin, Kafka, Producer, TopicMessages } from 'kafkajs';
+import type { Span } from '@opentelemetry/api';
+import {
+  type ClaimedRow,
+  createKafka,
+  ensureTopics,
+  toEnvelope,
+  toKafkaMessage,
+  topicFor,
+} from '@outbox/events';
+import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/service/tracing-messaging';
+import type { Admin, IHeaders, Kafka, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
+
+export type { OutgoingEvent };
+
+/** The envelope of a claimed row, plus the W3C baggage stored with it (a header, not an envelope field). */
+export function toOutgoingEvent(row: ClaimedRow): OutgoingEvent {
+  const event: OutgoingEvent = toEnvelope(row);
+  if (row.headers.baggage) event.baggage = row.headers.baggage;
+  return event;
+}
 
 export type PublisherOptions = {
   clientId: string;
@@ -54,9 +72,10 @@ export class KafkaPublisher {
     this.#connected = true;
   }
 
-  async publish(events: EventEnvelope[]): Promise<void> {
+  async publish(events: OutgoingEvent[]): Promise<void> {
     await this.connect();
     const byTopic = new Map<string, TopicMessages>();
+    const spans: Span[] = [];
     for (const event of events) {
       const topic = topicFor(event.aggregatetype, this.#options.topicPrefix);
       let entry = byTopic.get(topic);
@@ -65,15 +84,26 @@ export class KafkaPublisher {
         byTopic.set(topic, entry);
       }
       // Events arrive in outbox order; messages of one key keep that order on their partition.
-      entry.messages.push(toKafkaMessage(event));
+      const message = toKafkaMessage(event);
+      const headers: IHeaders = { ...message.headers };
+      // One PRODUCER span per event, child of the context stored with its outbox row; the
+      // message's W3C headers carry this span's context to the consumers (docs/tracing.md).
+      spans.push(startPublishSpan(event, topic, headers));
+      entry.messages.push({ ...message, headers });
     }
-    await this.#ensureTopics([...byTopic.keys()]);
     try {
-      await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+      await this.#ensureTopics([...byTopic.keys()]);
+      try {
+        await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+      } catch (err) {
+        await this.#replaceProducer();
+        throw err;
+      }
     } catch (err) {
-      await this.#replaceProducer();
+      for (const span of spans) endSpan(span, err);
       throw err;
     }
+    for (const span of spans) endSpan(span);
   }
 
   /**

@@ -2,17 +2,16 @@ import {
   backoffDelayMs,
   type ClaimedRow,
   claimBatch,
-  type EventEnvelope,
   markFailed,
   markPublished,
   scheduleRetry,
-  toEnvelope,
 } from '@outbox/events';
 import { toError } from '@outbox/service/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';
 import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
+import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
 import type { Wakeup } from './wakeup.ts';
 
 export type RelayOptions = {
@@ -24,7 +23,8 @@ export type RelayOptions = {
   maxAttempts: number;
 };
 
-export type Publisher = { publish(events: EventEnvelope[]): Promise<void> };
+/** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
+export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
 
 export type RelayHealth = {
   status: 'ok' | 'degraded';
@@ -110,7 +110,7 @@ export class Relay {
 
     const publishTimer = this.#metrics.stepDuration.startTimer({ step: 'publish' });
     try {
-      await this.#publisher.publish(rows.map(toEnvelope));
+      await this.#publisher.publish(rows.map(toOutgoingEvent));
     } catch (err) {
       const error = toError(err);
       const kind = classifyPublishError(error);
@@ -128,7 +128,7 @@ export class Relay {
   async #publishOneByOne(rows: ClaimedRow[]): Promise<Step> {
     for (const [index, row] of rows.entries()) {
       try {
-        await this.#publisher.publish([toEnvelope(row)]);
+        await this.#publisher.publish([toOutgoingEvent(row)]);
       } catch (err) {
         const error = toError(err);
         const kind = classifyPublishError(error);

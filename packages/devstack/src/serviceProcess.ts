@@ -34,8 +34,8 @@ export type StartServiceOptions = {
 };
 
 /**
- * Start one of the apps as a real process (`node apps/<app>/src/main.ts`) and wait until its
- * /healthz answers. Used by the demo and by the end-to-end tests, so both run the apps the same way.
+ * Start one of the apps as a real process (`node --import @outbox/service/tracing-register
+ * apps/<app>/src/main.ts`) and wait until its /healthz answers. Used by the demo and by the end-to-end tests, so both run the apps the same way.
  */
 export async function startService(
   app: AppName,
@@ -48,7 +48,14 @@ export async function startService(
   const logFile = join(logDir, `${options.label}-${name}-${options.port}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
 
-  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps', app, 'src', 'main.ts')], {
+  // `--import` starts tracing before the app's imports, so the loader hooks can instrument them;
+  // without OTEL_* variables in `env` it does nothing (docs/tracing.md).
+  const args = [
+    '--import',
+    '@outbox/service/tracing-register',
+    join(repoRoot, 'apps', app, 'src', 'main.ts'),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env, PORT: String(options.port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import {
   applyOnce,
   type ConsumerStats,
@@ -13,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createConsumerMetrics } from './consumerMetrics.ts';
 import { toError } from './errors.ts';
+import { withConsumerSpans } from './tracingMessaging.ts';
 
 /** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
 export type EffectHandler<Tx> = (tx: Tx, event: EventEnvelope) => Promise<string | undefined>;
@@ -58,10 +60,19 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
 
   const handle = async (event: EventEnvelope): Promise<HandleResult> => {
     const handler = handlers[event.type];
-    if (!handler) return 'ignored';
+    if (!handler) {
+      trace.getActiveSpan()?.setAttribute('outbox.consumer.result', 'ignored');
+      return 'ignored';
+    }
     let outcome: string | undefined;
+    // Runs inside the message's `process <topic>` span (withConsumerSpans below): the transaction's
+    // queries and any reply event the handler writes to the outbox belong to the event's trace.
     const result = await applyOnce(options.transaction, groupId, event, async (tx) => {
       outcome = await handler(tx, event);
+    });
+    trace.getActiveSpan()?.setAttributes({
+      'outbox.consumer.result': result,
+      ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
     });
     logger.info(
       { eventId: event.id, type: event.type, subject: event.subject, result, outcome },
@@ -74,7 +85,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     if (stopped) return;
     try {
       running = await runConsumer({
-        kafka,
+        kafka: withConsumerSpans(kafka, groupId),
         groupId,
         topics,
         topicPartitions: options.kafka.topicPartitions,

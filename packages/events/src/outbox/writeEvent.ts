@@ -17,8 +17,9 @@ const insertEvent = `
  * Add an event to the outbox inside the caller's transaction: it commits with the business
  * change or not at all. Call it with the `tx` of `prisma.$transaction(async (tx) => ...)` or with
  * a pg client that has run BEGIN. The data is validated against the event's registered schema
- * first, so nothing malformed ever reaches the outbox; the active trace context is stored with
- * the row so the relay's publish and every consumer stay in the request's trace.
+ * first, so nothing malformed ever reaches the outbox; the active trace context (W3C traceparent,
+ * tracestate and baggage) is stored with the row so the relay's publish and every consumer stay in
+ * the request's trace (docs/tracing.md). Without tracing nothing is stored.
  */
 export async function writeEvent(tx: SqlExecutor, source: string, event: NewEvent): Promise<string> {
   const schema = schemaFor(event.type, event.schemaVersion);
