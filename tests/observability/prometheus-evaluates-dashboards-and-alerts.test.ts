@@ -4,13 +4,11 @@
 // orders, and Prometheus loads the rule file with every rule healthy.
 // Requires /usr/bin/prometheus (Debian package `prometheus`, as for promtool in tests/alerts).
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@outbox/devstack/ports';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { startPrometheus, type TestPrometheus } from '@outbox/devstack/testing/prometheus';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,20 +70,8 @@ type QueryResponse = {
 };
 
 let stack: Stack;
-let prometheus: ChildProcess | undefined;
-let prometheusExit: Promise<unknown> | undefined;
-let prometheusLog = '';
-let workDir: string;
-let promUrl: string;
-
-async function query(expr: string): Promise<QueryResponse> {
-  const res = await fetch(`${promUrl}/api/v1/query`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ query: expr }),
-  });
-  return (await res.json()) as QueryResponse;
-}
+let prometheus: TestPrometheus;
+const query = (expr: string) => prometheus.query(expr) as Promise<QueryResponse>;
 
 async function placeOrder(customerId: string): Promise<string> {
   const res = await fetch(`${stack.services.orders.url}/orders`, {
@@ -102,46 +88,9 @@ const orderStatus = async (id: string) =>
 
 beforeAll(async () => {
   stack = await startStack('obs', sharedKafkaBrokers());
-  workDir = mkdtempSync(path.join(tmpdir(), 'outbox-prometheus-'));
-  const configFile = path.join(workDir, 'prometheus.yml');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
-      rule_files: [rulesFile],
-      scrape_configs: JOBS.map((job) => ({
-        job_name: job,
-        static_configs: [{ targets: [`127.0.0.1:${stack.services[job].port}`] }],
-      })),
-    }),
-  );
-  const port = await freePort();
-  promUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn(
-    '/usr/bin/prometheus',
-    [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${path.join(workDir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const child = prometheus;
-  prometheusExit = new Promise((done) => child.once('close', done));
-  child.stdout?.on('data', (chunk: Buffer) => {
-    prometheusLog += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    prometheusLog += chunk.toString();
-  });
-  await eventually('Prometheus ready', async () => {
-    if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}:\n${prometheusLog}`);
-    const ok = await fetch(`${promUrl}/-/ready`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    return ok || undefined;
-  });
+  prometheus = await startPrometheus(Object.fromEntries(JOBS.map((job) => [job, stack.services[job].port])), [
+    rulesFile,
+  ]);
 
   // Traffic: confirmed orders, one declined by billing (cancelled), a 400 and a 404 for the 4xx ratio.
   const confirmed = await Promise.all([placeOrder('obs-a'), placeOrder('obs-b'), placeOrder('obs-c')]);
@@ -169,14 +118,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (prometheus && prometheus.exitCode === null) {
-    prometheus.kill('SIGTERM');
-    const timer = setTimeout(() => prometheus?.kill('SIGKILL'), 10_000);
-    await prometheusExit;
-    clearTimeout(timer);
-  }
+  await prometheus?.stop();
   await stack?.stop();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
 /** Key panels that must show data once a few orders went through: dashboard file, panel title. */
@@ -259,7 +202,7 @@ describe('Prometheus scraping the stack', () => {
       data: { groups: { name: string; rules: { name: string; health: string; lastError?: string }[] }[] };
     };
     const loaded = await eventually('rules evaluated at least once', async () => {
-      const res = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as RulesResponse;
+      const res = (await (await fetch(`${prometheus.url}/api/v1/rules`)).json()) as RulesResponse;
       const all = res.data.groups.flatMap((group) => group.rules);
       return all.length > 0 && all.every((rule) => rule.health !== 'unknown') ? all : undefined;
     });

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../ports.ts';
+import { eventually } from './stack.ts';
+
+export type QueryResponse = {
+  status: string;
+  error?: string;
+  warnings?: string[];
+  data?: { resultType: string; result: unknown[] };
+};
+
+export type TestPrometheus = {
+  url: string;
+  /** An instant query through the HTTP API, as Grafana and the rule evaluator run them. */
+  query(expr: string): Promise<QueryResponse>;
+  stop(): Promise<void>;
+};
+
+/**
+ * A real Prometheus (Debian's /usr/bin/prometheus) scraping the given jobs every second and
+ * evaluating the given rule files, with its data in a temporary folder that `stop` removes.
+ */
+export async function startPrometheus(
+  jobs: Record<string, number>,
+  ruleFiles: string[],
+): Promise<TestPrometheus> {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'outbox-prometheus-'));
+  const configFile = path.join(workDir, 'prometheus.yml');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      rule_files: ruleFiles,
+      scrape_configs: Object.entries(jobs).map(([job, port]) => ({
+        job_name: job,
+        static_configs: [{ targets: [`127.0.0.1:${port}`] }],
+      })),
+    }),
+  );
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(
+    '/usr/bin/prometheus',
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${path.join(workDir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  const exited = new Promise((done) => child.once('close', done));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    await eventually('Prometheus ready', async () => {
+      if (child.exitCode !== null) throw new Error(`prometheus exited ${child.exitCode}:\n${log}`);
+      const ok = await fetch(`${url}/-/ready`).then(
+        (res) => res.ok,
+        () => false,
+      );
+      return ok || undefined;
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url,
+    query: async (expr) => {
+      const res = await fetch(`${url}/api/v1/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ query: expr }),
+      });
+      return (await res.json()) as QueryResponse;
+    },
+    stop,
+  };
+}
