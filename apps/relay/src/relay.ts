@@ -36,6 +36,11 @@ export type RelayHealth = {
 
 type Step = { claimed: number; retryInMs: number };
 
+/** What every log line about one event says, so an operator can follow that event through the logs. */
+function eventFields(row: ClaimedRow) {
+  return { eventId: row.id, type: row.event_type, aggregateId: row.aggregate_id, attempt: row.attempts };
+}
+
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
  * while there is work, sleep until NOTIFY or the poll interval when there is none.
@@ -192,7 +197,7 @@ export class Relay {
         if (await markFailed(this.#pool, row.id, owner, reason).catch(() => false)) {
           this.#metrics.deadLettered.inc({ event_type: row.event_type });
           this.health.deadLettered += 1;
-          this.#logger.error({ eventId: row.id, type: row.event_type, reason }, 'event dead-lettered');
+          this.#logger.error({ ...eventFields(row), reason }, 'event dead-lettered');
         }
       } else {
         const delayMs = backoffDelayMs(row.attempts);
@@ -201,10 +206,7 @@ export class Relay {
           delayMs,
           countAttempt: true,
         }).catch(() => {});
-        this.#logger.warn(
-          { eventId: row.id, attempts: row.attempts, delayMs, err: error },
-          'publish failed; will retry',
-        );
+        this.#logger.warn({ ...eventFields(row), delayMs, err: error }, 'publish failed; will retry');
       }
     }
     return { claimed: rows.length, retryInMs: 0 };
