@@ -32,6 +32,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { claimBatch, deletePublished } from '@outbox/events';
 import pg from 'pg';
+import { postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -710,7 +711,17 @@ try {
       totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
     },
     node: process.version,
-    postgres: await postgresInfo(testPostgresUrl),
+    postgres: await postgresInfo(testPostgresUrl, [
+      'shared_buffers',
+      'work_mem',
+      'maintenance_work_mem',
+      'max_wal_size',
+      'checkpoint_timeout',
+      'full_page_writes',
+      'wal_compression',
+      'synchronous_commit',
+      'autovacuum',
+    ]),
     loadavgBefore,
     loadavgAfter: loadavg(),
     parameters: params,
@@ -771,32 +782,6 @@ try {
   await claimClient.end();
   await admin.end();
   await db.drop();
-}
-
-async function postgresInfo(url: string): Promise<Record<string, string>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const info: Record<string, string> = {};
-    for (const setting of [
-      'server_version',
-      'shared_buffers',
-      'work_mem',
-      'maintenance_work_mem',
-      'max_wal_size',
-      'checkpoint_timeout',
-      'full_page_writes',
-      'wal_compression',
-      'synchronous_commit',
-      'autovacuum',
-    ]) {
-      const { rows } = await client.query(`show ${setting}`);
-      info[setting === 'server_version' ? 'version' : setting] = String(Object.values(rows[0] ?? {})[0]);
-    }
-    return info;
-  } finally {
-    await client.end();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import { createPrisma, migrate, type Prisma, type Tx } from '../apps/orders/src/
 import { type CreatedOrder, createOrder } from '../apps/orders/src/orders/createOrder.ts';
 import type { OrderRequest } from '../apps/orders/src/orders/orderRequest.ts';
 import { EVENT_SOURCE, orderCreated } from '../apps/orders/src/orders/placeOrder.ts';
+import { postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -668,29 +669,6 @@ type Report = {
 
 function log(message: string) {
   process.stderr.write(`[write-path] ${message}\n`);
-}
-
-async function postgresInfo(url: string): Promise<Record<string, string>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const info: Record<string, string> = {};
-    for (const setting of [
-      'server_version',
-      'synchronous_commit',
-      'fsync',
-      'wal_sync_method',
-      'shared_buffers',
-      'max_connections',
-    ]) {
-      const { rows } = await client.query(`show ${setting}`);
-      info[setting === 'server_version' ? 'version' : setting] = String(Object.values(rows[0] ?? {})[0]);
-    }
-    info.version = `PostgreSQL ${info.version}`;
-    return info;
-  } finally {
-    await client.end();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

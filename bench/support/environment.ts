@@ -27,20 +27,22 @@ export function machineInfo(): MachineInfo {
 
 export const loadavg = () => os.loadavg().map((x) => round(x, 2));
 
-/** Server version and the settings that decide commit cost. */
-export async function postgresInfo(url: string): Promise<Record<string, string>> {
+/** The settings that decide commit cost: what the write-path and relay benchmarks record. */
+const COMMIT_SETTINGS = [
+  'synchronous_commit',
+  'fsync',
+  'wal_sync_method',
+  'shared_buffers',
+  'max_connections',
+];
+
+/** Server version and the given settings (`show <setting>`), for the results file. */
+export async function postgresInfo(url: string, settings = COMMIT_SETTINGS): Promise<Record<string, string>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const info: Record<string, string> = {};
-    for (const setting of [
-      'server_version',
-      'synchronous_commit',
-      'fsync',
-      'wal_sync_method',
-      'shared_buffers',
-      'max_connections',
-    ]) {
+    for (const setting of ['server_version', ...settings]) {
       const { rows } = await client.query(`show ${setting}`);
       info[setting === 'server_version' ? 'version' : setting] = String(Object.values(rows[0] ?? {})[0]);
     }
