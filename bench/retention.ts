@@ -25,14 +25,13 @@
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { claimBatch, deletePublished } from '@outbox/events';
 import pg from 'pg';
-import { postgresInfo } from './support/environment.ts';
+import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -99,7 +98,6 @@ function quantile(xs: number[], q: number): number {
 }
 const median = (xs: number[]) => quantile(xs, 0.5);
 const round = (x: number, digits = 3) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
-const loadavg = () => os.loadavg().map((x) => round(x, 2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
@@ -702,14 +700,7 @@ try {
     benchmark: 'retention',
     date: new Date().toISOString(),
     durationSec: Math.round((Date.now() - startedAt) / 1000),
-    machine: {
-      platform: os.platform(),
-      release: os.release(),
-      arch: os.arch(),
-      cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
-      cpus: os.cpus().length,
-      totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
-    },
+    machine: machineInfo(),
     node: process.version,
     postgres: await postgresInfo(testPostgresUrl, [
       'shared_buffers',

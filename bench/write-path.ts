@@ -14,7 +14,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { context, propagation } from '@opentelemetry/api';
@@ -25,7 +24,7 @@ import { createPrisma, migrate, type Prisma, type Tx } from '../apps/orders/src/
 import { type CreatedOrder, createOrder } from '../apps/orders/src/orders/createOrder.ts';
 import type { OrderRequest } from '../apps/orders/src/orders/orderRequest.ts';
 import { EVENT_SOURCE, orderCreated } from '../apps/orders/src/orders/placeOrder.ts';
-import { postgresInfo } from './support/environment.ts';
+import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -368,7 +367,7 @@ type RunResult = {
 
 async function benchmarkRun(run: number): Promise<RunResult> {
   const startedAt = Date.now();
-  const loadavgBefore = os.loadavg().map((x) => round(x, 2));
+  const loadavgBefore = loadavg();
   const db = await createTestDatabase('bench_write_path');
   const admin = new pg.Client({ connectionString: db.url });
   const listener = new pg.Client({ connectionString: db.url });
@@ -469,7 +468,7 @@ async function benchmarkRun(run: number): Promise<RunResult> {
       database: db.name,
       durationSec: round((Date.now() - startedAt) / 1000, 1),
       loadavgBefore,
-      loadavgAfter: os.loadavg().map((x) => round(x, 2)),
+      loadavgAfter: loadavg(),
       notificationsReceived,
       notificationsByVariant,
       rows: counts ?? { orders: 0, outbox: 0 },
@@ -677,14 +676,7 @@ function log(message: string) {
 const report: Report = {
   benchmark: 'write-path',
   date: new Date().toISOString(),
-  machine: {
-    platform: os.platform(),
-    release: os.release(),
-    arch: os.arch(),
-    cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
-    cpus: os.cpus().length,
-    totalMemGiB: round(os.totalmem() / 2 ** 30, 1),
-  },
+  machine: machineInfo(),
   node: process.version,
   postgres: await postgresInfo(testPostgresUrl),
   parameters: params,
