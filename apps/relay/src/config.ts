@@ -1,7 +1,18 @@
 import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
 import { z } from 'zod';
 
-export const configSchema = z.object({
+/**
+ * Test-only fault point (the chaos suite, docs/chaos.md): `crash-after-publish[:n]` makes the relay
+ * kill -9 itself after the n-th batch the broker acknowledged (default 1), before it marks that
+ * batch published, the moment that turns a crash into duplicates on the topic.
+ */
+const relayFault = z
+  .string()
+  .regex(/^crash-after-publish(:[1-9][0-9]*)?$/, 'expected crash-after-publish or crash-after-publish:<n>')
+  .transform((value) => ({ crashAfterPublish: Number(value.split(':')[1] ?? 1) }));
+
+const settings = z.object({
+  NODE_ENV: z.string().optional(),
   /** Health and metrics endpoint. */
   PORT: port(3002),
   /** The database whose outbox table this relay drains. */
@@ -24,6 +35,16 @@ export const configSchema = z.object({
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  RELAY_FAULT: relayFault.optional(),
 });
+
+// A stray fault variable must not be able to take a production relay down.
+export const configSchema = settings.refine(
+  (config) => !(config.RELAY_FAULT && config.NODE_ENV === 'production'),
+  {
+    path: ['RELAY_FAULT'],
+    message: 'is a test-only fault point and is refused when NODE_ENV=production',
+  },
+);
 
 export type Config = z.output<typeof configSchema>;

@@ -44,6 +44,7 @@ const relay = new Relay({
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     maxAttempts: config.RELAY_MAX_ATTEMPTS,
+    ...(config.RELAY_FAULT ? { fault: config.RELAY_FAULT } : {}),
   },
 });
 

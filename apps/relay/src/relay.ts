@@ -21,6 +21,8 @@ export type RelayOptions = {
   pollIntervalMs: number;
   /** Attempts before a transiently failing event is dead-lettered. */
   maxAttempts: number;
+  /** Test-only fault point (RELAY_FAULT in config.ts); never set in production. */
+  fault?: { crashAfterPublish: number };
 };
 
 /** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
@@ -59,6 +61,7 @@ export class Relay {
   #running: Promise<void> | undefined;
   #stopping = false;
   #consecutiveFailures = 0;
+  #acknowledgedBatches = 0;
   readonly health: RelayHealth = { status: 'ok', published: 0, deadLettered: 0 };
 
   constructor(deps: {
@@ -148,6 +151,13 @@ export class Relay {
 
   /** Acknowledged by the broker: mark published (fenced by our lease). */
   async #published(rows: ClaimedRow[]): Promise<void> {
+    // Test-only fault point: die between the broker's ack and the mark, the worst moment for a
+    // relay to crash. The rows stay leased; after the lease another relay publishes them again.
+    const fault = this.#options.fault;
+    if (fault && ++this.#acknowledgedBatches >= fault.crashAfterPublish) {
+      this.#logger.warn({ count: rows.length }, 'RELAY_FAULT: kill -9 after the broker ack, before marking');
+      process.kill(process.pid, 'SIGKILL');
+    }
     const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     try {
       // If this update is lost, the lease expires and the events are published again: a
