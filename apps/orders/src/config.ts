@@ -1,7 +1,8 @@
 import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
 import { z } from 'zod';
 
-export const configSchema = z.object({
+const settings = z.object({
+  NODE_ENV: z.string().optional(),
   PORT: port(3001),
   DATABASE_URL: postgresUrl,
   LOG_LEVEL: logLevel,
@@ -15,6 +16,20 @@ export const configSchema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   /** Test-only fault point: kill -9 the process after the first reply commits, before its offset does. */
   FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+  /**
+   * Test-only broken build: `off` applies a redelivered reply again instead of skipping it (see
+   * ApplyOnceOptions.dedup in packages/events), so the chaos suite can prove its checker catches it.
+   */
+  INBOX_DEDUP: z.enum(['on', 'off']).default('on'),
 });
+
+// A production process must never run with its duplicate detection switched off.
+export const configSchema = settings.refine(
+  (config) => !(config.INBOX_DEDUP === 'off' && config.NODE_ENV === 'production'),
+  {
+    path: ['INBOX_DEDUP'],
+    message: 'off is a test-only broken build and is refused when NODE_ENV=production',
+  },
+);
 
 export type Config = z.output<typeof configSchema>;

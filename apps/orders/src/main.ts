@@ -37,6 +37,7 @@ const replies = startEventConsumer<Tx>({
   handlers: replyHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  inboxDedup: config.INBOX_DEDUP === 'on',
   registry,
 });
 

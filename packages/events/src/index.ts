@@ -37,7 +37,7 @@ export {
   stockReservedV1,
 } from './contracts/stock.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
-export { type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
+export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
 export { type ReplayResult, replayDeadLetters } from './inbox/replayDeadLetters.ts';
 export {

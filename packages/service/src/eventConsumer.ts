@@ -31,6 +31,8 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   handlers: Record<string, EffectHandler<Tx>>;
   logger: Logger;
   killAfterCommit?: boolean;
+  /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
+  inboxDedup?: boolean;
   /** Where the consumer's metrics (consumer_*) are registered. */
   registry: Registry;
 };
@@ -67,9 +69,15 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     let outcome: string | undefined;
     // Runs inside the message's `process <topic>` span (withConsumerSpans below): the transaction's
     // queries and any reply event the handler writes to the outbox belong to the event's trace.
-    const result = await applyOnce(options.transaction, groupId, event, async (tx) => {
-      outcome = await handler(tx, event);
-    });
+    const result = await applyOnce(
+      options.transaction,
+      groupId,
+      event,
+      async (tx) => {
+        outcome = await handler(tx, event);
+      },
+      { dedup: options.inboxDedup !== false },
+    );
     trace.getActiveSpan()?.setAttributes({
       'outbox.consumer.result': result,
       ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),

@@ -9,6 +9,16 @@ const recordProcessed = `
 
 export type ApplyResult = 'applied' | 'duplicate';
 
+export type ApplyOnceOptions = {
+  /**
+   * Test-only fault point, default true. `false` (INBOX_DEDUP=off, refused when
+   * NODE_ENV=production) still records the event but runs the effect even when it was applied
+   * before: the bug this function exists to prevent, built on purpose so that the chaos suite can
+   * show its invariant checker catches a double effect (docs/chaos.md).
+   */
+  dedup?: boolean;
+};
+
 /**
  * Apply an event's effect exactly once, however often the broker delivers it.
  * The processed_events row and the effect commit in ONE transaction: if the row already exists
@@ -20,10 +30,11 @@ export async function applyOnce<Tx extends SqlExecutor>(
   consumer: string,
   event: Pick<EventEnvelope, 'id' | 'type'>,
   effect: (tx: Tx) => Promise<void>,
+  options: ApplyOnceOptions = {},
 ): Promise<ApplyResult> {
   return transaction(async (tx) => {
     const inserted = await queryRows(tx, recordProcessed, [consumer, event.id, event.type]);
-    if (inserted.length === 0) return 'duplicate';
+    if (inserted.length === 0 && options.dedup !== false) return 'duplicate';
     await effect(tx);
     return 'applied';
   });
