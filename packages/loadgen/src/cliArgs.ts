@@ -1,0 +1,226 @@
+import { parseArgs } from 'node:util';
+import type { MetricsUrls } from './duplicateMetrics.ts';
+import { parseDuration } from './duration.ts';
+import { checkMix, ORDER_KINDS, type OrderMix } from './orderMix.ts';
+
+/** A flag the user got wrong; the CLI prints the message and exits with 2. */
+export class UsageError extends Error {
+  readonly code = 'USAGE';
+}
+
+export type CliConfig = {
+  help: boolean;
+  url: string;
+  rate?: number;
+  burst: boolean;
+  concurrency: number;
+  count?: number;
+  durationMs?: number;
+  mix?: OrderMix;
+  seed?: number;
+  databaseUrls: { orders: string; inventory: string; billing: string };
+  /** Undefined with `--metrics none`. */
+  metricsUrls?: MetricsUrls;
+  waitMs: number;
+  jsonFile?: string;
+  markdownFile?: string;
+};
+
+// The demo's databases and ports (scripts/demo.ts): with no flags, the CLI drives `./dev demo`.
+const DEMO_POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
+const DEMO_METRICS: MetricsUrls = {
+  orders: 'http://127.0.0.1:3001',
+  inventory: 'http://127.0.0.1:3003',
+  billing: 'http://127.0.0.1:3004',
+};
+const DEFAULT_RATE = 20;
+const DEFAULT_COUNT = 100;
+
+export const USAGE = `Usage: npm run load -- [flags]
+
+Sends a mix of orders to the orders API, then waits for the saga to decide every accepted order
+and prints what happened: requests by outcome, final order states, end-to-end latency, events per
+outbox, events consumed and duplicates skipped. Defaults drive the local demo (./dev demo).
+
+Pace (default --rate ${DEFAULT_RATE}):
+  --rate <n>            orders per second, held steady
+  --burst               as fast as --concurrency allows
+  --concurrency <n>     requests in flight at most (default 16)
+How much (default --count ${DEFAULT_COUNT}; with both, whichever ends first):
+  --count <n>           stop after n orders
+  --duration <time>     stop after this long: 30s, 2m, 500ms
+What:
+  --mix <weights>       e.g. valid=80,outOfStock=5,declined=10,invalid=5 (kinds left out are not sent;
+                        default valid=85,outOfStock=5,declined=5,invalid=5)
+  --seed <n>            repeat the same sequence of orders
+Where:
+  --url <url>           orders API (default http://127.0.0.1:3001)
+  --orders-db <url>     default ${DEMO_POSTGRES}/orders
+  --inventory-db <url>  default ${DEMO_POSTGRES}/inventory
+  --billing-db <url>    default ${DEMO_POSTGRES}/billing
+  --metrics <list>      base URLs of /metrics, e.g. orders=http://127.0.0.1:3001,inventory=...,billing=...
+                        (default the demo's ports 3001, 3003, 3004; "none" to skip duplicates)
+Report:
+  --wait <time>         how long to wait for every order to be decided (default 60s)
+  --json <file>         also write the full report as JSON
+  --markdown <file>     also write the summary tables as markdown
+  --help
+
+Exit codes: 0 done; 1 the API was unreachable, or orders were still undecided after --wait;
+2 a bad flag.`;
+
+/** Parse and check every flag at once; a UsageError names the flag and the form it expects. */
+export function parseCliArgs(args: string[]): CliConfig {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        url: { type: 'string' },
+        rate: { type: 'string' },
+        burst: { type: 'boolean' },
+        concurrency: { type: 'string' },
+        count: { type: 'string' },
+        duration: { type: 'string' },
+        mix: { type: 'string' },
+        seed: { type: 'string' },
+        'orders-db': { type: 'string' },
+        'inventory-db': { type: 'string' },
+        'billing-db': { type: 'string' },
+        metrics: { type: 'string' },
+        wait: { type: 'string' },
+        json: { type: 'string' },
+        markdown: { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(parseArgsMessage(err));
+  }
+  const text = (name: string) => values[name] as string | undefined;
+  if (values.burst && text('rate') !== undefined)
+    throw new UsageError('--rate and --burst: give one or the other');
+
+  const count = optional(text('count'), (v) => integer('--count', v, 1));
+  const durationMs = optional(text('duration'), (v) => duration('--duration', v));
+  const rate = values.burst
+    ? undefined
+    : (optional(text('rate'), (v) => positive('--rate', v)) ?? DEFAULT_RATE);
+  const metrics = text('metrics');
+  return {
+    help: values.help === true,
+    url: url('--url', text('url') ?? 'http://127.0.0.1:3001'),
+    ...(rate === undefined ? {} : { rate }),
+    burst: values.burst === true,
+    concurrency: optional(text('concurrency'), (v) => integer('--concurrency', v, 1)) ?? 16,
+    ...(count === undefined && durationMs === undefined ? { count: DEFAULT_COUNT } : {}),
+    ...(count === undefined ? {} : { count }),
+    ...(durationMs === undefined ? {} : { durationMs }),
+    ...optionalField('mix', optional(text('mix'), parseMix)),
+    ...optionalField(
+      'seed',
+      optional(text('seed'), (v) => integer('--seed', v, 0)),
+    ),
+    databaseUrls: {
+      orders: url('--orders-db', text('orders-db') ?? `${DEMO_POSTGRES}/orders`),
+      inventory: url('--inventory-db', text('inventory-db') ?? `${DEMO_POSTGRES}/inventory`),
+      billing: url('--billing-db', text('billing-db') ?? `${DEMO_POSTGRES}/billing`),
+    },
+    ...(metrics === 'none'
+      ? {}
+      : { metricsUrls: metrics === undefined ? DEMO_METRICS : parseMetrics(metrics) }),
+    waitMs: optional(text('wait'), (v) => duration('--wait', v)) ?? 60_000,
+    ...optionalField('jsonFile', text('json')),
+    ...optionalField('markdownFile', text('markdown')),
+  };
+}
+
+/** parseArgs' messages are long and generic; keep the flag and what to do. */
+function parseArgsMessage(err: unknown): string {
+  const { code, message } = err as { code?: string; message: string };
+  const flag = /'(-[^']*)'/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown flag ${flag ?? message}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument ${flag ?? message}: every value follows its flag`;
+  return message;
+}
+
+function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
+  return value === undefined ? undefined : parse(value);
+}
+
+function optionalField<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: T };
+}
+
+function positive(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`${flag} expects a number above 0, e.g. ${flag} 50; got "${value}"`);
+  }
+  return n;
+}
+
+function integer(flag: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < min) {
+    throw new UsageError(`${flag} expects a whole number ≥ ${min}, e.g. ${flag} 100; got "${value}"`);
+  }
+  return n;
+}
+
+function duration(flag: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined)
+    throw new UsageError(`${flag} expects a duration such as 30s, 2m or 500ms; got "${value}"`);
+  return ms;
+}
+
+function url(flag: string, value: string): string {
+  if (!URL.canParse(value))
+    throw new UsageError(`${flag} expects a URL, e.g. http://127.0.0.1:3001; got "${value}"`);
+  return value;
+}
+
+/** "valid=80,outOfStock=5" → { valid: 80, outOfStock: 5 }. */
+function parseMix(value: string): OrderMix {
+  const expected = `kind=weight pairs such as valid=80,outOfStock=5,declined=10,invalid=5 (kinds: ${ORDER_KINDS.join(', ')})`;
+  const mix: Record<string, number> = {};
+  for (const pair of value.split(',')) {
+    const [kind, weight, extra] = pair.split('=').map((part) => part.trim());
+    if (
+      !kind ||
+      weight === undefined ||
+      extra !== undefined ||
+      weight === '' ||
+      !Number.isFinite(Number(weight))
+    ) {
+      throw new UsageError(`--mix expects ${expected}; got "${pair}"`);
+    }
+    mix[kind] = Number(weight);
+  }
+  try {
+    return checkMix(mix);
+  } catch (err) {
+    throw new UsageError(`--mix: ${(err as Error).message}`);
+  }
+}
+
+/** "orders=http://…,inventory=http://…" → { orders, inventory }. */
+function parseMetrics(value: string): MetricsUrls {
+  const services = ['orders', 'inventory', 'billing'];
+  const urls: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    const at = pair.indexOf('=');
+    const service = pair.slice(0, at).trim();
+    if (at < 0 || !services.includes(service)) {
+      throw new UsageError(
+        `--metrics expects service=url pairs (services: ${services.join(', ')}), or "none"; got "${pair}"`,
+      );
+    }
+    urls[service] = url('--metrics', pair.slice(at + 1).trim());
+  }
+  return urls;
+}

@@ -1,0 +1,147 @@
+import { createConnectionPool } from './httpClient.ts';
+import { createOrderPlanner, type OrderMix } from './orderMix.ts';
+import { runScheduled } from './scheduler.ts';
+import { DEFAULT_RETRY, type RetryPolicy, rejectionReason, type SentOrder, sendOrder } from './sendOrder.ts';
+
+export type LoadOptions = {
+  /** The orders API, e.g. http://127.0.0.1:3001. */
+  ordersUrl: string;
+  /** Orders per second, held steady; omitted with `burst`. */
+  rate?: number;
+  /** Send as fast as `concurrency` allows. */
+  burst?: boolean;
+  /** Requests in flight at most (default 16). */
+  concurrency?: number;
+  /** Stop after this many orders ... */
+  count?: number;
+  /** ... or after this long, whichever comes first. */
+  durationMs?: number;
+  /** Relative weights of the kinds of order (default valid 85, outOfStock 5, declined 5, invalid 5). */
+  mix?: OrderMix;
+  /** Makes the sequence of kinds and bodies repeatable; random (and reported) when omitted. */
+  seed?: number;
+  /** Stops sending; requests in flight are finished, not abandoned, so the result stays true. */
+  signal?: AbortSignal;
+  onProgress?: (progress: LoadProgress) => void;
+  /** How transient failures are retried (default 5 attempts, 100 ms doubling up to 5 s, 10 s timeout). */
+  retry?: Partial<RetryPolicy>;
+};
+
+export type LoadProgress = {
+  sent: number;
+  accepted: number;
+  rejected: number;
+  inFlight: number;
+  /** Attempts beyond the first, over all orders so far. */
+  retries: number;
+  elapsedMs: number;
+  /** Orders sent per second since the start. */
+  rate: number;
+  /** The targets, for a progress bar. */
+  count?: number;
+  durationMs?: number;
+};
+
+export type LoadResult = {
+  /** Epoch milliseconds. */
+  startedAt: number;
+  finishedAt: number;
+  /** Every order request, in the order they were sent. */
+  orders: SentOrder[];
+  accepted: number;
+  /** Requests that did not create an order, by reason: `400 validation`, `503 database-unavailable`, `network error`. */
+  rejected: Record<string, number>;
+  seed: number;
+  /** Orders sent per second over the run, against the `rate` asked for. */
+  achievedRate: number;
+};
+
+export const DEFAULT_CONCURRENCY = 16;
+
+/** Drive the orders API with a mix of orders and record what it answered to each. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  checkOptions(options, concurrency);
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const nextOrder = createOrderPlanner({ seed, ...(options.mix ? { mix: options.mix } : {}) });
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const base = options.ordersUrl.endsWith('/') ? options.ordersUrl : `${options.ordersUrl}/`;
+  const ordersUrl = new URL('orders', base);
+
+  const orders: SentOrder[] = [];
+  const progress: LoadProgress = {
+    sent: 0,
+    accepted: 0,
+    rejected: 0,
+    inFlight: 0,
+    retries: 0,
+    elapsedMs: 0,
+    rate: 0,
+    ...(options.count === undefined ? {} : { count: options.count }),
+    ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }),
+  };
+  const startedAt = Date.now();
+  const report = () => {
+    progress.elapsedMs = Date.now() - startedAt;
+    progress.rate = progress.elapsedMs > 0 ? (progress.sent * 1000) / progress.elapsedMs : 0;
+    options.onProgress?.({ ...progress });
+  };
+
+  const pool = createConnectionPool(concurrency);
+  try {
+    await runScheduled(
+      {
+        ...(options.burst ? {} : { rate: options.rate }),
+        concurrency,
+        ...(options.count === undefined ? {} : { count: options.count }),
+        ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      async (index) => {
+        // Planned before the first await, so the n-th request is the same for the same seed.
+        const planned = nextOrder();
+        progress.sent++;
+        progress.inFlight++;
+        report();
+        const sent = await sendOrder(pool, ordersUrl, planned, retry, options.signal);
+        orders[index] = sent;
+        progress.inFlight--;
+        progress.retries += sent.attempts - 1;
+        if (sent.status === 201) progress.accepted++;
+        else progress.rejected++;
+        report();
+      },
+    );
+  } finally {
+    pool.destroy();
+  }
+  const finishedAt = Date.now();
+
+  const rejected: Record<string, number> = {};
+  for (const sent of orders) {
+    if (sent.status === 201) continue;
+    const reason = rejectionReason(sent);
+    rejected[reason] = (rejected[reason] ?? 0) + 1;
+  }
+  return {
+    startedAt,
+    finishedAt,
+    orders,
+    accepted: progress.accepted,
+    rejected,
+    seed,
+    achievedRate: finishedAt > startedAt ? (orders.length * 1000) / (finishedAt - startedAt) : 0,
+  };
+}
+
+function checkOptions(options: LoadOptions, concurrency: number): void {
+  if (options.burst && options.rate !== undefined) throw new Error('give either a rate or burst, not both');
+  if (!options.burst && !(options.rate !== undefined && options.rate > 0)) {
+    throw new Error('give a rate above 0 (orders per second), or burst: true');
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new Error('concurrency must be an integer ≥ 1');
+  if (options.count === undefined && options.durationMs === undefined && !options.signal) {
+    throw new Error('give a count, a durationMs or a signal: otherwise the load never stops');
+  }
+}

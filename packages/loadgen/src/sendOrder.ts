@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { postRaw } from './httpClient.ts';
+import type { OrderKind, PlannedOrder } from './orderMix.ts';
+
+/** What happened to one order request, after any retries. */
+export type SentOrder = {
+  kind: OrderKind;
+  /** The last answer's status, or 'network-error' when the last attempt got no answer at all. */
+  status: number | 'network-error';
+  orderId?: string;
+  /** Client clock (epoch ms) when the 201 arrived. */
+  acceptedAt?: number;
+  attempts: number;
+  problem?: { type?: string; title?: string; fields?: string[] };
+  /** The last attempt's connection error or timeout. */
+  error?: string;
+  /** Sent with every attempt of this order. */
+  idempotencyKey: string;
+  /** For an invalid request: what is wrong with it, and the status the API should answer. */
+  fault?: { name: string; expectedStatus: number };
+  /** The 201 was a replay: an earlier attempt had created the order (Idempotent-Replayed: true). */
+  replayed?: boolean;
+};
+
+export type RetryPolicy = {
+  /** Attempts in all, the first one included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Per attempt: no complete answer by then counts as a network error. */
+  timeoutMs: number;
+};
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 100,
+  maxDelayMs: 5_000,
+  timeoutMs: 10_000,
+};
+
+/**
+ * Answers that say "not now, nothing was done": the orders API's 503 when its database is away
+ * (its transaction rolled back), a proxy's 502/504, a rate limiter's 429. Anything else is final:
+ * a 4xx will not get better by repeating it, and a 500 is a bug to report, not to hammer.
+ */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * Send one order the way a production client of an outbox-backed API should: with an
+ * Idempotency-Key, and retrying transient failures with that SAME key. A timeout or a dropped
+ * connection does not tell the client whether the order was created; with the key, the retry
+ * either creates it or gets the one the lost attempt created (a replay), never a second order.
+ * Backoff is exponential with full jitter, so many clients failing together do not retry in
+ * lockstep; a Retry-After from the server is honoured up to `maxDelayMs`.
+ * An aborted `signal` stops further retries; the attempt in flight is finished, not abandoned.
+ */
+export async function sendOrder(
+  agent: Agent,
+  ordersUrl: URL,
+  planned: PlannedOrder,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<SentOrder> {
+  const idempotencyKey = randomUUID();
+  const sent: SentOrder = {
+    kind: planned.kind,
+    status: 'network-error',
+    attempts: 0,
+    idempotencyKey,
+    ...(planned.fault ? { fault: planned.fault } : {}),
+  };
+  while (true) {
+    sent.attempts++;
+    let retryAfterMs = 0;
+    try {
+      const response = await postRaw(
+        agent,
+        ordersUrl,
+        planned.body,
+        { 'idempotency-key': idempotencyKey },
+        retry.timeoutMs,
+      );
+      sent.status = response.status;
+      delete sent.error;
+      const json = parseJson(response.body);
+      if (response.status === 201) {
+        sent.orderId = String((json as { id?: unknown }).id);
+        sent.acceptedAt = Date.now();
+        if (response.headers['idempotent-replayed'] === 'true') sent.replayed = true;
+        delete sent.problem;
+        return sent;
+      }
+      sent.problem = toProblem(json);
+      if (!RETRYABLE_STATUSES.has(response.status)) return sent;
+      retryAfterMs = Number(response.headers['retry-after'] ?? 0) * 1000 || 0;
+    } catch (err) {
+      sent.status = 'network-error';
+      sent.error = err instanceof Error ? err.message : String(err);
+    }
+    if (sent.attempts >= retry.attempts || signal?.aborted) return sent;
+    const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (sent.attempts - 1));
+    const delayMs = Math.min(retry.maxDelayMs, Math.max(backoff, retryAfterMs));
+    await sleep(delayMs, undefined, { signal }).catch(() => undefined);
+    if (signal?.aborted) return sent;
+  }
+}
+
+/** The reason a request counts as rejected, for the summary: status and problem type. */
+export function rejectionReason(sent: SentOrder): string {
+  if (sent.status === 'network-error') return 'network error';
+  const type = sent.problem?.type?.replace(/^urn:problem:/, '');
+  return type ? `${sent.status} ${type}` : String(sent.status);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parts of an RFC 9457 problem the summary uses; the offending fields from `errors`. */
+function toProblem(json: unknown): SentOrder['problem'] {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { type, title, errors } = json as { type?: unknown; title?: unknown; errors?: unknown };
+  const fields = Array.isArray(errors)
+    ? errors.map((e: { pointer?: string; parameter?: string; header?: string }) =>
+        String(e.pointer ?? e.parameter ?? e.header),
+      )
+    : undefined;
+  return {
+    ...(typeof type === 'string' ? { type } : {}),
+    ...(typeof title === 'string' ? { title } : {}),
+    ...(fields ? { fields } : {}),
+  };
+}
