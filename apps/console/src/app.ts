@@ -1,0 +1,120 @@
+import type { Logger } from '@outbox/service/logger';
+import express from 'express';
+import { requireAdminToken } from './adminAuth.ts';
+import type { Config, ServiceName } from './config.ts';
+import type { DeadLetterWatcher } from './deadLetterWatcher.ts';
+import { type DemoControls, demoControlsRouter } from './demoControls.ts';
+import { HttpProblem, notFound, problemHandler } from './problem.ts';
+import { redriveRouter } from './redriveRouter.ts';
+import { fetchWithTimeout, type Service } from './services.ts';
+import type { ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
+import { staticFiles } from './staticFiles.ts';
+import { catalog } from './views/catalog.ts';
+import { consumerViews } from './views/consumerView.ts';
+import { ordersView } from './views/ordersView.ts';
+import { outboxView } from './views/outboxView.ts';
+
+export type ConsoleDeps = {
+  config: Config;
+  services: Service[];
+  deadLetters: DeadLetterWatcher;
+  logger: Logger;
+  /** The local demo's process controls. Absent everywhere else, and then so are their routes. */
+  controls?: DemoControls;
+};
+
+/** Bodies the console accepts are tiny (an order, a redrive); anything bigger is a mistake. */
+const BODY_LIMIT = '32kb';
+
+/** Build the console's HTTP app without listening, so tests can drive it on an ephemeral port. */
+export function createConsoleApp({
+  config,
+  services,
+  deadLetters,
+  logger,
+  controls,
+}: ConsoleDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: BODY_LIMIT }));
+  const service = (name: ServiceName): Service => {
+    const found = services.find((s) => s.name === name);
+    if (!found) throw new Error(`no service named ${name}`);
+    return found;
+  };
+  const adminToken = config.CONSOLE_ADMIN_TOKEN;
+
+  app.get('/api/info', async (_req, res) => {
+    const info: ConsoleInfo = {
+      adminActions: adminToken !== undefined,
+      redrive: adminToken !== undefined && config.RELAY_ADMIN_TOKEN !== undefined,
+      demoControls: adminToken !== undefined && controls !== undefined,
+      links: links(config),
+      catalog: await catalog(service('orders'), service('inventory')),
+    };
+    res.json(info);
+  });
+
+  app.get('/api/orders', async (_req, res) => {
+    res.json(await ordersView(config.ORDERS_URL, service('orders'), config.TRACE_URL_TEMPLATE));
+  });
+
+  // The form posts here and the console passes the body on untouched, so the page shows exactly
+  // what the orders API answers (201, or a problem+json naming each bad field).
+  app.post('/api/orders', async (req, res) => {
+    const answer = await fetchWithTimeout(
+      `${config.ORDERS_URL}/orders`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req.body) },
+      5000,
+    );
+    res
+      .status(answer.status)
+      .type(answer.headers.get('content-type') ?? 'application/json')
+      .send(await answer.text());
+  });
+
+  app.get('/api/outbox', async (_req, res) => {
+    const body: OutboxResponse = { services: await Promise.all(services.map(outboxView)) };
+    res.json(body);
+  });
+
+  app.get('/api/consumers', async (_req, res) => {
+    const body: ConsumersResponse = {
+      consumers: (await Promise.all(services.map(consumerViews))).flat(),
+      deadLetters: deadLetters.snapshot(),
+    };
+    res.json(body);
+  });
+
+  // Admin actions exist only with a token to protect them.
+  if (adminToken !== undefined && config.RELAY_ADMIN_TOKEN !== undefined) {
+    app.use('/api/admin', requireAdminToken(adminToken), redriveRouter(services, config.RELAY_ADMIN_TOKEN));
+  }
+  if (adminToken !== undefined && controls !== undefined) {
+    app.use('/api/demo', demoControlsRouter(controls, adminToken));
+  }
+
+  app.use('/api', (req, _res, next) => next(notFound(`No route for ${req.method} /api${req.path}.`)));
+  app.use(staticFiles());
+  app.use((req, _res, next) => next(new HttpProblem(404, 'Not found', `No page at ${req.path}.`)));
+  app.use(problemHandler(logger));
+  return app;
+}
+
+/** The dashboards of infra/grafana/dashboards, by their fixed uids, when Grafana is configured. */
+function links(config: Config): ConsoleInfo['links'] {
+  const result: ConsoleInfo['links'] = [];
+  if (config.GRAFANA_URL) {
+    const grafana = config.GRAFANA_URL.replace(/\/+$/, '');
+    result.push(
+      { title: 'Order flow (Grafana)', url: `${grafana}/d/outbox-order-flow` },
+      { title: 'Outbox (Grafana)', url: `${grafana}/d/outbox-overview` },
+      { title: 'Consumers (Grafana)', url: `${grafana}/d/outbox-consumers` },
+      { title: 'Orders API (Grafana)', url: `${grafana}/d/outbox-orders-api` },
+    );
+  }
+  if (config.PROMETHEUS_URL) {
+    result.push({ title: 'Alerts (Prometheus)', url: `${config.PROMETHEUS_URL.replace(/\/+$/, '')}/alerts` });
+  }
+  return result;
+}

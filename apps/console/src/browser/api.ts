@@ -1,0 +1,61 @@
+import type { Problem } from '../shared/api.ts';
+
+const TOKEN_KEY = 'console-admin-token';
+
+/**
+ * The admin token comes in the URL the demo prints (`#token=…`), or is typed in once. It is kept
+ * for this tab only (sessionStorage), removed from the address bar, and sent as a bearer header
+ * with every admin action.
+ */
+export function takeTokenFromUrl(): void {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (token) {
+    sessionStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+}
+
+export function adminToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setAdminToken(token: string): void {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export type Answer<T> =
+  | { ok: true; status: number; body: T }
+  | { ok: false; status: number; problem: Problem };
+
+/** POST JSON; a refusal comes back as the problem+json the server sent, not as an exception. */
+export async function postJson<T>(
+  path: string,
+  body: unknown,
+  options: { admin?: boolean } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const token = adminToken();
+  if (options.admin && token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    parsed = {
+      type: 'about:blank',
+      title: `${res.status} ${res.statusText}`,
+      status: res.status,
+      detail: text,
+    };
+  }
+  if (res.ok) return { ok: true, status: res.status, body: parsed as T };
+  return { ok: false, status: res.status, problem: parsed as Problem };
+}

@@ -1,0 +1,80 @@
+import type { DemoStatus, ProcessStatus } from '../shared/api.ts';
+import { adminToken, postJson } from './api.ts';
+import { byId, h } from './dom.ts';
+
+/** What each button teaches; shown under the controls after a click. */
+const AFTERMATH: Record<string, string> = {
+  'broker/stop':
+    'The broker is shutting down. Orders are still accepted (201): each event waits in its outbox. The relays cannot publish, say "degraded" and back off; watch pending and the oldest age grow.',
+  'broker/kill':
+    "kill -9: the broker died without a goodbye. Nothing acknowledged is lost (acks=all, flushed); the relays retry with backoff and never use up an event's attempts for it.",
+  'broker/start':
+    'The broker is back. The relays publish the backlog in order, inventory and billing catch up, and the pending orders complete.',
+  'relay/stop':
+    'Graceful stop: the relay finished its batch and gave back what it held. Events of this database wait until a relay runs again.',
+  'relay/kill':
+    "kill -9 of a relay: rows it had claimed stay leased until the lease expires (RELAY_LEASE_MS), then any relay takes them again. Some may be published twice: the consumers' inbox makes the second copy harmless.",
+  'relay/start':
+    'The relay is back: it claims what is due, including rows whose lease expired, and publishes them.',
+};
+
+function controlRow(
+  target: string,
+  label: string,
+  status: ProcessStatus,
+  onAction: (target: string, action: string) => void,
+): HTMLElement {
+  const state = status.busy ? 'working…' : status.running ? 'running' : 'stopped';
+  const button = (action: string, text: string, enabled: boolean) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        'data-action': action,
+        disabled: !enabled || status.busy,
+        onclick: () => onAction(target, action),
+      },
+      text,
+    );
+  return h(
+    'tr',
+    { 'data-target': target },
+    h('td', {}, label),
+    h(
+      'td',
+      {},
+      h('span', { class: `badge ${status.running ? 'running' : 'stopped'}`, 'data-field': 'state' }, state),
+    ),
+    h(
+      'td',
+      {},
+      button('stop', 'Stop', status.running),
+      ' ',
+      button('kill', 'kill -9', status.running),
+      ' ',
+      button('start', 'Start', !status.running),
+    ),
+    h('td', { class: 'error-text' }, status.lastError ?? ''),
+  );
+}
+
+export function renderDemoControls(status: DemoStatus, refresh: () => void): void {
+  const onAction = async (target: string, action: string) => {
+    const message = byId('demo-message');
+    if (!adminToken()) {
+      message.textContent = 'Enter the admin token first (the demo printed it, in the URL it gave you).';
+      return;
+    }
+    message.textContent = `${action} ${target}…`;
+    const answer = await postJson(`/api/demo/${target}/${action}`, {}, { admin: true });
+    const kind = target === 'broker' ? 'broker' : 'relay';
+    message.textContent = answer.ok
+      ? (AFTERMATH[`${kind}/${action}`] ?? 'Done.')
+      : `${answer.status} ${answer.problem.title}: ${answer.problem.detail ?? ''}`;
+    refresh();
+  };
+  byId('demo-body').replaceChildren(
+    controlRow('broker', 'Kafka broker', status.broker, onAction),
+    ...Object.entries(status.relays).map(([name, relay]) => controlRow(name, name, relay, onAction)),
+  );
+}

@@ -1,0 +1,74 @@
+import type {
+  ConsoleInfo,
+  ConsumersResponse,
+  DemoStatus,
+  OrdersResponse,
+  OutboxResponse,
+} from '../shared/api.ts';
+import { adminToken, getJson, setAdminToken, takeTokenFromUrl } from './api.ts';
+import { renderConsumers } from './consumersView.ts';
+import { renderDemoControls } from './demoControls.ts';
+import { byId, h } from './dom.ts';
+import { setUpOrderForm } from './orderForm.ts';
+import { renderOrders } from './ordersView.ts';
+import { renderOutboxes } from './outboxView.ts';
+
+/** Every view is read again this often: polling is simple and one second is live enough here. */
+const POLL_MS = 1000;
+
+takeTokenFromUrl();
+const info = await getJson<ConsoleInfo>('/api/info');
+
+byId('links').replaceChildren(
+  ...info.links.map((link) => h('a', { href: link.url, target: '_blank', rel: 'noopener' }, link.title)),
+);
+
+// Admin actions (redrive, the demo controls) need the token; without admin actions, no token field.
+if (info.adminActions) {
+  const field = byId<HTMLInputElement>('admin-token');
+  field.value = adminToken() ?? '';
+  field.addEventListener('change', () => setAdminToken(field.value.trim()));
+  byId('admin').hidden = false;
+}
+// The demo controls exist only when the local demo turned them on; otherwise not even hidden markup.
+const demoSection = byId('demo');
+if (!info.demoControls) demoSection.remove();
+else demoSection.hidden = false;
+
+let timer: ReturnType<typeof setTimeout> | undefined;
+let polling = false;
+let pollAgain = false;
+
+/** One round of reads; a refresh asked for during a round runs right after it, never alongside. */
+async function poll(): Promise<void> {
+  if (polling) {
+    pollAgain = true;
+    return;
+  }
+  polling = true;
+  clearTimeout(timer);
+  const reads: Promise<void>[] = [
+    getJson<OrdersResponse>('/api/orders').then(renderOrders),
+    getJson<OutboxResponse>('/api/outbox').then((outbox) => renderOutboxes(outbox, info.redrive, refresh)),
+    getJson<ConsumersResponse>('/api/consumers').then(renderConsumers),
+  ];
+  if (info.demoControls) {
+    reads.push(getJson<DemoStatus>('/api/demo').then((status) => renderDemoControls(status, refresh)));
+  }
+  const results = await Promise.allSettled(reads);
+  const failed = results.find((result) => result.status === 'rejected');
+  byId('connection').textContent = failed
+    ? `The console itself is not answering (${String(failed.reason)}).`
+    : '';
+  byId('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  polling = false;
+  timer = setTimeout(poll, pollAgain ? 0 : POLL_MS);
+  pollAgain = false;
+}
+
+function refresh(): void {
+  void poll();
+}
+
+setUpOrderForm(info.catalog, refresh);
+void poll();

@@ -1,0 +1,146 @@
+import type { OutboxResponse, OutboxRowView, OutboxView } from '../shared/api.ts';
+import { postJson } from './api.ts';
+import { byId, formatAge, h, secondsSince, shortId } from './dom.ts';
+
+const RELAY_STATES: Record<string, string> = {
+  ok: 'publishing',
+  degraded: 'degraded: cannot publish, backing off and retrying',
+  down: 'down',
+  unreachable: 'not running',
+};
+
+function stat(name: string, label: string, value: string, warn = false): HTMLElement {
+  return h(
+    'div',
+    { class: `stat${warn ? ' warn' : ''}`, 'data-stat': name },
+    h('div', { class: 'value' }, value),
+    h('div', { class: 'label' }, label),
+  );
+}
+
+function rowState(row: OutboxRowView): string {
+  if (row.status === 'in_flight' && row.leaseOwner && row.leaseExpiresAt) {
+    return `leased by ${row.leaseOwner} for ${formatAge(-secondsSince(row.leaseExpiresAt))}`;
+  }
+  if (row.status === 'pending' && row.attempts > 0)
+    return `retry in ${formatAge(-secondsSince(row.nextAttemptAt))}`;
+  if (row.status === 'published' && row.publishedAt) {
+    return `after ${((Date.parse(row.publishedAt) - Date.parse(row.createdAt)) / 1000).toFixed(2)} s`;
+  }
+  return '';
+}
+
+function rowLine(row: OutboxRowView): HTMLElement {
+  return h(
+    'tr',
+    { 'data-event-id': row.id, 'data-aggregate-id': row.aggregateId, 'data-status': row.status },
+    h('td', {}, h('code', {}, row.eventType)),
+    h('td', {}, h('code', { title: row.aggregateId }, shortId(row.aggregateId))),
+    h(
+      'td',
+      {},
+      h('span', { class: `badge ${row.status}` }, row.status),
+      ' ',
+      h('span', { class: 'muted' }, rowState(row)),
+    ),
+    h('td', { class: 'num' }, row.attempts),
+    h('td', { class: 'error-text' }, row.lastError ?? ''),
+  );
+}
+
+function failedLine(
+  view: OutboxView,
+  row: OutboxRowView,
+  canRedrive: boolean,
+  refresh: () => void,
+): HTMLElement {
+  const button = h('button', { type: 'button', class: 'redrive' }, 'Redrive');
+  button.addEventListener('click', async () => {
+    button.setAttribute('disabled', '');
+    const answer = await postJson(
+      '/api/admin/redrive',
+      { service: view.service, id: row.id },
+      { admin: true },
+    );
+    button.replaceWith(
+      h(
+        'span',
+        { class: answer.ok ? 'ok' : 'bad' },
+        answer.ok ? 'redriven' : `${answer.status} ${answer.problem.title}`,
+      ),
+    );
+    refresh();
+  });
+  return h(
+    'li',
+    { 'data-event-id': row.id },
+    h('code', {}, row.eventType),
+    ` of ${shortId(row.aggregateId)} after ${row.attempts} attempt(s): `,
+    h('span', { class: 'error-text' }, row.lastError ?? ''),
+    ' ',
+    canRedrive ? button : null,
+  );
+}
+
+function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLElement {
+  const stats = view.stats;
+  const oldest = stats?.oldestUnpublishedSeconds ?? 0;
+  return h(
+    'section',
+    { class: 'card', 'data-service': view.service },
+    h(
+      'h3',
+      {},
+      `${view.service} outbox `,
+      h(
+        'span',
+        { class: `badge relay-${view.relay.status}`, 'data-field': 'relay' },
+        `relay-${view.service}: ${RELAY_STATES[view.relay.status] ?? view.relay.status}`,
+      ),
+    ),
+    view.relay.detail && view.relay.status !== 'ok'
+      ? h('div', { class: 'muted error-text' }, view.relay.detail)
+      : null,
+    view.error ? h('div', { class: 'bad' }, `Cannot read the ${view.service} database: ${view.error}`) : null,
+    stats
+      ? h(
+          'div',
+          { class: 'stats' },
+          stat('pending', 'pending', String(stats.pending), stats.pending > 0),
+          stat('in-flight', 'in flight (leased)', String(stats.inFlight)),
+          stat('failed', 'dead-lettered', String(stats.failed), stats.failed > 0),
+          stat('oldest', 'oldest unpublished', formatAge(oldest), oldest > 5),
+        )
+      : null,
+    h(
+      'table',
+      { class: 'rows' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, 'event'),
+          h('th', {}, 'aggregate'),
+          h('th', {}, 'state'),
+          h('th', {}, 'attempts'),
+          h('th', {}, 'last error'),
+        ),
+      ),
+      h('tbody', {}, ...view.newest.map(rowLine)),
+    ),
+    view.failed.length
+      ? h(
+          'div',
+          { class: 'failed' },
+          h('h4', {}, 'Dead-lettered events'),
+          h('ul', {}, ...view.failed.map((row) => failedLine(view, row, canRedrive, refresh))),
+        )
+      : null,
+  );
+}
+
+export function renderOutboxes(response: OutboxResponse, canRedrive: boolean, refresh: () => void): void {
+  byId('outboxes').replaceChildren(...response.services.map((view) => card(view, canRedrive, refresh)));
+}

@@ -1,0 +1,51 @@
+import { kafkaBrokers, logLevel, port, postgresUrl, topicPrefix } from '@outbox/service/config';
+import { z } from 'zod';
+
+const httpUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:3001' })
+    .default(fallback)
+    .transform((url) => url.replace(/\/+$/, ''));
+
+const token = z.string().min(16, 'use at least 16 characters').optional();
+
+/**
+ * The console reads what the system already exposes: each service database (its outbox and
+ * processed_events), each process's /healthz and /metrics, the orders API, and the dead-letter
+ * topics. The URL defaults are the ports of the local demo (`./dev demo`).
+ */
+export const configSchema = z.object({
+  PORT: port(3000),
+  LOG_LEVEL: logLevel,
+  /** The orders API: the form posts through it, the orders view reads it. Also its /metrics. */
+  ORDERS_URL: httpUrl('http://127.0.0.1:3001'),
+  /** Health and metrics of the two consumers. */
+  INVENTORY_URL: httpUrl('http://127.0.0.1:3003'),
+  BILLING_URL: httpUrl('http://127.0.0.1:3004'),
+  /** Health (and POST /admin/redrive) of the relay of each service database. */
+  RELAY_ORDERS_URL: httpUrl('http://127.0.0.1:3002'),
+  RELAY_INVENTORY_URL: httpUrl('http://127.0.0.1:3005'),
+  RELAY_BILLING_URL: httpUrl('http://127.0.0.1:3006'),
+  /** Each service's own database; the console only reads them. */
+  ORDERS_DATABASE_URL: postgresUrl,
+  INVENTORY_DATABASE_URL: postgresUrl,
+  BILLING_DATABASE_URL: postgresUrl,
+  /** For the dead-letter topics (`<prefix><aggregate>.events.dlt`). */
+  KAFKA_BROKERS: kafkaBrokers,
+  KAFKA_TOPIC_PREFIX: topicPrefix,
+  /** Bearer token for every admin action of the console; without it there are none (404). */
+  CONSOLE_ADMIN_TOKEN: token,
+  /** The relays' RELAY_ADMIN_TOKEN; without it the console cannot redrive dead-lettered events. */
+  RELAY_ADMIN_TOKEN: token,
+  /** Links to the dashboards, e.g. http://127.0.0.1:3000, where docker compose publishes Grafana. */
+  GRAFANA_URL: z.url().optional(),
+  PROMETHEUS_URL: z.url().optional(),
+  /** Link to one order's trace, e.g. http://127.0.0.1:16686/trace/{traceId} (Jaeger). */
+  TRACE_URL_TEMPLATE: z.string().includes('{traceId}', { error: 'must contain {traceId}' }).optional(),
+});
+
+export type Config = z.output<typeof configSchema>;
+
+/** The three service databases, each with its own outbox and its own relay. */
+export const SERVICE_NAMES = ['orders', 'inventory', 'billing'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];

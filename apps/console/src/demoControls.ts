@@ -1,0 +1,99 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { requireAdminToken } from './adminAuth.ts';
+import { HttpProblem } from './problem.ts';
+import type { DemoStatus, ProcessStatus } from './shared/api.ts';
+
+/** A process the local demo owns and lets a newcomer break: the broker, or one relay. */
+export type ProcessControl = {
+  isRunning(): boolean;
+  /** Graceful: SIGTERM, the process finishes what it holds and exits. */
+  stop(): Promise<void>;
+  /** `kill -9`: no shutdown hooks, like a crash or a pulled plug. */
+  kill(): Promise<void>;
+  /** Start it again and wait until it is ready. */
+  start(): Promise<void>;
+};
+
+/**
+ * Only `scripts/demo.ts` provides these, because only the demo owns the processes. The console
+ * of docker compose or production never gets them, so there the routes do not exist at all.
+ */
+export type DemoControls = { broker: ProcessControl; relays: Record<string, ProcessControl> };
+
+const ACTIONS = ['stop', 'kill', 'start'] as const;
+const actionParams = z.object({ target: z.string().min(1), action: z.enum(ACTIONS) });
+
+/**
+ * `GET /api/demo` (what runs) and `POST /api/demo/:target/:action` with target `broker` or a
+ * relay's name, and action stop, kill or start. The POST needs the console's admin token. One
+ * action per process at a time: a second click while the broker is starting gets a 409.
+ */
+export function demoControlsRouter(controls: DemoControls, adminToken: string): Router {
+  const router = Router();
+  const targets = new Map<string, ProcessControl>([
+    ['broker', controls.broker],
+    ...Object.entries(controls.relays),
+  ]);
+  const busy = new Set<string>();
+  const lastErrors = new Map<string, string>();
+
+  const statusOf = (name: string, control: ProcessControl): ProcessStatus => {
+    const lastError = lastErrors.get(name);
+    return { running: control.isRunning(), busy: busy.has(name), ...(lastError ? { lastError } : {}) };
+  };
+
+  router.get('/', (_req, res) => {
+    const status: DemoStatus = {
+      broker: statusOf('broker', controls.broker),
+      relays: Object.fromEntries(
+        Object.entries(controls.relays).map(([name, c]) => [name, statusOf(name, c)]),
+      ),
+    };
+    res.json(status);
+  });
+
+  router.post('/:target/:action', requireAdminToken(adminToken), async (req, res) => {
+    const params = actionParams.safeParse(req.params);
+    if (!params.success) {
+      throw new HttpProblem(400, 'Invalid demo action', `The action must be one of ${ACTIONS.join(', ')}.`);
+    }
+    const { target, action } = params.data;
+    const control = targets.get(target);
+    if (!control) {
+      throw new HttpProblem(
+        400,
+        'Invalid demo target',
+        `The target must be one of ${[...targets.keys()].join(', ')}.`,
+      );
+    }
+    if (busy.has(target)) {
+      throw new HttpProblem(
+        409,
+        'Busy',
+        `${target} is still handling the previous action; try again in a moment.`,
+      );
+    }
+    const running = control.isRunning();
+    if (action === 'start' ? running : !running) {
+      throw new HttpProblem(
+        409,
+        'Nothing to do',
+        `${target} is ${running ? 'already running' : 'not running'}.`,
+      );
+    }
+    busy.add(target);
+    try {
+      await control[action]();
+      lastErrors.delete(target);
+    } catch (err) {
+      lastErrors.set(target, err instanceof Error ? err.message : String(err));
+      throw new HttpProblem(500, `Could not ${action} ${target}`, lastErrors.get(target) ?? '');
+    } finally {
+      busy.delete(target);
+    }
+    res.json(statusOf(target, control));
+  });
+
+  return router;
+}

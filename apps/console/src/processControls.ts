@@ -1,0 +1,36 @@
+import type { ProcessControl } from './demoControls.ts';
+
+/** The parts of devstack's KafkaBroker the controls use. */
+type Broker = {
+  isRunning(): boolean;
+  start(): Promise<void>;
+  waitUntilReady(timeoutMs?: number): Promise<number>;
+  stop(): Promise<boolean>;
+  kill(): Promise<boolean>;
+};
+
+/** The parts of devstack's ServiceProcess the controls use. */
+type Service = { readonly pid: number | undefined; stop(): Promise<void>; kill(): Promise<void> };
+
+/** The demo's broker: `start` returns once it serves clients again (a few seconds; more after a kill). */
+export function brokerControl(broker: Broker): ProcessControl {
+  return {
+    isRunning: () => broker.isRunning(),
+    stop: async () => void (await broker.stop()),
+    kill: async () => void (await broker.kill()),
+    start: async () => {
+      await broker.start();
+      await broker.waitUntilReady(120_000);
+    },
+  };
+}
+
+/** A relay process: `current` is the running instance, `restart` starts a new one in its place. */
+export function serviceControl(current: () => Service, restart: () => Promise<unknown>): ProcessControl {
+  return {
+    isRunning: () => current().pid !== undefined,
+    stop: () => current().stop(),
+    kill: () => current().kill(),
+    start: async () => void (await restart()),
+  };
+}

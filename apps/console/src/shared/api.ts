@@ -1,0 +1,118 @@
+// The JSON the console's server sends its page. Types only: the browser code imports them too
+// (`import type`), so both sides are checked against the same shapes.
+
+export type ServiceName = 'orders' | 'inventory' | 'billing';
+
+/** GET /api/info: what this console can do, so the page shows only what works. */
+export type ConsoleInfo = {
+  /** Admin actions exist (CONSOLE_ADMIN_TOKEN is set); each one needs the token. */
+  adminActions: boolean;
+  /** Dead-lettered outbox events can be redriven through the relays. */
+  redrive: boolean;
+  /** The local demo's stop / kill -9 / start buttons for the broker and the relays. */
+  demoControls: boolean;
+  links: { title: string; url: string }[];
+  catalog: {
+    sku: string;
+    name: string;
+    unitPriceCents: string;
+    currency: string;
+    available: number | null;
+  }[];
+};
+
+export type OrderView = {
+  id: string;
+  customerId: string;
+  status: 'PENDING' | 'CONFIRMED' | 'CANCELLED';
+  stockStatus: string | null;
+  paymentStatus: string | null;
+  cancelReason?: string;
+  totalCents: string;
+  currency: string;
+  createdAt: string;
+  items: { sku: string; quantity: number }[];
+  history: { event: string; detail: string | null; at: string }[];
+  traceUrl?: string;
+};
+
+/** GET /api/orders */
+export type OrdersResponse = { orders: OrderView[]; error?: string };
+
+export type OutboxRowView = {
+  id: string;
+  eventType: string;
+  aggregateId: string;
+  status: 'pending' | 'in_flight' | 'published' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  nextAttemptAt: string;
+  createdAt: string;
+  publishedAt: string | null;
+};
+
+export type RelayHealth = { status: 'ok' | 'degraded' | 'down' | 'unreachable'; detail?: string };
+
+export type OutboxView = {
+  service: ServiceName;
+  relay: RelayHealth;
+  /** Missing when the database could not be read; `error` says why. */
+  stats?: { pending: number; inFlight: number; failed: number; oldestUnpublishedSeconds: number };
+  newest: OutboxRowView[];
+  failed: OutboxRowView[];
+  error?: string;
+};
+
+/** GET /api/outbox */
+export type OutboxResponse = { services: OutboxView[] };
+
+export type ConsumerView = {
+  /** The consumer group, also the consumer's name in processed_events. */
+  consumer: string;
+  service: ServiceName;
+  /** Rows in processed_events: every event this consumer has applied, ever. */
+  processed: number | null;
+  /** From the process's /metrics, since it started. */
+  sinceStart: { applied: number; duplicates: number; ignored: number; deadLettered: number } | null;
+  lag: number | null;
+  error?: string;
+};
+
+export type DeadLetterView = {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  eventType: string | null;
+  eventId: string | null;
+  reason: string | null;
+  consumer: string | null;
+  time: string | null;
+};
+
+/** GET /api/consumers */
+export type ConsumersResponse = {
+  consumers: ConsumerView[];
+  deadLetters: {
+    topics: string[];
+    messages: DeadLetterView[];
+    status: 'reading' | 'connecting';
+    error?: string;
+  };
+};
+
+export type ProcessStatus = { running: boolean; busy: boolean; lastError?: string };
+
+/** GET /api/demo: only in demo mode. */
+export type DemoStatus = { broker: ProcessStatus; relays: Record<string, ProcessStatus> };
+
+/** A problem+json body (RFC 9457), as the orders API and the console send them. */
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: { pointer?: string; parameter?: string; header?: string; detail: string }[];
+};

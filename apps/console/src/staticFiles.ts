@@ -1,0 +1,42 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
+import { extname, join } from 'node:path';
+import type { RequestHandler } from 'express';
+
+const here = import.meta.dirname;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+};
+
+/**
+ * The page: `public/` as is, and the browser code of `browser/` as JavaScript. The browser code
+ * is TypeScript, checked by tsc against the DOM (browser/tsconfig.json), and served with its types
+ * stripped the way Node itself runs TypeScript: no bundler, no build step, and what the browser
+ * runs is the file you read, minus its types. Everything is read once, at startup.
+ */
+export function staticFiles(): RequestHandler {
+  const files = new Map<string, { type: string; body: Buffer | string }>();
+  for (const name of readdirSync(join(here, 'public'))) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (type) files.set(`/${name}`, { type, body: readFileSync(join(here, 'public', name)) });
+  }
+  for (const name of readdirSync(join(here, 'browser'))) {
+    if (extname(name) !== '.ts') continue;
+    const source = readFileSync(join(here, 'browser', name), 'utf8');
+    files.set(`/browser/${name}`, {
+      type: 'text/javascript; charset=utf-8',
+      body: stripTypeScriptTypes(source, { mode: 'strip' }),
+    });
+  }
+  const index = files.get('/index.html');
+  if (index) files.set('/', index);
+
+  return (req, res, next) => {
+    const file = req.method === 'GET' || req.method === 'HEAD' ? files.get(req.path) : undefined;
+    if (!file) return next();
+    res.type(file.type).set('cache-control', 'no-cache').send(file.body);
+  };
+}
