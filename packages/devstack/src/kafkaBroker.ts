@@ -27,6 +27,13 @@ export type KafkaBrokerOptions = {
   port?: number;
   /** KRaft controller port on 127.0.0.1. Default 9093. */
   controllerPort?: number;
+  /**
+   * The port clients are told to connect to (the advertised listener), when it differs from
+   * `port`: e.g. a latency proxy in front of the broker (packages/chaos). Kafka clients use the
+   * bootstrap address only once and then connect to what the broker advertises, so a proxy must
+   * be advertised to stay in the path. Default: `port`.
+   */
+  advertisedPort?: number;
   /** Holds server.properties, the pid file, the log and the partitions. Kept across restarts. */
   dataDir?: string;
   /** Broker stdout/stderr. Default `<dataDir>/broker.log`. */
@@ -58,6 +65,7 @@ export type KafkaBrokerOptions = {
 export class KafkaBroker {
   readonly port: number;
   readonly controllerPort: number;
+  readonly advertisedPort: number;
   readonly dataDir: string;
   readonly logFile: string;
   readonly heapMb: number;
@@ -67,6 +75,7 @@ export class KafkaBroker {
   constructor(options: KafkaBrokerOptions = {}) {
     this.port = options.port ?? 9092;
     this.controllerPort = options.controllerPort ?? 9093;
+    this.advertisedPort = options.advertisedPort ?? this.port;
     this.dataDir = resolve(options.dataDir ?? join(localDir, 'kafka', options.name ?? 'demo'));
     this.logFile = resolve(options.logFile ?? join(this.dataDir, 'broker.log'));
     this.heapMb = options.heapMb ?? 768;
@@ -74,9 +83,9 @@ export class KafkaBroker {
     this.#clusterId = options.clusterId;
   }
 
-  /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']`. */
+  /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']` (the advertised port). */
   get brokers(): string[] {
-    return [`127.0.0.1:${this.port}`];
+    return [`127.0.0.1:${this.advertisedPort}`];
   }
 
   /** The broker's pid while it runs; undefined when stopped (a stale pid file does not count). */
@@ -129,6 +138,7 @@ export class KafkaBroker {
       renderServerProperties({
         port: this.port,
         controllerPort: this.controllerPort,
+        advertisedPort: this.advertisedPort,
         logDir: this.#kafkaLogDir,
       }),
     );

@@ -1,6 +1,8 @@
 export type ServerPropertiesInput = {
   port: number;
   controllerPort: number;
+  /** The port advertised to clients, when a proxy sits in front of `port`. Default: `port`. */
+  advertisedPort?: number;
   /** Where Kafka keeps partitions and the KRaft metadata log (`log.dirs`). */
   logDir: string;
 };
@@ -10,14 +12,19 @@ export type ServerPropertiesInput = {
  * Tuned for a developer machine / CI runner (2 cores): fast start, fast recovery after kill -9,
  * replication factor 1 everywhere. Not a production configuration.
  */
-export function renderServerProperties({ port, controllerPort, logDir }: ServerPropertiesInput): string {
+export function renderServerProperties({
+  port,
+  controllerPort,
+  advertisedPort = port,
+  logDir,
+}: ServerPropertiesInput): string {
   const settings: Record<string, string | number> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
     // Static voters: no `--standalone` / dynamic quorum bootstrap needed when formatting.
     'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
     listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${advertisedPort}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { freePort } from '@outbox/devstack/ports';
+import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { planStack, RELAYS, SERVICES, type ServiceName, type ServicePlan } from '@outbox/devstack/stack-plan';
+import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
+
+export type DatabaseName = 'orders' | 'inventory' | 'billing';
+export const DATABASES: DatabaseName[] = ['orders', 'inventory', 'billing'];
+
+/** A relay process name: the stack's own (`relay-orders`) or an extra one (`relay-orders-2`). */
+export type ProcessName = ServiceName | `relay-${DatabaseName}-${number}`;
+
+export type StackOptions = {
+  label: string;
+  kafkaBrokers: string[];
+  /** Admin URL of the PostgreSQL server the databases are created on. */
+  postgresUrl: string;
+  /** Environment for every process of one kind (e.g. a short lease for every relay). */
+  env?: { all?: Record<string, string>; relays?: Record<string, string> } & Partial<
+    Record<ServiceName, Record<string, string>>
+  >;
+  /** Extra relays per database, next to the stack's own: they compete for the same outbox. */
+  extraRelays?: Partial<Record<DatabaseName, number>>;
+};
+
+export type ChaosStack = {
+  databases: Record<DatabaseName, ScenarioDatabase>;
+  topicPrefix: string;
+  /** Consumer groups (also the consumers' names in processed_events). */
+  groups: Record<DatabaseName, string>;
+  processes: Map<ProcessName, ServiceProcess>;
+  process(name: ProcessName): ServiceProcess;
+  /** Start a process again (after kill or stop) on the same port, with extra environment if given. */
+  restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+};
+
+/**
+ * The whole system as real processes, like devstack's startStack, with what the chaos scenarios
+ * need on top: databases on any PostgreSQL server (a private one for the restart scenario), extra
+ * relays on one outbox, and relays that connect as `application_name=<relay name>`, so a scenario
+ * can find and terminate exactly their connections.
+ */
+export async function startChaosStack(options: StackOptions): Promise<ChaosStack> {
+  const { label } = options;
+  const topicPrefix = `chaos-${label}-${randomBytes(3).toString('hex')}.`;
+  const databases = {} as Record<DatabaseName, ScenarioDatabase>;
+  for (const name of DATABASES)
+    databases[name] = await createDatabase(options.postgresUrl, `${label}_${name}`);
+  const databaseUrls = {
+    orders: databases.orders.url,
+    inventory: databases.inventory.url,
+    billing: databases.billing.url,
+  };
+  const base = planStack({
+    databaseUrls,
+    kafkaBrokers: options.kafkaBrokers,
+    topicPrefix,
+    groupPrefix: topicPrefix,
+  });
+
+  const plans = new Map<ProcessName, ServicePlan>();
+  const env = options.env ?? {};
+  for (const name of SERVICES) {
+    const plan = base[name];
+    plans.set(name, { ...plan, env: { ...plan.env, ...env.all, ...env[name] } });
+  }
+  for (const database of DATABASES) {
+    const own = base[`relay-${database}`];
+    const extra = options.extraRelays?.[database] ?? 0;
+    const names: ProcessName[] = [own.name];
+    for (let n = 2; n <= extra + 1; n++) names.push(`relay-${database}-${n}`);
+    for (const name of names) {
+      plans.set(name, {
+        ...own,
+        env: {
+          ...own.env,
+          DATABASE_URL: withApplicationName(databaseUrls[database], name),
+          RELAY_ID: name,
+          // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
+          // still well above the producer's few-second send timeout (docs/design.md).
+          RELAY_LEASE_MS: '5000',
+          RELAY_POLL_INTERVAL_MS: '500',
+          // Keep published rows: the invariant checker reads them after the run.
+          RELAY_RETENTION_HOURS: '0',
+          ...env.all,
+          ...env.relays,
+          ...env[own.name],
+        },
+      });
+    }
+  }
+
+  const processes = new Map<ProcessName, ServiceProcess>();
+  const ports = new Map<ProcessName, number>();
+  const start = async (name: ProcessName, extraEnv?: Record<string, string>) => {
+    const plan = plans.get(name);
+    if (!plan) throw new Error(`no process named ${name} in this stack`);
+    const port = ports.get(name) ?? (await freePort());
+    ports.set(name, port);
+    const service = await startService(
+      plan.app,
+      { ...plan.env, ...extraEnv },
+      { port, label: `chaos-${label}`, name },
+    );
+    processes.set(name, service);
+    return service;
+  };
+  const stopAll = () => Promise.allSettled([...processes.values()].map((service) => service.stop()));
+
+  try {
+    await Promise.all(SERVICES.map((name) => start(name)));
+    const relays = [...plans.keys()].filter((name) => !SERVICES.includes(name as ServiceName));
+    await Promise.all(relays.map((name) => start(name)));
+  } catch (err) {
+    await Promise.allSettled([...processes.values()].map((service) => service.kill()));
+    await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    throw err;
+  }
+  return {
+    databases,
+    topicPrefix,
+    groups: {
+      orders: base.orders.env.KAFKA_GROUP_ID ?? '',
+      inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
+      billing: base.billing.env.KAFKA_GROUP_ID ?? '',
+    },
+    processes,
+    process: (name) => {
+      const service = processes.get(name);
+      if (!service) throw new Error(`no process named ${name} in this stack`);
+      return service;
+    },
+    restart: start,
+    stop: async () => {
+      await stopAll();
+      await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    },
+  };
+}
+
+export { RELAYS, SERVICES };
