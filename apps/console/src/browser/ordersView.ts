@@ -57,13 +57,15 @@ function orderRow(order: OrderView): HTMLElement {
 }
 
 export function renderOrders(response: OrdersResponse): void {
-  byId('orders-error').textContent = response.error ? `Cannot read the orders API: ${response.error}` : '';
   const body = byId('orders-body');
-  if (response.orders.length === 0 && !response.error) {
+  if (response.error) {
+    const message = `Cannot read the orders API: ${response.error}`;
+    body.replaceChildren(h('tr', {}, h('td', { colspan: '7', class: 'bad' }, message)));
+  } else if (response.orders.length === 0) {
     body.replaceChildren(
       h('tr', {}, h('td', { colspan: '7', class: 'muted' }, 'No orders yet: place one above.')),
     );
-    return;
+  } else {
+    body.replaceChildren(...response.orders.map(orderRow));
   }
-  body.replaceChildren(...response.orders.map(orderRow));
 }
