@@ -15,7 +15,13 @@ export type ScheduleOptions = {
   now?: () => number;
 };
 
-export type ScheduleResult = { started: number; startedAt: number; finishedAt: number };
+export type ScheduleResult = {
+  started: number;
+  startedAt: number;
+  /** When the last task started: starts per second are measured up to here, not to the last finish. */
+  lastStartAt: number;
+  finishedAt: number;
+};
 
 /**
  * Start `task(0)`, `task(1)`, ... at a steady rate, never more than `concurrency` at once.
@@ -40,6 +46,7 @@ export async function runScheduled(
   const timeIsUp = () => durationMs !== undefined && now() - startedAt >= durationMs;
 
   let index = 0;
+  let lastStartAt = startedAt;
   while ((count === undefined || index < count) && !signal?.aborted) {
     if (rate !== undefined) {
       const due = startedAt + (index * 1000) / rate;
@@ -50,10 +57,11 @@ export async function runScheduled(
     }
     while (running.size >= concurrency) await Promise.race(running);
     if (signal?.aborted || timeIsUp()) break;
+    lastStartAt = now();
     const started = task(index).finally(() => running.delete(started));
     running.add(started);
     index++;
   }
   await Promise.all(running);
-  return { started: index, startedAt, finishedAt: now() };
+  return { started: index, startedAt, lastStartAt, finishedAt: now() };
 }

@@ -31,7 +31,9 @@ function sentTable(result: LoadResult): Table {
     String(orders.filter((order) => order.attempts > 1).length),
   ];
   return {
-    title: `Orders sent: ${result.orders.length} in ${seconds.toFixed(1)} s (${result.achievedRate.toFixed(1)}/s), seed ${result.seed}`,
+    title:
+      `Orders sent: ${result.orders.length} at ${result.achievedRate.toFixed(1)}/s, ` +
+      `all answered after ${seconds.toFixed(1)} s (seed ${result.seed})`,
     header: ['kind', 'sent', 'accepted', 'rejected', 'retried'],
     rows: [
       ...kinds.map((kind) =>
