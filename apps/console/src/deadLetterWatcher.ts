@@ -33,7 +33,13 @@ export function watchDeadLetters(options: {
 }): DeadLetterWatcher {
   const topics = AGGREGATE_TYPES.map((type) => deadLetterTopic(topicFor(type, options.topicPrefix)));
   const logger = options.logger.child({ component: 'dead-letter-watcher' });
-  const kafka = createKafka({ clientId: 'console', brokers: options.brokers, logger });
+  // kafkajs logs every failed reconnect as an error; while the broker is down (on purpose, in the
+  // demo) the console says so on screen instead, and logs only when reading stops or resumes.
+  const kafka = createKafka({
+    clientId: 'console',
+    brokers: options.brokers,
+    logger: logger.child({}, { level: 'silent' }),
+  });
   const messages = new Map<string, DeadLetterView>();
   let consumer: Consumer | undefined;
   let status: ConsumersResponse['deadLetters']['status'] = 'connecting';
@@ -71,10 +77,13 @@ export function watchDeadLetters(options: {
     // and then this starts a fresh one a little later.
     next.on(next.events.CRASH, ({ payload }) => {
       lastError = errorMessage(payload.error);
+      if (status === 'reading')
+        logger.warn({ err: payload.error }, 'stopped reading the dead-letter topics; retrying');
       status = 'connecting';
       if (!payload.restart) scheduleRetry();
     });
     next.on(next.events.GROUP_JOIN, () => {
+      if (status !== 'reading') logger.info({ topics }, 'reading the dead-letter topics');
       status = 'reading';
       lastError = undefined;
     });

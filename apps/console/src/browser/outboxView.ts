@@ -9,11 +9,12 @@ const RELAY_STATES: Record<string, string> = {
   unreachable: 'not running',
 };
 
-function stat(name: string, label: string, value: string, warn = false): HTMLElement {
+/** `data-value` carries the raw number, for scripts and tests; people read the text. */
+function stat(name: string, label: string, value: number, text = String(value), warn = false): HTMLElement {
   return h(
     'div',
-    { class: `stat${warn ? ' warn' : ''}`, 'data-stat': name },
-    h('div', { class: 'value' }, value),
+    { class: `stat${warn ? ' warn' : ''}`, 'data-stat': name, 'data-value': String(value) },
+    h('div', { class: 'value' }, text),
     h('div', { class: 'label' }, label),
   );
 }
@@ -106,10 +107,10 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
       ? h(
           'div',
           { class: 'stats' },
-          stat('pending', 'pending', String(stats.pending), stats.pending > 0),
-          stat('in-flight', 'in flight (leased)', String(stats.inFlight)),
-          stat('failed', 'dead-lettered', String(stats.failed), stats.failed > 0),
-          stat('oldest', 'oldest unpublished', formatAge(oldest), oldest > 5),
+          stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
+          stat('in-flight', 'in flight (leased)', stats.inFlight),
+          stat('failed', 'dead-lettered', stats.failed, undefined, stats.failed > 0),
+          stat('oldest', 'oldest unpublished', Math.floor(oldest), formatAge(oldest), oldest > 5),
         )
       : null,
     h(
