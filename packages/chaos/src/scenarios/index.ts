@@ -1,11 +1,34 @@
 import type { Scenario } from '../scenario.ts';
+import { brokenDedup } from './brokenDedup.ts';
 import { brokerKill9 } from './brokerKill9.ts';
+import { brokerStoppedLong } from './brokerStoppedLong.ts';
+import { competingRelays } from './competingRelays.ts';
+import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
+import { consumerRestartLoop } from './consumerRestartLoop.ts';
+import { poisonEvents } from './poisonEvents.ts';
+import { postgresRestart } from './postgresRestart.ts';
+import { relayConnectionDropped } from './relayConnectionDropped.ts';
+import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
+import { relayKill9 } from './relayKill9.ts';
+import { slowBroker } from './slowBroker.ts';
 
 /** Every scenario `npm run chaos -- all` runs, in that order. */
-export const SCENARIOS: Scenario[] = [brokerKill9];
+export const SCENARIOS: Scenario[] = [
+  brokerKill9,
+  brokerStoppedLong,
+  slowBroker,
+  relayKill9,
+  relayCrashAfterPublish,
+  competingRelays,
+  relayConnectionDropped,
+  consumerKillAfterCommit,
+  consumerRestartLoop,
+  postgresRestart,
+  poisonEvents,
+];
 
-/** Scenarios run only by name: the broken build that proves the checker can fail. */
-export const PROOFS: Scenario[] = [];
+/** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
+export const PROOFS: Scenario[] = [brokenDedup];
 
 export function findScenario(name: string): Scenario | undefined {
   return [...SCENARIOS, ...PROOFS].find((scenario) => scenario.name === name);

@@ -1,8 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import type { ServiceProcess } from '@outbox/devstack/service-process';
+import pg from 'pg';
 import type { ScenarioContext } from '../scenario.ts';
+import type { ProcessName } from '../stack.ts';
 
 /** The scenario's own broker; only scenarios that declare `needs.ownBroker` may break one. */
 export function ownBroker(context: ScenarioContext): KafkaBroker {
   if (!context.broker) throw new Error('this scenario breaks the broker: declare needs.ownBroker');
   return context.broker;
+}
+
+/**
+ * Wait until the relay holds a lease on some outbox rows (it is mid-batch), so that a kill lands
+ * between its claim and its mark. Gives up after `timeoutMs` and returns false (the kill then
+ * lands between batches, which is still a valid crash, just a milder one).
+ */
+export async function waitUntilMidBatch(
+  databaseUrl: string,
+  relay: string,
+  timeoutMs = 10_000,
+): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(5)) {
+      const { rows } = await client.query<{ leased: boolean }>(
+        `select exists (select 1 from outbox where status = 'in_flight' and lease_owner = $1) as leased`,
+        [relay],
+      );
+      if (rows[0]?.leased) return true;
+    }
+    return false;
+  } finally {
+    await client.end();
+  }
+}
+
+/** kill -9 a process of the stack and start it again after `downMs`. */
+export async function killAndRestart(
+  context: ScenarioContext,
+  name: ProcessName,
+  downMs: number,
+  why = '',
+): Promise<ServiceProcess> {
+  context.fault(`kill -9 ${name}${why}`);
+  await context.stack.process(name).kill();
+  await context.sleep(downMs);
+  const restarted = await context.stack.restart(name);
+  context.restored(`${name} restarted`);
+  return restarted;
+}
+
+/**
+ * Start a process with a fault armed that makes it kill itself, and wait until it has. A process
+ * whose fault fires before its /healthz answered counts too: startService then throws.
+ */
+export async function startAndAwaitCrash(
+  context: ScenarioContext,
+  name: ProcessName,
+  faultEnv: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<boolean> {
+  let started: ServiceProcess;
+  try {
+    started = await context.stack.restart(name, faultEnv);
+  } catch {
+    return true; // died during startup, from the fault
+  }
+  const exited = await Promise.race([started.exited(), sleep(timeoutMs).then(() => undefined)]);
+  if (exited) return true;
+  await started.stop(); // the fault never fired (nothing to do in time): carry on without it
+  return false;
 }

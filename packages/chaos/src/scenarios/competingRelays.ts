@@ -1,0 +1,23 @@
+import type { Scenario } from '../scenario.ts';
+import type { ProcessName } from '../stack.ts';
+import { killAndRestart } from './support.ts';
+
+const ORDER_RELAYS: ProcessName[] = ['relay-orders', 'relay-orders-2', 'relay-orders-3'];
+
+export const competingRelays: Scenario = {
+  name: 'competing-relays',
+  breaks:
+    'three relays on the orders outbox and two on each of the others; one orders relay after another killed with kill -9 every 2.5 s',
+  expectation:
+    'Relays never publish one row at the same time (SKIP LOCKED claims, leases); per aggregate the events ' +
+    "stay in seq order; a killed relay's batch is taken over after its lease, as duplicates at most.",
+  stack: { extraRelays: { orders: 2, inventory: 1, billing: 1 } },
+  inject: async (context) => {
+    await context.sleep(2_000);
+    for (let round = 0; round < 5; round++) {
+      const relay = ORDER_RELAYS[round % ORDER_RELAYS.length] ?? 'relay-orders';
+      await killAndRestart(context, relay, 1_000);
+      await context.sleep(1_500);
+    }
+  },
+};

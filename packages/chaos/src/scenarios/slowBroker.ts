@@ -1,0 +1,22 @@
+import type { Scenario } from '../scenario.ts';
+
+const LATENCY_MS = 150;
+
+export const slowBroker: Scenario = {
+  name: 'slow-broker',
+  breaks: `${LATENCY_MS} ms added each way between every client and the broker for 10 s (a loopback proxy the broker advertises)`,
+  expectation:
+    'Publishing and consuming slow down and the backlog grows, but nothing times out into a dead letter ' +
+    'and no lease expires under a send; once the latency goes, the backlog drains.',
+  needs: { ownBroker: true, brokerLatencyMs: 0 },
+  inject: async (context) => {
+    const proxy = context.brokerProxy;
+    if (!proxy) throw new Error('needs.brokerLatencyMs');
+    await context.sleep(3_000);
+    context.fault(`broker latency ${LATENCY_MS} ms each way`);
+    proxy.latencyMs = LATENCY_MS;
+    await context.sleep(10_000);
+    proxy.latencyMs = 0;
+    context.restored('latency removed');
+  },
+};
