@@ -52,6 +52,9 @@ export type LoadResult = {
   /** Requests that did not create an order, by reason: `400 validation`, `503 database-unavailable`, `network error`. */
   rejected: Record<string, number>;
   seed: number;
+  /** The rate asked for (undefined for a burst) and the concurrency it ran with. */
+  targetRate?: number;
+  concurrency: number;
   /** Orders started per second, first to last start (the tail of slow answers does not dilute it). */
   achievedRate: number;
 };
@@ -131,6 +134,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     accepted: progress.accepted,
     rejected,
     seed,
+    ...(options.burst ? {} : { targetRate: options.rate }),
+    concurrency,
     achievedRate: achievedRate(schedule),
   };
 }

@@ -6,12 +6,12 @@ import { type Table, tableAsMarkdown, tableAsText } from './table.ts';
 
 /** The summary tables as text, for a terminal. */
 export function formatSummary(result: LoadResult, outcome: Outcome): string {
-  return [...summaryTables(result, outcome).map(tableAsText), ...notes(outcome)].join('\n\n');
+  return [...summaryTables(result, outcome).map(tableAsText), ...notes(result, outcome)].join('\n\n');
 }
 
 /** The same tables as markdown, for a report file. */
 export function formatMarkdown(result: LoadResult, outcome: Outcome): string {
-  return [...summaryTables(result, outcome).map(tableAsMarkdown), ...notes(outcome)].join('\n\n');
+  return [...summaryTables(result, outcome).map(tableAsMarkdown), ...notes(result, outcome)].join('\n\n');
 }
 
 export function summaryTables(result: LoadResult, outcome: Outcome): Table[] {
@@ -32,8 +32,9 @@ function sentTable(result: LoadResult): Table {
   ];
   return {
     title:
-      `Orders sent: ${result.orders.length} at ${result.achievedRate.toFixed(1)}/s, ` +
-      `all answered after ${seconds.toFixed(1)} s (seed ${result.seed})`,
+      `Orders sent: ${result.orders.length} at ${result.achievedRate.toFixed(1)}/s` +
+      `${result.targetRate === undefined ? ' (burst)' : ` (${result.targetRate}/s asked)`}, ` +
+      `all answered after ${seconds.toFixed(1)} s, seed ${result.seed}`,
     header: ['kind', 'sent', 'accepted', 'rejected', 'retried'],
     rows: [
       ...kinds.map((kind) =>
@@ -119,8 +120,18 @@ function consumersTable(outcome: Outcome): Table {
   };
 }
 
-function notes(outcome: Outcome): string[] {
+/**
+ * What the tables cannot say on their own. The scheduler catches up after a stall, so a rate well
+ * below the one asked means every one of the `concurrency` slots was waiting on a slow answer.
+ */
+function notes(result: LoadResult, outcome: Outcome): string[] {
   const lines = [...outcome.warnings];
+  if (result.targetRate !== undefined && result.achievedRate < 0.9 * result.targetRate) {
+    lines.push(
+      `the API did not keep up with ${result.targetRate}/s: all ${result.concurrency} requests in flight were ` +
+        'waiting for answers; raise --concurrency to push harder, or lower --rate',
+    );
+  }
   if (outcome.pending.length > 0) {
     const shown = outcome.pending.slice(0, 5).join(', ');
     lines.push(`${outcome.pending.length} order(s) still PENDING, e.g. ${shown}`);
