@@ -43,9 +43,9 @@ function rowLine(row: OutboxRowView): HTMLElement {
       h('span', { class: `badge ${row.status}` }, row.status),
       ' ',
       h('span', { class: 'muted' }, rowState(row)),
+      row.lastError ? h('div', { class: 'error-text' }, row.lastError) : null,
     ),
     h('td', { class: 'num' }, row.attempts),
-    h('td', { class: 'error-text' }, row.lastError ?? ''),
   );
 }
 
@@ -124,9 +124,8 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
           {},
           h('th', {}, 'event'),
           h('th', {}, 'aggregate'),
-          h('th', {}, 'state'),
+          h('th', {}, 'state (last error)'),
           h('th', {}, 'attempts'),
-          h('th', {}, 'last error'),
         ),
       ),
       h('tbody', {}, ...view.newest.map(rowLine)),
