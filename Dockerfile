@@ -20,9 +20,14 @@ COPY apps/orders/package.json apps/orders/
 COPY apps/relay/package.json apps/relay/
 COPY apps/inventory/package.json apps/inventory/
 COPY apps/billing/package.json apps/billing/
+COPY apps/console/package.json apps/console/
+COPY packages/chaos/package.json packages/chaos/
 COPY packages/devstack/package.json packages/devstack/
 COPY packages/events/package.json packages/events/
+COPY packages/loadgen/package.json packages/loadgen/
 COPY packages/service/package.json packages/service/
+COPY infra/grafana/package.json infra/grafana/
+COPY tests/package.json tests/
 
 # --ignore-scripts: the same install as on a developer machine, where npm runs no dependency install
 # scripts. Prisma's only download the engines this project does not use (Prisma 7 with the pg driver

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TRACE_ID_LABEL } from '@outbox/service/exemplars';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -312,8 +313,10 @@ describe('Dockerfile', () => {
     const rootManifest = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
       workspaces: string[];
     };
+    // `apps/*` is every folder below apps/; `tests` is that folder itself.
     const workspaces = rootManifest.workspaces.flatMap((pattern) => {
-      const parent = pattern.replace(/\/\*$/, '');
+      if (!pattern.endsWith('/*')) return [pattern];
+      const parent = pattern.slice(0, -2);
       return readdirSync(fromRoot(parent))
         .map((dir) => `${parent}/${dir}`)
         .filter((dir) => existsSync(fromRoot(dir, 'package.json')));
@@ -345,6 +348,30 @@ describe('Grafana provisioning', () => {
   it('provisions datasources with fixed uids, Prometheus as `prometheus`', () => {
     expect(provisionedUids).toContain('prometheus');
     expect(provisionedUids).not.toContain('(no uid)');
+  });
+
+  it('links exemplars to traces: Prometheus stores them, the trace_id label leads to a provisioned Jaeger', () => {
+    expect([compose.services.prometheus?.command ?? []].flat()).toContain(
+      '--enable-feature=exemplar-storage',
+    );
+    type Datasource = {
+      uid: string;
+      type: string;
+      url: string;
+      jsonData?: { exemplarTraceIdDestinations?: { name: string; datasourceUid: string }[] };
+    };
+    const datasources = datasourceFiles.flatMap(
+      (file) =>
+        (loadYaml(`infra/grafana/provisioning/datasources/${file}`) as { datasources: Datasource[] })
+          .datasources,
+    );
+    const destinations = datasources.find((d) => d.uid === 'prometheus')?.jsonData
+      ?.exemplarTraceIdDestinations;
+    expect(destinations).toEqual([{ name: TRACE_ID_LABEL, datasourceUid: 'jaeger' }]);
+    const jaeger = datasources.find((d) => d.uid === 'jaeger');
+    expect(jaeger?.type).toBe('jaeger');
+    expect(compose.services.jaeger).toBeDefined();
+    expect(jaeger?.url).toMatch(/^http:\/\/jaeger:16686$/);
   });
 
   it('loads dashboards from the folder compose mounts them into', () => {

@@ -3,10 +3,13 @@
 // ORDER_CONFIRMED it writes all share one trace id, with the parent structure docs/tracing.md
 // describes. The six processes export their spans over OTLP/HTTP (JSON) to a receiver in this test.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import {
+  type OtlpReceiver,
+  type Span,
+  startOtlpReceiver,
+  tracingEnvForStack,
+} from '@outbox/devstack/testing/otlp-receiver';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
@@ -14,113 +17,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 useLeakGuard();
 
-type AnyValue = {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-  doubleValue?: number;
-};
-type OtlpSpan = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: { key: string; value: AnyValue }[];
-  links?: { traceId: string; spanId: string }[];
-};
-type ExportRequest = {
-  resourceSpans?: {
-    resource?: { attributes?: { key: string; value: AnyValue }[] };
-    scopeSpans?: { spans?: OtlpSpan[] }[];
-  }[];
-};
-/** A received span, flattened: its service and its attributes as strings. */
-type Span = {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  name: string;
-  kind: 'internal' | 'server' | 'client' | 'producer' | 'consumer' | 'unspecified';
-  attributes: Record<string, string>;
-};
-
-const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
-const text = (value: AnyValue) =>
-  String(value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? '');
-
-/** A minimal OTLP/HTTP receiver: `POST /v1/traces` with `application/json` bodies. */
-function startReceiver(): Promise<{ server: Server; port: number; spans: Span[] }> {
-  const spans: Span[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') {
-        res.writeHead(404).end();
-        return;
-      }
-      let body = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      const request = JSON.parse(body.toString()) as ExportRequest;
-      for (const resourceSpans of request.resourceSpans ?? []) {
-        const resource = Object.fromEntries(
-          (resourceSpans.resource?.attributes ?? []).map((a) => [a.key, text(a.value)]),
-        );
-        for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) {
-            spans.push({
-              service: resource['service.name'] ?? '?',
-              traceId: span.traceId,
-              spanId: span.spanId,
-              parentSpanId: span.parentSpanId || undefined,
-              name: span.name,
-              kind: KINDS[span.kind] ?? 'unspecified',
-              attributes: Object.fromEntries((span.attributes ?? []).map((a) => [a.key, text(a.value)])),
-            });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, port: (server.address() as AddressInfo).port, spans }),
-    ),
-  );
-}
-
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: OtlpReceiver;
 let stack: Stack;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  const otel = (service: string) => ({
-    OTEL_SERVICE_NAME: service,
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-  });
-  const names = [
-    'orders',
-    'inventory',
-    'billing',
-    'relay-orders',
-    'relay-inventory',
-    'relay-billing',
-  ] as const;
-  stack = await startStack(
-    'tracing',
-    sharedKafkaBrokers(),
-    Object.fromEntries(names.map((n) => [n, otel(n)])),
-  );
+  receiver = await startOtlpReceiver();
+  stack = await startStack('tracing', sharedKafkaBrokers(), tracingEnvForStack(receiver));
 });
 
 afterAll(async () => {
   await stack?.stop();
-  await new Promise((resolve) => receiver?.server.close(resolve));
+  await receiver?.close();
 });
 
 /** The trace id in a stored `traceparent` (`00-<trace id>-<span id>-<flags>`). */

@@ -1,12 +1,12 @@
+import type { MetricsRegistry } from '@outbox/service/ops-server';
 import express from 'express';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { Prisma } from './db.ts';
 import { httpMetrics } from './http/httpMetrics.ts';
 import { ordersRouter } from './http/ordersRouter.ts';
 import { HttpProblem, problemHandler } from './http/problem.ts';
 
-export type AppDeps = { prisma: Prisma; logger: Logger; registry: Registry };
+export type AppDeps = { prisma: Prisma; logger: Logger; registry: MetricsRegistry };
 
 /** Orders bodies are small; anything bigger is a mistake or an attack. */
 const BODY_LIMIT = '32kb';

@@ -1,6 +1,7 @@
 import { type OutboxStats, outboxStats } from '@outbox/events';
+import type { MetricsRegistry } from '@outbox/service/ops-server';
 import type pg from 'pg';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
 
@@ -9,7 +10,7 @@ export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
  * event or aggregate id. The backlog gauges are read from the outbox table when Prometheus
  * scrapes, so they show the backlog even while publishing is stuck.
  */
-export function createRelayMetrics(registry: Registry, pool: pg.Pool) {
+export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool) {
   const registers = [registry];
   // Both backlog gauges come from one query per scrape: prom-client collects all metrics at once,
   // so the two collect() calls below start together and share the query in flight.
@@ -75,6 +76,8 @@ export function createRelayMetrics(registry: Registry, pool: pg.Pool) {
       help: 'From the event row being written to the broker acknowledging it.',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
+      // Each bucket keeps the trace id of its latest event: a link from the graph to a trace.
+      enableExemplars: true,
     }),
   };
 }

@@ -7,6 +7,7 @@ import {
   scheduleRetry,
 } from '@outbox/events';
 import { toError } from '@outbox/service/errors';
+import { exemplarOf } from '@outbox/service/exemplars';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';
@@ -176,7 +177,10 @@ export class Relay {
     const now = Date.now();
     for (const row of rows) {
       this.#metrics.published.inc({ event_type: row.event_type });
-      this.#metrics.commitToPublish.observe((now - row.created_at.getTime()) / 1000);
+      this.#metrics.commitToPublish.observe({
+        value: (now - row.created_at.getTime()) / 1000,
+        exemplarLabels: exemplarOf(row.headers.traceparent),
+      });
     }
     this.#consecutiveFailures = 0;
     this.health.status = 'ok';

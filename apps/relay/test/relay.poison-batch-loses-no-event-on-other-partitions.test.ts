@@ -3,10 +3,10 @@ import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
+import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { Partitioners } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayMetrics } from '../src/metrics.ts';
 import { KafkaPublisher } from '../src/publisher.ts';
@@ -80,7 +80,7 @@ beforeAll(async () => {
     publisher,
     wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
     logger,
-    metrics: createRelayMetrics(new Registry(), pool),
+    metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
     options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },
   });
 });

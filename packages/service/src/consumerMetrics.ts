@@ -1,12 +1,14 @@
 import type { EventEnvelope, HandleResult } from '@outbox/events';
 import type { Admin } from 'kafkajs';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { exemplarOf } from './exemplars.ts';
+import type { MetricsRegistry } from './opsServer.ts';
 
 /**
  * A consumer's metrics. Labels stay low-cardinality: consumer group, event type, result, topic,
  * partition — never an event or order id.
  */
-export function createConsumerMetrics(registry: Registry) {
+export function createConsumerMetrics(registry: MetricsRegistry) {
   const registers = [registry];
   const handled = new Counter({
     name: 'consumer_events_total',
@@ -20,6 +22,7 @@ export function createConsumerMetrics(registry: Registry) {
     labelNames: ['consumer', 'event_type'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
+    enableExemplars: true, // the trace id of the event (./exemplars.ts)
   });
   const commitToConsume = new Histogram({
     name: 'consumer_commit_to_consume_seconds',
@@ -27,6 +30,7 @@ export function createConsumerMetrics(registry: Registry) {
     labelNames: ['consumer'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers,
+    enableExemplars: true,
   });
   const deadLettered = new Counter({
     name: 'consumer_dead_lettered_total',
@@ -45,8 +49,14 @@ export function createConsumerMetrics(registry: Registry) {
     onHandled(consumer: string, event: EventEnvelope, result: HandleResult, seconds: number) {
       handled.inc({ consumer, event_type: event.type, result });
       if (result !== 'applied') return;
-      handlerDuration.observe({ consumer, event_type: event.type }, seconds);
-      commitToConsume.observe({ consumer }, Math.max(0, (Date.now() - Date.parse(event.time)) / 1000));
+      const exemplarLabels = exemplarOf(event.traceparent);
+      handlerDuration.observe({
+        labels: { consumer, event_type: event.type },
+        value: seconds,
+        exemplarLabels,
+      });
+      const sinceCommit = Math.max(0, (Date.now() - Date.parse(event.time)) / 1000);
+      commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
     },
     /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
     async updateLag(admin: Admin, consumer: string, topics: string[]) {

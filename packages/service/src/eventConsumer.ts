@@ -11,9 +11,9 @@ import {
   topicFor,
 } from '@outbox/events';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { createConsumerMetrics } from './consumerMetrics.ts';
 import { toError } from './errors.ts';
+import type { MetricsRegistry } from './opsServer.ts';
 import { withConsumerSpans } from './tracingMessaging.ts';
 
 /** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
@@ -34,7 +34,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
   inboxDedup?: boolean;
   /** Where the consumer's metrics (consumer_*) are registered. */
-  registry: Registry;
+  registry: MetricsRegistry;
 };
 
 /** How often consumer lag is refreshed from the broker (committed vs. end offsets). */

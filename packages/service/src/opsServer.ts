@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, type OpenMetricsContentType, Registry } from 'prom-client';
 
 export type Health = { status: 'ok' | 'degraded' | 'down'; [detail: string]: unknown };
 
@@ -7,8 +7,16 @@ export type Health = { status: 'ok' | 'degraded' | 'down'; [detail: string]: unk
  * The operations endpoint of a worker process (relay, consumers): `GET /healthz` and `GET /metrics`.
  * HTTP apps mount the same handlers on their Express app instead (see apps/orders).
  */
-export function createMetricsRegistry(service: string): Registry {
-  const registry = new Registry();
+/**
+ * Every process exposes OpenMetrics, not the older Prometheus text format: only OpenMetrics carries
+ * exemplars, the trace ids that link a latency graph to traces (./exemplars.ts). Prometheus asks
+ * for it by default; the sample lines read the same (`*_total`, `*_bucket`).
+ */
+export type MetricsRegistry = Registry<OpenMetricsContentType>;
+
+export function createMetricsRegistry(service: string): MetricsRegistry {
+  const registry = new Registry<OpenMetricsContentType>();
+  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
   return registry;
@@ -16,7 +24,7 @@ export function createMetricsRegistry(service: string): Registry {
 
 export async function startOpsServer(options: {
   port: number;
-  registry: Registry;
+  registry: MetricsRegistry;
   health: () => Health | Promise<Health>;
   /** Extra routes of the process (e.g. the relay's admin endpoint); resolves false when not its own. */
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;

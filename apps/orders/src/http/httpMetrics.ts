@@ -1,12 +1,14 @@
+import { activeSpanExemplar } from '@outbox/service/exemplars';
+import type { MetricsRegistry } from '@outbox/service/ops-server';
 import type { RequestHandler } from 'express';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 
 /**
  * RED metrics for the API: rate and errors (http_requests_total by status) and duration.
  * The route label is the matched route pattern (`/orders/:id`), never the raw path, so an id in
  * the URL cannot explode the number of series.
  */
-export function httpMetrics(registry: Registry): RequestHandler {
+export function httpMetrics(registry: MetricsRegistry): RequestHandler {
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status code.',
@@ -19,13 +21,18 @@ export function httpMetrics(registry: Registry): RequestHandler {
     labelNames: ['method', 'route'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+    enableExemplars: true,
   });
   return (req, res, next) => {
     const started = performance.now();
+    // Here the request's server span is active (the http instrumentation wraps the handlers);
+    // by 'finish' it may not be, so take its trace id now.
+    const exemplarLabels = activeSpanExemplar();
     res.on('finish', () => {
       const route = req.route ? `${req.baseUrl}${req.route.path === '/' ? '' : req.route.path}` : 'unmatched';
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
-      duration.observe({ method: req.method, route }, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      duration.observe({ labels: { method: req.method, route }, value: seconds, exemplarLabels });
     });
     next();
   };

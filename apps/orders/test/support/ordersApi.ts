@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { createApp } from '../../src/app.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
 
@@ -19,7 +19,11 @@ export async function startOrdersApi(
   const db = await createTestDatabase(label);
   await migrate(db.url);
   const prisma = createPrisma(options.databaseUrl ?? db.url);
-  const app = createApp({ prisma, logger: pino({ level: 'silent' }), registry: new Registry() });
+  const app = createApp({
+    prisma,
+    logger: pino({ level: 'silent' }),
+    registry: createMetricsRegistry('orders-test'),
+  });
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, () => resolve(listening));
   });

@@ -12,10 +12,19 @@ export type QueryResponse = {
   data?: { resultType: string; result: unknown[] };
 };
 
+export type Exemplar = { labels: Record<string, string>; value: string; timestamp: number };
+export type ExemplarsResponse = {
+  status: string;
+  error?: string;
+  data?: { seriesLabels: Record<string, string>; exemplars: Exemplar[] }[];
+};
+
 export type TestPrometheus = {
   url: string;
   /** An instant query through the HTTP API, as Grafana and the rule evaluator run them. */
   query(expr: string): Promise<QueryResponse>;
+  /** The exemplars stored for the series of `expr` over the last `minutes` (Grafana's exemplar query). */
+  queryExemplars(expr: string, minutes?: number): Promise<ExemplarsResponse>;
   stop(): Promise<void>;
 };
 
@@ -48,6 +57,8 @@ export async function startPrometheus(
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${path.join(workDir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
+      // Keep the trace ids the latency histograms carry (OpenMetrics exemplars), as docker-compose does.
+      '--enable-feature=exemplar-storage',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -90,6 +101,15 @@ export async function startPrometheus(
         body: new URLSearchParams({ query: expr }),
       });
       return (await res.json()) as QueryResponse;
+    },
+    queryExemplars: async (expr, minutes = 10) => {
+      const end = Date.now() / 1000;
+      const res = await fetch(`${url}/api/v1/query_exemplars`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ query: expr, start: String(end - minutes * 60), end: String(end) }),
+      });
+      return (await res.json()) as ExemplarsResponse;
     },
     stop,
   };

@@ -1,0 +1,32 @@
+import { trace } from '@opentelemetry/api';
+import type { LabelValues } from 'prom-client';
+
+// Links from a latency graph to the trace of one of its observations: each histogram bucket keeps
+// its latest observation's trace id as an OpenMetrics exemplar (`trace_id`). Prometheus stores them
+// (--enable-feature=exemplar-storage) and Grafana draws them as dots that open the trace in Jaeger
+// (infra/grafana/provisioning/datasources). Exemplars cost one label set per bucket, not a
+// series per trace, so cardinality stays where it was.
+
+/** The exemplar label that carries the trace id; Grafana's datasource links on this name. */
+export const TRACE_ID_LABEL = 'trace_id';
+
+// Typed as any label set: prom-client types an exemplar's labels like the metric's own labels.
+type Exemplar = LabelValues<string>;
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
+const INVALID_TRACE_ID = '0'.repeat(32);
+
+/**
+ * The exemplar of an event: the trace id of the W3C traceparent it carries (stored in the outbox row
+ * by the transaction that wrote it). Empty when the event was written without tracing.
+ */
+export function exemplarOf(traceparent: string | undefined): Exemplar {
+  const traceId = traceparent ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
+  return traceId && traceId !== INVALID_TRACE_ID ? { [TRACE_ID_LABEL]: traceId } : {};
+}
+
+/** The exemplar of the span active here (e.g. the HTTP request's server span), or none. */
+export function activeSpanExemplar(): Exemplar {
+  const context = trace.getActiveSpan()?.spanContext();
+  return context && trace.isSpanContextValid(context) ? { [TRACE_ID_LABEL]: context.traceId } : {};
+}
