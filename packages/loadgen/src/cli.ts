@@ -81,7 +81,8 @@ async function main(args: string[]): Promise<number> {
 
   console.log(`\n${formatSummary(result, outcome)}`);
   if (config.jsonFile) {
-    const report = { config: { ...config, help: undefined }, result, outcome };
+    const { help: _help, databaseUrls, ...flags } = config;
+    const report = { config: { ...flags, databaseUrls: withoutPasswords(databaseUrls) }, result, outcome };
     await writeFile(config.jsonFile, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\nJSON report: ${config.jsonFile}`);
   }
@@ -90,6 +91,16 @@ async function main(args: string[]): Promise<number> {
     console.log(`Markdown report: ${config.markdownFile}`);
   }
   return outcome.pending.length > 0 ? 1 : 0;
+}
+
+/** A report file is shared and kept: database URLs go into it without their passwords. */
+function withoutPasswords(urls: CliConfig['databaseUrls']): CliConfig['databaseUrls'] {
+  const redact = (text: string) => {
+    const url = new URL(text);
+    if (url.password) url.password = 'redacted';
+    return url.toString();
+  };
+  return { orders: redact(urls.orders), inventory: redact(urls.inventory), billing: redact(urls.billing) };
 }
 
 /** Undefined when the orders API answers at all (even unhealthy), else why it did not. */

@@ -6,13 +6,6 @@ export type MetricsUrls = { inventory?: string; billing?: string; orders?: strin
 export type DuplicateCounts = { byConsumer: Record<string, number>; unreadable: string[] };
 
 /**
- * The metric every consumer counts handled events in (packages/service/src/consumerMetrics.ts):
- * `consumer_events_total{consumer, event_type, result}`, where result="duplicate" means the event
- * was found in processed_events and skipped.
- */
-const METRIC = 'consumer_events_total';
-
-/**
  * Read the duplicates each consumer has skipped so far from the services' Prometheus /metrics.
  * The counters run since each process started, so a run's own duplicates are the difference
  * between a scrape before the run and one after it.
@@ -34,24 +27,26 @@ export async function scrapeDuplicates(urls: MetricsUrls, timeoutMs = 5_000): Pr
   return counts;
 }
 
-/** Sum of consumer_events_total{result="duplicate"} per consumer in a Prometheus text exposition. */
+/**
+ * A sample of the counter every consumer counts handled events in (packages/service/src/consumerMetrics.ts):
+ * `consumer_events_total{consumer, event_type, result}`; result="duplicate" means the event was found
+ * in processed_events and skipped. The label set (a quoted value may contain `}`), then the value;
+ * what may follow the value (a timestamp, an OpenMetrics exemplar `# {trace_id="…"} 1`) is not needed.
+ */
+const SAMPLE = /^consumer_events_total\{((?:[^"}]|"(?:[^"\\]|\\.)*")*)\}\s+(\S+)/;
+const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * Sum of consumer_events_total{result="duplicate"} per consumer, in the Prometheus text format or
+ * OpenMetrics (the sample lines read the same in both).
+ */
 export function duplicatesIn(exposition: string): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const line of exposition.split('\n')) {
-    if (!line.startsWith(`${METRIC}{`)) continue;
-    const close = line.lastIndexOf('}');
-    const labels = Object.fromEntries(
-      [...line.slice(METRIC.length + 1, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [
-        m[1],
-        m[2],
-      ]),
-    );
-    const value = Number(
-      line
-        .slice(close + 1)
-        .trim()
-        .split(' ')[0],
-    );
+    const sample = SAMPLE.exec(line);
+    if (!sample) continue;
+    const labels = Object.fromEntries([...(sample[1] ?? '').matchAll(LABEL)].map((m) => [m[1], m[2]]));
+    const value = Number(sample[2]);
     if (labels.result !== 'duplicate' || labels.consumer === undefined || !Number.isFinite(value)) continue;
     sums[labels.consumer] = (sums[labels.consumer] ?? 0) + value;
   }

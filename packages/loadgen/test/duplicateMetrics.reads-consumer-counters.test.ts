@@ -18,6 +18,17 @@ describe('duplicates from /metrics', () => {
     expect(duplicatesIn('')).toEqual({});
   });
 
+  it('reads OpenMetrics too: float values, an exemplar after the value, a } inside a label value', () => {
+    const openMetrics = [
+      '# TYPE consumer_events counter',
+      'consumer_events_total{consumer="billing",event_type="ORDER_CREATED",result="duplicate"} 2.0 # {trace_id="4bf92f3577b34da6"} 1.0 1700000000.000',
+      'consumer_events_total{consumer="odd}name",event_type="ORDER_CREATED",result="duplicate"} 1.0',
+      'consumer_events_created{consumer="billing",event_type="ORDER_CREATED",result="duplicate"} 1700000000.0',
+      '# EOF',
+    ].join('\n');
+    expect(duplicatesIn(openMetrics)).toEqual({ billing: 2, 'odd}name': 1 });
+  });
+
   it("counts the run's own duplicates: after minus before; a restarted process counts from 0", () => {
     expect(difference({ inventory: 5, billing: 1 }, { inventory: 2 })).toEqual({ inventory: 3, billing: 1 });
     expect(difference({ inventory: 1 }, { inventory: 4 })).toEqual({ inventory: 1 });
