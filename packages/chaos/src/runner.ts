@@ -187,9 +187,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     log(`failed: ${error}`);
     return failedReport(scenario, started, timeline, error);
   } finally {
+    const cleanup = Date.now();
     await stack?.stop();
     await ownBroker?.dispose();
     await postgres?.remove();
+    log(`cleaned up in ${Date.now() - cleanup} ms`);
   }
 }
 

@@ -124,6 +124,7 @@ export async function readTopics(
 
 /** Committed offset vs. end offset, summed over the partitions of the topics a group consumes. */
 export async function consumerLag(brokers: string[], groupId: string, topics: string[]): Promise<number> {
+  hideKafkajsTimeoutWarning();
   const kafka = new Kafka({ clientId: 'chaos-lag', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();

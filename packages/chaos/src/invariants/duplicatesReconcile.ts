@@ -1,4 +1,6 @@
+import { topicFor } from '@outbox/events';
 import { DATABASES, type DatabaseName } from '../stack.ts';
+import { AGGREGATE_OF } from '../topics.ts';
 import { type InvariantResult, Violations, verdict } from './result.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -33,8 +35,9 @@ export function duplicatesReconcile(s: Snapshot): InvariantResult {
   const poison = new Set(s.expected.consumerDeadLetters);
   for (const database of DATABASES) {
     const messages = s.messages.get(s.topics.events[database]) ?? [];
-    counts[`${database}TopicMessages`] = messages.length;
-    counts[`${database}TopicDuplicates`] = messages.length - new Set(messages.map((m) => m.eventId)).size;
+    const topic = topicFor(AGGREGATE_OF[database]); // without the run's prefix, for the report
+    counts[`${topic} messages`] = messages.length;
+    counts[`${topic} duplicates`] = messages.length - new Set(messages.map((m) => m.eventId)).size;
   }
   for (const consumer of DATABASES) {
     const { from, types } = CONSUMES[consumer];
@@ -47,11 +50,12 @@ export function duplicatesReconcile(s: Snapshot): InvariantResult {
       if (!processed.has(id)) violations.add(`${consumer} never recorded a delivered event`, id);
     for (const id of processed)
       if (!distinct.has(id)) violations.add(`${consumer} recorded an event that is not on its topics`, id);
-    counts[`${consumer}Delivered`] = copies.length;
-    counts[`${consumer}DuplicatesOnTopic`] = copies.length - distinct.size;
-    counts[`${consumer}Processed`] = processed.size;
+    counts[`${consumer} consumer: copies delivered`] = copies.length;
+    counts[`${consumer} consumer: duplicates`] = copies.length - distinct.size;
+    counts[`${consumer} consumer: recorded`] = processed.size;
     const counter = s.serviceDuplicateCounters[consumer];
-    if (counter !== undefined) counts[`${consumer}ServiceCounterSinceLastStart`] = counter;
+    if (counter !== undefined)
+      counts[`${consumer} consumer: own duplicate counter since its last start`] = counter;
   }
   return verdict(
     'duplicates-reconcile',

@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import {
+  findScenario,
+  formatText,
+  INVARIANTS,
+  runScenario,
+  type ScenarioReport,
+  writeReports,
+} from '@outbox/chaos';
+import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { expect } from 'vitest';
+
+const resultsDir = join(import.meta.dirname, '../../test-results/chaos');
+
+/** A scenario, a few minutes at most, and the time vitest should allow it. */
+export const SCENARIO_TIMEOUT_MS = 300_000;
+
+/**
+ * Run a scenario through the same runner as `npm run chaos`, on the test run's shared broker
+ * (scenarios that break the broker start their own), and keep its report as a CI artifact in
+ * test-results/chaos/<scenario>.{json,md}.
+ */
+export async function runChaosScenario(name: string): Promise<ScenarioReport> {
+  const scenario = findScenario(name);
+  if (!scenario) throw new Error(`no chaos scenario named ${name}`);
+  const report = await runScenario(scenario, { kafkaBrokers: sharedKafkaBrokers(), log: console.log });
+  writeReports([report], {
+    json: join(resultsDir, `${name}.json`),
+    markdown: join(resultsDir, `${name}.md`),
+  });
+  console.log(formatText(report));
+  return report;
+}
+
+/** The system went quiet and every invariant held; on failure, the message lists each violation. */
+export function expectEveryInvariantHeld(report: ScenarioReport): void {
+  expect(report.error).toBeUndefined();
+  expect(report.quiescence.outstanding, 'work left when the deadline passed').toEqual([]);
+  expect(report.invariants).toHaveLength(INVARIANTS.length);
+  const failed = report.invariants.filter((result) => !result.passed);
+  expect(failed.map((result) => `${result.name}: ${result.violations.join('; ')}`)).toEqual([]);
+  expect(report.passed).toBe(true);
+}
+
+/** A figure an invariant counted, e.g. count(report, 'duplicates-reconcile', 'order.events duplicates'). */
+export function count(report: ScenarioReport, invariant: string, name: string): number {
+  const value = report.invariants.find((result) => result.name === invariant)?.counts[name];
+  if (value === undefined) throw new Error(`${invariant} has no count named ${name}`);
+  return value;
+}
