@@ -23,6 +23,11 @@ function consumerRow(view: ConsumerView): HTMLElement {
   );
 }
 
+/** Validation reasons can run long; the row shows the start, the tooltip all of it. */
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 function deadLetterRow(message: DeadLetterView): HTMLElement {
   return h(
     'tr',
@@ -30,7 +35,7 @@ function deadLetterRow(message: DeadLetterView): HTMLElement {
     h('td', {}, h('code', {}, message.topic), ` ${message.partition}/${message.offset}`),
     h('td', {}, h('code', {}, message.eventType ?? '?'), message.key ? ` of ${shortId(message.key)}` : ''),
     h('td', {}, message.consumer ?? ''),
-    h('td', { class: 'error-text' }, message.reason ?? ''),
+    h('td', { class: 'error-text', title: message.reason ?? '' }, shorten(message.reason ?? '', 240)),
     h('td', {}, message.time ? new Date(message.time).toLocaleTimeString() : ''),
   );
 }

@@ -66,7 +66,7 @@ export async function consumerViews(service: Service): Promise<ConsumerView[]> {
         processed: null,
         sinceStart: null,
         lag: null,
-        ...(errors.length ? { error: errors.join('; ') } : {}),
+        error: errors.length ? errors.join('; ') : 'has consumed nothing yet',
       },
     ];
   }
