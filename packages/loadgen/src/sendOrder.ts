@@ -86,7 +86,9 @@ export async function sendOrder(
       delete sent.error;
       const json = parseJson(response.body);
       if (response.status === 201) {
-        sent.orderId = String((json as { id?: unknown }).id);
+        const id = (json as { id?: unknown } | undefined)?.id;
+        if (typeof id === 'string') sent.orderId = id;
+        else sent.error = 'the 201 answer carried no order id';
         sent.acceptedAt = Date.now();
         if (response.headers['idempotent-replayed'] === 'true') sent.replayed = true;
         delete sent.problem;
@@ -98,6 +100,7 @@ export async function sendOrder(
     } catch (err) {
       sent.status = 'network-error';
       sent.error = err instanceof Error ? err.message : String(err);
+      delete sent.problem;
     }
     if (sent.attempts >= retry.attempts || signal?.aborted) return sent;
     const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (sent.attempts - 1));
