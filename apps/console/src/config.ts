@@ -1,5 +1,6 @@
 import { kafkaBrokers, logLevel, port, postgresUrl, topicPrefix } from '@outbox/service/config';
 import { z } from 'zod';
+import type { ServiceName } from './shared/api.ts';
 
 const httpUrl = (fallback: string) =>
   z
@@ -47,5 +48,5 @@ export const configSchema = z.object({
 export type Config = z.output<typeof configSchema>;
 
 /** The three service databases, each with its own outbox and its own relay. */
-export const SERVICE_NAMES = ['orders', 'inventory', 'billing'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export const SERVICE_NAMES = ['orders', 'inventory', 'billing'] as const satisfies readonly ServiceName[];
+export type { ServiceName };
