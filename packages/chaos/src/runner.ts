@@ -110,7 +110,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       broker: ownBroker?.broker,
       brokerProxy: ownBroker?.proxy,
       postgres,
-      loadFinished: loadRun.then(() => undefined),
       elapsed: () => Date.now() - loadStarted,
       sleep: (ms) => sleep(ms),
       fault: (what) => {
@@ -128,8 +127,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       },
       log,
     };
-    const [loadResult] = await Promise.all([loadRun, scenario.inject(context)]);
-    const loadEnded = Date.now();
+    // Both settle before anything is torn down: a fault script that throws must not leave the
+    // load generator sending to a stack that is being stopped.
+    const [loadOutcome, faultOutcome] = await Promise.allSettled([loadRun, scenario.inject(context)]);
+    if (faultOutcome.status === 'rejected') throw faultOutcome.reason;
+    if (loadOutcome.status === 'rejected') throw loadOutcome.reason;
+    const loadResult = loadOutcome.value;
+    const loadEnded = Date.now(); // the load and the fault script
     log(`load done: ${loadResult.accepted} accepted of ${loadResult.orders.length}; waiting until quiet`);
 
     const quiet: Quiescence = await waitForQuiescence(

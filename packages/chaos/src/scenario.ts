@@ -14,8 +14,6 @@ export type ScenarioContext = {
   brokerProxy: TcpProxy | undefined;
   /** The private PostgreSQL server (only with `needs.privatePostgres`). */
   postgres: PrivatePostgres | undefined;
-  /** Resolves when the load generator has sent its last order. */
-  loadFinished: Promise<void>;
   /** Milliseconds since the load started. */
   elapsed(): number;
   sleep(ms: number): Promise<void>;

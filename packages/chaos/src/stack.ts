@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
-import { planStack, RELAYS, SERVICES, type ServiceName, type ServicePlan } from '@outbox/devstack/stack-plan';
+import { planStack, SERVICES, type ServiceName, type ServicePlan } from '@outbox/devstack/stack-plan';
 import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
 
 export type DatabaseName = 'orders' | 'inventory' | 'billing';
@@ -138,5 +138,3 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     },
   };
 }
-
-export { RELAYS, SERVICES };

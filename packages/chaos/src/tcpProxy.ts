@@ -4,6 +4,8 @@ export type TcpProxy = {
   port: number;
   /** One-way delay added to every chunk, in each direction; change it while traffic flows. */
   latencyMs: number;
+  /** Bytes forwarded so far, both directions: shows the clients really go through the proxy. */
+  readonly bytesForwarded: number;
   close(): Promise<void>;
 };
 
@@ -18,7 +20,15 @@ export async function startTcpProxy(options: {
   latencyMs: number;
 }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  const proxy: TcpProxy = { port: options.listenPort, latencyMs: options.latencyMs, close: async () => {} };
+  let bytesForwarded = 0;
+  const proxy: TcpProxy = {
+    port: options.listenPort,
+    latencyMs: options.latencyMs,
+    get bytesForwarded() {
+      return bytesForwarded;
+    },
+    close: async () => {},
+  };
 
   /** Forward `from` to `to`, each chunk after the current latency, never overtaking an earlier one. */
   const pipeDelayed = (from: Socket, to: Socket) => {
@@ -27,7 +37,9 @@ export async function startTcpProxy(options: {
       const due = Math.max(Date.now() + proxy.latencyMs, lastDue);
       lastDue = due;
       setTimeout(() => {
-        if (!to.destroyed) to.write(chunk);
+        if (to.destroyed) return;
+        bytesForwarded += chunk.length;
+        to.write(chunk);
       }, due - Date.now());
     });
     from.on('close', () => setTimeout(() => to.destroy(), Math.max(0, lastDue - Date.now())));

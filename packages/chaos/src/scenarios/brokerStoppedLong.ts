@@ -3,7 +3,7 @@ import { ownBroker } from './support.ts';
 
 export const brokerStoppedLong: Scenario = {
   name: 'broker-stopped-long',
-  breaks: 'the Kafka broker stopped for 20 s, far longer than the producer timeouts (a few seconds)',
+  breaks: 'the Kafka broker stopped for 12 s, far longer than the producer timeouts (a few seconds)',
   expectation:
     'Relays give their batches back without using up attempts (nothing is dead-lettered for an outage), ' +
     'report degraded and back off; orders are accepted throughout; after the restart everything drains.',
@@ -13,7 +13,7 @@ export const brokerStoppedLong: Scenario = {
     await context.sleep(3_000);
     context.fault('stop the broker (SIGTERM)');
     await broker.stop();
-    await context.sleep(20_000);
+    await context.sleep(12_000);
     context.fault('start the broker again');
     await broker.start();
     await broker.waitUntilReady(120_000);

@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario.ts';
 import type { ProcessName } from '../stack.ts';
-import { killAndRestart } from './support.ts';
+import { killAndRestart, waitUntilMidBatch } from './support.ts';
 
 const ORDER_RELAYS: ProcessName[] = ['relay-orders', 'relay-orders-2', 'relay-orders-3'];
 
@@ -16,7 +16,8 @@ export const competingRelays: Scenario = {
     await context.sleep(2_000);
     for (let round = 0; round < 5; round++) {
       const relay = ORDER_RELAYS[round % ORDER_RELAYS.length] ?? 'relay-orders';
-      await killAndRestart(context, relay, 1_000);
+      const midBatch = await waitUntilMidBatch(context.stack.databases.orders.url, relay, 3_000);
+      await killAndRestart(context, relay, 1_000, midBatch ? ' (mid-batch)' : ' (between batches)');
       await context.sleep(1_500);
     }
   },

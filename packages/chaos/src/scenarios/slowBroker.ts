@@ -12,11 +12,12 @@ export const slowBroker: Scenario = {
   inject: async (context) => {
     const proxy = context.brokerProxy;
     if (!proxy) throw new Error('needs.brokerLatencyMs');
+    const megabytes = () => `${(proxy.bytesForwarded / 1e6).toFixed(1)} MB through the proxy so far`;
     await context.sleep(3_000);
-    context.fault(`broker latency ${LATENCY_MS} ms each way`);
+    context.fault(`broker latency ${LATENCY_MS} ms each way (${megabytes()})`);
     proxy.latencyMs = LATENCY_MS;
     await context.sleep(10_000);
     proxy.latencyMs = 0;
-    context.restored('latency removed');
+    context.restored(`latency removed (${megabytes()})`);
   },
 };
