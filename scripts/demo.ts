@@ -21,7 +21,7 @@ import { createLogger } from '@outbox/service/logger';
 
 const postgres = process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
-const consolePort = Number(process.env.CONSOLE_PORT ?? 3000);
+const consolePort = Number(process.env.CONSOLE_PORT ?? 8080);
 const prometheusPort = 9090;
 const ports: Record<ServiceName, number> = {
   orders: 3001,

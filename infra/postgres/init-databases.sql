@@ -16,3 +16,14 @@ create database inventory owner inventory;
 
 create role billing login password 'billing';
 create database billing owner billing;
+
+-- The web console (apps/console) only reads: each outbox, processed_events and the stock. It logs in
+-- with a role of its own that can read the tables the owners create later (their migrations run at
+-- service start), and write nothing.
+create role console login password 'console';
+\connect orders
+alter default privileges for role orders in schema public grant select on tables to console;
+\connect inventory
+alter default privileges for role inventory in schema public grant select on tables to console;
+\connect billing
+alter default privileges for role billing in schema public grant select on tables to console;

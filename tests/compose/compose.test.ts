@@ -41,6 +41,13 @@ const services = Object.entries(compose.services);
 /** The app services: those built from this repository (the infrastructure uses published images). */
 const appServices = services.filter(([, service]) => service.build !== undefined);
 
+/**
+ * The web console owns no database and writes nothing: it reads the others' databases as the
+ * read-only `console` role. Every other app service owns (or, a relay, drains) one database.
+ */
+const CONSOLE = 'console';
+const ownsDatabase = ([name]: [string, Service]) => name !== CONSOLE;
+
 const TRACING_REGISTER = '@outbox/service/tracing-register';
 
 /**
@@ -198,13 +205,14 @@ describe('docker-compose.yml', () => {
     // One relay per service database: each drains a different one, and every service database has one.
     const relayDatabases = (servicesByApp.get('relay') ?? []).map(([, service]) => databaseOf(service));
     const serviceDatabases = appServices
+      .filter(ownsDatabase)
       .filter(([, service]) => appOf(service) !== 'relay')
       .map(([, service]) => databaseOf(service));
     expect(relayDatabases).toHaveLength(3);
     expect(relayDatabases.sort()).toEqual(serviceDatabases.sort());
   });
 
-  it('runs the same processes as the local demo (planStack in @outbox/devstack)', async () => {
+  it('runs the same processes as the local demo (planStack in @outbox/devstack), and the console', async () => {
     const { planStack } = await import('@outbox/devstack/stack-plan');
     const plan = planStack({
       databaseUrls: { orders: 'x://h/orders', inventory: 'x://h/inventory', billing: 'x://h/billing' },
@@ -215,11 +223,15 @@ describe('docker-compose.yml', () => {
       database: (env.DATABASE_URL ?? '').split('/').at(-1),
       relayId: env.RELAY_ID,
     });
+    // The demo runs the console inside its own process (scripts/demo.ts), with the process controls.
     expect(
       Object.fromEntries(
-        appServices.map(([name, service]) => [name, summary(appOf(service), environmentOf(service))]),
+        appServices
+          .filter(ownsDatabase)
+          .map(([name, service]) => [name, summary(appOf(service), environmentOf(service))]),
       ),
     ).toEqual(Object.fromEntries(Object.entries(plan).map(([name, p]) => [name, summary(p.app, p.env)])));
+    expect(appServices.map(([name]) => name)).toContain(CONSOLE);
   });
 
   it('publishes each host port once', () => {
@@ -255,20 +267,40 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(healthcheckCommand(service)).toContain(`http://127.0.0.1:${port}/healthz`);
   });
 
-  it('connects to a service database on the compose postgres as its owner, created by the init script', () => {
-    const url = new URL(environment.DATABASE_URL ?? '');
-    const database = url.pathname.slice(1);
-    const initSql = readFileSync(fromRoot('infra/postgres/init-databases.sql'), 'utf8');
-    expect(url.hostname).toBe('postgres');
-    expect(compose.services.postgres).toBeDefined();
-    // Every service owns a database named after it; relay-<service> drains that service's outbox.
-    expect(database).toBe(app === 'relay' ? name.replace(/^relay-/, '') : name);
-    expect(url.username).toBe(database);
-    expect(initSql).toMatch(new RegExp(`^create database ${database} owner ${url.username};`, 'm'));
-    expect(initSql).toMatch(
-      new RegExp(`^create role ${url.username} login password '${url.password}';`, 'm'),
-    );
-  });
+  if (name === CONSOLE)
+    it('reads each service database as the read-only console role the init script creates', () => {
+      const initSql = readFileSync(fromRoot('infra/postgres/init-databases.sql'), 'utf8');
+      for (const database of ['orders', 'inventory', 'billing']) {
+        const url = new URL(environment[`${database.toUpperCase()}_DATABASE_URL`] ?? '');
+        expect(url.hostname).toBe('postgres');
+        expect(url.pathname).toBe(`/${database}`);
+        expect(url.username).toBe('console');
+        expect(initSql).toMatch(new RegExp(`^create role console login password '${url.password}';`, 'm'));
+        expect(initSql).toMatch(
+          new RegExp(
+            `^\\\\connect ${database}\\nalter default privileges for role ${database} in schema public grant select on tables to console;`,
+            'm',
+          ),
+        );
+      }
+      expect(environment.DATABASE_URL).toBeUndefined();
+    });
+
+  if (name !== CONSOLE)
+    it('connects to a service database on the compose postgres as its owner, created by the init script', () => {
+      const url = new URL(environment.DATABASE_URL ?? '');
+      const database = url.pathname.slice(1);
+      const initSql = readFileSync(fromRoot('infra/postgres/init-databases.sql'), 'utf8');
+      expect(url.hostname).toBe('postgres');
+      expect(compose.services.postgres).toBeDefined();
+      // Every service owns a database named after it; relay-<service> drains that service's outbox.
+      expect(database).toBe(app === 'relay' ? name.replace(/^relay-/, '') : name);
+      expect(url.username).toBe(database);
+      expect(initSql).toMatch(new RegExp(`^create database ${database} owner ${url.username};`, 'm'));
+      expect(initSql).toMatch(
+        new RegExp(`^create role ${url.username} login password '${url.password}';`, 'm'),
+      );
+    });
 
   // Only the relays: each needs the outbox table that another service's migrations create.
   if (app === 'relay')
@@ -429,7 +461,10 @@ describe('Prometheus configuration', () => {
         job.static_configs.flatMap((config) => config.targets),
       ]),
     );
-  const appPorts = appServices.map(([name, service]) => [name, environmentOf(service).PORT] as const);
+  // The console is a page for people and has no /metrics; the six system processes are scraped.
+  const appPorts = appServices
+    .filter(ownsDatabase)
+    .map(([name, service]) => [name, environmentOf(service).PORT] as const);
 
   it('scrapes every app service by its compose name and PORT (prometheus.yml)', () => {
     expect(targetsByJob('infra/prometheus/prometheus.yml')).toEqual(

@@ -44,6 +44,11 @@ export function createConsoleApp({
   };
   const adminToken = config.CONSOLE_ADMIN_TOKEN;
 
+  // For a container's healthcheck: the console process answers. (What it shows is the others' health.)
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
   app.get('/api/info', async (_req, res) => {
     const info: ConsoleInfo = {
       adminActions: adminToken !== undefined,

@@ -16,7 +16,8 @@ const token = z.string().min(16, 'use at least 16 characters').optional();
  * topics. The URL defaults are the ports of the local demo (`./dev demo`).
  */
 export const configSchema = z.object({
-  PORT: port(3000),
+  // 8080, not 3000: docker compose publishes Grafana on 3000.
+  PORT: port(8080),
   LOG_LEVEL: logLevel,
   /** The orders API: the form posts through it, the orders view reads it. Also its /metrics. */
   ORDERS_URL: httpUrl('http://127.0.0.1:3001'),
