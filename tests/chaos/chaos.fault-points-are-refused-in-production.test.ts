@@ -1,0 +1,45 @@
+// The chaos suite's fault points exist in the same code that runs in production, so each one must
+// be impossible to switch on there: the app's config refuses it, naming the variable.
+import { loadConfig } from '@outbox/service/config';
+import { describe, expect, it } from 'vitest';
+import { configSchema as ordersConfig } from '../../apps/orders/src/config.ts';
+import { configSchema as relayConfig } from '../../apps/relay/src/config.ts';
+
+const base = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/orders', KAFKA_BROKERS: '127.0.0.1:9092' };
+
+describe('test-only fault points', () => {
+  it('the relay takes RELAY_FAULT=crash-after-publish[:n] in tests', () => {
+    expect(
+      loadConfig('relay', relayConfig, { ...base, RELAY_FAULT: 'crash-after-publish' }).RELAY_FAULT,
+    ).toEqual({
+      crashAfterPublish: 1,
+    });
+    expect(
+      loadConfig('relay', relayConfig, { ...base, RELAY_FAULT: 'crash-after-publish:3' }).RELAY_FAULT,
+    ).toEqual({
+      crashAfterPublish: 3,
+    });
+    expect(() => loadConfig('relay', relayConfig, { ...base, RELAY_FAULT: 'crash' })).toThrow(
+      /RELAY_FAULT: expected crash-after-publish/,
+    );
+  });
+
+  it('the relay refuses RELAY_FAULT when NODE_ENV=production', () => {
+    expect(() =>
+      loadConfig('relay', relayConfig, {
+        ...base,
+        NODE_ENV: 'production',
+        RELAY_FAULT: 'crash-after-publish',
+      }),
+    ).toThrow(/RELAY_FAULT: is a test-only fault point and is refused when NODE_ENV=production/);
+    expect(loadConfig('relay', relayConfig, { ...base, NODE_ENV: 'production' }).RELAY_FAULT).toBeUndefined();
+  });
+
+  it('orders refuses INBOX_DEDUP=off when NODE_ENV=production, and dedups by default', () => {
+    expect(loadConfig('orders', ordersConfig, base).INBOX_DEDUP).toBe('on');
+    expect(loadConfig('orders', ordersConfig, { ...base, INBOX_DEDUP: 'off' }).INBOX_DEDUP).toBe('off');
+    expect(() =>
+      loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production', INBOX_DEDUP: 'off' }),
+    ).toThrow(/INBOX_DEDUP: off is a test-only broken build and is refused when NODE_ENV=production/);
+  });
+});
