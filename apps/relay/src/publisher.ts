@@ -8,7 +8,14 @@ import {
   topicFor,
 } from '@outbox/events';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/service/tracing-messaging';
-import type { Admin, IHeaders, Kafka, Producer, TopicMessages } from 'kafkajs';
+import {
+  type Admin,
+  type IHeaders,
+  type Kafka,
+  Partitioners,
+  type Producer,
+  type TopicMessages,
+} from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type { OutgoingEvent };
@@ -61,7 +68,15 @@ export class KafkaPublisher {
   }
 
   #createProducer(): Producer {
-    return this.#kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    return this.#kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      // Named, not left to kafkajs' default: the murmur2 partitioner of the Java client, so a key
+      // (an aggregate id) lands on the same partition whichever client produces it. Naming it also
+      // silences kafkajs' "default partitioner changed" warning at every start.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   /** Idempotent; `publish` calls it too, so a relay that started while Kafka was down recovers. */

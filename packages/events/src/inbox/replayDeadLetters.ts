@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import { type Kafka, Partitioners } from 'kafkajs';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 export type ReplayResult = { replayed: number; byTopic: Record<string, number> };
@@ -33,7 +33,7 @@ export async function replayDeadLetters(
   const seen = new Set<string>();
   if (remaining.size === 0) return result;
 
-  const producer = kafka.producer({ idempotent: true });
+  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner });
   const consumer = kafka.consumer({ groupId });
   await Promise.all([producer.connect(), consumer.connect()]);
   try {

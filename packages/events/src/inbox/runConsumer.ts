@@ -1,4 +1,4 @@
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { type Consumer, type Kafka, type KafkaMessage, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { schemaFor } from '../contracts/registry.ts';
 import type { EventEnvelope } from '../envelope.ts';
@@ -71,7 +71,11 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     await admin.disconnect();
   }
 
-  const producer: Producer = kafka.producer({ idempotent: true, allowAutoTopicCreation: false });
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/publisher.ts)
+  });
   await producer.connect();
   const consumer: Consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
   await consumer.connect();
