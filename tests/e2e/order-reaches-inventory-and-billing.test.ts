@@ -80,6 +80,16 @@ describe('walking skeleton: POST /orders → outbox → relay → Kafka → inve
       [event?.id],
     );
     expect(published?.status).toBe('published');
+
+    // Both replies come back to orders, whose /healthz reports its reply consumer like the others do.
+    const health = await eventually('orders applied both replies', async () => {
+      const body = (await (await fetch(`${stack.services.orders.url}/healthz`)).json()) as {
+        status: string;
+        replies?: { applied: number; duplicates: number };
+      };
+      return (body.replies?.applied ?? 0) >= 2 ? body : undefined;
+    });
+    expect(health).toMatchObject({ status: 'ok', replies: { applied: 2, duplicates: 0 } });
   });
 
   it('rejects an invalid order with 400, names the fields, and writes nothing', async () => {

@@ -6,13 +6,19 @@ import { httpMetrics } from './http/httpMetrics.ts';
 import { ordersRouter } from './http/ordersRouter.ts';
 import { HttpProblem, problemHandler } from './http/problem.ts';
 
-export type AppDeps = { prisma: Prisma; logger: Logger; registry: MetricsRegistry };
+export type AppDeps = {
+  prisma: Prisma;
+  logger: Logger;
+  registry: MetricsRegistry;
+  /** The saga reply consumer's state and counters, reported on /healthz (as inventory and billing do). */
+  replies?: () => object;
+};
 
 /** Orders bodies are small; anything bigger is a mistake or an attack. */
 const BODY_LIMIT = '32kb';
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
-export function createApp({ prisma, logger, registry }: AppDeps): express.Express {
+export function createApp({ prisma, logger, registry, replies }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
@@ -20,9 +26,11 @@ export function createApp({ prisma, logger, registry }: AppDeps): express.Expres
 
   app.use('/orders', ordersRouter(prisma));
 
+  // Up means the API can take orders: its database answers. The reply consumer is reported but does
+  // not decide it: with Kafka away the API still takes orders (the outbox's point).
   app.get('/healthz', async (_req, res) => {
     await prisma.$queryRaw`select 1`;
-    res.json({ status: 'ok' });
+    res.json({ status: 'ok', ...(replies ? { replies: replies() } : {}) });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());

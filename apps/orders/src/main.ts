@@ -41,7 +41,7 @@ const replies = startEventConsumer<Tx>({
   registry,
 });
 
-const app = createApp({ prisma, logger, registry });
+const app = createApp({ prisma, logger, registry, replies: () => replies.health() });
 const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, 'orders API listening'));
 
 onShutdown(logger, async () => {
