@@ -7,7 +7,7 @@ import { createDatabase, type ScenarioDatabase, withApplicationName } from './da
 export type DatabaseName = 'orders' | 'inventory' | 'billing';
 export const DATABASES: DatabaseName[] = ['orders', 'inventory', 'billing'];
 
-/** A relay process name: the stack's own (`relay-orders`) or an extra one (`relay-orders-2`). */
+/** A process of the stack: a service, its own relay (`relay-orders`) or an extra one (`relay-orders-2`). */
 export type ProcessName = ServiceName | `relay-${DatabaseName}-${number}`;
 
 export type StackOptions = {
@@ -15,10 +15,8 @@ export type StackOptions = {
   kafkaBrokers: string[];
   /** Admin URL of the PostgreSQL server the databases are created on. */
   postgresUrl: string;
-  /** Environment for every process of one kind (e.g. a short lease for every relay). */
-  env?: { all?: Record<string, string>; relays?: Record<string, string> } & Partial<
-    Record<ServiceName, Record<string, string>>
-  >;
+  /** Extra environment per process (an extra relay gets its stack relay's). */
+  env?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Extra relays per database, next to the stack's own: they compete for the same outbox. */
   extraRelays?: Partial<Record<DatabaseName, number>>;
 };
@@ -28,7 +26,6 @@ export type ChaosStack = {
   topicPrefix: string;
   /** Consumer groups (also the consumers' names in processed_events). */
   groups: Record<DatabaseName, string>;
-  processes: Map<ProcessName, ServiceProcess>;
   process(name: ProcessName): ServiceProcess;
   /** Start a process again (after kill or stop) on the same port, with extra environment if given. */
   restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
@@ -63,7 +60,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   const env = options.env ?? {};
   for (const name of SERVICES) {
     const plan = base[name];
-    plans.set(name, { ...plan, env: { ...plan.env, ...env.all, ...env[name] } });
+    plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
   }
   for (const database of DATABASES) {
     const own = base[`relay-${database}`];
@@ -83,8 +80,6 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
           RELAY_POLL_INTERVAL_MS: '500',
           // Keep published rows: the invariant checker reads them after the run.
           RELAY_RETENTION_HOURS: '0',
-          ...env.all,
-          ...env.relays,
           ...env[own.name],
         },
       });
@@ -125,7 +120,6 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
       billing: base.billing.env.KAFKA_GROUP_ID ?? '',
     },
-    processes,
     process: (name) => {
       const service = processes.get(name);
       if (!service) throw new Error(`no process named ${name} in this stack`);
