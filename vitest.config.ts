@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     include: ['{apps,packages,infra}/*/{src,test}/**/*.test.ts', 'tests/**/*.test.ts'],
     globalSetup: ['packages/devstack/src/testing/globalSetup.ts'],
+    setupFiles: ['packages/devstack/src/testing/workerSetup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
