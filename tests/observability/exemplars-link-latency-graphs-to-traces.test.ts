@@ -127,13 +127,24 @@ describe('exemplars', () => {
   );
 
   it("links the relay's commit-to-publish latency to the trace of the order that wrote the event", async () => {
-    const res = await prometheus.queryExemplars(
-      'outbox_commit_to_publish_seconds_bucket{job="relay-orders"}',
+    const relayOrders = async () => {
+      const res = await prometheus.queryExemplars(
+        'outbox_commit_to_publish_seconds_bucket{job="relay-orders"}',
+      );
+      const traceIds = (res.data ?? []).flatMap((series) =>
+        series.exemplars.map((e) => e.labels[TRACE_ID_LABEL]),
+      );
+      return traceIds.length > 0 ? traceIds : undefined;
+    };
+    const traceIds = await eventually('exemplars of relay-orders in Prometheus', relayOrders, 30_000).catch(
+      async (err: Error) => {
+        // Say what the relay exposed, to tell a scrape problem from a missing exemplar.
+        const exposed = (await (await fetch(`${stack.services['relay-orders'].url}/metrics`)).text())
+          .split('\n')
+          .filter((line) => line.startsWith('outbox_commit_to_publish_seconds_bucket'));
+        throw new Error(`${err.message}; relay-orders exposes:\n${exposed.join('\n')}`);
+      },
     );
-    const traceIds = (res.data ?? []).flatMap((series) =>
-      series.exemplars.map((e) => e.labels[TRACE_ID_LABEL]),
-    );
-    expect(traceIds.length).toBeGreaterThan(0);
     for (const traceId of traceIds) expect(orderTraceIds.has(traceId ?? '')).toBe(true);
   });
 });
