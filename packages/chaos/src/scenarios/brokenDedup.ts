@@ -19,7 +19,14 @@ export const brokenDedup: Scenario = {
     await context.sleep(2_000);
     await context.stack.process('orders').stop();
     context.fault('orders restarted with INBOX_DEDUP=off and FAULT_KILL_AFTER_COMMIT=true');
-    await startAndAwaitCrash(context, 'orders', { INBOX_DEDUP: 'off', FAULT_KILL_AFTER_COMMIT: 'true' });
+    // The trigger order makes sure a reply reaches the armed consumer, however late it joined.
+    const crashed = await startAndAwaitCrash(
+      context,
+      'orders',
+      { INBOX_DEDUP: 'off', FAULT_KILL_AFTER_COMMIT: 'true' },
+      { timeoutMs: 60_000, trigger: true },
+    );
+    context.log(crashed ? 'orders killed itself after its commit' : 'orders: fault did not fire');
     await context.stack.restart('orders', { INBOX_DEDUP: 'off' });
     context.restored('orders restarted, still with INBOX_DEDUP=off');
   },

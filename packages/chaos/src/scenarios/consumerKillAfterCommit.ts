@@ -15,7 +15,12 @@ export const consumerKillAfterCommit: Scenario = {
       DATABASES.map(async (name) => {
         await context.stack.process(name).stop();
         context.fault(`${name} restarted with FAULT_KILL_AFTER_COMMIT=true`);
-        const crashed = await startAndAwaitCrash(context, name, { FAULT_KILL_AFTER_COMMIT: 'true' });
+        const crashed = await startAndAwaitCrash(
+          context,
+          name,
+          { FAULT_KILL_AFTER_COMMIT: 'true' },
+          { timeoutMs: 60_000, trigger: true },
+        );
         context.log(crashed ? `${name} killed itself after its commit` : `${name}: fault did not fire`);
         await context.stack.restart(name);
       }),

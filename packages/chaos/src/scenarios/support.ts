@@ -55,12 +55,14 @@ export async function killAndRestart(
 /**
  * Start a process with a fault armed that makes it kill itself, and wait until it has. A process
  * whose fault fires before its /healthz answered counts too: startService then throws.
+ * With `trigger`, one order of the scenario's own is placed once the process is up, so the fault
+ * has an event to fire on even when the load has already ended (a slow restart on a busy machine).
  */
 export async function startAndAwaitCrash(
   context: ScenarioContext,
   name: ProcessName,
   faultEnv: Record<string, string>,
-  timeoutMs = 30_000,
+  { timeoutMs = 30_000, trigger = false }: { timeoutMs?: number; trigger?: boolean } = {},
 ): Promise<boolean> {
   let started: ServiceProcess;
   try {
@@ -68,8 +70,39 @@ export async function startAndAwaitCrash(
   } catch {
     return true; // died during startup, from the fault
   }
+  if (trigger) await placeTriggerOrder(context);
   const exited = await Promise.race([started.exited(), sleep(timeoutMs).then(() => undefined)]);
   if (exited) return true;
   await started.stop(); // the fault never fired (nothing to do in time): carry on without it
   return false;
+}
+
+/**
+ * One valid order placed by the scenario itself (not the load generator), retried for a while in
+ * case the orders API is restarting too. The checker treats it like any order the client did not
+ * hear back about: it must be committed with its event, decided and applied once like the rest.
+ */
+async function placeTriggerOrder(context: ScenarioContext, timeoutMs = 20_000): Promise<void> {
+  const body = JSON.stringify({
+    customerId: 'chaos-trigger',
+    currency: 'EUR',
+    items: [{ sku: 'KB-101', quantity: 1 }],
+  });
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(500)) {
+    try {
+      const res = await fetch(`${context.stack.process('orders').url}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(5_000),
+      });
+      if (res.status === 201) {
+        context.log('placed a trigger order for the armed fault');
+        return;
+      }
+    } catch {
+      // the orders API is restarting: try again
+    }
+  }
+  context.log('could not place a trigger order');
 }
