@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 
 /** The PostgreSQL server the chaos suite uses unless a scenario runs a private one. */
@@ -24,21 +25,6 @@ export async function createDatabase(serverUrl: string, label: string): Promise<
       await queryOnce(serverUrl, `drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
     },
   };
-}
-
-/** Run one query on its own connection and close it again. */
-export async function queryOnce<T extends pg.QueryResultRow>(
-  url: string,
-  sql: string,
-  values: unknown[] = [],
-): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** The same database under another application_name, so pg_stat_activity tells its clients apart. */

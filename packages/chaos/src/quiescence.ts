@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { queryOnce } from './database.ts';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { type ChaosStack, DATABASES } from './stack.ts';
 import { consumerLag, systemTopics } from './topics.ts';
 

@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
 
 export type HttpResponse = {
   status: number;
@@ -38,18 +38,7 @@ export function postRaw(
         },
         signal: AbortSignal.timeout(timeoutMs),
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
+      (res) => readAnswer(res, resolve, reject),
     );
     req.on('error', reject);
     req.end(body);
@@ -59,19 +48,28 @@ export function postRaw(
 /** GET a small text document (a /metrics page) on a connection of its own, closed afterwards. */
 export function getText(url: URL, timeoutMs: number): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      res.on('error', reject);
-    });
+    const req = request(url, { agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) =>
+      readAnswer(res, resolve, reject),
+    );
     req.on('error', reject);
     req.end();
   });
+}
+
+/** Read a whole answer: its status, headers and body as text. */
+function readAnswer(
+  res: IncomingMessage,
+  resolve: (answer: HttpResponse) => void,
+  reject: (err: Error) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () =>
+    resolve({
+      status: res.statusCode ?? 0,
+      headers: res.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    }),
+  );
+  res.on('error', reject);
 }

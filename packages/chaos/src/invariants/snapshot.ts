@@ -1,4 +1,4 @@
-import { queryOnce } from '../database.ts';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { DatabaseName } from '../stack.ts';
 import { readTopics, systemTopics, type TopicMessage } from '../topics.ts';
 

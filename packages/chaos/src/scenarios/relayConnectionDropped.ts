@@ -1,4 +1,4 @@
-import { queryOnce } from '../database.ts';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { Scenario } from '../scenario.ts';
 
 export const relayConnectionDropped: Scenario = {
