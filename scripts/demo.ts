@@ -15,7 +15,7 @@ import { brokerControl, serviceControl } from '@outbox/console/process-controls'
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import { loadConfig } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
 
@@ -67,7 +67,7 @@ function say(name: string, msg: string): void {
   printLine(name, JSON.stringify({ time: Date.now(), level: 30, msg }));
 }
 
-hideKafkajsTimeoutWarning(); // the broker's readiness probe uses kafkajs
+fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
 const broker = new KafkaBroker({ name: 'demo', port: kafkaPort, controllerPort: kafkaPort + 1 });
 const startedBroker = !broker.isRunning();
 if (startedBroker) {

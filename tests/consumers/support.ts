@@ -3,7 +3,7 @@
 // copied back onto a topic byte for byte and dead-letter headers can be inspected.
 import { randomBytes } from 'node:crypto';
 import { eventually, type Stack } from '@outbox/devstack/testing/stack';
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import { type IHeaders, Kafka, logLevel } from 'kafkajs';
 import { expect } from 'vitest';
 
@@ -59,7 +59,7 @@ export async function consumerHealth(stack: Stack, name: 'inventory' | 'billing'
 }
 
 export function testKafka(brokers: string[]): Kafka {
-  hideKafkajsTimeoutWarning();
+  fixKafkajsIdleTimerLoop();
   return new Kafka({
     clientId: `consumers-test-${randomBytes(3).toString('hex')}`,
     brokers,

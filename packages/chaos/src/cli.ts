@@ -2,13 +2,13 @@
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';
 import { findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
 
-hideKafkajsTimeoutWarning();
+fixKafkajsIdleTimerLoop();
 const resultsDir = join(import.meta.dirname, '../../../test-results/chaos');
 const { values, positionals } = parseArgs({
   allowPositionals: true,

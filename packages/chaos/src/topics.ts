@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deadLetterTopic, hideKafkajsTimeoutWarning, topicFor } from '@outbox/events';
+import { deadLetterTopic, fixKafkajsIdleTimerLoop, topicFor } from '@outbox/events';
 import { Kafka, logLevel } from 'kafkajs';
 import type { DatabaseName } from './stack.ts';
 
@@ -47,7 +47,7 @@ export async function readTopics(
   topics: string[],
   timeoutMs = 60_000,
 ): Promise<Map<string, TopicMessage[]>> {
-  hideKafkajsTimeoutWarning();
+  fixKafkajsIdleTimerLoop();
   const kafka = new Kafka({ clientId: 'chaos-checker', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
@@ -124,7 +124,7 @@ export async function readTopics(
 
 /** Committed offset vs. end offset, summed over the partitions of the topics a group consumes. */
 export async function consumerLag(brokers: string[], groupId: string, topics: string[]): Promise<number> {
-  hideKafkajsTimeoutWarning();
+  fixKafkajsIdleTimerLoop();
   const kafka = new Kafka({ clientId: 'chaos-lag', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();

@@ -1,4 +1,4 @@
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import { kafkaCommand } from './commands/kafka.ts';
 import { MissingToolError } from './tools.ts';
 
@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   return command(args);
 }
 
-hideKafkajsTimeoutWarning();
+fixKafkajsIdleTimerLoop();
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -49,7 +49,7 @@ export {
 } from './inbox/runConsumer.ts';
 export { createKafka } from './kafka/client.ts';
 export { fromKafkaMessage, MalformedEventError, toKafkaMessage } from './kafka/cloudEvents.ts';
-export { hideKafkajsTimeoutWarning } from './kafka/nodeWarnings.ts';
+export { fixKafkajsIdleTimerLoop } from './kafka/requestQueueFix.ts';
 export { ensureTopics, topicFor } from './kafka/topics.ts';
 export { sharedMigrations } from './migrations.ts';
 export { backoffDelayMs } from './outbox/backoff.ts';

@@ -1,4 +1,4 @@
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import type { TestProject } from 'vitest/node';
 import { startTestBroker } from './testBroker.ts';
 
@@ -8,7 +8,7 @@ import { startTestBroker } from './testBroker.ts';
  * so they cannot disturb the others. TEST_KAFKA_BROKERS=host:port reuses a running broker.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  hideKafkajsTimeoutWarning(); // the broker's readiness probe uses kafkajs in this process
+  fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
   if (process.env.TEST_KAFKA_BROKERS) {
     project.provide('kafkaBrokers', process.env.TEST_KAFKA_BROKERS.split(','));
     return async () => {};

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 import { Kafka, logLevel } from 'kafkajs';
 
 export type TopicMessage = {
@@ -31,7 +31,7 @@ export async function readTopic(
   topic: string,
   options: ReadTopicOptions = {},
 ): Promise<TopicMessage[]> {
-  hideKafkajsTimeoutWarning();
+  fixKafkajsIdleTimerLoop();
   const timeoutMs = options.timeoutMs ?? 30_000;
   const kafka = new Kafka({
     clientId: 'test-topic-reader',

@@ -1,6 +1,6 @@
 // Runs in every test worker before its test file (vitest `setupFiles`). Tests create kafkajs clients
-// of their own (topic readers, admin clients), so each worker hides kafkajs' harmless negative-timeout
-// warning the way the apps do (packages/events/src/kafka/nodeWarnings.ts), keeping the output readable.
-import { hideKafkajsTimeoutWarning } from '@outbox/events';
+// of their own (topic readers, admin clients), so each worker gets the fix for kafkajs' idle 1 ms
+// timer loop the way the apps do (packages/events/src/kafka/requestQueueFix.ts).
+import { fixKafkajsIdleTimerLoop } from '@outbox/events';
 
-hideKafkajsTimeoutWarning();
+fixKafkajsIdleTimerLoop();

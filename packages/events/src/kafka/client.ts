@@ -1,6 +1,6 @@
 import { Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
 import type { Logger } from 'pino';
-import { hideKafkajsTimeoutWarning } from './nodeWarnings.ts';
+import { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
 
 export type KafkaClientOptions = {
   clientId: string;
@@ -23,7 +23,7 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * construction here (and the client behind small interfaces elsewhere) keeps a switch small.
  */
 export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOptions): Kafka {
-  hideKafkajsTimeoutWarning();
+  fixKafkajsIdleTimerLoop();
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
