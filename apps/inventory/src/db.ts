@@ -42,7 +42,10 @@ export function refineDatabaseTimeouts<S extends z.ZodType<DatabaseTimeouts>>(sc
   });
 }
 
-export function createPrisma(databaseUrl: string, timeouts: DatabaseTimeouts = defaultDatabaseTimeouts): Prisma {
+export function createPrisma(
+  databaseUrl: string,
+  timeouts: DatabaseTimeouts = defaultDatabaseTimeouts,
+): Prisma {
   const adapter = new PrismaPg({
     connectionString: databaseUrl,
     connectionTimeoutMillis: timeouts.DATABASE_CONNECT_TIMEOUT_MS,
