@@ -14,6 +14,7 @@ import {
   STOCK_RESERVED,
 } from '@outbox/events';
 import { loadConfig } from '@outbox/service/config';
+import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
@@ -176,11 +177,13 @@ describe('saga timeout', () => {
   });
 
   it('runs in the background: an order nobody answers is cancelled after the timeout', async () => {
+    const registry = createMetricsRegistry('orders-saga-timeout-test');
     const sweeper = startSagaTimeout({
       prisma: api.prisma,
       logger: pino({ level: 'silent' }),
       timeoutMs: 1_000,
       intervalMs: 200,
+      registry,
     });
     try {
       const orderId = await newOrder();
@@ -189,6 +192,7 @@ describe('saga timeout', () => {
         return state.status === 'CANCELLED' ? state : undefined;
       });
       expect(cancelled.events).toEqual(['ORDER_CANCELLED']);
+      expect(await registry.metrics()).toMatch(/^saga_orders_timed_out_total\{[^}]*\} [1-9]/m);
     } finally {
       await sweeper.stop();
     }

@@ -1,5 +1,7 @@
 import { ORDER_CANCELLED, type OrderCancelledV1, writeEvent } from '@outbox/events';
+import type { MetricsRegistry } from '@outbox/service/ops-server';
 import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
 import type { Prisma, Tx } from '../db.ts';
 import { EVENT_SOURCE } from '../orders/placeOrder.ts';
 import { cancelOrder, orderEvent } from './recordReply.ts';
@@ -96,8 +98,21 @@ export function startSagaTimeout(options: {
   logger: Logger;
   timeoutMs: number;
   intervalMs: number;
+  /** Where saga_orders_timed_out_total and saga_cancels_resent_total are registered. */
+  registry?: MetricsRegistry;
 }): SagaTimeout {
   const { prisma, logger, timeoutMs, intervalMs } = options;
+  const registers = options.registry ? [options.registry] : [];
+  const timedOut = new Counter({
+    name: 'saga_orders_timed_out_total',
+    help: 'Orders cancelled because they stayed PENDING longer than SAGA_TIMEOUT_MS.',
+    registers,
+  });
+  const resent = new Counter({
+    name: 'saga_cancels_resent_total',
+    help: 'ORDER_CANCELLED sent again because a release or void was still owed SAGA_TIMEOUT_MS after the cancellation.',
+    registers,
+  });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
@@ -105,6 +120,8 @@ export function startSagaTimeout(options: {
   const sweep = async () => {
     try {
       const result = await sweepSagaTimeouts(prisma, { timeoutMs });
+      timedOut.inc(result.timedOut);
+      resent.inc(result.cancelResent);
       if (result.timedOut > 0 || result.cancelResent > 0)
         logger.warn({ ...result, timeoutMs }, 'saga timeout: cancelled overdue orders');
     } catch (err) {
