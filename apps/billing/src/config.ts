@@ -1,13 +1,26 @@
 import { consumerServiceSchema } from '@outbox/service/config';
 import { z } from 'zod';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
-export const configSchema = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
+const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
+  ...databaseTimeoutSettings,
   /** The simulated payment provider declines authorizations above this amount (minor units). */
   PAYMENT_LIMIT_CENTS: z.coerce.bigint().positive().default(1_000_000n),
   /** Share of provider calls that fail as if it were down (0..1); such events are retried. */
   PAYMENT_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
   /** Latency added to every provider call, in milliseconds. */
   PAYMENT_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  /** A provider call without an answer after this long fails, and the event is retried. */
+  PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  /** Idempotency keys the simulated provider remembers (the oldest are forgotten first). */
+  PAYMENT_KEYS_REMEMBERED: z.coerce.number().int().positive().default(100_000),
 });
+
+// A consumer that does not run the provider call before its transaction makes it inside: the
+// call must then fit in the transaction.
+export const configSchema = refineDatabaseTimeouts(settings).refine(
+  (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
+  { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
+);
 
 export type Config = z.output<typeof configSchema>;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BoundedMap } from './boundedMap.ts';
 
 export type AuthorizationRequest = {
   /** The provider deduplicates on it: the same key always gets the same answer, charged once. */
@@ -25,25 +26,32 @@ export type ProviderOptions = {
   faultRate: number;
   /** Added to every call, in milliseconds. */
   latencyMs: number;
+  /** A call that has not answered after this long fails as unavailable (and is retried); default 3 s. */
+  timeoutMs?: number;
+  /** How many idempotency keys (and voided authorizations) are remembered, oldest forgotten first; default 100,000. */
+  remember?: number;
 };
 
 /**
  * A simulated card processor with deterministic rules, so demos and tests can drive every saga
  * path: customers whose id starts with `declined` are declined, as are amounts above the limit;
- * everything else is authorized. Like a real provider it is idempotent per key (an answer is
- * remembered for the life of the process) and it can be made slow or flaky.
+ * everything else is authorized. Like a real provider it is idempotent per key, remembers keys for
+ * a bounded time (here: the last `remember` keys) and can be made slow or flaky. Its answers are
+ * a function of the request, so a key it has forgotten still gets the same answer.
  */
 export class PaymentProvider {
-  readonly #options: ProviderOptions;
-  readonly #answers = new Map<string, Authorization>();
-  readonly #voided = new Set<string>();
+  readonly #options: Required<ProviderOptions>;
+  readonly #answers: BoundedMap<string, Authorization>;
+  readonly #voided: BoundedMap<string, true>;
 
   constructor(options: ProviderOptions) {
-    this.#options = options;
+    this.#options = { timeoutMs: 3_000, remember: 100_000, ...options };
+    this.#answers = new BoundedMap(this.#options.remember);
+    this.#voided = new BoundedMap(this.#options.remember);
   }
 
   async authorize(request: AuthorizationRequest): Promise<Authorization> {
-    await this.#call();
+    await this.#call('authorize');
     const earlier = this.#answers.get(request.idempotencyKey);
     if (earlier) return earlier;
     const answer: Authorization = request.customerId.startsWith('declined')
@@ -57,12 +65,22 @@ export class PaymentProvider {
 
   /** Release an authorization. Voiding twice is fine. */
   async void(authorizationId: string): Promise<void> {
-    await this.#call();
-    this.#voided.add(authorizationId);
+    await this.#call('void');
+    this.#voided.set(authorizationId, true);
   }
 
-  async #call(): Promise<void> {
-    if (this.#options.latencyMs > 0) await sleep(this.#options.latencyMs);
+  /** Keys and voids remembered now (bounded by `remember`). */
+  get remembered(): number {
+    return this.#answers.size + this.#voided.size;
+  }
+
+  async #call(what: string): Promise<void> {
+    const { latencyMs, timeoutMs } = this.#options;
+    if (latencyMs >= timeoutMs) {
+      await sleep(timeoutMs);
+      throw new PaymentProviderUnavailable(`payment provider: no answer to ${what} within ${timeoutMs} ms`);
+    }
+    if (latencyMs > 0) await sleep(latencyMs);
     if (Math.random() < this.#options.faultRate)
       throw new PaymentProviderUnavailable('payment provider unavailable');
   }

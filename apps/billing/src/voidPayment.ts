@@ -1,23 +1,70 @@
-import { type OrderCancelledV1, PAYMENT_VOIDED, type PaymentVoidedV1, writeEvent } from '@outbox/events';
+import {
+  type EventEnvelope,
+  type OrderCancelledV1,
+  PAYMENT_VOIDED,
+  type PaymentVoidedV1,
+  writeEvent,
+} from '@outbox/events';
 import { EVENT_SOURCE, reply } from './authorizePayment.ts';
-import type { Tx } from './db.ts';
+import type { BoundedMap } from './boundedMap.ts';
+import type { Prisma, Tx } from './db.ts';
 import type { PaymentProvider } from './paymentProvider.ts';
 
+export type VoidOutcome = 'VOIDED' | 'NOTHING_HELD' | 'CANCELLED_BEFORE_CREATED';
+
+/** ORDER_CANCELLED events whose authorization the provider already voided, by event id. */
+export type PreparedVoids = BoundedMap<string, string>;
+
 /**
- * ORDER_CANCELLED: void the order's authorization, if there is one, and say so (PAYMENT_VOIDED).
- * ORDER_CANCELLED always arrives after the order's ORDER_CREATED (same topic and key), so the
- * payment row exists by then.
+ * ORDER_CANCELLED, before the transaction: void the order's authorization at the provider, holding
+ * no connection and no lock. Voiding is idempotent, so a retry voids again harmlessly.
+ */
+export async function prepareVoid(
+  prisma: Prisma,
+  event: EventEnvelope<OrderCancelledV1>,
+  provider: PaymentProvider,
+  prepared: PreparedVoids,
+): Promise<void> {
+  const payment = await prisma.payment.findUnique({
+    where: { orderId: event.data.orderId },
+    select: { status: true, authorizationId: true },
+  });
+  if (payment?.status !== 'AUTHORIZED' || !payment.authorizationId) return;
+  await provider.void(payment.authorizationId);
+  prepared.set(event.id, payment.authorizationId);
+}
+
+/**
+ * ORDER_CANCELLED, in the consumer's applyOnce transaction: mark the order's authorization voided
+ * (`preparedVoid`: the authorization prepareVoid already voided at the provider)
+ * and say so (PAYMENT_VOIDED), once: only an AUTHORIZED row moves to VOIDED, so a second cancel
+ * of the same order (orders re-sends one when a compensation is overdue) voids nothing more.
+ *
+ * The cancel usually follows its ORDER_CREATED (same topic, same key), but a dead-letter replay
+ * can bring the create later. With no payment yet, the cancel is remembered as a CANCELLED row,
+ * and authorizePayment declines the late create without asking the provider.
  */
 export async function voidPayment(
   tx: Tx,
   cancelled: OrderCancelledV1,
   provider: PaymentProvider,
-): Promise<'VOIDED' | 'NOTHING_HELD'> {
-  const payment = await tx.payment.findUnique({ where: { orderId: cancelled.orderId } });
-  if (payment?.status !== 'AUTHORIZED' || !payment.authorizationId) return 'NOTHING_HELD';
-  await provider.void(payment.authorizationId);
-  await tx.payment.update({ where: { orderId: cancelled.orderId }, data: { status: 'VOIDED' } });
-  const data: PaymentVoidedV1 = { orderId: cancelled.orderId, authorizationId: payment.authorizationId };
-  await writeEvent(tx, EVENT_SOURCE, reply(PAYMENT_VOIDED, cancelled.orderId, data));
+  preparedVoid?: string,
+): Promise<VoidOutcome> {
+  const { orderId } = cancelled;
+  const remembered = await tx.$queryRaw<unknown[]>`
+    insert into payments (order_id, status) values (${orderId}::uuid, 'CANCELLED')
+    on conflict (order_id) do nothing
+    returning order_id`;
+  if (remembered.length > 0) return 'CANCELLED_BEFORE_CREATED';
+
+  const [voided] = await tx.$queryRaw<{ authorization_id: string }[]>`
+    update payments set status = 'VOIDED'
+     where order_id = ${orderId}::uuid and status = 'AUTHORIZED' and authorization_id is not null
+    returning authorization_id`;
+  if (!voided) return 'NOTHING_HELD';
+  // Without the step before the transaction, the provider is called here, bounded by its timeout.
+  if (preparedVoid !== voided.authorization_id) await provider.void(voided.authorization_id);
+  const data: PaymentVoidedV1 = { orderId, authorizationId: voided.authorization_id };
+  await writeEvent(tx, EVENT_SOURCE, reply(PAYMENT_VOIDED, orderId, data));
   return 'VOIDED';
 }

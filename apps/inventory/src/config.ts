@@ -1,6 +1,9 @@
 import { consumerServiceSchema } from '@outbox/service/config';
 import type { z } from 'zod';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
-export const configSchema = consumerServiceSchema({ port: 3003, groupId: 'inventory' });
+export const configSchema = refineDatabaseTimeouts(
+  consumerServiceSchema({ port: 3003, groupId: 'inventory' }).extend(databaseTimeoutSettings),
+);
 
 export type Config = z.output<typeof configSchema>;

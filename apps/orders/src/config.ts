@@ -21,15 +21,26 @@ const settings = z.object({
    * ApplyOnceOptions.dedup in packages/events), so the chaos suite can prove its checker catches it.
    */
   INBOX_DEDUP: z.enum(['on', 'off']).default('on'),
+  /**
+   * The saga's timeout: an order still PENDING this long after it was placed is cancelled (and a
+   * cancelled order whose stock or payment is still held this long after the decision gets its
+   * ORDER_CANCELLED once more). See src/saga/sagaTimeout.ts.
+   */
+  SAGA_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
+  /** How often the orders process looks for timed-out orders. */
+  SAGA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 // A production process must never run with its duplicate detection switched off.
-export const configSchema = settings.refine(
-  (config) => !(config.INBOX_DEDUP === 'off' && config.NODE_ENV === 'production'),
-  {
+export const configSchema = settings
+  .refine((config) => !(config.INBOX_DEDUP === 'off' && config.NODE_ENV === 'production'), {
     path: ['INBOX_DEDUP'],
     message: 'off is a test-only broken build and is refused when NODE_ENV=production',
-  },
-);
+  })
+  // A sweep less often than the timeout would let orders overstay it by more than the timeout.
+  .refine((config) => config.SAGA_SWEEP_INTERVAL_MS <= config.SAGA_TIMEOUT_MS, {
+    path: ['SAGA_SWEEP_INTERVAL_MS'],
+    message: 'must not be longer than SAGA_TIMEOUT_MS',
+  });
 
 export type Config = z.output<typeof configSchema>;

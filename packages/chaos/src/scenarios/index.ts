@@ -11,6 +11,7 @@ import { relayConnectionDropped } from './relayConnectionDropped.ts';
 import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
 import { relayKill9 } from './relayKill9.ts';
 import { slowBroker } from './slowBroker.ts';
+import { slowPaymentProvider } from './slowPaymentProvider.ts';
 
 /** Every scenario `npm run chaos -- all` runs, in that order. */
 export const SCENARIOS: Scenario[] = [
@@ -25,6 +26,7 @@ export const SCENARIOS: Scenario[] = [
   consumerRestartLoop,
   postgresRestart,
   poisonEvents,
+  slowPaymentProvider,
 ];
 
 /** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
