@@ -1,36 +1,30 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
 // `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
 import '@outbox/service/tracing-register';
-import {
-  type EventEnvelope,
-  ORDER_CANCELLED,
-  ORDER_CREATED,
-  type OrderCancelledV1,
-  type OrderCreatedV1,
-} from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
-import { authorizePayment } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
+import { billingHandlers } from './handlers.ts';
 import { PaymentProvider } from './paymentProvider.ts';
-import { voidPayment } from './voidPayment.ts';
 
 const config = loadConfigOrExit('billing', configSchema);
 const logger = createLogger('billing', config.LOG_LEVEL);
 if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
-const prisma = createPrisma(config.DATABASE_URL);
+const prisma = createPrisma(config.DATABASE_URL, config);
 const registry = createMetricsRegistry('billing');
 const provider = new PaymentProvider({
   limitCents: config.PAYMENT_LIMIT_CENTS,
   faultRate: config.PAYMENT_FAULT_RATE,
   latencyMs: config.PAYMENT_LATENCY_MS,
+  timeoutMs: config.PAYMENT_TIMEOUT_MS,
+  remember: config.PAYMENT_KEYS_REMEMBERED,
 });
 const consumer = startEventConsumer<Tx>({
   groupId: config.KAFKA_GROUP_ID,
@@ -41,10 +35,7 @@ const consumer = startEventConsumer<Tx>({
   },
   aggregateTypes: ['order'],
   transaction: (work) => prisma.$transaction(work),
-  handlers: {
-    [ORDER_CREATED]: (tx, event) => authorizePayment(tx, event as EventEnvelope<OrderCreatedV1>, provider),
-    [ORDER_CANCELLED]: (tx, event) => voidPayment(tx, event.data as OrderCancelledV1, provider),
-  },
+  handlers: billingHandlers(prisma, provider),
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
   registry,

@@ -18,7 +18,7 @@ const logger = createLogger('inventory', config.LOG_LEVEL);
 if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
-const prisma = createPrisma(config.DATABASE_URL);
+const prisma = createPrisma(config.DATABASE_URL, config);
 const registry = createMetricsRegistry('inventory');
 const consumer = startEventConsumer<Tx>({
   groupId: config.KAFKA_GROUP_ID,

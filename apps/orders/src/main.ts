@@ -11,6 +11,7 @@ import { createApp } from './app.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
+import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
 const config = loadConfigOrExit('orders', configSchema);
 const logger = createLogger('orders', config.LOG_LEVEL);
@@ -41,12 +42,21 @@ const replies = startEventConsumer<Tx>({
   registry,
 });
 
+const sagaTimeout = startSagaTimeout({
+  prisma,
+  logger,
+  registry,
+  timeoutMs: config.SAGA_TIMEOUT_MS,
+  intervalMs: config.SAGA_SWEEP_INTERVAL_MS,
+});
+
 const app = createApp({ prisma, logger, registry, replies: () => replies.health() });
 const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, 'orders API listening'));
 
 onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await replies.stop();
+  await sagaTimeout.stop();
   await prisma.$disconnect();
   await shutdownTracing(); // last: export the spans of the shutdown too
 });

@@ -16,8 +16,15 @@ import { toError } from './errors.ts';
 import type { MetricsRegistry } from './opsServer.ts';
 import { withConsumerSpans } from './tracingMessaging.ts';
 
-/** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
-export type EffectHandler<Tx> = (tx: Tx, event: EventEnvelope) => Promise<string | undefined>;
+/**
+ * Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED").
+ * `prepare`, when present, runs first, outside any transaction and holding no connection: the
+ * place for a call to another system (billing's payment provider), whose answer the handler then
+ * records. It may run more than once for one event (a retry), so it must be idempotent.
+ */
+export type EffectHandler<Tx> = ((tx: Tx, event: EventEnvelope) => Promise<string | undefined>) & {
+  prepare?: (event: EventEnvelope) => Promise<void>;
+};
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** Consumer group, and this consumer's name in processed_events. */
@@ -66,6 +73,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       trace.getActiveSpan()?.setAttribute('outbox.consumer.result', 'ignored');
       return 'ignored';
     }
+    await handler.prepare?.(event);
     let outcome: string | undefined;
     // Runs inside the message's `process <topic>` span (withConsumerSpans below): the transaction's
     // queries and any reply event the handler writes to the outbox belong to the event's trace.
