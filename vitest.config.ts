@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 // A package's `npm test` (and `turbo run test`) runs this same config filtered to its folder.
 export default defineConfig({
   test: {
-    include: ['{apps,packages,infra}/*/{src,test}/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['{apps,packages,infra}/*/{src,test}/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
     globalSetup: ['packages/devstack/src/testing/globalSetup.ts'],
     setupFiles: ['packages/devstack/src/testing/workerSetup.ts'],
     pool: 'forks',

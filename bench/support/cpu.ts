@@ -5,9 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-const TICKS_PER_SECOND = 100; // USER_HZ on every Linux we run on
+export const TICKS_PER_SECOND = 100; // USER_HZ on every Linux we run on
 
-function procTicks(pid: number): number {
+/** CPU time (user + system) a process has used so far, in ticks of 1/100 s; NaN when it is gone. */
+export function procTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may contain spaces) start after the last ')'.
@@ -92,3 +93,13 @@ export function cpuSince(before: CpuSnapshot, groups: Record<string, number[]>):
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** Resident memory of a process in MiB (VmRSS), NaN when it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return match ? Math.round(Number(match[1]) / 1024) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
