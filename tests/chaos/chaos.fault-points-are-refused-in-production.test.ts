@@ -2,6 +2,8 @@
 // be impossible to switch on there: the app's config refuses it, naming the variable.
 import { loadConfig } from '@outbox/service/config';
 import { describe, expect, it } from 'vitest';
+import { configSchema as billingConfig } from '../../apps/billing/src/config.ts';
+import { configSchema as inventoryConfig } from '../../apps/inventory/src/config.ts';
 import { configSchema as ordersConfig } from '../../apps/orders/src/config.ts';
 import { configSchema as relayConfig } from '../../apps/relay/src/config.ts';
 
@@ -42,4 +44,25 @@ describe('test-only fault points', () => {
       loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production', INBOX_DEDUP: 'off' }),
     ).toThrow(/INBOX_DEDUP: off is a test-only broken build and is refused when NODE_ENV=production/);
   });
+
+  it.each([
+    ['orders', ordersConfig],
+    ['inventory', inventoryConfig],
+    ['billing', billingConfig],
+  ] as const)(
+    '%s takes FAULT_KILL_AFTER_COMMIT in tests and refuses it when NODE_ENV=production',
+    (service, schema) => {
+      expect(
+        loadConfig(service, schema, { ...base, FAULT_KILL_AFTER_COMMIT: 'true' }).FAULT_KILL_AFTER_COMMIT,
+      ).toBe(true);
+      expect(() =>
+        loadConfig(service, schema, { ...base, NODE_ENV: 'production', FAULT_KILL_AFTER_COMMIT: 'true' }),
+      ).toThrow(
+        /FAULT_KILL_AFTER_COMMIT: is a test-only fault point and is refused when NODE_ENV=production/,
+      );
+      expect(loadConfig(service, schema, { ...base, NODE_ENV: 'production' }).FAULT_KILL_AFTER_COMMIT).toBe(
+        false,
+      );
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { consumerServiceSchema } from '@outbox/service/config';
+import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/service/config';
 import { z } from 'zod';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
@@ -18,9 +18,11 @@ const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).exten
 
 // A consumer that does not run the provider call before its transaction makes it inside: the
 // call must then fit in the transaction.
-export const configSchema = refineDatabaseTimeouts(settings).refine(
-  (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
-  { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
+export const configSchema = refuseKillAfterCommitInProduction(
+  refineDatabaseTimeouts(settings).refine(
+    (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
+    { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
+  ),
 );
 
 export type Config = z.output<typeof configSchema>;

@@ -1,9 +1,11 @@
-import { consumerServiceSchema } from '@outbox/service/config';
+import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/service/config';
 import type { z } from 'zod';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
-export const configSchema = refineDatabaseTimeouts(
-  consumerServiceSchema({ port: 3003, groupId: 'inventory' }).extend(databaseTimeoutSettings),
+export const configSchema = refuseKillAfterCommitInProduction(
+  refineDatabaseTimeouts(
+    consumerServiceSchema({ port: 3003, groupId: 'inventory' }).extend(databaseTimeoutSettings),
+  ),
 );
 
 export type Config = z.output<typeof configSchema>;

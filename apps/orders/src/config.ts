@@ -1,4 +1,12 @@
-import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
+import {
+  kafkaBrokers,
+  logLevel,
+  port,
+  positiveInt,
+  postgresUrl,
+  refuseKillAfterCommitInProduction,
+  topicPrefix,
+} from '@outbox/service/config';
 import { z } from 'zod';
 
 const settings = z.object({
@@ -32,7 +40,7 @@ const settings = z.object({
 });
 
 // A production process must never run with its duplicate detection switched off.
-export const configSchema = settings
+export const configSchema = refuseKillAfterCommitInProduction(settings)
   .refine((config) => !(config.INBOX_DEDUP === 'off' && config.NODE_ENV === 'production'), {
     path: ['INBOX_DEDUP'],
     message: 'off is a test-only broken build and is refused when NODE_ENV=production',
