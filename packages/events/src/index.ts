@@ -40,6 +40,7 @@ export type { EventEnvelope, NewEvent } from './envelope.ts';
 export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
 export { type ReplayResult, replayDeadLetters } from './inbox/replayDeadLetters.ts';
+export { deleteProcessed, type InboxRetentionOptions, startInboxRetention } from './inbox/retention.ts';
 export {
   type ConsumerStats,
   type EventHandler,
