@@ -25,3 +25,41 @@ export async function probeKafka(brokers: string[], timeoutMs = 2000): Promise<v
     await admin.disconnect().catch(() => {});
   }
 }
+
+/**
+ * Waits until the broker's coordinators serve these consumer groups and hand out producer ids.
+ * A broker that just started (or restarted) answers metadata before it has loaded
+ * `__consumer_offsets`; clients that start then get "The coordinator is loading" (or "not
+ * available" while that topic is first created) and kafkajs logs each retry as an ERROR. Nothing
+ * is wrong, so the demo waits here, quietly, before it starts the services.
+ */
+export async function waitForCoordinators(brokers: string[], groupIds: string[], timeoutMs = 60_000): Promise<void> {
+  const kafka = new Kafka({
+    clientId: 'devstack-coordinator-probe',
+    brokers,
+    connectionTimeout: 1000,
+    requestTimeout: 2000,
+    retry: { retries: 0 },
+    logLevel: logLevel.NOTHING,
+  });
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const admin = kafka.admin();
+    const producer = kafka.producer({ idempotent: true, retry: { retries: 1 } });
+    try {
+      await admin.connect();
+      await admin.listTopics(); // reads the cluster's metadata, which finding a coordinator needs
+      await admin.describeGroups(groupIds); // FindCoordinator + DescribeGroups per group
+      await producer.connect(); // InitProducerId
+      return;
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    } finally {
+      await producer.disconnect().catch(() => {});
+      await admin.disconnect().catch(() => {});
+    }
+  }
+  throw new Error(`Kafka's group coordinator was not ready within ${timeoutMs / 1000} s: ${String(lastError)}`);
+}
