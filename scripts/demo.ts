@@ -20,12 +20,12 @@ import {
   startEmbeddedPostgres,
 } from '@outbox/devstack/embedded-postgres';
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
-import { waitForCoordinators } from '@outbox/devstack/kafka-probe';
+import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
 import { isPortInUse } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
 import { MissingToolError } from '@outbox/devstack/tools';
-import { fixKafkajsIdleTimerLoop } from '@outbox/events';
+import { deadLetterTopic, fixKafkajsIdleTimerLoop, topicFor } from '@outbox/events';
 import { loadConfig } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
 
@@ -193,6 +193,9 @@ try {
   }
   const readyMs = await broker.waitUntilReady(120_000);
   await waitForCoordinators(broker.brokers, SERVICES);
+  // The services' own topics and dead-letter topics, at the services' default partition count (6).
+  const topics = ['order', 'reservation', 'payment'].map((aggregate) => topicFor(aggregate));
+  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], 6);
   print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
 } catch (error) {
   await fail(error);

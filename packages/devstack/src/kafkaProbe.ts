@@ -1,3 +1,4 @@
+import { ensureTopics } from '@outbox/events';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -62,4 +63,21 @@ export async function waitForCoordinators(brokers: string[], groupIds: string[],
     }
   }
   throw new Error(`Kafka's group coordinator was not ready within ${timeoutMs / 1000} s: ${String(lastError)}`);
+}
+
+/**
+ * Creates the system's topics (and their dead-letter topics) before the services start. On a fresh
+ * broker each service would otherwise create them itself, all at once: the losers of that race get
+ * "Topic creation errors" and "This server does not host this topic-partition", which kafkajs logs
+ * as ERRORs and the services retry. Harmless, and exactly what a newcomer must not see first.
+ */
+export async function createTopicsQuietly(brokers: string[], topics: string[], partitions: number): Promise<void> {
+  const kafka = new Kafka({ clientId: 'devstack-topics', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    await ensureTopics(admin, topics, partitions);
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
 }
