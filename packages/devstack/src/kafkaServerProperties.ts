@@ -46,11 +46,6 @@ export function renderServerProperties({
     // expires; the restarted broker cannot unfence before that. 4 s instead of 9 s.
     'broker.session.timeout.ms': 4000,
     'broker.heartbeat.interval.ms': 500,
-    // Fewer request threads than a production broker's (3 network, 8 I/O): each idle one wakes
-    // every 300 ms, and on the reference 2-core machine more threads than cores only add switching.
-    // Idle CPU of the broker in docs/design.md (The local demo).
-    'num.network.threads': 1,
-    'num.io.threads': 2,
     // Recover the (small) logs with both cores instead of one thread per dir.
     'num.recovery.threads.per.data.dir': 2,
     // Small segments and indexes: less to preallocate and to scan during recovery.
