@@ -4,6 +4,8 @@
 // the demo keeps running, and Ctrl-C still stops every process it started, broker and PostgreSQL included.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDir, repoRoot } from '../src/paths.ts';
@@ -111,6 +113,28 @@ describe('the demo on a machine without PostgreSQL', () => {
     const id = await placeOrder('fresh-machine');
     await waitForStatus(id, 'CONFIRMED', 60_000);
   }, 120_000);
+
+  it("listens on loopback only: the relays', consumers' and console's ports refuse another interface", async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((nic) => nic && nic.family === 'IPv4' && !nic.internal)?.address;
+    if (!address) return; // a machine with loopback only has nothing to refuse
+    const answers = (port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect({ host: address, port, timeout: 2000 });
+        const done = (answered: boolean) => {
+          socket.destroy();
+          resolve(answered);
+        };
+        socket.once('connect', () => done(true));
+        socket.once('error', () => done(false));
+        socket.once('timeout', () => done(false));
+      });
+    // The orders API (base + 1) takes HOST from its own config; the ops servers and the console here.
+    for (const port of [base + 2, base + 3, base + 4, base + 5, base + 6, base + 7]) {
+      expect({ port, answers: await answers(port) }).toEqual({ port, answers: false });
+    }
+  });
 
   it('keeps running when its output pipe closes, and Ctrl-C then stops everything it started', async () => {
     // `./dev demo | head -5`: the reader goes away; the demo's next lines hit a closed pipe (EPIPE).
