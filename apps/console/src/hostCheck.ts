@@ -20,7 +20,8 @@ export function requireOwnHost(extraHosts: readonly string[]): RequestHandler {
     const host = (req.get('host') ?? '').toLowerCase();
     if (extra.has(host)) return next();
     const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host);
-    if (match && LOOPBACK_NAMES.has(match[1] ?? '') && Number(match[2]) === req.socket.localPort) return next();
+    if (match && LOOPBACK_NAMES.has(match[1] ?? '') && Number(match[2]) === req.socket.localPort)
+      return next();
     next(
       new HttpProblem(
         403,

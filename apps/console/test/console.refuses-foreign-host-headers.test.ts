@@ -79,8 +79,14 @@ describe('the console and the Host header', () => {
     }
   });
 
-  it("answers its own loopback names and port, and the names CONSOLE_HOSTS adds", async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, 'console.internal:8080']) {
+  it('answers its own loopback names and port, and the names CONSOLE_HOSTS adds', async () => {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      'console.internal:8080',
+    ]) {
       const answer = await get('/api/orders', host);
       expect({ host, status: answer.status }).toEqual({ host, status: 200 });
     }

@@ -1,5 +1,14 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, closeSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
@@ -81,7 +90,9 @@ function runAs(): { uid: number; gid: number } | undefined {
       // no such user: try the next
     }
   }
-  throw new MissingToolError('PostgreSQL cannot run as root and there is no postgres or nobody user to run it as.');
+  throw new MissingToolError(
+    'PostgreSQL cannot run as root and there is no postgres or nobody user to run it as.',
+  );
 }
 
 function chownTree(path: string, owner: { uid: number; gid: number }): void {

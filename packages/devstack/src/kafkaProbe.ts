@@ -34,7 +34,11 @@ export async function probeKafka(brokers: string[], timeoutMs = 2000): Promise<v
  * available" while that topic is first created) and kafkajs logs each retry as an ERROR. Nothing
  * is wrong, so the demo waits here, quietly, before it starts the services.
  */
-export async function waitForCoordinators(brokers: string[], groupIds: string[], timeoutMs = 60_000): Promise<void> {
+export async function waitForCoordinators(
+  brokers: string[],
+  groupIds: string[],
+  timeoutMs = 60_000,
+): Promise<void> {
   const kafka = new Kafka({
     clientId: 'devstack-coordinator-probe',
     brokers,
@@ -62,7 +66,9 @@ export async function waitForCoordinators(brokers: string[], groupIds: string[],
       await admin.disconnect().catch(() => {});
     }
   }
-  throw new Error(`Kafka's group coordinator was not ready within ${timeoutMs / 1000} s: ${String(lastError)}`);
+  throw new Error(
+    `Kafka's group coordinator was not ready within ${timeoutMs / 1000} s: ${String(lastError)}`,
+  );
 }
 
 /**
@@ -71,7 +77,11 @@ export async function waitForCoordinators(brokers: string[], groupIds: string[],
  * "Topic creation errors" and "This server does not host this topic-partition", which kafkajs logs
  * as ERRORs and the services retry. Harmless, and exactly what a newcomer must not see first.
  */
-export async function createTopicsQuietly(brokers: string[], topics: string[], partitions: number): Promise<void> {
+export async function createTopicsQuietly(
+  brokers: string[],
+  topics: string[],
+  partitions: number,
+): Promise<void> {
   const kafka = new Kafka({ clientId: 'devstack-topics', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   try {

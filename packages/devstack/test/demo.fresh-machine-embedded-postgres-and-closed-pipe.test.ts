@@ -149,6 +149,7 @@ describe('the demo on a machine without PostgreSQL', () => {
     expect(await exited).toBe(0);
     expect(await waitForExit(brokerPid ?? 0, 30_000)).toBe(true);
     expect(await waitForExit(postgresPid ?? 0, 30_000)).toBe(true);
-    for (let port = base; port <= base + 9; port++) expect({ port, inUse: await isPortInUse(port) }).toEqual({ port, inUse: false });
+    for (let port = base; port <= base + 9; port++)
+      expect({ port, inUse: await isPortInUse(port) }).toEqual({ port, inUse: false });
   }, 150_000);
 });

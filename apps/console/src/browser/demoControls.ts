@@ -19,13 +19,13 @@ const AFTERMATH: Record<string, string> = {
   'orders/stop':
     'The orders API is down: the form gets no answer and nothing is written, so nothing can be half-written either. Replies of inventory and billing wait in Kafka for orders to consume them.',
   'orders/kill':
-    "kill -9 of orders: a transaction it had open is rolled back by PostgreSQL (order and event together, or neither); a reply it had applied but not yet acknowledged to Kafka is delivered again, and its processed_events row makes the second copy harmless.",
+    'kill -9 of orders: a transaction it had open is rolled back by PostgreSQL (order and event together, or neither); a reply it had applied but not yet acknowledged to Kafka is delivered again, and its processed_events row makes the second copy harmless.',
   'orders/start':
     'Orders is back: it consumes the replies that waited in Kafka and confirms or cancels the pending orders.',
   'consumer/stop':
     'Graceful stop: the consumer finished its event and committed its offset. New orders stay PENDING; their events wait in Kafka and the lag grows.',
   'consumer/kill':
-    "kill -9 of a consumer: an event applied but not yet acknowledged to Kafka is delivered again when it is back, and its processed_events row makes the second copy harmless. New orders stay PENDING meanwhile.",
+    'kill -9 of a consumer: an event applied but not yet acknowledged to Kafka is delivered again when it is back, and its processed_events row makes the second copy harmless. New orders stay PENDING meanwhile.',
   'consumer/start':
     'The consumer is back: it resumes from its committed offset, applies what waited (the lag drops to 0), and the pending orders complete.',
 };

@@ -52,7 +52,9 @@ export function fixKafkajsIdleTimerLoop(): void {
   // 100 ms), connected or idle: ten wake-ups a second per connection, for ever. A tenth of the
   // request timeout, at most 1 s, finds a timed-out request as surely (30 s: at most 1 s late).
   // The body is kafkajs' own (src/network/requestQueue/index.js).
-  RequestQueue.prototype.scheduleRequestTimeoutCheck = function scheduleRequestTimeoutCheck(this: RequestQueue) {
+  RequestQueue.prototype.scheduleRequestTimeoutCheck = function scheduleRequestTimeoutCheck(
+    this: RequestQueue,
+  ) {
     if (!this.enforceRequestTimeout) return;
     this.destroy();
     const everyMs = Math.max(Math.min(this.requestTimeout, 100), Math.min(this.requestTimeout / 10, 1000));
