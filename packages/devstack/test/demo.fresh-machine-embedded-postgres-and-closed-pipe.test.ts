@@ -3,7 +3,7 @@
 // ERROR, no warning and no stack trace; and when the demo's output pipe closes (`./dev demo | head`)
 // the demo keeps running, and Ctrl-C still stops every process it started, broker and PostgreSQL included.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -92,10 +92,31 @@ beforeAll(async () => {
   postgresPid = Number(readFileSync(join(postgresDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
 }, hookTimeout);
 
+/** The demo's service processes (each in its own process group): this repo's apps on our ports. */
+function servicePids(): number[] {
+  const ours = new Set(Array.from({ length: 6 }, (_, i) => `PORT=${base + 1 + i}`));
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!cmdline.includes(join(repoRoot, 'apps'))) return false;
+        return readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .some((entry) => ours.has(entry));
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
 afterAll(async () => {
   // Only when a test failed half-way: nothing of this file may outlive it.
   if (demo && demo.exitCode === null) demo.kill('SIGKILL');
-  for (const pid of [brokerPid, postgresPid]) if (pid && isProcessAlive(pid)) signal(pid, 'SIGKILL');
+  for (const pid of [brokerPid, postgresPid, ...(base ? servicePids() : [])]) {
+    if (pid && isProcessAlive(pid)) signal(pid, 'SIGKILL');
+  }
   if (base) {
     rmSync(kafkaDir(), { recursive: true, force: true });
     rmSync(postgresDir(), { recursive: true, force: true });
@@ -109,6 +130,13 @@ describe('the demo on a machine without PostgreSQL', () => {
     expect(isProcessAlive(postgresPid ?? 0)).toBe(true);
     // Nothing a newcomer would take for a failure: no ERROR or WARN line, no stack trace, no Node warning.
     expect(output).not.toMatch(/ERROR|WARN|Warning|\n\s+at /);
+    // The services' own log lines reach the terminal (the demo follows their log files).
+    // They are read as the files grow, so the last may follow the banner by a moment.
+    for (const line of [/\norders\s+│ \S+ INFO /, /\nrelay-billing\s+│ \S+ INFO /]) {
+      const deadline = Date.now() + 10_000;
+      while (!line.test(output) && Date.now() < deadline) await sleep(100);
+      expect(output).toMatch(line);
+    }
 
     const id = await placeOrder('fresh-machine');
     await waitForStatus(id, 'CONFIRMED', 60_000);
@@ -149,6 +177,7 @@ describe('the demo on a machine without PostgreSQL', () => {
     expect(await exited).toBe(0);
     expect(await waitForExit(brokerPid ?? 0, 30_000)).toBe(true);
     expect(await waitForExit(postgresPid ?? 0, 30_000)).toBe(true);
+    expect(servicePids()).toEqual([]);
     for (let port = base; port <= base + 9; port++)
       expect({ port, inUse: await isPortInUse(port) }).toEqual({ port, inUse: false });
   }, 150_000);
