@@ -1,8 +1,10 @@
 // The local demo without Docker: `./dev demo` (or `npm run demo` once set up).
-// Starts the project's own Kafka broker, then the four apps against the local PostgreSQL (each
-// service creates and migrates its own database), the web console (with the demo's stop / kill -9
-// / start controls, which only this script can offer because only it owns the processes), and
-// Prometheus when it is installed. Prints the logs and the URLs, and stops everything on Ctrl-C.
+// Starts the project's own Kafka broker, then the four apps against the local PostgreSQL (an
+// embedded one when none answers; each service creates and migrates its own database), the web
+// console (with the demo's stop / kill -9 / start controls, which only this script can offer
+// because only it owns the processes), and Prometheus when it is installed. Prints the logs (read
+// from the services' log files, so printing never slows a service) and the URLs, and stops
+// everything it started on Ctrl-C.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
@@ -12,24 +14,40 @@ import { configSchema } from '@outbox/console/config';
 import { type RunningConsole, startConsole } from '@outbox/console/console';
 import type { DemoControls, ProcessControl } from '@outbox/console/demo-controls';
 import { brokerControl, serviceControl } from '@outbox/console/process-controls';
+import {
+  type EmbeddedPostgres,
+  probePostgres,
+  startEmbeddedPostgres,
+} from '@outbox/devstack/embedded-postgres';
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
+import { isPortInUse } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
-import { fixKafkajsIdleTimerLoop } from '@outbox/events';
+import { MissingToolError } from '@outbox/devstack/tools';
+import { deadLetterTopic, fixKafkajsIdleTimerLoop, topicFor } from '@outbox/events';
 import { loadConfig } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
 
-const postgres = process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+// Settings, all optional: where PostgreSQL is (an embedded one starts when nothing answers there),
+// and the ports, so a test can run a second demo beside a running one.
+const configuredPostgres = (process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432').replace(
+  /\/+$/,
+  '',
+);
+const embeddedAllowed = process.env.DEMO_EMBEDDED_POSTGRES !== 'off';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
 const consolePort = Number(process.env.CONSOLE_PORT ?? 8080);
+const basePort = Number(process.env.DEMO_BASE_PORT ?? 3000);
 const prometheusPort = 9090;
+const prometheusWanted = process.env.DEMO_PROMETHEUS !== 'off';
 const ports: Record<ServiceName, number> = {
-  orders: 3001,
-  'relay-orders': 3002,
-  inventory: 3003,
-  billing: 3004,
-  'relay-inventory': 3005,
-  'relay-billing': 3006,
+  orders: basePort + 1,
+  'relay-orders': basePort + 2,
+  inventory: basePort + 3,
+  billing: basePort + 4,
+  'relay-inventory': basePort + 5,
+  'relay-billing': basePort + 6,
 };
 const colors = {
   orders: 'cyan',
@@ -40,13 +58,34 @@ const colors = {
   'relay-billing': 'magenta',
   console: 'blue',
   prometheus: 'gray',
+  postgres: 'gray',
 } as const;
 // Every admin action of the console needs this token; the relays' redrive endpoint needs the other.
 const consoleToken = process.env.CONSOLE_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
 const relayToken = randomBytes(16).toString('hex');
 
+// Output that outlives its reader. `./dev demo | head -5` closes the pipe after five lines; a
+// write then fails with EPIPE, which would crash the demo and leave the broker, PostgreSQL and the
+// services (each in its own process group) running. Instead the demo goes on silently, and
+// Ctrl-C still stops everything it started.
+const open = { stdout: true, stderr: true };
+for (const name of ['stdout', 'stderr'] as const) {
+  process[name].on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    open[name] = false;
+  });
+}
+function print(text: string): void {
+  if (open.stdout) process.stdout.write(`${text}\n`);
+}
+function printError(text: string): void {
+  if (open.stderr) process.stderr.write(`${styleText('red', text)}\n`);
+  else print(text);
+}
+
 /** One readable line per JSON log line: time, service, level, message, then the details. */
 function printLine(name: string, line: string): void {
+  if (!open.stdout) return; // nobody reads: do not even parse
   let text = line;
   try {
     const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line);
@@ -59,7 +98,7 @@ function printLine(name: string, line: string): void {
     // not JSON (a stack trace, say): print as is
   }
   const color = colors[name as keyof typeof colors] ?? 'white';
-  console.log(`${styleText(color, name.padEnd(15))} │ ${text}`);
+  print(`${styleText(color, name.padEnd(15))} │ ${text}`);
 }
 
 /** A line of the demo's own, in the same shape as the services' log lines. */
@@ -67,15 +106,102 @@ function say(name: string, msg: string): void {
   printLine(name, JSON.stringify({ time: Date.now(), level: 30, msg }));
 }
 
-fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
-const broker = new KafkaBroker({ name: 'demo', port: kafkaPort, controllerPort: kafkaPort + 1 });
-const startedBroker = !broker.isRunning();
-if (startedBroker) {
-  console.log(`Starting Kafka on 127.0.0.1:${kafkaPort} (first run resolves the jars with Maven)…`);
-  await broker.start();
+let stopping = false;
+let broker: KafkaBroker | undefined;
+let startedBroker = false;
+let embeddedPostgres: EmbeddedPostgres | undefined;
+let consoleApp: RunningConsole | undefined;
+let prometheus: ChildProcess | undefined;
+const services: Partial<Record<ServiceName, ServiceProcess>> = {};
+
+/** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
+async function stopAll(exitCode: number): Promise<never> {
+  if (stopping) process.exit(1);
+  stopping = true;
+  print('\nStopping the console and the services…');
+  await consoleApp?.close().catch(() => {});
+  if (prometheus && prometheus.exitCode === null) {
+    const exited = new Promise((resolve) => prometheus?.once('exit', resolve));
+    prometheus.kill('SIGTERM');
+    await exited;
+  }
+  await Promise.allSettled(Object.values(services).map((service) => service.stop()));
+  if (broker && startedBroker) {
+    print('Stopping Kafka…');
+    await broker.stop().catch((error) => printError(`Could not stop Kafka: ${String(error)}`));
+  }
+  if (embeddedPostgres) {
+    print('Stopping the embedded PostgreSQL…');
+    await embeddedPostgres.stop();
+  }
+  process.exit(exitCode);
 }
-const readyMs = await broker.waitUntilReady(120_000);
-console.log(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+process.on('SIGHUP', () => void stopAll(0)); // the terminal went away
+// Whatever goes wrong, nothing this demo started is left running.
+process.on('uncaughtException', (error) => {
+  printError(error instanceof MissingToolError ? error.message : String(error));
+  void stopAll(1);
+});
+
+/** A missing prerequisite or a start-up failure: one plain line, no stack trace, then stop. */
+async function fail(error: unknown): Promise<never> {
+  printError(error instanceof MissingToolError ? `missing: ${error.message}` : String(error));
+  return stopAll(1);
+}
+
+/**
+ * PostgreSQL: the configured (or default) server when one answers; otherwise, on this machine, an
+ * embedded one on the same port with its data under .local/ (docs/dependencies.md).
+ */
+async function choosePostgres(): Promise<string> {
+  const probe = await probePostgres(`${configuredPostgres}/postgres`);
+  if (probe.state === 'up') return configuredPostgres;
+  const url = new URL(configuredPostgres);
+  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (probe.state === 'error') {
+    throw new Error(
+      `PostgreSQL at ${url.host} refused the demo (${probe.message}). Set DEMO_POSTGRES_URL to a superuser URL, e.g. postgresql://postgres:secret@127.0.0.1:5432`,
+    );
+  }
+  if (!local || !embeddedAllowed) {
+    throw new MissingToolError(
+      `no PostgreSQL answers at ${url.host}. Start one (Debian: apt-get install -y postgresql) or point DEMO_POSTGRES_URL at one${local ? ', or unset DEMO_EMBEDDED_POSTGRES to let the demo run its own' : ''}.`,
+    );
+  }
+  const port = Number(url.port || 5432);
+  print(`No PostgreSQL answers at ${url.host}: starting an embedded one there (data in .local/)…`);
+  embeddedPostgres = await startEmbeddedPostgres({ port });
+  print(`PostgreSQL (embedded) is ready at ${embeddedPostgres.url} (log: ${embeddedPostgres.logFile})`);
+  return embeddedPostgres.url;
+}
+
+let postgres = configuredPostgres;
+try {
+  postgres = await choosePostgres();
+  fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
+  broker = new KafkaBroker({
+    name: kafkaPort === 9092 ? 'demo' : `demo-${kafkaPort}`,
+    port: kafkaPort,
+    controllerPort: kafkaPort + 1,
+  });
+  startedBroker = !broker.isRunning();
+  if (startedBroker) {
+    print(`Starting Kafka on 127.0.0.1:${kafkaPort} (first run resolves the jars with Maven)…`);
+    await broker.start();
+  }
+  const readyMs = await broker.waitUntilReady(120_000);
+  await waitForCoordinators(broker.brokers, SERVICES);
+  // The services' own topics and dead-letter topics, at the services' default partition count (6).
+  const topics = ['order', 'reservation', 'payment'].map((aggregate) => topicFor(aggregate));
+  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], 6);
+  print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
+} catch (error) {
+  await fail(error);
+}
+if (!broker) throw new Error('unreachable: fail() exits');
+const kafka = broker;
 
 const databaseUrls = {
   orders: `${postgres}/orders`,
@@ -84,11 +210,18 @@ const databaseUrls = {
 };
 const plans = planStack({
   databaseUrls,
-  kafkaBrokers: broker.brokers,
-  extraEnv: Object.fromEntries(RELAYS.map((name) => [name, { RELAY_ADMIN_TOKEN: relayToken }])),
+  kafkaBrokers: kafka.brokers,
+  extraEnv: Object.fromEntries(
+    [...SERVICES, ...RELAYS].map((name) => [
+      name,
+      {
+        // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
+        HOST: '127.0.0.1',
+        ...(RELAYS.includes(name) ? { RELAY_ADMIN_TOKEN: relayToken } : {}),
+      },
+    ]),
+  ),
 });
-const services: Partial<Record<ServiceName, ServiceProcess>> = {};
-let stopping = false;
 const start = async (name: ServiceName) => {
   const plan = plans[name];
   services[name] = await startService(plan.app, plan.env, {
@@ -115,9 +248,9 @@ function announced(name: string, control: ProcessControl): ProcessControl {
 }
 
 const controls: DemoControls = {
-  broker: announced('the Kafka broker', brokerControl(broker)),
-  relays: Object.fromEntries(
-    RELAYS.map((name) => [
+  broker: announced('the Kafka broker', brokerControl(kafka)),
+  services: Object.fromEntries(
+    [...SERVICES, ...RELAYS].map((name) => [
       name,
       announced(
         name,
@@ -135,7 +268,8 @@ const controls: DemoControls = {
 };
 
 /** Prometheus scraping the six processes, if the `prometheus` binary is on PATH (Debian: apt-get install prometheus). */
-function startPrometheus(): ChildProcess | undefined {
+async function startPrometheus(): Promise<ChildProcess | undefined> {
+  if (!prometheusWanted || (await isPortInUse(prometheusPort))) return undefined;
   const binary = (process.env.PATH ?? '')
     .split(delimiter)
     .map((dir) => join(dir, 'prometheus'))
@@ -160,38 +294,22 @@ function startPrometheus(): ChildProcess | undefined {
   return child;
 }
 
-let consoleApp: RunningConsole | undefined;
-let prometheus: ChildProcess | undefined;
-async function stopAll(exitCode: number): Promise<never> {
-  if (stopping) process.exit(1);
-  stopping = true;
-  console.log('\nStopping the console and the services…');
-  await consoleApp?.close();
-  if (prometheus && prometheus.exitCode === null) {
-    const exited = new Promise((resolve) => prometheus?.once('exit', resolve));
-    prometheus.kill('SIGTERM');
-    await exited;
-  }
-  await Promise.allSettled(Object.values(services).map((service) => service.stop()));
-  if (startedBroker) {
-    console.log('Stopping Kafka…');
-    await broker.stop();
-  }
-  process.exit(exitCode);
-}
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
-
 try {
   await Promise.all(SERVICES.map(start)); // first: they create the tables the relays read
   await Promise.all(RELAYS.map(start));
-  prometheus = startPrometheus();
+  prometheus = await startPrometheus();
   const config = loadConfig('console', configSchema, {
     PORT: String(consolePort),
+    ORDERS_URL: `http://127.0.0.1:${ports.orders}`,
+    INVENTORY_URL: `http://127.0.0.1:${ports.inventory}`,
+    BILLING_URL: `http://127.0.0.1:${ports.billing}`,
+    RELAY_ORDERS_URL: `http://127.0.0.1:${ports['relay-orders']}`,
+    RELAY_INVENTORY_URL: `http://127.0.0.1:${ports['relay-inventory']}`,
+    RELAY_BILLING_URL: `http://127.0.0.1:${ports['relay-billing']}`,
     ORDERS_DATABASE_URL: databaseUrls.orders,
     INVENTORY_DATABASE_URL: databaseUrls.inventory,
     BILLING_DATABASE_URL: databaseUrls.billing,
-    KAFKA_BROKERS: broker.brokers.join(','),
+    KAFKA_BROKERS: kafka.brokers.join(','),
     CONSOLE_ADMIN_TOKEN: consoleToken,
     RELAY_ADMIN_TOKEN: relayToken,
     ...(prometheus ? { PROMETHEUS_URL: `http://127.0.0.1:${prometheusPort}` } : {}),
@@ -200,23 +318,25 @@ try {
     TRACE_URL_TEMPLATE: process.env.TRACE_URL_TEMPLATE,
   });
   consoleApp = await startConsole({ config, logger: createLogger('console', 'warn'), controls });
-} catch (err) {
-  console.error(styleText('red', String(err)));
-  await stopAll(1);
+} catch (error) {
+  await fail(error);
 }
 
-console.log(`
+const postgresUrl = new URL(postgres);
+const psqlTarget = `-h ${postgresUrl.hostname} ${postgresUrl.port && postgresUrl.port !== '5432' ? `-p ${postgresUrl.port} ` : ''}-U ${postgresUrl.username || 'postgres'}`;
+print(`
 ${styleText('bold', 'The outbox demo is running.')}
 
   ${styleText(['bold', 'green'], `open ${consoleApp?.url}/#token=${consoleToken}`)}
   the web console: place orders, watch the saga, the outboxes and the consumers, break the broker
-  (the #token part signs you in for the stop / kill -9 / start buttons; admin token ${consoleToken})
-${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts)\n` : ''}
+  (the #token part signs you in for the stop / kill -9 / start buttons of the broker, the services
+  and the relays; admin token ${consoleToken})
+${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts)\n` : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
   orders API       http://127.0.0.1:${ports.orders}/orders
   inventory        http://127.0.0.1:${ports.inventory}/healthz
   billing          http://127.0.0.1:${ports.billing}/healthz
   relays           http://127.0.0.1:${ports['relay-orders']}/healthz (orders outbox), :${ports['relay-inventory']} (inventory), :${ports['relay-billing']} (billing)
-  Kafka            ${broker.brokers.join(',')}
+  Kafka            ${kafka.brokers.join(',')}
   every process has /metrics next to /healthz
 
 Or from a terminal: place an order
@@ -225,8 +345,8 @@ Or from a terminal: place an order
 
 Then follow it: PENDING, then CONFIRMED once stock is reserved and payment authorized
   curl -s http://127.0.0.1:${ports.orders}/orders/<id>
-  psql -h 127.0.0.1 -U postgres -d inventory -c 'select * from reservations'
-  psql -h 127.0.0.1 -U postgres -d billing -c 'select * from payments'
+  psql ${psqlTarget} -d inventory -c 'select * from reservations'
+  psql ${psqlTarget} -d billing -c 'select * from payments'
 A customer id starting with "declined" is declined by the simulated payment provider; ordering
 more than the stock (e.g. 30 of MN-303) is rejected by inventory: both end CANCELLED.
 

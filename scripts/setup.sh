@@ -28,5 +28,13 @@ fi
 # 3. Prisma clients (generated into each app's src/generated/, git-ignored).
 if [ ! -f apps/orders/src/generated/prisma/client.ts ] || [ -n "$(find apps/*/prisma -newer apps/orders/src/generated/prisma/client.ts -name '*.prisma' 2>/dev/null)" ]; then
   echo "setup: prisma generate"
-  npm run --silent build >/dev/null
+  mkdir -p .local/logs
+  # Quiet unless it fails: turbo warns about the workspaces' dev-only dependency cycle (events and
+  # devstack test each other), which says nothing to someone starting the demo.
+  if ! npm run --silent build >.local/logs/setup-build.log 2>&1; then
+    cat .local/logs/setup-build.log >&2
+    exit 1
+  fi
+  # prisma generate leaves an unchanged client untouched; mark it fresh, or this runs at every ./dev.
+  touch apps/*/src/generated/prisma/client.ts
 fi

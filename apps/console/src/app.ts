@@ -4,6 +4,7 @@ import { requireAdminToken } from './adminAuth.ts';
 import type { Config, ServiceName } from './config.ts';
 import type { DeadLetterWatcher } from './deadLetterWatcher.ts';
 import { type DemoControls, demoControlsRouter } from './demoControls.ts';
+import { requireOwnHost } from './hostCheck.ts';
 import { HttpProblem, notFound, problemHandler } from './problem.ts';
 import { redriveRouter } from './redriveRouter.ts';
 import { fetchWithTimeout, type Service } from './services.ts';
@@ -36,6 +37,7 @@ export function createConsoleApp({
 }: ConsoleDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(requireOwnHost(config.CONSOLE_HOSTS));
   app.use(express.json({ limit: BODY_LIMIT }));
   const service = (name: ServiceName): Service => {
     const found = services.find((s) => s.name === name);

@@ -39,6 +39,19 @@ export const configSchema = z.object({
   CONSOLE_ADMIN_TOKEN: token,
   /** The relays' RELAY_ADMIN_TOKEN; without it the console cannot redrive dead-lettered events. */
   RELAY_ADMIN_TOKEN: token,
+  /**
+   * Host headers the console answers to besides its own loopback address and port, comma-separated
+   * host:port (e.g. console.internal:8080 behind a proxy). Anything else gets 403 (DNS rebinding).
+   */
+  CONSOLE_HOSTS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    ),
   /** Links to the dashboards, e.g. http://127.0.0.1:3000, where docker compose publishes Grafana. */
   GRAFANA_URL: z.url().optional(),
   PROMETHEUS_URL: z.url().optional(),

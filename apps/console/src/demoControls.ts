@@ -4,7 +4,7 @@ import { requireAdminToken } from './adminAuth.ts';
 import { HttpProblem } from './problem.ts';
 import type { DemoStatus, ProcessStatus } from './shared/api.ts';
 
-/** A process the local demo owns and lets a newcomer break: the broker, or one relay. */
+/** A process the local demo owns and lets a newcomer break: the broker, a service or a relay. */
 export type ProcessControl = {
   isRunning(): boolean;
   /** Graceful: SIGTERM, the process finishes what it holds and exits. */
@@ -19,21 +19,25 @@ export type ProcessControl = {
  * Only `scripts/demo.ts` provides these, because only the demo owns the processes. The console
  * of docker compose or production never gets them, so there the routes do not exist at all.
  */
-export type DemoControls = { broker: ProcessControl; relays: Record<string, ProcessControl> };
+export type DemoControls = {
+  broker: ProcessControl;
+  /** The system's processes by name: orders, inventory, billing and the three relays. */
+  services: Record<string, ProcessControl>;
+};
 
 const ACTIONS = ['stop', 'kill', 'start'] as const;
 const actionParams = z.object({ target: z.string().min(1), action: z.enum(ACTIONS) });
 
 /**
  * `GET /api/demo` (what runs) and `POST /api/demo/:target/:action` with target `broker` or a
- * relay's name, and action stop, kill or start. The POST needs the console's admin token. One
+ * service's or relay's name, and action stop, kill or start. The POST needs the console's admin token. One
  * action per process at a time: a second click while the broker is starting gets a 409.
  */
 export function demoControlsRouter(controls: DemoControls, adminToken: string): Router {
   const router = Router();
   const targets = new Map<string, ProcessControl>([
     ['broker', controls.broker],
-    ...Object.entries(controls.relays),
+    ...Object.entries(controls.services),
   ]);
   const busy = new Set<string>();
   const lastErrors = new Map<string, string>();
@@ -46,8 +50,8 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
   router.get('/', (_req, res) => {
     const status: DemoStatus = {
       broker: statusOf('broker', controls.broker),
-      relays: Object.fromEntries(
-        Object.entries(controls.relays).map(([name, c]) => [name, statusOf(name, c)]),
+      services: Object.fromEntries(
+        Object.entries(controls.services).map(([name, c]) => [name, statusOf(name, c)]),
       ),
     };
     res.json(status);

@@ -25,7 +25,7 @@ export function brokerControl(broker: Broker): ProcessControl {
   };
 }
 
-/** A relay process: `current` is the running instance, `restart` starts a new one in its place. */
+/** A service or relay process: `current` is the running instance, `restart` starts a new one in its place. */
 export function serviceControl(current: () => Service, restart: () => Promise<unknown>): ProcessControl {
   return {
     isRunning: () => current().pid !== undefined,

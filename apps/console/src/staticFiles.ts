@@ -12,6 +12,21 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
+ * Node 24 prints "ExperimentalWarning: stripTypeScriptTypes is an experimental feature" the first
+ * time it is called: the same type stripping Node runs our own code with, and nothing a reader of
+ * the demo's output could act on. Node emits it through process.emitWarning, so it is held back here.
+ */
+function withoutExperimentalWarning<T>(action: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    return action();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/**
  * The page: `public/` as is, and the browser code of `browser/` as JavaScript. The browser code
  * is TypeScript, checked by tsc against the DOM (browser/tsconfig.json), and served with its types
  * stripped the way Node itself runs TypeScript: no bundler, no build step, and what the browser
@@ -28,7 +43,7 @@ export function staticFiles(): RequestHandler {
     const source = readFileSync(join(here, 'browser', name), 'utf8');
     files.set(`/browser/${name}`, {
       type: 'text/javascript; charset=utf-8',
-      body: stripTypeScriptTypes(source, { mode: 'strip' }),
+      body: withoutExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' })),
     });
   }
   const index = files.get('/index.html');

@@ -1,7 +1,7 @@
 // A newcomer's outage, driven from the console's demo controls in a real Chromium: stop the
 // broker, keep ordering, watch the backlog grow on screen, start the broker again, and watch
 // every order complete exactly once.
-import { RELAYS } from '@outbox/devstack/stack-plan';
+import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
@@ -29,8 +29,8 @@ beforeAll(async () => {
   stack = await startStack('consoleoutage', brokers, relayAdminEnv);
   const controls: DemoControls = {
     broker: brokerControl(testBroker.broker),
-    relays: Object.fromEntries(
-      RELAYS.map((name) => [
+    services: Object.fromEntries(
+      [...SERVICES, ...RELAYS].map((name) => [
         name,
         serviceControl(
           () => stack.services[name],

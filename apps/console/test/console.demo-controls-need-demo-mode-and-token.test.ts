@@ -40,7 +40,7 @@ function recordingControl(name: string): ProcessControl {
 
 const controls: DemoControls = {
   broker: recordingControl('broker'),
-  relays: { 'relay-orders': recordingControl('relay-orders') },
+  services: { inventory: recordingControl('inventory'), 'relay-orders': recordingControl('relay-orders') },
 };
 
 /** A console whose services are all away (nothing listens, the databases do not exist). */
@@ -113,7 +113,8 @@ describe('demo controls', () => {
     const page = await browser.newPage();
     await page.goto(`${demo.url}/#token=${TOKEN}`);
     await page.locator('#demo tr[data-target="broker"] button[data-action="kill"]').waitFor();
-    expect(await page.locator('#demo button[data-action]').count()).toBe(6);
+    expect(await page.locator('#demo button[data-action]').count()).toBe(9);
+    await page.locator('#demo tr[data-target="inventory"] button[data-action="kill"]').waitFor();
     await screenshot(page, 'console-services-unreachable');
     await page.close();
   });
@@ -137,6 +138,8 @@ describe('demo controls', () => {
     const kill = await post(demo, '/api/demo/relay-orders/kill', TOKEN);
     expect(kill.status).toBe(200);
     expect(await kill.json()).toMatchObject({ running: false });
-    expect(calls).toEqual(['relay-orders/kill']);
+    const stop = await post(demo, '/api/demo/inventory/stop', TOKEN);
+    expect(stop.status).toBe(200);
+    expect(calls).toEqual(['relay-orders/kill', 'inventory/stop']);
   });
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { followFile } from './logTail.ts';
 import { localDir, repoRoot } from './paths.ts';
 
 export type AppName = 'orders' | 'relay' | 'inventory' | 'billing';
@@ -28,7 +28,10 @@ export type StartServiceOptions = {
   label: string;
   /** The process's name in logs (e.g. `relay-billing`); defaults to the app. */
   name?: string;
-  /** Also hand every output line to this function (the demo prints them). */
+  /**
+   * Also hand every output line to this function (the demo prints them). It reads the log file as
+   * it grows, so a slow reader never holds up the service (see followFile).
+   */
   onLine?: (name: string, line: string) => void;
   timeoutMs?: number;
 };
@@ -46,7 +49,10 @@ export async function startService(
   mkdirSync(logDir, { recursive: true });
   const name = options.name ?? app;
   const logFile = join(logDir, `${options.label}-${name}-${options.port}.log`);
-  const log = createWriteStream(logFile, { flags: 'a' });
+  // The process writes its stdout and stderr straight into the file: no pipe through this process,
+  // so pino's synchronous writes never wait for us, however busy we are.
+  const logFd = openSync(logFile, 'a');
+  const startOffset = fstatSync(logFd).size;
 
   // `--import` starts tracing before the app's imports, so the loader hooks can instrument them;
   // without OTEL_* variables in `env` it does nothing (docs/tracing.md).
@@ -58,22 +64,20 @@ export async function startService(
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env, PORT: String(options.port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd, logFd],
     // Its own process group: a Ctrl-C in the terminal reaches only the parent (demo or test),
     // which then stops each service exactly once, with SIGTERM, and waits for it.
     detached: true,
   });
-  for (const output of [child.stdout, child.stderr]) {
-    if (!output) continue;
-    createInterface({ input: output }).on('line', (line) => {
-      log.write(`${line}\n`);
-      options.onLine?.(name, line);
-    });
-  }
+  closeSync(logFd); // the child has its own copy
+  const onLine = options.onLine;
+  const follower = onLine ? followFile(logFile, startOffset, (line) => onLine(name, line)) : undefined;
+  // Resolves once the last lines of the process have been handed to onLine too.
   const exited = new Promise<ExitStatus>((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => {
+      void (follower?.stop() ?? Promise.resolve()).then(() => resolve({ code, signal }));
+    }),
   );
-  exited.then(() => log.end());
 
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, type OpenMetricsContentType, Registry } from 'prom-client';
+import { z } from 'zod';
 
 export type Health = { status: 'ok' | 'degraded' | 'down'; [detail: string]: unknown };
 
@@ -18,8 +19,25 @@ export function createMetricsRegistry(service: string): MetricsRegistry {
   const registry = new Registry<OpenMetricsContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  // prom-client samples event-loop delay with a libuv timer at this resolution: its default, 10 ms,
+  // woke every idle process ~100 times a second (docs/performance.md). At 100 ms, a block of the
+  // loop that long or longer is still measured in full.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   return registry;
+}
+
+/**
+ * `HOST`: where the ops server listens. Every interface by default, as a container needs for its
+ * published port and Prometheus; the local demo sets 127.0.0.1 so nothing else on the network
+ * reaches /metrics or the relay's admin endpoint.
+ */
+const hostSchema = z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('0.0.0.0');
+
+export function opsHost(env: Record<string, string | undefined> = process.env): string {
+  const parsed = hostSchema.safeParse(env.HOST || undefined);
+  if (!parsed.success)
+    throw new Error(`HOST: expected an IP address or localhost (got ${JSON.stringify(env.HOST)})`);
+  return parsed.data;
 }
 
 export async function startOpsServer(options: {
@@ -28,6 +46,8 @@ export async function startOpsServer(options: {
   health: () => Health | Promise<Health>;
   /** Extra routes of the process (e.g. the relay's admin endpoint); resolves false when not its own. */
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** The address to listen on; see `opsHost`. */
+  host?: string;
 }): Promise<Server> {
   const server = createServer(async (req, res) => {
     try {
@@ -50,7 +70,7 @@ export async function startOpsServer(options: {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, '0.0.0.0', resolve);
+    server.listen(options.port, options.host ?? opsHost(), resolve);
   });
   return server;
 }

@@ -16,7 +16,25 @@ const AFTERMATH: Record<string, string> = {
     "kill -9 of a relay: rows it had claimed stay leased until the lease expires (RELAY_LEASE_MS), then any relay takes them again. Some may be published twice: the consumers' inbox makes the second copy harmless.",
   'relay/start':
     'The relay is back: it claims what is due, including rows whose lease expired, and publishes them.',
+  'orders/stop':
+    'The orders API is down: the form gets no answer and nothing is written, so nothing can be half-written either. Replies of inventory and billing wait in Kafka for orders to consume them.',
+  'orders/kill':
+    'kill -9 of orders: a transaction it had open is rolled back by PostgreSQL (order and event together, or neither); a reply it had applied but not yet acknowledged to Kafka is delivered again, and its processed_events row makes the second copy harmless.',
+  'orders/start':
+    'Orders is back: it consumes the replies that waited in Kafka and confirms or cancels the pending orders.',
+  'consumer/stop':
+    'Graceful stop: the consumer finished its event and committed its offset. New orders stay PENDING; their events wait in Kafka and the lag grows.',
+  'consumer/kill':
+    'kill -9 of a consumer: an event applied but not yet acknowledged to Kafka is delivered again when it is back, and its processed_events row makes the second copy harmless. New orders stay PENDING meanwhile.',
+  'consumer/start':
+    'The consumer is back: it resumes from its committed offset, applies what waited (the lag drops to 0), and the pending orders complete.',
 };
+
+/** Which explanation a target gets: the broker, a relay, the orders service, or a consumer service. */
+function kindOf(target: string): string {
+  if (target === 'broker' || target === 'orders') return target;
+  return target.startsWith('relay-') ? 'relay' : 'consumer';
+}
 
 function controlRow(
   target: string,
@@ -67,7 +85,7 @@ export function renderDemoControls(status: DemoStatus, refresh: () => void): voi
     }
     message.textContent = `${action} ${target}…`;
     const answer = await postJson(`/api/demo/${target}/${action}`, {}, { admin: true });
-    const kind = target === 'broker' ? 'broker' : 'relay';
+    const kind = kindOf(target);
     message.textContent = answer.ok
       ? (AFTERMATH[`${kind}/${action}`] ?? 'Done.')
       : `${answer.status} ${answer.problem.title}: ${answer.problem.detail ?? ''}`;
@@ -75,6 +93,6 @@ export function renderDemoControls(status: DemoStatus, refresh: () => void): voi
   };
   byId('demo-body').replaceChildren(
     controlRow('broker', 'Kafka broker', status.broker, onAction),
-    ...Object.entries(status.relays).map(([name, relay]) => controlRow(name, name, relay, onAction)),
+    ...Object.entries(status.services).map(([name, service]) => controlRow(name, name, service, onAction)),
   );
 }

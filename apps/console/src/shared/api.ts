@@ -9,7 +9,7 @@ export type ConsoleInfo = {
   adminActions: boolean;
   /** Dead-lettered outbox events can be redriven through the relays. */
   redrive: boolean;
-  /** The local demo's stop / kill -9 / start buttons for the broker and the relays. */
+  /** The local demo's stop / kill -9 / start buttons for the broker, the services and the relays. */
   demoControls: boolean;
   links: { title: string; url: string }[];
   catalog: {
@@ -106,7 +106,7 @@ export type ConsumersResponse = {
 export type ProcessStatus = { running: boolean; busy: boolean; lastError?: string };
 
 /** GET /api/demo: only in demo mode. */
-export type DemoStatus = { broker: ProcessStatus; relays: Record<string, ProcessStatus> };
+export type DemoStatus = { broker: ProcessStatus; services: Record<string, ProcessStatus> };
 
 /** A problem+json body (RFC 9457), as the orders API and the console send them. */
 export type Problem = {

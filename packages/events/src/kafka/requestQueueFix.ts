@@ -2,10 +2,17 @@ import { createRequire } from 'node:module';
 
 type RequestQueue = {
   pending: unknown[];
+  inflight: Map<number, { sentAt: number; requestTimeout: number; timeoutRequest(): void }>;
+  requestTimeout: number;
+  enforceRequestTimeout: boolean;
+  requestTimeoutIntervalId: ReturnType<typeof setInterval> | undefined;
+  isConnected(): boolean;
+  destroy(): void;
   throttledUntil: number;
   throttleCheckTimeoutId: ReturnType<typeof setTimeout> | null;
   checkPendingRequests(): void;
   scheduleCheckPendingRequests(): void;
+  scheduleRequestTimeoutCheck(): void;
 };
 
 /** kafkajs' own interval for re-checking a queue that holds requests (src/network/requestQueue). */
@@ -40,5 +47,22 @@ export function fixKafkajsIdleTimerLoop(): void {
       this.throttleCheckTimeoutId = null;
       this.checkPendingRequests();
     }, delayMs);
+  };
+  // Each connection also checks its in-flight requests for a timeout every min(requestTimeout,
+  // 100 ms), connected or idle: ten wake-ups a second per connection, for ever. A tenth of the
+  // request timeout, at most 1 s, finds a timed-out request as surely (30 s: at most 1 s late).
+  // The body is kafkajs' own (src/network/requestQueue/index.js).
+  RequestQueue.prototype.scheduleRequestTimeoutCheck = function scheduleRequestTimeoutCheck(
+    this: RequestQueue,
+  ) {
+    if (!this.enforceRequestTimeout) return;
+    this.destroy();
+    const everyMs = Math.max(Math.min(this.requestTimeout, 100), Math.min(this.requestTimeout / 10, 1000));
+    this.requestTimeoutIntervalId = setInterval(() => {
+      for (const request of this.inflight.values()) {
+        if (Date.now() - request.sentAt > request.requestTimeout) request.timeoutRequest();
+      }
+      if (!this.isConnected()) this.destroy();
+    }, everyMs);
   };
 }

@@ -1,0 +1,35 @@
+# Sourced by ./dev before `demo`, `test` and `kafka`: the system tools the Kafka broker needs.
+# Java 17+ runs the broker; Maven resolves its jars once (then .local/kafka/lib has them). On Debian
+# they are installed here when we may (root, or sudo without a password), as .ci/run does;
+# otherwise ./dev stops with one line saying what is missing and the one command that installs it.
+# (PostgreSQL is not needed here: the demo runs an embedded one when none answers.)
+
+java_major() {
+  java -version 2>&1 | sed -n 's/.*version "\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' | head -1
+}
+
+missing_packages=()
+if ! command -v java >/dev/null 2>&1 || [ "$(java_major || echo 0)" -lt 17 ]; then
+  missing_packages+=(openjdk-17-jre-headless)
+fi
+if ! command -v mvn >/dev/null 2>&1 && ! ls .local/kafka/lib/kafka_2.13-*.jar >/dev/null 2>&1; then
+  missing_packages+=(maven)
+fi
+
+if [ ${#missing_packages[@]} -gt 0 ]; then
+  install_command="apt-get install -y --no-install-recommends ${missing_packages[*]}"
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || sudo -n true 2>/dev/null; }; then
+    as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo -n"
+    echo "setup: installing ${missing_packages[*]} (the Kafka broker needs Java 17+, and Maven once for its jars)"
+    if ! { $as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $as_root $install_command -qq >/dev/null; }; then
+      echo "setup: could not install ${missing_packages[*]}; run: sudo $install_command" >&2
+      exit 1
+    fi
+  elif command -v apt-get >/dev/null 2>&1; then
+    echo "missing: ${missing_packages[*]} (the Kafka broker needs Java 17+, and Maven once for its jars); run: sudo $install_command" >&2
+    exit 1
+  else
+    echo "missing: Java 17+ and Maven (the Kafka broker needs Java, and Maven once for its jars); install a JDK 17+ and Apache Maven and put java and mvn on PATH" >&2
+    exit 1
+  fi
+fi
