@@ -1,8 +1,11 @@
+import { createServer, type Server } from 'node:http';
 import type { MetricsRegistry } from '@outbox/service/ops-server';
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Prisma } from './db.ts';
+import { answerClientErrors } from './http/clientErrors.ts';
 import { httpMetrics } from './http/httpMetrics.ts';
+import { jsonBody } from './http/jsonBody.ts';
 import { ordersRouter } from './http/ordersRouter.ts';
 import { HttpProblem, problemHandler } from './http/problem.ts';
 
@@ -14,15 +17,12 @@ export type AppDeps = {
   replies?: () => object;
 };
 
-/** Orders bodies are small; anything bigger is a mistake or an attack. */
-const BODY_LIMIT = '32kb';
-
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
 export function createApp({ prisma, logger, registry, replies }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
-  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(jsonBody());
 
   app.use('/orders', ordersRouter(prisma));
 
@@ -43,4 +43,17 @@ export function createApp({ prisma, logger, registry, replies }: AppDeps): expre
   );
   app.use(problemHandler(logger));
   return app;
+}
+
+/** Serve `app` on host:port, answering malformed HTTP as problem+json too; resolves once listening. */
+export function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  const server = createServer(app);
+  answerClientErrors(server);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
 }

@@ -1,4 +1,6 @@
 import {
+  databaseTimeouts,
+  host,
   kafkaBrokers,
   logLevel,
   port,
@@ -12,7 +14,15 @@ import { z } from 'zod';
 const settings = z.object({
   NODE_ENV: z.string().optional(),
   PORT: port(3001),
+  /** Loopback by default (the local demo); docker-compose sets 0.0.0.0. */
+  HOST: host('127.0.0.1'),
   DATABASE_URL: postgresUrl,
+  ...databaseTimeouts,
+  /**
+   * Idempotency keys are kept this long, then deleted (a retry after that creates a new order);
+   * 0 keeps them for ever. 24 h, like Stripe's keys: retries come within minutes, not days.
+   */
+  IDEMPOTENCY_KEY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   LOG_LEVEL: logLevel,
   /** Apply pending SQL migrations before listening (idempotent; guarded by an advisory lock). */
   MIGRATE_ON_START: z.stringbool().default(true),

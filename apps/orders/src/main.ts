@@ -7,9 +7,10 @@ import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
-import { createApp } from './app.ts';
+import { createApp, listen } from './app.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate, type Tx } from './db.ts';
+import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
@@ -21,7 +22,11 @@ if (config.MIGRATE_ON_START) {
   logger.info({ applied }, 'database migrated');
 }
 
-const prisma = createPrisma(config.DATABASE_URL);
+const prisma = createPrisma(config.DATABASE_URL, {
+  connectMs: config.DB_CONNECT_TIMEOUT_MS,
+  statementMs: config.DB_STATEMENT_TIMEOUT_MS,
+  idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+});
 const registry = createMetricsRegistry('orders');
 
 // The saga's replies. The consumer starts in the background and retries while Kafka is away:
@@ -51,10 +56,17 @@ const sagaTimeout = startSagaTimeout({
 });
 
 const app = createApp({ prisma, logger, registry, replies: () => replies.health() });
-const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, 'orders API listening'));
+const server = await listen(app, config.PORT, config.HOST);
+logger.info({ host: config.HOST, port: config.PORT }, 'orders API listening');
+const retention = startIdempotencyKeyRetention({
+  prisma,
+  logger,
+  retentionHours: config.IDEMPOTENCY_KEY_RETENTION_HOURS,
+});
 
 onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await retention.stop();
   await replies.stop();
   await sagaTimeout.stop();
   await prisma.$disconnect();

@@ -62,5 +62,5 @@ export { type OutboxRow, toEnvelope } from './outbox/outboxRow.ts';
 export { type OutboxStats, outboxStats } from './outbox/outboxStats.ts';
 export { type RedriveSelector, redrive } from './outbox/redrive.ts';
 export { scheduleRetry } from './outbox/scheduleRetry.ts';
-export { UnknownEventTypeError, writeEvent } from './outbox/writeEvent.ts';
+export { type OutboxInsert, prepareEvent, UnknownEventTypeError, writeEvent } from './outbox/writeEvent.ts';
 export type { PgClientLike, PrismaTransactionLike, SqlExecutor } from './sqlExecutor.ts';

@@ -25,11 +25,11 @@ export function loadConfig<S extends z.ZodType>(
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => {
     // The variable is the first path segment; deeper segments point inside a transformed value
-    // (the third broker of KAFKA_BROKERS, say).
+    // (the third broker of KAFKA_BROKERS, say). The value itself is never shown: it may be a token
+    // or a URL with a password, and this message goes to the logs.
     const variable = String(issue.path[0] ?? '(environment)');
-    const received = env[variable];
-    const shown = received === undefined ? 'it is not set' : `got ${JSON.stringify(received)}`;
-    return `${variable}: ${issue.message} (${shown})`;
+    const unset = env[variable] === undefined ? ' (it is not set)' : '';
+    return `${variable}: ${issue.message}${unset}`;
   });
   throw new ConfigError(service, issues);
 }
@@ -48,6 +48,27 @@ export function loadConfigOrExit<S extends z.ZodType>(service: string, schema: S
 // Reusable field schemas, so that every app spells the same variable the same way.
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** The interface a server listens on: loopback by default, 0.0.0.0 only where a container needs it. */
+export const host = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[0-9A-Za-z.:_-]+$/, 'expected an address such as 127.0.0.1, 0.0.0.0 or ::')
+    .default(fallback);
+
+/** A duration in milliseconds; 0 turns the limit off where the setting allows it. */
+export const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/**
+ * Database client timeouts, so that a database that stops answering (black-holed, locked up)
+ * fails requests fast instead of hanging them: how long to wait for a connection, for one
+ * statement, and for a transaction that sits idle holding its locks.
+ */
+export const databaseTimeouts = {
+  DB_CONNECT_TIMEOUT_MS: millis(5_000),
+  DB_STATEMENT_TIMEOUT_MS: millis(10_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(30_000),
+};
 
 export const postgresUrl = z
   .string({ error: 'expected a PostgreSQL URL such as postgresql://postgres@127.0.0.1:5432/orders' })

@@ -119,20 +119,21 @@ describe('loadConfig', () => {
     expect(error.issues[0]).toMatch(new RegExp(`^${variable}\\b`));
   });
 
+  // The message goes to the logs, and a refused value may be a secret (a token, a URL with a password).
   it.each([
-    ['DATABASE_URL', 'mysql://root@localhost/orders'],
-    ['PORT', 'eighty'],
-    ['LOG_LEVEL', 'verbose'],
-  ])('shows the value it refused for %s=%j', (variable, value) => {
+    ['DATABASE_URL', 'mysql://orders:s3cret-password@db.internal/orders'],
+    ['DATABASE_URL', 'postgresql://orders:s3cret-password@db.internal:5432'],
+    ['KAFKA_BROKERS', 's3cret-password'],
+    ['PORT', 's3cret-password'],
+    ['LOG_LEVEL', 's3cret-password'],
+    ['MIGRATE_ON_START', 's3cret-password'],
+    ['KAFKA_TOPIC_PREFIX', 's3cret/password'],
+  ])('names %s and the reason but never prints the value it refused (%j)', (variable, value) => {
     const error = configErrorOf(() => loadConfig('test', schema, { ...validEnv, [variable]: value }));
-    expect(error.issues[0]).toContain(`(got ${JSON.stringify(value)})`);
-  });
-
-  it('shows the value it refused for a malformed KAFKA_BROKERS', () => {
-    const error = configErrorOf(() =>
-      loadConfig('test', schema, { ...validEnv, KAFKA_BROKERS: 'not a broker list' }),
-    );
-    expect(error.issues[0]).toContain('(got "not a broker list")');
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatch(new RegExp(`^${variable}: \\S`));
+    expect(error.message).not.toContain('s3cret');
+    expect(error.message).not.toContain('password');
   });
 
   it('gives the consumer services their own port and group defaults', () => {

@@ -64,9 +64,13 @@ function toParameterErrors(issue: z.core.$ZodIssue): FieldError[] {
  * A JSON Pointer (RFC 6901) in URI fragment form: `#` is the whole body, each segment is escaped
  * (`~` as `~0`, `/` as `~1`) and then percent-encoded, so any key yields a valid, unambiguous pointer.
  */
-function toPointer(path: readonly PropertyKey[]): string {
+export function toPointer(path: readonly PropertyKey[]): string {
+  // toWellFormed: encodeURIComponent throws on a lone surrogate, and a client may send one in a key.
   return `#${path
-    .map((segment) => `/${encodeURIComponent(String(segment).replaceAll('~', '~0').replaceAll('/', '~1'))}`)
+    .map(
+      (segment) =>
+        `/${encodeURIComponent(String(segment).toWellFormed().replaceAll('~', '~0').replaceAll('/', '~1'))}`,
+    )
     .join('')}`;
 }
 
@@ -84,7 +88,57 @@ export function sendProblem(res: Response, problem: HttpProblem, instance: strin
     });
 }
 
-/** body-parser's own failures (malformed JSON, body too large) as problems, everything else as 500. */
+/** The `type` of jsonBody.ts's error for a body whose bytes are not UTF-8. */
+export const INVALID_UTF8 = 'entity.invalid-utf8';
+
+/**
+ * Client errors the HTTP stack raises before our handlers run (body-parser, the router's
+ * percent-decoding), by their `type`: each becomes a 4xx problem of its own kind. An error not in
+ * this table but carrying a 4xx `status` (http-errors sets one on every client error) still gets a
+ * 4xx, as a generic bad request, never a 500.
+ */
+const STACK_PROBLEMS: Record<string, { status: number; type: string; title: string }> = {
+  'entity.parse.failed': { status: 400, type: 'urn:problem:malformed-json', title: 'Malformed JSON' },
+  'entity.too.large': { status: 413, type: 'urn:problem:body-too-large', title: 'Request body too large' },
+  'parameters.too.many': { status: 413, type: 'urn:problem:body-too-large', title: 'Request body too large' },
+  'charset.unsupported': {
+    status: 415,
+    type: 'urn:problem:unsupported-charset',
+    title: 'Unsupported charset',
+  },
+  'encoding.unsupported': {
+    status: 415,
+    type: 'urn:problem:unsupported-content-encoding',
+    title: 'Unsupported content encoding',
+  },
+  'request.size.invalid': {
+    status: 400,
+    type: 'urn:problem:bad-request',
+    title: 'Body length does not match Content-Length',
+  },
+  'request.aborted': { status: 400, type: 'urn:problem:bad-request', title: 'Request aborted' },
+  [INVALID_UTF8]: { status: 400, type: 'urn:problem:validation', title: 'Body is not valid UTF-8' },
+};
+
+/** A client error raised by the HTTP stack, as a problem; undefined when `err` is not one. */
+export function stackProblem(err: unknown): HttpProblem | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { type, status, message, errors } = err as {
+    type?: unknown;
+    status?: unknown;
+    message?: unknown;
+    errors?: FieldError[];
+  };
+  const detail = typeof message === 'string' && message ? message : 'The request cannot be read.';
+  const known = typeof type === 'string' ? STACK_PROBLEMS[type] : undefined;
+  if (known) return new HttpProblem(known.status, known.type, known.title, detail, errors);
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new HttpProblem(status, 'urn:problem:bad-request', 'Bad request', detail);
+  }
+  return undefined;
+}
+
+/** Problems as problem+json; a database that is away as 503; everything else as a logged 500. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (err instanceof HttpProblem) return sendProblem(res, err, req.originalUrl);
@@ -93,26 +147,8 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
       res.set('Retry-After', String(RETRY_AFTER_SECONDS));
       return sendProblem(res, databaseUnavailableProblem(), req.originalUrl);
     }
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.parse.failed') {
-      return sendProblem(
-        res,
-        new HttpProblem(
-          400,
-          'urn:problem:malformed-json',
-          'Malformed JSON',
-          'The request body is not valid JSON.',
-        ),
-        req.originalUrl,
-      );
-    }
-    if (type === 'entity.too.large') {
-      return sendProblem(
-        res,
-        new HttpProblem(413, 'urn:problem:body-too-large', 'Request body too large', (err as Error).message),
-        req.originalUrl,
-      );
-    }
+    const problem = stackProblem(err);
+    if (problem) return sendProblem(res, problem, req.originalUrl);
     logger.error({ err }, 'unhandled error');
     sendProblem(
       res,

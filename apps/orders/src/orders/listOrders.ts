@@ -30,10 +30,24 @@ function encodeCursor(cursor: Cursor): string {
   return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString('base64url');
 }
 
+/** Cursors name a time the API wrote: after this and before the year 10000 (timestamptz(3) range). */
+const EARLIEST = Date.UTC(2000, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A cursor is client input like any other: exactly what encodeCursor writes (two parts, an ISO
+ * time in the range above that round-trips, a UUID) or nothing, so no decoded value PostgreSQL
+ * would refuse or misread (year 0, negative years, extra parts) reaches SQL.
+ */
 function decodeCursor(value: string): Cursor | undefined {
-  const [time, id] = Buffer.from(value, 'base64url').toString().split('|');
-  const createdAt = new Date(time ?? '');
-  if (Number.isNaN(createdAt.getTime()) || !z.uuid().safeParse(id).success || !id) return undefined;
+  const parts = Buffer.from(value, 'base64url').toString().split('|');
+  if (parts.length !== 2) return undefined;
+  const [time = '', id = ''] = parts;
+  if (!ISO_MS.test(time) || !z.uuid().safeParse(id).success) return undefined;
+  const createdAt = new Date(time);
+  const ms = createdAt.getTime();
+  if (Number.isNaN(ms) || ms < EARLIEST || ms > LATEST || createdAt.toISOString() !== time) return undefined;
   return { createdAt, id };
 }
 

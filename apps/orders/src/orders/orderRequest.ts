@@ -4,8 +4,10 @@ export const MAX_ITEMS = 50;
 export const MAX_QUANTITY = 1000;
 
 /**
- * A trimmed, non-empty string of at most `max` characters. PostgreSQL text and jsonb cannot hold
- * U+0000, so a NUL is refused here (400) instead of failing the insert (500).
+ * A trimmed, non-empty string of at most `max` characters, of valid Unicode text. PostgreSQL text
+ * and jsonb cannot hold U+0000, so a NUL is refused here (400) instead of failing the insert (500);
+ * a lone surrogate (`"\ud800"` is valid JSON) would be stored as U+FFFD, altered without a word,
+ * so it is refused too.
  */
 const text = (max: number) =>
   z
@@ -13,7 +15,8 @@ const text = (max: number) =>
     .trim()
     .min(1)
     .max(max)
-    .refine((value) => !value.includes('\u0000'), 'must not contain NUL (U+0000) characters');
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL (U+0000) characters')
+    .refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)');
 
 /** The body of POST /orders. Prices are not part of it: they come from the catalog. */
 export const orderRequest = z

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type NewEvent, ORDER_CREATED, type OrderCreatedV1, writeEvent } from '@outbox/events';
+import { type NewEvent, ORDER_CREATED, type OrderCreatedV1, prepareEvent } from '@outbox/events';
 import type { Prisma } from '../db.ts';
-import { type CreatedOrder, createOrder } from './createOrder.ts';
+import { type CreatedOrder, insertOrderWithEvent, newOrder, priceLines } from './createOrder.ts';
 import { claimIdempotencyKey, requestHash } from './idempotency.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
@@ -13,6 +13,9 @@ export const EVENT_SOURCE = '/orders';
  * the event is durably queued and the relay will publish it, however long Kafka is away.
  * With an idempotency key, a repeated request returns the order the first one created
  * (`replayed: true`) and writes nothing.
+ *
+ * The transaction sends BEGIN, the key's claim (with a key), the catalog lookup, ONE statement
+ * writing order + items + event (createOrder.ts), COMMIT: the event rides in the business write.
  */
 export async function placeOrder(prisma: Prisma, request: OrderRequest, idempotencyKey?: string) {
   return prisma.$transaction(async (tx) => {
@@ -21,9 +24,9 @@ export async function placeOrder(prisma: Prisma, request: OrderRequest, idempote
       const earlier = await claimIdempotencyKey(tx, idempotencyKey, requestHash(request), orderId);
       if (earlier) return { order: earlier, replayed: true };
     }
-    const order = await createOrder(tx, request, orderId);
-    await writeEvent(tx, EVENT_SOURCE, orderCreated(order));
-    return { order, replayed: false };
+    const order = newOrder(orderId, request, await priceLines(tx, request));
+    const stored = await insertOrderWithEvent(tx, order, prepareEvent(EVENT_SOURCE, orderCreated(order)));
+    return { order: stored, replayed: false };
   });
 }
 

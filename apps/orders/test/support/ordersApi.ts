@@ -1,9 +1,8 @@
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.ts';
+import { createApp, listen } from '../../src/app.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
 
 export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; close(): Promise<void> };
@@ -24,9 +23,7 @@ export async function startOrdersApi(
     logger: pino({ level: 'silent' }),
     registry: createMetricsRegistry('orders-test'),
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, () => resolve(listening));
-  });
+  const server = await listen(app, 0, '127.0.0.1');
   return {
     db,
     prisma,

@@ -13,15 +13,28 @@ const insertEvent = `
   values ($1::uuid, $2, $3, $4, $5, $6::int, $7::jsonb, $8::jsonb)
   returning id`;
 
+/** An event ready for the outbox's columns: validated, with its id and trace context. */
+export type OutboxInsert = {
+  id: string;
+  source: string;
+  aggregateType: string;
+  aggregateId: string;
+  eventType: string;
+  schemaVersion: number;
+  /** The validated data, as JSON text for a `::jsonb` parameter. */
+  payload: string;
+  /** The W3C trace context of the active span, as JSON text for a `::jsonb` parameter. */
+  headers: string;
+};
+
 /**
- * Add an event to the outbox inside the caller's transaction: it commits with the business
- * change or not at all. Call it with the `tx` of `prisma.$transaction(async (tx) => ...)` or with
- * a pg client that has run BEGIN. The data is validated against the event's registered schema
- * first, so nothing malformed ever reaches the outbox; the active trace context (W3C traceparent,
- * tracestate and baggage) is stored with the row so the relay's publish and every consumer stay in
- * the request's trace (docs/tracing.md). Without tracing nothing is stored.
+ * Everything writeEvent does before its INSERT: validate the data against the event's registered
+ * schema (nothing malformed ever reaches the outbox) and capture the active trace context
+ * (W3C traceparent, tracestate and baggage), so the relay's publish and every consumer stay in
+ * the request's trace (docs/tracing.md). Without tracing nothing is stored. For a writer that puts
+ * the outbox row in its own business statement (orders' one-statement write path).
  */
-export async function writeEvent(tx: SqlExecutor, source: string, event: NewEvent): Promise<string> {
+export function prepareEvent(source: string, event: NewEvent): OutboxInsert {
   const schema = schemaFor(event.type, event.schemaVersion);
   if (!schema) {
     throw new UnknownEventTypeError(`no schema registered for ${event.type} v${event.schemaVersion}`);
@@ -29,17 +42,36 @@ export async function writeEvent(tx: SqlExecutor, source: string, event: NewEven
   const data = schema.parse(event.data);
   const traceHeaders: Record<string, string> = {};
   propagation.inject(context.active(), traceHeaders);
-
-  const [row] = await queryRows<{ id: string }>(tx, insertEvent, [
-    event.id ?? randomUUID(),
+  return {
+    id: event.id ?? randomUUID(),
     source,
-    event.aggregateType,
-    event.aggregateId,
-    event.type,
-    event.schemaVersion,
-    JSON.stringify(data),
-    JSON.stringify(traceHeaders),
+    aggregateType: event.aggregateType,
+    aggregateId: event.aggregateId,
+    eventType: event.type,
+    schemaVersion: event.schemaVersion,
+    payload: JSON.stringify(data),
+    headers: JSON.stringify(traceHeaders),
+  };
+}
+
+/**
+ * Add an event to the outbox inside the caller's transaction: it commits with the business
+ * change or not at all. Call it with the `tx` of `prisma.$transaction(async (tx) => ...)` or with
+ * a pg client that has run BEGIN. The event is prepared by prepareEvent (validated, trace context
+ * captured) first.
+ */
+export async function writeEvent(tx: SqlExecutor, source: string, event: NewEvent): Promise<string> {
+  const row = prepareEvent(source, event);
+  const [inserted] = await queryRows<{ id: string }>(tx, insertEvent, [
+    row.id,
+    row.source,
+    row.aggregateType,
+    row.aggregateId,
+    row.eventType,
+    row.schemaVersion,
+    row.payload,
+    row.headers,
   ]);
-  if (!row) throw new Error('outbox insert returned no row');
-  return row.id;
+  if (!inserted) throw new Error('outbox insert returned no row');
+  return inserted.id;
 }
