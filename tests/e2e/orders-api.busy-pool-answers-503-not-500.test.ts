@@ -1,4 +1,5 @@
-// When every connection of the orders API's pool is busy for longer than Prisma's maxWait (2 s),
+// When every connection of the orders API's pool is busy for longer than Prisma's maxWait
+// (DATABASE_CONNECT_TIMEOUT_MS, set to 2 s here),
 // a POST /orders cannot start its transaction. Nothing was written, so the client may retry, and
 // the API says so: 503 + Retry-After. (Found by consumers.never-oversell-under-concurrency: Prisma
 // 7 with the pg driver adapter reports this as P2028, not P2024, and the API used to answer 500.)
@@ -31,6 +32,8 @@ beforeAll(async () => {
       KAFKA_BROKERS: sharedKafkaBrokers().join(','),
       KAFKA_TOPIC_PREFIX: prefix,
       KAFKA_GROUP_ID: `${prefix}orders`,
+      // How long a request waits for a pooled connection: shorter than the lock below is held.
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
     },
     { port: await freePort(), label: 'busypool', name: 'orders' },
   );

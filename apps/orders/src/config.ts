@@ -1,5 +1,4 @@
 import {
-  databaseTimeouts,
   host,
   kafkaBrokers,
   logLevel,
@@ -9,6 +8,7 @@ import {
   refuseKillAfterCommitInProduction,
   topicPrefix,
 } from '@outbox/service/config';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/service/database-timeouts';
 import { z } from 'zod';
 
 const settings = z.object({
@@ -17,7 +17,7 @@ const settings = z.object({
   /** Loopback by default (the local demo); docker-compose sets 0.0.0.0. */
   HOST: host('127.0.0.1'),
   DATABASE_URL: postgresUrl,
-  ...databaseTimeouts,
+  ...databaseTimeoutSettings,
   /**
    * Idempotency keys are kept this long, then deleted (a retry after that creates a new order);
    * 0 keeps them for ever. 24 h, like Stripe's keys: retries come within minutes, not days.
@@ -50,7 +50,7 @@ const settings = z.object({
 });
 
 // A production process must never run with its duplicate detection switched off.
-export const configSchema = refuseKillAfterCommitInProduction(settings)
+export const configSchema = refuseKillAfterCommitInProduction(refineDatabaseTimeouts(settings))
   .refine((config) => !(config.INBOX_DEDUP === 'off' && config.NODE_ENV === 'production'), {
     path: ['INBOX_DEDUP'],
     message: 'off is a test-only broken build and is refused when NODE_ENV=production',

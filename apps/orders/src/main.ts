@@ -22,11 +22,7 @@ if (config.MIGRATE_ON_START) {
   logger.info({ applied }, 'database migrated');
 }
 
-const prisma = createPrisma(config.DATABASE_URL, {
-  connectMs: config.DB_CONNECT_TIMEOUT_MS,
-  statementMs: config.DB_STATEMENT_TIMEOUT_MS,
-  idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
-});
+const prisma = createPrisma(config.DATABASE_URL, config);
 const registry = createMetricsRegistry('orders');
 
 // The saga's replies. The consumer starts in the background and retries while Kafka is away:

@@ -59,17 +59,6 @@ export const host = (fallback: string) =>
 /** A duration in milliseconds; 0 turns the limit off where the setting allows it. */
 export const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
-/**
- * Database client timeouts, so that a database that stops answering (black-holed, locked up)
- * fails requests fast instead of hanging them: how long to wait for a connection, for one
- * statement, and for a transaction that sits idle holding its locks.
- */
-export const databaseTimeouts = {
-  DB_CONNECT_TIMEOUT_MS: millis(5_000),
-  DB_STATEMENT_TIMEOUT_MS: millis(10_000),
-  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(30_000),
-};
-
 export const postgresUrl = z
   .string({ error: 'expected a PostgreSQL URL such as postgresql://postgres@127.0.0.1:5432/orders' })
   .regex(/^postgres(ql)?:\/\/.+\/[^/]+$/, 'expected postgresql://user@host:port/database');
