@@ -41,9 +41,19 @@ export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './inbox/appl
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
 export { type ReplayResult, replayDeadLetters } from './inbox/replayDeadLetters.ts';
 export {
+  type ApplyChunkOptions,
+  applyChunk,
+  type ChunkResult,
+  EventFailedError,
+} from './inbox/applyChunk.ts';
+export { classifyFailure, type Failure, type FailureKind, PoisonEventError } from './inbox/failure.ts';
+export {
+  type ChunkHandler,
+  type ChunkItem,
   type ConsumerStats,
-  type EventHandler,
+  type FailingPartition,
   type HandleResult,
+  type RunConsumerOptions,
   type RunningConsumer,
   runConsumer,
 } from './inbox/runConsumer.ts';
