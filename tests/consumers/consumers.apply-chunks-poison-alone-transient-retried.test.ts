@@ -92,15 +92,17 @@ function startTestConsumer(prefix: string, faults: { failFirst: Map<string, numb
     transaction,
     handlers: {
       [ORDER_CREATED]: {
-        prepare: async (event) => {
+        prepare: async (event: EventEnvelope) => {
           prepared.add(event.id);
         },
-        apply: async (tx, event) => {
+        apply: async (tx: Tx, event: EventEnvelope) => {
           const data = event.data as OrderCreatedV1;
           const left = faults.failFirst.get(data.customerId) ?? 0;
           if (left > 0 || faults.down.has(data.customerId)) {
             faults.failFirst.set(data.customerId, left - 1);
-            await tx.query(`do $$ begin raise exception 'could not serialize' using errcode = '40001'; end $$`);
+            await tx.query(
+              `do $$ begin raise exception 'could not serialize' using errcode = '40001'; end $$`,
+            );
           }
           await tx.query(
             'insert into effects (event_id, customer, quantity, prepared) values ($1, $2, $3, $4)',
@@ -217,7 +219,9 @@ describe('consumers apply events in chunks', () => {
       return Number(/consumer_partition_stuck_seconds\{[^}]*partition="0"[^}]*\} ([\d.]+)/.exec(text)?.[1]);
     };
     const first = await stuckSeconds();
-    await eventually('the stuck time grows', async () => ((await stuckSeconds()) > first + 1 ? true : undefined));
+    await eventually('the stuck time grows', async () =>
+      (await stuckSeconds()) > first + 1 ? true : undefined,
+    );
 
     // The cause goes away: the chunk applies, the partition is no longer stuck.
     faults.down.clear();

@@ -98,7 +98,9 @@ describe('consumers dead-letter events the database would refuse', () => {
     const orderId = await placeOrder(stack, 'behind-the-refused', [{ sku: 'CB-505', quantity: 1 }]);
     const admin = kafka.admin();
     await admin.connect();
-    const metadata = await admin.fetchTopicMetadata({ topics: [orderTopic] }).finally(() => admin.disconnect());
+    const metadata = await admin
+      .fetchTopicMetadata({ topics: [orderTopic] })
+      .finally(() => admin.disconnect());
     const partitionMetadata = metadata.topics[0]?.partitions ?? [];
     const partitioner = Partitioners.DefaultPartitioner();
     const partitionOf = (key: string) =>

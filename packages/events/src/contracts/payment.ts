@@ -8,7 +8,6 @@ export const PAYMENT_AUTHORIZED = 'PAYMENT_AUTHORIZED';
 export const PAYMENT_DECLINED = 'PAYMENT_DECLINED';
 export const PAYMENT_VOIDED = 'PAYMENT_VOIDED';
 
-
 /** PAYMENT_AUTHORIZED v1: the provider authorized the order total. */
 export const paymentAuthorizedV1 = z.strictObject({
   orderId: z.uuid(),

@@ -42,7 +42,13 @@ const PRISMA_DETERMINISTIC = new Set([
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 const PRISMA_CODE = /^P\d{4}$/;
 
-type Found = { sqlState?: string; prismaCode?: string; zod?: boolean; poison?: boolean; prismaValidation?: boolean };
+type Found = {
+  sqlState?: string;
+  prismaCode?: string;
+  zod?: boolean;
+  poison?: boolean;
+  prismaValidation?: boolean;
+};
 
 /**
  * Walk the error, its `cause` chain and Prisma's `meta` (Prisma 7 through @prisma/adapter-pg puts

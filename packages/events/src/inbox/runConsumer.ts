@@ -1,4 +1,11 @@
-import { type Consumer, type Kafka, type KafkaMessage, type Message, Partitioners, type Producer } from 'kafkajs';
+import {
+  type Consumer,
+  type Kafka,
+  type KafkaMessage,
+  type Message,
+  Partitioners,
+  type Producer,
+} from 'kafkajs';
 import type { Logger } from 'pino';
 import { schemaFor } from '../contracts/registry.ts';
 import type { EventEnvelope } from '../envelope.ts';
@@ -177,7 +184,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     control: Control,
   ): Promise<boolean> => {
     const letters: { message: KafkaMessage; reason: string }[] = [];
-    let pending: ChunkItem[] = [];
+    const pending: ChunkItem[] = [];
     for (const message of messages) {
       try {
         pending.push({ topic, partition, message, event: readEvent(message) });
