@@ -541,7 +541,7 @@ function markdownReport(result: Report): string {
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
     '',
-    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1), pg pool ${params.poolSize}; warm-up ${params.warmup} events per variant.`,
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1 for A and C/D, 3 for V, P and P1: the production default), pg pool ${params.poolSize}; warm-up ${params.warmup} events per variant.`,
     '',
     `## Events per second (run ${last.run}: median over rounds; ratio: ${runsNote})`,
     '',

@@ -282,8 +282,13 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
           await commitOffsetsIfNecessary();
           await heartbeat();
         }
+      } catch (err) {
+        // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
+        // partition is no longer being retried here.
+        failing.delete(`${topic}:${partition}`);
+        throw err;
       } finally {
-        // Stopped, rebalanced away, or done: this process no longer retries the partition.
+        // Stopped, or rebalanced away: this process no longer retries the partition.
         if (!isRunning() || isStale()) failing.delete(`${topic}:${partition}`);
       }
     },
