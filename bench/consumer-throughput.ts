@@ -1,10 +1,13 @@
 /**
  * Consumer benchmark: how many events per second does one consumer apply with the dedup record
- * (processed_events), compared with a bare kafkajs consumer that only reads the same messages,
- * and what does batching the transactions do to it?
+ * (processed_events), compared with a bare kafkajs consumer that only reads the same messages?
+ * P is the production loop itself (startEventConsumer → runConsumer → applyChunk: eachBatch,
+ * chunks of ≤ 200 events in one transaction each, set-based dedup, a handler per event, metrics,
+ * a `process` span per event with tracing off), P1 the same loop with one event per transaction;
+ * C10/C100/C/D are hand-written eachBatch loops kept as reference points.
  *
  *   node bench/consumer-throughput.ts [--runs 1] [--rounds 3] [--events 10000] [--partitions 6]
- *                                     [--variants A,V,B,C10,C100,C,D] [--warmup 1000]
+ *                                     [--variants A,V,P,P1,C100,D] [--warmup 1000]
  *                                     [--out bench/results/consumer-throughput]
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark. Per run: one topic
@@ -22,7 +25,6 @@ import { parseArgs } from 'node:util';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import {
-  applyOnce,
   type EventEnvelope,
   fromKafkaMessage,
   ORDER_CREATED,
@@ -32,7 +34,10 @@ import {
   runConsumer,
   schemaFor,
   toKafkaMessage,
+  topicFor,
 } from '@outbox/events';
+import { startEventConsumer } from '@outbox/service/event-consumer';
+import { createMetricsRegistry } from '@outbox/service/ops-server';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -50,7 +55,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     events: { type: 'string', default: '10000' },
     partitions: { type: 'string', default: '6' },
-    variants: { type: 'string', default: 'A,V,B,C10,C100,C,D' },
+    variants: { type: 'string', default: 'A,V,P,P1,C100,D' },
     warmup: { type: 'string', default: '1000' },
     out: { type: 'string', default: 'bench/results/consumer-throughput' },
   },
@@ -134,8 +139,9 @@ type Variant = {
 
 const allVariants: Variant[] = [
   { key: 'A', label: 'bare kafkajs consumer, eachMessage, no work' },
-  { key: 'V', label: 'runConsumer (decode + zod), handler does nothing' },
-  { key: 'B', label: 'runConsumer + applyOnce, 1 transaction per message (apps today)', txSize: 1 },
+  { key: 'V', label: 'runConsumer (eachBatch, decode + zod), chunk handler does nothing' },
+  { key: 'P', label: 'production loop (startEventConsumer), chunks of ≤ 200 in 1 transaction', txSize: 200 },
+  { key: 'P1', label: 'production loop, 1 event per transaction (maxChunk 1)', txSize: 1 },
   { key: 'C10', label: 'eachBatch, 1 transaction per 10 messages', txSize: 10 },
   { key: 'C100', label: 'eachBatch, 1 transaction per 100 messages', txSize: 100 },
   { key: 'C', label: 'eachBatch, 1 transaction per fetched batch', txSize: 0 },
@@ -199,6 +205,9 @@ type Fixture = {
   pool: pg.Pool;
   admin: pg.Client;
   brokerPid: number;
+  brokers: string[];
+  /** The topic is `<prefix>order.events`, as startEventConsumer names it. */
+  prefix: string;
 };
 
 async function measure(
@@ -229,27 +238,52 @@ async function measure(
       },
     });
     stop = () => consumer.disconnect();
-  } else if (variant.key === 'V' || variant.key === 'B') {
-    const transaction = transactionOn(pool);
+  } else if (variant.key === 'V') {
     const running: RunningConsumer = await runConsumer({
       kafka,
       groupId,
       topics: [topic],
       topicPartitions: params.partitions,
       logger: quietLogger,
-      handle: async (event) => {
+      handleChunk: async (items) => {
         track.started();
-        if (track.count >= events) return 'ignored'; // past the target (warm-up reads a prefix)
-        if (variant.key === 'V') return 'applied';
-        const data = event.data as OrderCreatedV1;
-        transactions++;
-        return applyOnce(transaction, groupId, event, async (tx) => {
-          await tx.query(effectSql, [event.id, data.orderId, data.totalCents]);
-        });
+        batches++;
+        batchMessages += items.length;
+        track.handled(items.length);
+        return items.map(() => 'ignored' as const);
       },
-      onHandled: () => track.handled(),
     });
     stop = () => running.stop();
+  } else if (variant.key === 'P' || variant.key === 'P1') {
+    const transaction = transactionOn(pool);
+    const consumer = startEventConsumer<pg.PoolClient>({
+      groupId,
+      kafka: { brokers: fixture.brokers, topicPrefix: fixture.prefix, topicPartitions: params.partitions },
+      aggregateTypes: ['order'],
+      // Counts what committed: applyChunk's results, once the transaction is through.
+      transaction: async (work) => {
+        const results = await transaction(work);
+        transactions++;
+        batches++;
+        if (Array.isArray(results)) {
+          batchMessages += results.length;
+          track.handled(results.filter((result) => result === 'applied').length);
+        }
+        return results;
+      },
+      handlers: {
+        [ORDER_CREATED]: async (tx, event) => {
+          track.started();
+          const data = event.data as OrderCreatedV1;
+          await tx.query(effectSql, [event.id, data.orderId, data.totalCents]);
+          return undefined;
+        },
+      },
+      logger: quietLogger,
+      registry: createMetricsRegistry('bench'),
+      maxChunk: variant.txSize ?? 200,
+    });
+    stop = () => consumer.stop();
   } else {
     const setBased = variant.key === 'D';
     const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
@@ -407,8 +441,8 @@ const comparisons = (): [string, string, string][] => {
   const has = (key: string) => variants.some((v) => v.key === key);
   const out: [string, string, string][] = [];
   for (const v of variants) if (v.key !== 'A') out.push([`${v.key}/A`, v.key, 'A']);
-  for (const key of ['C10', 'C100', 'C', 'D']) if (has(key) && has('B')) out.push([`${key}/B`, key, 'B']);
-  if (has('B') && has('V')) out.push(['B/V', 'B', 'V']);
+  for (const key of ['P', 'C100', 'D']) if (has(key) && has('P1')) out.push([`${key}/P1`, key, 'P1']);
+  if (has('P') && has('V')) out.push(['P/V', 'P', 'V']);
   return out;
 };
 
@@ -441,7 +475,8 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
   const startedAt = Date.now();
   const loadavgBefore = loadavg();
   const kafka = benchKafka('bench-consumer', brokers);
-  const topic = freshName('consumer');
+  const prefix = `${freshName('consumer')}.`;
+  const topic = topicFor('order', prefix);
   await createTopic(kafka, topic, params.partitions);
   log(`run ${run}: producing ${params.events} events to ${topic}`);
   await produce(kafka, topic, params.events);
@@ -451,7 +486,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
   try {
     await admin.connect();
     await admin.query(effectTableSql);
-    const fixture: Fixture = { kafka, topic, db, pool, admin, brokerPid };
+    const fixture: Fixture = { kafka, topic, db, pool, admin, brokerPid, brokers, prefix };
     log(`run ${run}: warm-up (${params.warmup} events per variant)`);
     for (const variant of variants) await measure(fixture, variant, params.warmup, -1);
     const rounds: Measurement[] = [];
@@ -506,7 +541,7 @@ function markdownReport(result: Report): string {
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
     '',
-    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1), pg pool ${params.poolSize}; warm-up ${params.warmup} events per variant.`,
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1 for A and C/D, 3 for V, P and P1: the production default), pg pool ${params.poolSize}; warm-up ${params.warmup} events per variant.`,
     '',
     `## Events per second (run ${last.run}: median over rounds; ratio: ${runsNote})`,
     '',

@@ -38,6 +38,7 @@ const consumer = startEventConsumer<Tx>({
   handlers: billingHandlers(prisma, provider),
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   registry,
 });
 

@@ -6,8 +6,8 @@ import {
   ORDER_CREATED,
   type OrderCreatedV1,
 } from '@outbox/events';
+import type { PreparedHandler } from '@outbox/service/event-consumer';
 import type { Prisma, Tx } from '../src/db.ts';
-import type { PreparedEffectHandler } from '../src/handlers.ts';
 
 export function envelope<T>(type: string, data: T): EventEnvelope<T> {
   return {
@@ -47,7 +47,7 @@ export function orderEvents(customerId = 'alice') {
  */
 export async function deliver(
   prisma: Prisma,
-  handlers: Record<string, PreparedEffectHandler<Tx>>,
+  handlers: Record<string, PreparedHandler<Tx>>,
   event: EventEnvelope,
   options: { prepare?: boolean } = {},
 ): Promise<string | undefined> {
@@ -60,7 +60,7 @@ export async function deliver(
     'billing',
     event,
     async (tx) => {
-      outcome = await handler(tx, event);
+      outcome = await handler.apply(tx, event);
     },
   );
   return outcome;

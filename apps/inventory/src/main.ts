@@ -35,6 +35,7 @@ const consumer = startEventConsumer<Tx>({
   },
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   registry,
 });
 

@@ -1,5 +1,6 @@
 import {
   host,
+  inboxRetentionHours,
   kafkaBrokers,
   logLevel,
   port,
@@ -34,6 +35,7 @@ const settings = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   /** Test-only fault point: kill -9 the process after the first reply commits, before its offset does. */
   FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+  INBOX_RETENTION_HOURS: inboxRetentionHours,
   /**
    * Test-only broken build: `off` applies a redelivered reply again instead of skipping it (see
    * ApplyOnceOptions.dedup in packages/events), so the chaos suite can prove its checker catches it.

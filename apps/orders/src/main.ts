@@ -39,6 +39,7 @@ const replies = startEventConsumer<Tx>({
   handlers: replyHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   inboxDedup: config.INBOX_DEDUP === 'on',
   registry,
 });

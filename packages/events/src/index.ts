@@ -37,14 +37,24 @@ export {
   stockReservedV1,
 } from './contracts/stock.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
+export {
+  type ApplyChunkOptions,
+  applyChunk,
+  type ChunkResult,
+  EventFailedError,
+} from './inbox/applyChunk.ts';
 export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './inbox/applyOnce.ts';
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './inbox/deadLetter.ts';
+export { classifyFailure, type Failure, type FailureKind, PoisonEventError } from './inbox/failure.ts';
 export { type ReplayResult, replayDeadLetters } from './inbox/replayDeadLetters.ts';
 export { deleteProcessed, type InboxRetentionOptions, startInboxRetention } from './inbox/retention.ts';
 export {
+  type ChunkHandler,
+  type ChunkItem,
   type ConsumerStats,
-  type EventHandler,
+  type FailingPartition,
   type HandleResult,
+  type RunConsumerOptions,
   type RunningConsumer,
   runConsumer,
 } from './inbox/runConsumer.ts';

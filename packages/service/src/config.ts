@@ -80,6 +80,16 @@ export const topicPrefix = z
   .regex(/^[a-zA-Z0-9._-]*$/, 'only letters, digits, ".", "_" and "-"')
   .default('');
 
+/**
+ * How long a consumer remembers the events it applied (processed_events); 0 keeps them for ever.
+ * 14 days: twice the topics' retention, far beyond any redelivery (docs/design.md, "Retention of processed_events").
+ */
+export const inboxRetentionHours = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .default(14 * 24);
+
 /** The settings of every Kafka-consuming service (inventory, billing); each adds its own. */
 export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
   return z.object({
@@ -97,6 +107,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     MIGRATE_ON_START: z.stringbool().default(true),
     /** Test-only fault point: kill -9 the process after the first effect commits, before its offset does. */
     FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+    INBOX_RETENTION_HOURS: inboxRetentionHours,
   });
 }
 

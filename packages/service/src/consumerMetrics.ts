@@ -1,4 +1,4 @@
-import type { EventEnvelope, HandleResult } from '@outbox/events';
+import type { EventEnvelope, FailingPartition, HandleResult } from '@outbox/events';
 import type { Admin } from 'kafkajs';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { exemplarOf } from './exemplars.ts';
@@ -8,7 +8,11 @@ import type { MetricsRegistry } from './opsServer.ts';
  * A consumer's metrics. Labels stay low-cardinality: consumer group, event type, result, topic,
  * partition — never an event or order id.
  */
-export function createConsumerMetrics(registry: MetricsRegistry) {
+export function createConsumerMetrics(
+  registry: MetricsRegistry,
+  consumer: string,
+  failing: () => FailingPartition[] = () => [],
+) {
   const registers = [registry];
   const handled = new Counter({
     name: 'consumer_events_total',
@@ -18,7 +22,7 @@ export function createConsumerMetrics(registry: MetricsRegistry) {
   });
   const handlerDuration = new Histogram({
     name: 'consumer_handler_duration_seconds',
-    help: 'Time to apply one event: its transaction, including the dedup record and outgoing events.',
+    help: "Time to apply one event's effect inside its chunk's transaction (its handler, outgoing events included).",
     labelNames: ['consumer', 'event_type'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
@@ -34,7 +38,7 @@ export function createConsumerMetrics(registry: MetricsRegistry) {
   });
   const deadLettered = new Counter({
     name: 'consumer_dead_lettered_total',
-    help: 'Unreadable messages this consumer sent to a dead-letter topic.',
+    help: 'Messages this consumer sent to a dead-letter topic: unreadable, or failing deterministically in the handler.',
     labelNames: ['consumer', 'topic'],
     registers,
   });
@@ -44,9 +48,39 @@ export function createConsumerMetrics(registry: MetricsRegistry) {
     labelNames: ['consumer', 'topic', 'partition'],
     registers,
   });
+  const chunkSize = new Histogram({
+    name: 'consumer_chunk_events',
+    help: 'Events per committed chunk (one transaction).',
+    labelNames: ['consumer'],
+    buckets: [1, 2, 5, 10, 25, 50, 100, 200, 500],
+    registers,
+  }).labels({ consumer });
+  const retries = new Counter({
+    name: 'consumer_chunk_retries_total',
+    help: 'Chunks rolled back on a transient failure and retried, by partition.',
+    labelNames: ['consumer', 'topic', 'partition'],
+    registers,
+  });
+  // Computed at scrape time from the retrying partitions, so it keeps growing while a partition
+  // retries even when no new message arrives: the alert fires on a quiet topic too.
+  new Gauge({
+    name: 'consumer_partition_stuck_seconds',
+    help: 'How long a partition has been retrying the same failing chunk (0 when none is failing).',
+    labelNames: ['consumer', 'topic', 'partition'],
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const p of failing()) {
+        this.set({ consumer, topic: p.topic, partition: String(p.partition) }, (now - p.since) / 1000);
+      }
+    },
+  });
   return {
     deadLettered,
-    onHandled(consumer: string, event: EventEnvelope, result: HandleResult, seconds: number) {
+    chunkSize,
+    retries,
+    onHandled(event: EventEnvelope, result: HandleResult, seconds: number) {
       handled.inc({ consumer, event_type: event.type, result });
       if (result !== 'applied') return;
       const exemplarLabels = exemplarOf(event.traceparent);
@@ -59,7 +93,7 @@ export function createConsumerMetrics(registry: MetricsRegistry) {
       commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
     },
     /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
-    async updateLag(admin: Admin, consumer: string, topics: string[]) {
+    async updateLag(admin: Admin, topics: string[]) {
       const committed = await admin.fetchOffsets({ groupId: consumer, topics });
       for (const { topic, partitions } of committed) {
         const ends = await admin.fetchTopicOffsets(topic);

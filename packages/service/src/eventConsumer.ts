@@ -1,29 +1,36 @@
 import { trace } from '@opentelemetry/api';
 import {
-  applyOnce,
+  applyChunk,
+  type ChunkItem,
   type ConsumerStats,
   createKafka,
   type EventEnvelope,
+  type FailingPartition,
   type HandleResult,
   type RunningConsumer,
   runConsumer,
   type SqlExecutor,
+  startInboxRetention,
   topicFor,
 } from '@outbox/events';
 import type { Logger } from 'pino';
 import { createConsumerMetrics } from './consumerMetrics.ts';
 import { toError } from './errors.ts';
 import type { MetricsRegistry } from './opsServer.ts';
-import { withConsumerSpans } from './tracingMessaging.ts';
+import { inProcessSpan } from './tracingMessaging.ts';
+
+/** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
+export type EffectHandler<Tx> = (tx: Tx, event: EventEnvelope) => Promise<string | undefined>;
 
 /**
- * Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED").
- * `prepare`, when present, runs first, outside any transaction and holding no connection: the
- * place for a call to another system (billing's payment provider), whose answer the handler then
- * records. It may run more than once for one event (a retry), so it must be idempotent.
+ * A handler with a step before the transaction: `prepare` runs outside any transaction, before
+ * the transaction of the chunk the event is in (and again if that chunk is retried), e.g. to call
+ * a payment provider idempotently by the event id without holding a connection; `apply` then
+ * records its answer. `prepare` also runs for an event that turns out to be a redelivery.
  */
-export type EffectHandler<Tx> = ((tx: Tx, event: EventEnvelope) => Promise<string | undefined>) & {
+export type PreparedHandler<Tx> = {
   prepare?: (event: EventEnvelope) => Promise<void>;
+  apply: EffectHandler<Tx>;
 };
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = {
@@ -32,83 +39,128 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   kafka: { brokers: string[]; topicPrefix: string; topicPartitions: number };
   /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
   aggregateTypes: string[];
-  /** e.g. `(work) => prisma.$transaction(work)`. */
+  /** e.g. `(work) => prisma.$transaction(work)`; one transaction applies a chunk of events. */
   transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
   /** One handler per event type; other types on the topics are ignored (and not recorded). */
-  handlers: Record<string, EffectHandler<Tx>>;
+  handlers: Record<string, EffectHandler<Tx> | PreparedHandler<Tx>>;
   logger: Logger;
   killAfterCommit?: boolean;
   /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
   inboxDedup?: boolean;
   /** Where the consumer's metrics (consumer_*) are registered. */
   registry: MetricsRegistry;
+  /** At most this many events per transaction (default 200). */
+  maxChunk?: number;
+  /** Partitions applied at once, one transaction (connection) each (default 3). */
+  partitionsConsumedConcurrently?: number;
+  /** Backoff of a failing chunk (default 200 ms doubling to 5 s). */
+  retry?: { baseMs: number; capMs: number };
+  /** processed_events rows older than this are deleted (packages/events/src/inbox/retention.ts); 0 keeps them. */
+  inboxRetentionHours?: number;
 };
 
 /** How often consumer lag is refreshed from the broker (committed vs. end offsets). */
 const LAG_INTERVAL_MS = 15_000;
+/** A partition whose chunk failed this many times in a row makes the consumer `degraded`. */
+const DEGRADED_AFTER_FAILURES = 3;
 
 export type EventConsumer = {
-  health(): { status: 'ok' | 'degraded'; lastError?: string } & ConsumerStats;
+  health(): {
+    status: 'ok' | 'degraded';
+    lastError?: string;
+    stuckPartitions?: FailingPartition[];
+  } & ConsumerStats;
   stop(): Promise<void>;
 };
 
 /**
- * Consume the given topics and apply each known event exactly once in effect: the handler runs
- * inside `applyOnce`, so its effect, its processed_events row and any events it writes to the
- * service's own outbox commit together. Starts in the background and keeps retrying while Kafka
- * is unreachable, so the service (and an HTTP API in the same process) is up regardless.
+ * Consume the given topics and apply each known event exactly once in effect, in chunks
+ * (runConsumer): each chunk's processed_events rows, its effects and any events the handlers
+ * write to the service's own outbox commit together. Each event runs in its own `process` span.
+ * Starts in the background and keeps retrying while Kafka is unreachable, so the service (and an
+ * HTTP API in the same process) is up regardless.
  */
 export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
-  const { groupId, logger, handlers } = options;
+  const { groupId, logger } = options;
   const kafka = createKafka({ clientId: groupId, brokers: options.kafka.brokers, logger });
-  const metrics = createConsumerMetrics(options.registry);
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
+  const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
   let stopped = false;
   let lastError: string | undefined;
 
-  const handle = async (event: EventEnvelope): Promise<HandleResult> => {
-    const handler = handlers[event.type];
-    if (!handler) {
-      trace.getActiveSpan()?.setAttribute('outbox.consumer.result', 'ignored');
-      return 'ignored';
-    }
-    await handler.prepare?.(event);
-    let outcome: string | undefined;
-    // Runs inside the message's `process <topic>` span (withConsumerSpans below): the transaction's
-    // queries and any reply event the handler writes to the outbox belong to the event's trace.
-    const result = await applyOnce(
+  const handlers = new Map(
+    Object.entries(options.handlers).map(([type, handler]) => [
+      type,
+      typeof handler === 'function' ? { apply: handler } : handler,
+    ]),
+  );
+
+  const handleChunk = async (items: ChunkItem[]): Promise<HandleResult[]> => {
+    const seconds: number[] = [];
+    const outcomes: (string | undefined)[] = [];
+    const results = await applyChunk(
       options.transaction,
       groupId,
-      event,
-      async (tx) => {
-        outcome = await handler(tx, event);
+      items.map((item) => item.event),
+      {
+        dedup: options.inboxDedup !== false,
+        handles: (event) => handlers.has(event.type),
+        apply: async (tx, event, index) => {
+          const started = performance.now();
+          outcomes[index] = await handlers.get(event.type)?.apply(tx, event);
+          seconds[index] = (performance.now() - started) / 1000;
+        },
+        // One `process <topic>` span per event: its handler's queries and any reply event it
+        // writes to the outbox belong to the event's trace.
+        around: (index, work) =>
+          inProcessSpan(items[index] as ChunkItem, groupId, async () => {
+            const result = await work();
+            const outcome = outcomes[index];
+            trace.getActiveSpan()?.setAttributes({
+              'outbox.consumer.result': result,
+              ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
+            });
+            return result;
+          }),
       },
-      { dedup: options.inboxDedup !== false },
     );
-    trace.getActiveSpan()?.setAttributes({
-      'outbox.consumer.result': result,
-      ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
-    });
-    logger.info(
-      { eventId: event.id, type: event.type, subject: event.subject, result, outcome },
-      'event handled',
-    );
-    return result;
+    // Committed: count and log (debug only: no log line per event at info on the hot path).
+    for (const [index, item] of items.entries()) {
+      const result = results[index] as HandleResult;
+      metrics.onHandled(item.event, result, seconds[index] ?? 0);
+      if (logger.isLevelEnabled('debug')) {
+        const { id, type, subject } = item.event;
+        logger.debug({ eventId: id, type, subject, result, outcome: outcomes[index] }, 'event handled');
+      }
+    }
+    return results;
+  };
+
+  const prepare = async (item: ChunkItem): Promise<void> => {
+    await handlers.get(item.event.type)?.prepare?.(item.event);
   };
 
   const connect = async (attempt: number): Promise<void> => {
     if (stopped) return;
     try {
       running = await runConsumer({
-        kafka: withConsumerSpans(kafka, groupId),
+        kafka,
         groupId,
         topics,
         topicPartitions: options.kafka.topicPartitions,
         logger,
-        handle,
-        onHandled: (event, result, seconds) => metrics.onHandled(groupId, event, result, seconds),
+        handleChunk,
+        ...([...handlers.values()].some((handler) => handler.prepare) ? { prepare } : {}),
+        onChunk: (items) => metrics.chunkSize.observe(items.length),
         onDeadLettered: (topic) => metrics.deadLettered.inc({ consumer: groupId, topic }),
+        onRetry: (topic, partition) =>
+          metrics.retries.inc({ consumer: groupId, topic, partition: String(partition) }),
+        ...(options.maxChunk ? { maxChunk: options.maxChunk } : {}),
+        ...(options.partitionsConsumedConcurrently
+          ? { partitionsConsumedConcurrently: options.partitionsConsumedConcurrently }
+          : {}),
+        ...(options.retry ? { retry: options.retry } : {}),
         ...(options.killAfterCommit ? { killAfterCommit: true } : {}),
       });
       lastError = undefined;
@@ -131,7 +183,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     if (!running) return;
     adminConnected ??= admin.connect();
     adminConnected
-      .then(() => metrics.updateLag(admin, groupId, topics))
+      .then(() => metrics.updateLag(admin, topics))
       .catch((err: unknown) => {
         adminConnected = undefined;
         logger.debug({ err }, 'could not read consumer lag');
@@ -139,16 +191,35 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   }, LAG_INTERVAL_MS);
   lagTimer.unref();
 
+  const retention = startInboxRetention({
+    consumer: groupId,
+    retentionHours: options.inboxRetentionHours ?? 0,
+    transaction: options.transaction,
+    logger,
+  });
+
   const empty: ConsumerStats = { applied: 0, duplicates: 0, ignored: 0, deadLettered: 0 };
   return {
-    health: () => ({
-      status: running && !lastError ? 'ok' : 'degraded',
-      ...(lastError ? { lastError } : {}),
-      ...(running?.stats ?? empty),
-    }),
+    health: () => {
+      // A partition retrying the same chunk again and again is not ok, even though the process
+      // is up: the events behind it wait (issue 13). The reason is the last failure's.
+      const stuck = (running?.failing() ?? []).filter((p) => p.failures >= DEGRADED_AFTER_FAILURES);
+      const error =
+        lastError ??
+        (stuck[0]
+          ? `${stuck[0].topic}[${stuck[0].partition}] at offset ${stuck[0].offset} failed ${stuck[0].failures} times: ${stuck[0].reason}`
+          : undefined);
+      return {
+        status: running && !error ? 'ok' : 'degraded',
+        ...(error ? { lastError: error } : {}),
+        ...(stuck.length > 0 ? { stuckPartitions: stuck } : {}),
+        ...(running?.stats ?? empty),
+      };
+    },
     stop: async () => {
       stopped = true;
       clearInterval(lagTimer);
+      retention.stop();
       await running?.stop();
       await admin.disconnect();
     },

@@ -11,7 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/events';
-import type { Consumer, EachMessagePayload, IHeaders, Kafka } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { tracer } from './tracing.ts';
 
 /**
@@ -21,7 +21,8 @@ import { tracer } from './tracing.ts';
  * - the relay's PRODUCER span `publish <topic>`, one per event, whose parent is the context stored
  *   in the event's outbox row, i.e. the span that wrote the event (an HTTP request, or a consumer
  *   handling the previous event). Its own context goes out in the message's W3C headers;
- * - a consumer's CONSUMER span `process <topic>`, one per message, whose parent is that W3C
+ * - a consumer's CONSUMER span `process <topic>`, one per event (also when events are applied in
+ *   chunks), whose parent is that W3C
  *   context, i.e. the publish span. The handler, its transaction and the reply events it writes to
  *   the outbox all run inside it, so the reply events carry the same trace onward.
  *
@@ -103,30 +104,17 @@ export function extractMessageContext(headers: IHeaders | undefined): Context {
 }
 
 /**
- * The same Kafka client, except that every consumer it creates runs each message inside a
- * CONSUMER span `process <topic>` whose parent is the message's W3C trace context.
+ * Run `work` inside the CONSUMER span `process <topic>` of one message, whose parent is the
+ * message's W3C trace context: what a consumer does for that message (its handler, the queries,
+ * the reply events it writes to its outbox) belongs to the event's trace. The batch consumer
+ * (eventConsumer.ts) calls it once per event of a chunk.
  */
-export function withConsumerSpans(kafka: Kafka, groupId: string): Kafka {
-  const traced: Kafka = Object.create(kafka);
-  traced.consumer = (config) => {
-    const consumer: Consumer = kafka.consumer(config);
-    const run = consumer.run.bind(consumer);
-    consumer.run = (runConfig) => {
-      const eachMessage = runConfig?.eachMessage;
-      if (!eachMessage) return run(runConfig);
-      return run({ ...runConfig, eachMessage: (payload) => processInSpan(payload, groupId, eachMessage) });
-    };
-    return consumer;
-  };
-  return traced;
-}
-
-async function processInSpan(
-  payload: EachMessagePayload,
+export async function inProcessSpan<T>(
+  where: { topic: string; partition: number; message: Pick<KafkaMessage, 'headers' | 'key' | 'offset'> },
   groupId: string,
-  eachMessage: (payload: EachMessagePayload) => Promise<void>,
-): Promise<void> {
-  const { topic, partition, message } = payload;
+  work: () => Promise<T>,
+): Promise<T> {
+  const { topic, partition, message } = where;
   const header = (name: string) => {
     const value = kafkaHeaders.get(message.headers ?? {}, name);
     return Array.isArray(value) ? value[0] : value;
@@ -150,11 +138,13 @@ async function processInSpan(
   }
   if (type) attributes['cloudevents.event_type'] = type;
   const span = tracer.startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, attributes }, parent);
+  let result: T;
   try {
-    await context.with(trace.setSpan(parent, span), () => eachMessage(payload));
+    result = await context.with(trace.setSpan(parent, span), work);
   } catch (err) {
     endSpan(span, err);
     throw err;
   }
   span.end();
+  return result;
 }

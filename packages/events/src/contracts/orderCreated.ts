@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveCents, quantity, sku } from './limits.ts';
 
 export const ORDER_CREATED = 'ORDER_CREATED';
 
@@ -10,16 +11,20 @@ export const orderCreatedV1 = z.strictObject({
   orderId: z.uuid(),
   customerId: z.string().min(1),
   currency: z.string().regex(/^[A-Z]{3}$/),
-  totalCents: z.string().regex(/^\d+$/),
+  totalCents: positiveCents,
   items: z
     .array(
       z.strictObject({
-        sku: z.string().min(1),
-        quantity: z.number().int().positive(),
-        unitPriceCents: z.string().regex(/^\d+$/),
+        sku,
+        quantity,
+        unitPriceCents: positiveCents,
       }),
     )
-    .min(1),
+    .min(1)
+    // The order's lines are keyed (order_id, sku) in orders and inventory: one line per SKU.
+    .refine((items) => new Set(items.map((item) => item.sku)).size === items.length, {
+      message: 'the same SKU appears on two lines',
+    }),
 });
 
 export type OrderCreatedV1 = z.infer<typeof orderCreatedV1>;

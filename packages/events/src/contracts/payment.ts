@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveCents } from './limits.ts';
 
 // The billing service's replies, on the `payment.events` topic (aggregate: the order's payment,
 // keyed by the order id).
@@ -7,13 +8,11 @@ export const PAYMENT_AUTHORIZED = 'PAYMENT_AUTHORIZED';
 export const PAYMENT_DECLINED = 'PAYMENT_DECLINED';
 export const PAYMENT_VOIDED = 'PAYMENT_VOIDED';
 
-const cents = z.string().regex(/^\d+$/);
-
 /** PAYMENT_AUTHORIZED v1: the provider authorized the order total. */
 export const paymentAuthorizedV1 = z.strictObject({
   orderId: z.uuid(),
   authorizationId: z.string().min(1),
-  amountCents: cents,
+  amountCents: positiveCents,
   currency: z.string().regex(/^[A-Z]{3}$/),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quantity, sku } from './limits.ts';
 
 // The inventory service's replies, on the `reservation.events` topic (aggregate: the order's
 // stock reservation, keyed by the order id).
@@ -10,7 +11,7 @@ export const STOCK_RELEASED = 'STOCK_RELEASED';
 /** STOCK_RESERVED v1: every line of the order is reserved. */
 export const stockReservedV1 = z.strictObject({
   orderId: z.uuid(),
-  items: z.array(z.strictObject({ sku: z.string().min(1), quantity: z.number().int().positive() })).min(1),
+  items: z.array(z.strictObject({ sku, quantity })).min(1),
 });
 
 /** STOCK_REJECTED v1: at least one line could not be reserved, so none is. */

@@ -43,7 +43,7 @@ export type InboxRetentionOptions = {
  * after a crash (seconds), a relay re-publishing after a lease expired (minutes), a consumer group
  * re-reading what the topic still holds (the topic's retention, 7 days by default). A row deleted
  * after all of those can no longer meet its event again, so the table stops growing without giving
- * up exactly-once. The window is the operator's to choose (docs/design.md, "Retention").
+ * up exactly-once. The window is the operator's to choose (docs/design.md, "Retention of processed_events").
  */
 export function startInboxRetention(options: InboxRetentionOptions): { stop(): void } {
   const { consumer, retentionHours, logger } = options;

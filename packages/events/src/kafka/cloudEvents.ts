@@ -40,6 +40,8 @@ export class MalformedEventError extends Error {
   readonly code = 'MALFORMED_EVENT';
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'>): EventEnvelope {
   const header = (name: string): string | undefined => {
     const value = message.headers?.[name];
@@ -54,6 +56,9 @@ export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'
   if (required('ce_specversion') !== '1.0') throw new MalformedEventError('unsupported ce_specversion');
   const schemaversion = Number(required('ce_schemaversion'));
   if (!Number.isInteger(schemaversion)) throw new MalformedEventError('ce_schemaversion is not an integer');
+  // processed_events.event_id is a uuid: an id that is not one could never be recorded, so the
+  // event could never be applied. Refused here, like any other unreadable message.
+  if (!UUID.test(required('ce_id'))) throw new MalformedEventError('ce_id is not a UUID');
   if (!message.value) throw new MalformedEventError('empty message value');
   let data: unknown;
   try {

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+// The contracts are as strict as the columns the events end up in (the services' migrations):
+// an event that passes its schema can always be stored, so a consumer's handler never fails on
+// data for ever (issue 13). What a schema cannot say stays the database's job, and the consumer
+// dead-letters such an event on its data or constraint error (inbox/failure.ts).
+
+/** Minor units as a decimal string, > 0 and within `bigint` (at most 18 digits < 2^63). */
+export const positiveCents = z.string().regex(/^[1-9]\d{0,17}$/, 'a positive integer of at most 18 digits');
+
+/** A line quantity: `integer not null check (quantity > 0)`. */
+export const quantity = z.number().int().positive().max(2_147_483_647);
+
+/** A SKU: `text`, and Kafka keys and logs stay readable. */
+export const sku = z.string().min(1).max(200);
