@@ -37,7 +37,7 @@ const relay = new Relay({
   publisher,
   wakeup,
   logger,
-  metrics: createRelayMetrics(registry, pool),
+  metrics: createRelayMetrics(registry, pool, logger),
   options: {
     id: relayId,
     batchSize: config.RELAY_BATCH_SIZE,
@@ -62,6 +62,7 @@ const server = await startOpsServer({
   port: config.PORT,
   registry,
   health: () => ({ relayId, ...relay.health }),
+  onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
   ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(pool, config.RELAY_ADMIN_TOKEN, logger) } : {}),
 });
 logger.info({ relayId, port: config.PORT, brokers: config.KAFKA_BROKERS }, 'relay started');
