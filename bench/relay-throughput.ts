@@ -38,7 +38,6 @@
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
@@ -47,6 +46,7 @@ import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/tes
 import {
   claimBatch,
   markPublished,
+  outboxSql,
   type OutboxRow,
   toEnvelope,
   toKafkaMessage,
@@ -330,16 +330,8 @@ const insertHistorySql = `
          'published', now()
     from generate_series(1, $1::int) as n`;
 
-/** The relay's claim statement, read from its source so that EXPLAIN shows the real query's plan. */
-const claimSql = (() => {
-  const source = readFileSync(
-    new URL('../packages/events/src/outbox/claimBatch.ts', import.meta.url),
-    'utf8',
-  );
-  const sql = /const claimDue = `([^`]+)`/.exec(source)?.[1];
-  if (!sql) throw new Error('cannot find claimDue in packages/events/src/outbox/claimBatch.ts');
-  return sql;
-})();
+/** The relay's claim statement itself, so that EXPLAIN shows the real query's plan. */
+const claimSql = outboxSql.claim;
 
 type PlanNode = {
   'Node Type': string;

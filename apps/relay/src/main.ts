@@ -20,7 +20,15 @@ const config = loadConfigOrExit('relay', configSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);
 const relayId = config.RELAY_ID ?? `${hostname()}-${process.pid}`;
 
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+const pool = new pg.Pool({
+  connectionString: config.DATABASE_URL,
+  max: 4,
+  connectionTimeoutMillis: Math.min(5_000, config.RELAY_DB_TIMEOUT_MS),
+  statement_timeout: config.RELAY_DB_TIMEOUT_MS,
+  query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000, // after the server's own timeout had its chance
+  idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
+  keepAlive: true,
+});
 // An idle pool connection that the server dropped (restart) must not crash the process.
 pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
 const registry = createMetricsRegistry('relay');
@@ -41,6 +49,7 @@ const relay = new Relay({
   options: {
     id: relayId,
     batchSize: config.RELAY_BATCH_SIZE,
+    minBatchSize: Math.min(config.RELAY_MIN_BATCH_SIZE, config.RELAY_BATCH_SIZE),
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     maxAttempts: config.RELAY_MAX_ATTEMPTS,

@@ -93,6 +93,16 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool, log
       help: 'Events claimed from another relay whose lease had expired; each may be published twice.',
       registers,
     }),
+    leaseRenewals: new Counter({
+      name: 'outbox_relay_lease_renewals_total',
+      help: 'Lease renewals of a batch whose publish took longer than a third of the lease.',
+      registers,
+    }),
+    fencedOff: new Counter({
+      name: 'outbox_relay_fenced_off_total',
+      help: 'Events this relay published but could not mark: another relay had taken over their lease.',
+      registers,
+    }),
     stepDuration: new Histogram({
       name: 'outbox_relay_batch_duration_seconds',
       help: 'Duration of one relay step for one batch: claim, publish, mark.',
