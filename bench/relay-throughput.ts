@@ -46,8 +46,8 @@ import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/tes
 import {
   claimBatch,
   markPublished,
-  outboxSql,
   type OutboxRow,
+  outboxSql,
   toEnvelope,
   toKafkaMessage,
   topicFor,

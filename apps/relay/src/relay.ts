@@ -178,7 +178,11 @@ export class Relay {
       this.#pool,
       rows.map((row) => row.id),
       this.#options.id,
-      { error: 'given back unpublished: the broker failed the batch before it', delayMs: 0, countAttempt: false },
+      {
+        error: 'given back unpublished: the broker failed the batch before it',
+        delayMs: 0,
+        countAttempt: false,
+      },
     ).catch(() => {}); // if this fails too, the leases expire and the rows are claimed again
   }
 
@@ -212,18 +216,21 @@ export class Relay {
   #renewLeasesWhilePublishing(rows: ClaimedRow[]): () => void {
     const { id, leaseMs } = this.#options;
     const ids = rows.map((row) => row.id);
-    const timer = setInterval(() => {
-      renewLeases(this.#pool, ids, id, leaseMs)
-        .then((renewed) => {
-          this.#metrics.leaseRenewals.inc();
-          if (renewed < ids.length)
-            this.#logger.warn(
-              { lost: ids.length - renewed },
-              'lease renewal found rows no longer ours; another relay may publish them too',
-            );
-        })
-        .catch((err: unknown) => this.#logger.warn({ err }, 'lease renewal failed'));
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        renewLeases(this.#pool, ids, id, leaseMs)
+          .then((renewed) => {
+            this.#metrics.leaseRenewals.inc();
+            if (renewed < ids.length)
+              this.#logger.warn(
+                { lost: ids.length - renewed },
+                'lease renewal found rows no longer ours; another relay may publish them too',
+              );
+          })
+          .catch((err: unknown) => this.#logger.warn({ err }, 'lease renewal failed'));
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     return () => clearInterval(timer);
   }
 

@@ -17,7 +17,10 @@ export type InProcessRelay = {
   relay: Relay;
   metrics: RelayMetrics;
   /** Runs around every real publish: a test can slow it down or act while the broker has it. */
-  around: { before?: (events: OutgoingEvent[]) => Promise<void>; after?: (events: OutgoingEvent[]) => Promise<void> };
+  around: {
+    before?: (events: OutgoingEvent[]) => Promise<void>;
+    after?: (events: OutgoingEvent[]) => Promise<void>;
+  };
   dispose(): Promise<void>;
 };
 
@@ -72,6 +75,8 @@ export async function startInProcessRelay(
 }
 
 /** A counter's value summed over its label sets. */
-export async function counterTotal(metric: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
+export async function counterTotal(metric: {
+  get(): Promise<{ values: { value: number }[] }>;
+}): Promise<number> {
   return (await metric.get()).values.reduce((sum, sample) => sum + sample.value, 0);
 }

@@ -27,9 +27,11 @@ describe('a relay whose rows were taken over while it published', () => {
     // While the broker has the batch, another relay takes half of it over (its lease "expired").
     setup.around.after = async (events) => {
       const taken = events.slice(0, 3).map((event) => event.id);
-      await queryOnce(setup.db.url, `update outbox set lease_owner = 'other-relay' where id = any($1::uuid[])`, [
-        taken,
-      ]);
+      await queryOnce(
+        setup.db.url,
+        `update outbox set lease_owner = 'other-relay' where id = any($1::uuid[])`,
+        [taken],
+      );
     };
     const step = await setup.relay.drainOnce();
     expect(step.claimed).toBe(6);

@@ -46,7 +46,11 @@ describe('a topic deleted while the relay runs', () => {
       30_000,
     );
 
-    const admin = createKafka({ clientId: 'topic-deleter', brokers, logger: pino({ level: 'silent' }) }).admin();
+    const admin = createKafka({
+      clientId: 'topic-deleter',
+      brokers,
+      logger: pino({ level: 'silent' }),
+    }).admin();
     await admin.connect();
     try {
       await admin.deleteTopics({ topics: [topic], timeout: 10_000 });

@@ -10,7 +10,7 @@ import {
   readStock,
   takeSnapshot,
 } from './invariants/index.ts';
-import { type OpsScraper, type OpsScrapeResult, startOpsScraper } from './opsScraper.ts';
+import { type OpsScrapeResult, type OpsScraper, startOpsScraper } from './opsScraper.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
 import { type ChaosStack, DATABASES, type DatabaseName, startChaosStack } from './stack.ts';

@@ -38,7 +38,8 @@ export async function startOpsServer(options: {
   const server = createServer((req, res) => {
     serve(req, res).catch((err: unknown) => {
       options.onError?.(err, req.url ?? '');
-      if (!res.headersSent) res.writeHead(req.url === '/healthz' ? 503 : 500, { 'content-type': 'text/plain' });
+      if (!res.headersSent)
+        res.writeHead(req.url === '/healthz' ? 503 : 500, { 'content-type': 'text/plain' });
       res.end(req.url === '/healthz' ? 'health check failed\n' : 'request failed\n');
     });
   });

@@ -184,7 +184,12 @@ export const outboxSql = {
    group by status`,
 } as const;
 
-export async function claimBatch(db: Db, owner: string, leaseMs: number, limit: number): Promise<ClaimedRow[]> {
+export async function claimBatch(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedRow[]> {
   const { rows } = await db.query<ClaimedRow>(outboxSql.claim, [owner, leaseMs, limit]);
   // UPDATE ... RETURNING does not keep the subquery's order.
   return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
