@@ -52,6 +52,12 @@ import {
   toKafkaMessage,
   topicFor,
 } from '@outbox/events';
+import {
+  compatibilityPartitioner,
+  Producer as PlatformaticProducer,
+  ProduceAcks,
+  stringSerializers,
+} from '@platformatic/kafka';
 import type { Message, Producer } from 'kafkajs';
 import pg from 'pg';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
@@ -253,7 +259,8 @@ type StatsState = 'fresh' | 'stale';
 type ThroughputVariant = {
   key: string;
   label: string;
-  kind: 'relay' | 'producer';
+  /** producer: bare kafkajs (the relay's client); platformatic: bare @platformatic/kafka. */
+  kind: 'relay' | 'producer' | 'platformatic';
   count: number;
   /** Relays: planner statistics of the outbox when the backlog arrives (see measureRelays). */
   stats?: StatsState;
@@ -280,6 +287,16 @@ const throughputVariants: ThroughputVariant[] = [
     label:
       count === 1 ? 'bare kafkajs producer (ceiling)' : `${count} bare producers, ${count} batches in flight`,
     kind: 'producer' as const,
+    count,
+  })),
+  // The same ceiling with another client: does the relay's loop or kafkajs bound it?
+  ...params.producerCounts.map((count) => ({
+    key: `Q${count}`,
+    label:
+      count === 1
+        ? 'bare @platformatic/kafka producer'
+        : `${count} bare @platformatic/kafka producers, ${count} batches in flight`,
+    kind: 'platformatic' as const,
     count,
   })),
 ];
@@ -461,6 +478,59 @@ async function measureRelays(
 }
 
 type ProducerFixture = { variant: ThroughputVariant; topic: string; producers: Producer[] };
+type PlatformaticFixture = {
+  variant: ThroughputVariant;
+  topic: string;
+  producers: PlatformaticProducer<string, Buffer, string, string>[];
+};
+
+/** kafkajs messages as @platformatic/kafka takes them (string keys and headers, Buffer values). */
+function toPlatformaticMessages(messages: Message[], topic: string) {
+  return messages.map((message) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(message.headers ?? {}))
+      if (value !== undefined) headers[name] = String(value);
+    return {
+      topic,
+      key: String(message.key),
+      value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(String(message.value)),
+      headers,
+    };
+  });
+}
+
+async function measurePlatformatic(
+  fixture: PlatformaticFixture,
+  messages: Message[],
+  roundIndex: number,
+  brokerPid: number,
+): Promise<ThroughputRound> {
+  const { producers, topic, variant } = fixture;
+  const groups = { broker: [brokerPid] };
+  const converted = toPlatformaticMessages(messages, topic);
+  const cpu0 = cpuSnapshot(groups);
+  let cursor = 0;
+  const worker = async (producer: PlatformaticProducer<string, Buffer, string, string>) => {
+    while (cursor < converted.length) {
+      const batch = converted.slice(cursor, cursor + params.batchSize);
+      cursor += batch.length;
+      // Configured like the relay's producer: idempotent, acks=all (-1), one batch at a time,
+      // the Java client's murmur2 partitioner.
+      await producer.send({ messages: batch, acks: ProduceAcks.ALL });
+    }
+  };
+  const start = performance.now();
+  await Promise.all(producers.map(worker));
+  const elapsedMs = performance.now() - start;
+  return {
+    round: roundIndex,
+    variant: variant.key,
+    events: messages.length,
+    elapsedMs: round(elapsedMs, 1),
+    eventsPerSec: round((messages.length / elapsedMs) * 1000, 1),
+    cpu: cpuSince(cpu0, groups),
+  };
+}
 
 async function measureProducers(
   fixture: ProducerFixture,
@@ -499,6 +569,7 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
   const kafka = benchKafka('bench-relay-throughput', brokers);
   const relayFixtures = new Map<number, RelayFixture>();
   const producerFixtures: ProducerFixture[] = [];
+  const platformaticFixtures: PlatformaticFixture[] = [];
   const rounds: ThroughputRound[] = [];
   try {
     for (const variant of throughputVariants) {
@@ -520,6 +591,28 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
           params.throughputPollIntervalMs,
           `bench-r${variant.count}`,
         );
+      } else if (variant.kind === 'platformatic') {
+        const topic = freshName(`bare-${variant.key.toLowerCase()}`);
+        await createTopic(kafka, topic, params.topicPartitions);
+        const producers = Array.from(
+          { length: variant.count },
+          (_, n) =>
+            new PlatformaticProducer<string, Buffer, string, string>({
+              clientId: `bench-platformatic-${n}`,
+              bootstrapBrokers: brokers,
+              idempotent: true,
+              acks: ProduceAcks.ALL,
+              autocreateTopics: false,
+              partitioner: compatibilityPartitioner,
+              serializers: {
+                key: stringSerializers.key,
+                value: (value?: Buffer) => value,
+                headerKey: stringSerializers.headerKey,
+                headerValue: stringSerializers.headerValue,
+              },
+            }),
+        );
+        platformaticFixtures.push({ variant, topic, producers });
       } else {
         const topic = freshName(`bare-${variant.key.toLowerCase()}`);
         await createTopic(kafka, topic, params.topicPartitions);
@@ -536,6 +629,10 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
     const measure = (variant: ThroughputVariant, r: number, events: number) => {
       if (variant.kind === 'relay')
         return measureRelays(relayFixtures.get(variant.count) as RelayFixture, variant, events, r, brokerPid);
+      if (variant.kind === 'platformatic') {
+        const fixture = platformaticFixtures.find((f) => f.variant === variant) as PlatformaticFixture;
+        return measurePlatformatic(fixture, messages.slice(0, events), r, brokerPid);
+      }
       const producer = producerFixtures.find((f) => f.variant === variant) as ProducerFixture;
       return measureProducers(producer, messages.slice(0, events), r, brokerPid);
     };
@@ -559,6 +656,8 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
   } finally {
     for (const fixture of producerFixtures)
       await Promise.allSettled(fixture.producers.map((p) => p.disconnect()));
+    for (const fixture of platformaticFixtures)
+      await Promise.allSettled(fixture.producers.map((p) => p.close()));
     for (const fixture of relayFixtures.values()) {
       await Promise.allSettled(fixture.relays.map((r) => r.process.stop()));
       await fixture.admin.end().catch(() => {});
@@ -847,6 +946,9 @@ const throughputComparisons = (): [string, string, string][] => {
     if (has(x) && has(y)) out.push([`${x}/${y}`, x, y]);
   };
   for (const k of params.relayCounts) add(`R${k}`, 'P1');
+  for (const k of params.relayCounts) add(`R${k}`, 'Q1');
+  add('Q1', 'P1');
+  for (const p of params.producerCounts) if (p !== 1) add(`Q${p}`, `P${p}`);
   for (const k of params.staleRelayCounts) add(`S${k}`, 'P1');
   for (const p of params.producerCounts) if (p !== 1) add(`R${p}`, `P${p}`);
   for (const k of params.relayCounts) if (k !== 1) add(`R${k}`, 'R1');
