@@ -38,7 +38,6 @@
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
@@ -48,10 +47,17 @@ import {
   claimBatch,
   markPublished,
   type OutboxRow,
+  outboxSql,
   toEnvelope,
   toKafkaMessage,
   topicFor,
 } from '@outbox/events';
+import {
+  compatibilityPartitioner,
+  Producer as PlatformaticProducer,
+  ProduceAcks,
+  stringSerializers,
+} from '@platformatic/kafka';
 import type { Message, Producer } from 'kafkajs';
 import pg from 'pg';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
@@ -253,7 +259,8 @@ type StatsState = 'fresh' | 'stale';
 type ThroughputVariant = {
   key: string;
   label: string;
-  kind: 'relay' | 'producer';
+  /** producer: bare kafkajs (the relay's client); platformatic: bare @platformatic/kafka. */
+  kind: 'relay' | 'producer' | 'platformatic';
   count: number;
   /** Relays: planner statistics of the outbox when the backlog arrives (see measureRelays). */
   stats?: StatsState;
@@ -280,6 +287,16 @@ const throughputVariants: ThroughputVariant[] = [
     label:
       count === 1 ? 'bare kafkajs producer (ceiling)' : `${count} bare producers, ${count} batches in flight`,
     kind: 'producer' as const,
+    count,
+  })),
+  // The same ceiling with another client: does the relay's loop or kafkajs bound it?
+  ...params.producerCounts.map((count) => ({
+    key: `Q${count}`,
+    label:
+      count === 1
+        ? 'bare @platformatic/kafka producer'
+        : `${count} bare @platformatic/kafka producers, ${count} batches in flight`,
+    kind: 'platformatic' as const,
     count,
   })),
 ];
@@ -330,16 +347,8 @@ const insertHistorySql = `
          'published', now()
     from generate_series(1, $1::int) as n`;
 
-/** The relay's claim statement, read from its source so that EXPLAIN shows the real query's plan. */
-const claimSql = (() => {
-  const source = readFileSync(
-    new URL('../packages/events/src/outbox/claimBatch.ts', import.meta.url),
-    'utf8',
-  );
-  const sql = /const claimDue = `([^`]+)`/.exec(source)?.[1];
-  if (!sql) throw new Error('cannot find claimDue in packages/events/src/outbox/claimBatch.ts');
-  return sql;
-})();
+/** The relay's claim statement itself, so that EXPLAIN shows the real query's plan. */
+const claimSql = outboxSql.claim;
 
 type PlanNode = {
   'Node Type': string;
@@ -427,8 +436,11 @@ async function measureRelays(
   await admin.query(insertBacklogSql, [events, params.aggregates]);
   // ANALYZE may run in a transaction block, and counts the rows this transaction inserted.
   if (variant.stats === 'fresh') await admin.query('analyze outbox');
-  await admin.query('commit');
+  // t0 just before the commit, not after it: a relay woken by the commit's NOTIFY can mark its
+  // first (small) batch before a query after the commit reads the clock, and those rows would fall
+  // outside the count. The commit itself (a few ms) is inside the measured time.
   const { rows } = await admin.query<{ t0: Date }>('select clock_timestamp() as t0');
+  await admin.query('commit');
   const cpu0 = cpuSnapshot(groups);
   const t0 = rows[0]?.t0 as Date;
   const prepareMs = performance.now() - prepareStart;
@@ -469,6 +481,59 @@ async function measureRelays(
 }
 
 type ProducerFixture = { variant: ThroughputVariant; topic: string; producers: Producer[] };
+type PlatformaticFixture = {
+  variant: ThroughputVariant;
+  topic: string;
+  producers: PlatformaticProducer<string, Buffer, string, string>[];
+};
+
+/** kafkajs messages as @platformatic/kafka takes them (string keys and headers, Buffer values). */
+function toPlatformaticMessages(messages: Message[], topic: string) {
+  return messages.map((message) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(message.headers ?? {}))
+      if (value !== undefined) headers[name] = String(value);
+    return {
+      topic,
+      key: String(message.key),
+      value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(String(message.value)),
+      headers,
+    };
+  });
+}
+
+async function measurePlatformatic(
+  fixture: PlatformaticFixture,
+  messages: Message[],
+  roundIndex: number,
+  brokerPid: number,
+): Promise<ThroughputRound> {
+  const { producers, topic, variant } = fixture;
+  const groups = { broker: [brokerPid] };
+  const converted = toPlatformaticMessages(messages, topic);
+  const cpu0 = cpuSnapshot(groups);
+  let cursor = 0;
+  const worker = async (producer: PlatformaticProducer<string, Buffer, string, string>) => {
+    while (cursor < converted.length) {
+      const batch = converted.slice(cursor, cursor + params.batchSize);
+      cursor += batch.length;
+      // Configured like the relay's producer: idempotent, acks=all (-1), one batch at a time,
+      // the Java client's murmur2 partitioner.
+      await producer.send({ messages: batch, acks: ProduceAcks.ALL });
+    }
+  };
+  const start = performance.now();
+  await Promise.all(producers.map(worker));
+  const elapsedMs = performance.now() - start;
+  return {
+    round: roundIndex,
+    variant: variant.key,
+    events: messages.length,
+    elapsedMs: round(elapsedMs, 1),
+    eventsPerSec: round((messages.length / elapsedMs) * 1000, 1),
+    cpu: cpuSince(cpu0, groups),
+  };
+}
 
 async function measureProducers(
   fixture: ProducerFixture,
@@ -507,6 +572,7 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
   const kafka = benchKafka('bench-relay-throughput', brokers);
   const relayFixtures = new Map<number, RelayFixture>();
   const producerFixtures: ProducerFixture[] = [];
+  const platformaticFixtures: PlatformaticFixture[] = [];
   const rounds: ThroughputRound[] = [];
   try {
     for (const variant of throughputVariants) {
@@ -528,6 +594,28 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
           params.throughputPollIntervalMs,
           `bench-r${variant.count}`,
         );
+      } else if (variant.kind === 'platformatic') {
+        const topic = freshName(`bare-${variant.key.toLowerCase()}`);
+        await createTopic(kafka, topic, params.topicPartitions);
+        const producers = Array.from(
+          { length: variant.count },
+          (_, n) =>
+            new PlatformaticProducer<string, Buffer, string, string>({
+              clientId: `bench-platformatic-${n}`,
+              bootstrapBrokers: brokers,
+              idempotent: true,
+              acks: ProduceAcks.ALL,
+              autocreateTopics: false,
+              partitioner: compatibilityPartitioner,
+              serializers: {
+                key: stringSerializers.key,
+                value: (value?: Buffer) => value,
+                headerKey: stringSerializers.headerKey,
+                headerValue: stringSerializers.headerValue,
+              },
+            }),
+        );
+        platformaticFixtures.push({ variant, topic, producers });
       } else {
         const topic = freshName(`bare-${variant.key.toLowerCase()}`);
         await createTopic(kafka, topic, params.topicPartitions);
@@ -544,6 +632,10 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
     const measure = (variant: ThroughputVariant, r: number, events: number) => {
       if (variant.kind === 'relay')
         return measureRelays(relayFixtures.get(variant.count) as RelayFixture, variant, events, r, brokerPid);
+      if (variant.kind === 'platformatic') {
+        const fixture = platformaticFixtures.find((f) => f.variant === variant) as PlatformaticFixture;
+        return measurePlatformatic(fixture, messages.slice(0, events), r, brokerPid);
+      }
       const producer = producerFixtures.find((f) => f.variant === variant) as ProducerFixture;
       return measureProducers(producer, messages.slice(0, events), r, brokerPid);
     };
@@ -567,6 +659,8 @@ async function throughputPhase(run: number, brokers: string[], brokerPid: number
   } finally {
     for (const fixture of producerFixtures)
       await Promise.allSettled(fixture.producers.map((p) => p.disconnect()));
+    for (const fixture of platformaticFixtures)
+      await Promise.allSettled(fixture.producers.map((p) => p.close()));
     for (const fixture of relayFixtures.values()) {
       await Promise.allSettled(fixture.relays.map((r) => r.process.stop()));
       await fixture.admin.end().catch(() => {});
@@ -855,6 +949,9 @@ const throughputComparisons = (): [string, string, string][] => {
     if (has(x) && has(y)) out.push([`${x}/${y}`, x, y]);
   };
   for (const k of params.relayCounts) add(`R${k}`, 'P1');
+  for (const k of params.relayCounts) add(`R${k}`, 'Q1');
+  add('Q1', 'P1');
+  for (const p of params.producerCounts) if (p !== 1) add(`Q${p}`, `P${p}`);
   for (const k of params.staleRelayCounts) add(`S${k}`, 'P1');
   for (const p of params.producerCounts) if (p !== 1) add(`R${p}`, `P${p}`);
   for (const k of params.relayCounts) if (k !== 1) add(`R${k}`, 'R1');

@@ -29,7 +29,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { claimBatch, deletePublished } from '@outbox/events';
+import { claimBatch, deletePublished, outboxSql } from '@outbox/events';
 import pg from 'pg';
 import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 
@@ -117,19 +117,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 // ---------------------------------------------------------------------------------------------
 // The claim statement, exactly as claimBatch sends it (captured, not copied), for other tables.
 
-async function capturedClaimSql(): Promise<string> {
-  let text = '';
-  const recorder = {
-    query: async (sql: string) => {
-      text = sql;
-      return { rows: [], rowCount: 0 };
-    },
-  };
-  await claimBatch(recorder as unknown as pg.ClientBase, 'capture', 1, 1);
-  if (!/\bfrom outbox o\b/.test(text)) throw new Error('claimBatch no longer claims from `outbox o`');
-  return text;
-}
-const claimSql = await capturedClaimSql();
+const claimSql = outboxSql.claim;
 const claimSqlOn = (table: string) => claimSql.replace(/\boutbox\b/g, table);
 const claimParams = () => ['bench-relay', params.leaseMs, params.claimLimit];
 

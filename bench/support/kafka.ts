@@ -29,10 +29,20 @@ export async function createTopic(kafka: Kafka, topic: string, numPartitions: nu
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic, numPartitions, replicationFactor: 1 }],
-    });
+    // On a busy machine the wait for leaders can see the new topic's metadata before the broker
+    // hosts its partitions (UNKNOWN_TOPIC_OR_PARTITION): ask again, the topic exists by then.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: [{ topic, numPartitions, replicationFactor: 1 }],
+        });
+        return;
+      } catch (err) {
+        if (attempt >= 10 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
   } finally {
     await admin.disconnect();
   }

@@ -39,6 +39,7 @@ export function expectEveryInvariantHeld(report: ScenarioReport): void {
   expect(report.invariants).toHaveLength(INVARIANTS.length);
   const failed = report.invariants.filter((result) => !result.passed);
   expect(failed.map((result) => `${result.name}: ${result.violations.join('; ')}`)).toEqual([]);
+  expect(report.opsEndpoints.failures, 'a process that should be up gave no answer or crashed').toEqual([]);
   expect(report.passed).toBe(true);
 }
 

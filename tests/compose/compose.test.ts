@@ -221,7 +221,7 @@ describe('docker-compose.yml', () => {
     const summary = (app: string | undefined, env: Record<string, string>) => ({
       app,
       database: (env.DATABASE_URL ?? '').split('/').at(-1),
-      relayId: env.RELAY_ID,
+      relayId: env.RELAY_ID?.replace('-{hostname}', ''),
     });
     // The demo runs the console inside its own process (scripts/demo.ts), with the process controls.
     expect(
@@ -316,7 +316,8 @@ describe.each(appServices)('app service %s', (name, service) => {
       const [migratorName, migratorService] = migrator ?? ['', {}];
       expect(environmentOf(migratorService).MIGRATE_ON_START).toBe('true');
       expect(dependsOn[migratorName]?.condition).toBe('service_healthy');
-      expect(environment.RELAY_ID).toBe(name);
+      // `{hostname}` makes each replica's lease owner distinct (apps/relay/src/config.ts).
+      expect(environment.RELAY_ID).toBe(`${name}-{hostname}`);
     });
 
   it('reaches Kafka through the listener the broker advertises on the compose network', () => {

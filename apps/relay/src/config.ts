@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
 import { z } from 'zod';
 
@@ -22,9 +23,27 @@ const settings = z.object({
   /** Partitions for topics the relay creates; the Kafka key (aggregate id) picks the partition. */
   KAFKA_TOPIC_PARTITIONS: positiveInt(6),
   LOG_LEVEL: logLevel,
-  /** Identifies this relay's leases in the outbox table; defaults to host and pid. */
-  RELAY_ID: z.string().min(1).optional(),
+  /**
+   * Identifies this relay's leases in the outbox table; defaults to host and pid. `{hostname}` in
+   * it is replaced by the host name, so the replicas of one compose service (which share their
+   * environment) still lease under distinct ids: two relays under one id would fence each other
+   * off nothing.
+   */
+  RELAY_ID: z
+    .string()
+    .min(1)
+    .transform((value) => value.replaceAll('{hostname}', hostname()))
+    .optional(),
+  /** The largest claim; under a backlog claims grow to it. */
   RELAY_BATCH_SIZE: positiveInt(100),
+  /** The smallest claim, when the outbox is quiet (claims adapt between the two). */
+  RELAY_MIN_BATCH_SIZE: positiveInt(16),
+  /**
+   * Bounds every database call of the relay: a statement (server side), a query's answer (client
+   * side: a black-holed database never answers, so only the client can notice), a connection
+   * attempt, an idle transaction. Without them a relay whose database vanished hangs and reports ok.
+   */
+  RELAY_DB_TIMEOUT_MS: positiveInt(10_000),
   /** Fallback poll when no NOTIFY arrives (a missed notification never strands an event). */
   RELAY_POLL_INTERVAL_MS: positiveInt(1000),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */

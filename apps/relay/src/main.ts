@@ -20,7 +20,15 @@ const config = loadConfigOrExit('relay', configSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);
 const relayId = config.RELAY_ID ?? `${hostname()}-${process.pid}`;
 
-const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+const pool = new pg.Pool({
+  connectionString: config.DATABASE_URL,
+  max: 4,
+  connectionTimeoutMillis: Math.min(5_000, config.RELAY_DB_TIMEOUT_MS),
+  statement_timeout: config.RELAY_DB_TIMEOUT_MS,
+  query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000, // after the server's own timeout had its chance
+  idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
+  keepAlive: true,
+});
 // An idle pool connection that the server dropped (restart) must not crash the process.
 pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
 const registry = createMetricsRegistry('relay');
@@ -37,10 +45,11 @@ const relay = new Relay({
   publisher,
   wakeup,
   logger,
-  metrics: createRelayMetrics(registry, pool),
+  metrics: createRelayMetrics(registry, pool, logger),
   options: {
     id: relayId,
     batchSize: config.RELAY_BATCH_SIZE,
+    minBatchSize: Math.min(config.RELAY_MIN_BATCH_SIZE, config.RELAY_BATCH_SIZE),
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     maxAttempts: config.RELAY_MAX_ATTEMPTS,
@@ -62,6 +71,7 @@ const server = await startOpsServer({
   port: config.PORT,
   registry,
   health: () => ({ relayId, ...relay.health }),
+  onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
   ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(pool, config.RELAY_ADMIN_TOKEN, logger) } : {}),
 });
 logger.info({ relayId, port: config.PORT, brokers: config.KAFKA_BROKERS }, 'relay started');

@@ -1,6 +1,7 @@
 import { type OutboxStats, outboxStats } from '@outbox/events';
 import type { MetricsRegistry } from '@outbox/service/ops-server';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
 export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
@@ -9,16 +10,41 @@ export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
  * The relay's metrics. Labels stay low-cardinality: event type, failure kind, step — never an
  * event or aggregate id. The backlog gauges are read from the outbox table when Prometheus
  * scrapes, so they show the backlog even while publishing is stuck.
+ *
+ * When that read fails (the database is restarting or unreachable) the scrape still answers: the
+ * backlog gauges keep their last values, `outbox_metrics_scrape_errors_total` counts the failure
+ * and `outbox_stats_last_success_timestamp_seconds` says how old those values are. A throwing
+ * collect() would fail the whole scrape, and once crashed every relay a database restart.
  */
-export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool) {
+export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool, logger?: Logger) {
   const registers = [registry];
+  const scrapeErrors = new Counter({
+    name: 'outbox_metrics_scrape_errors_total',
+    help: 'Scrapes whose outbox read failed; the backlog gauges then show their last values.',
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: 'outbox_stats_last_success_timestamp_seconds',
+    help: 'When the backlog gauges were last read from the outbox table (Unix time).',
+    registers,
+  });
   // Both backlog gauges come from one query per scrape: prom-client collects all metrics at once,
   // so the two collect() calls below start together and share the query in flight.
-  let inFlight: Promise<OutboxStats> | undefined;
+  let inFlight: Promise<OutboxStats | undefined> | undefined;
   const stats = () => {
-    inFlight ??= outboxStats(pool).finally(() => {
-      inFlight = undefined;
-    });
+    inFlight ??= outboxStats(pool)
+      .then((read) => {
+        lastSuccess.set(Date.now() / 1000);
+        return read;
+      })
+      .catch((err: unknown) => {
+        scrapeErrors.inc();
+        logger?.warn({ err }, 'outbox stats for /metrics failed; the backlog gauges keep their last values');
+        return undefined;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
     return inFlight;
   };
   const backlog = new Gauge({
@@ -27,7 +53,8 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool) {
     labelNames: ['status'],
     registers,
     async collect() {
-      for (const [status, count] of Object.entries((await stats()).byStatus)) this.set({ status }, count);
+      const read = await stats();
+      if (read) for (const [status, count] of Object.entries(read.byStatus)) this.set({ status }, count);
     },
   });
   const oldestAge = new Gauge({
@@ -35,12 +62,14 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool) {
     help: 'Age of the oldest event not yet published (pending or in flight); 0 when there is none.',
     registers,
     async collect() {
-      this.set((await stats()).oldestUnpublishedSeconds);
+      const read = await stats();
+      if (read) this.set(read.oldestUnpublishedSeconds);
     },
   });
   return {
     backlog,
     oldestAge,
+    scrapeErrors,
     published: new Counter({
       name: 'outbox_published_total',
       help: 'Events published to Kafka and acknowledged by it.',
@@ -62,6 +91,16 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool) {
     leaseTakeovers: new Counter({
       name: 'outbox_relay_leases_expired_total',
       help: 'Events claimed from another relay whose lease had expired; each may be published twice.',
+      registers,
+    }),
+    leaseRenewals: new Counter({
+      name: 'outbox_relay_lease_renewals_total',
+      help: 'Lease renewals of a batch whose publish took longer than a third of the lease.',
+      registers,
+    }),
+    fencedOff: new Counter({
+      name: 'outbox_relay_fenced_off_total',
+      help: 'Events this relay published but could not mark: another relay had taken over their lease.',
       registers,
     }),
     stepDuration: new Histogram({

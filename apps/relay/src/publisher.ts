@@ -111,6 +111,10 @@ export class KafkaPublisher {
       try {
         await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
       } catch (err) {
+        // A topic deleted while we ran fails every send (UNKNOWN_TOPIC_OR_PARTITION, or metadata
+        // that never loads) until someone creates it again: forget what we knew, so the next
+        // attempt ensures the topics again instead of stopping the relay until a restart.
+        this.#knownTopics.clear();
         await this.#replaceProducer();
         throw err;
       }

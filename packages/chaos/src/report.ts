@@ -21,6 +21,9 @@ export function formatText(report: ScenarioReport): string {
     lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
     for (const violation of result.violations) lines.push(`      ${violation}`);
   }
+  const ops = report.opsEndpoints;
+  lines.push(`  ${ops.failures.length === 0 ? '✓' : '✗'} ops endpoints answered: scrapes ${ops.scrapes}`);
+  for (const failure of ops.failures) lines.push(`      ${failure}`);
   if (report.error) lines.push(`  ERROR: ${report.error}`);
   return lines.join('\n');
 }
@@ -56,6 +59,11 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
     const violations = r.invariants.flatMap((result) =>
       result.violations.map((v) => `- ${result.name}: ${v}`),
     );
+    const ops = r.opsEndpoints;
+    out.push(
+      `| ops endpoints answered (/metrics, /healthz every ~1 s) | ${ops.failures.length === 0 ? 'pass' : '**FAIL**'} | scrapes ${ops.scrapes} |`,
+    );
+    violations.push(...ops.failures.map((failure) => `- ops endpoints: ${failure}`));
     if (violations.length > 0) out.push('', '**Violations:**', '', ...violations);
     if (r.error) out.push('', '**Error:**', '', '```', r.error, '```');
   }

@@ -10,6 +10,7 @@ import {
   readStock,
   takeSnapshot,
 } from './invariants/index.ts';
+import { type OpsScrapeResult, type OpsScraper, startOpsScraper } from './opsScraper.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
 import { type ChaosStack, DATABASES, type DatabaseName, startChaosStack } from './stack.ts';
@@ -42,6 +43,8 @@ export type ScenarioReport = {
     outstanding: string[];
   };
   invariants: InvariantResult[];
+  /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
+  opsEndpoints: OpsScrapeResult;
   /** Set when the scenario itself failed (a fault script threw, the stack did not start). */
   error?: string;
 };
@@ -69,6 +72,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let ownBroker: OwnBroker | undefined;
   let postgres: PrivatePostgres | undefined;
   let stack: ChaosStack | undefined;
+  let scraper: OpsScraper | undefined;
   const timeline: ScenarioReport['timeline'] = [];
   try {
     if (needs.ownBroker || !options.kafkaBrokers) {
@@ -89,6 +93,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       postgresUrl: postgres?.url ?? defaultPostgresUrl,
       ...scenario.stack,
     });
+    scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
     log(`stack up (topics ${stack.topicPrefix}*); load ${load.rate}/s for ${load.durationMs / 1000} s`);
 
@@ -161,11 +166,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       serviceDuplicateCounters: await duplicateCounters(stack),
     });
     const invariants = checkInvariants(snapshot);
+    const opsEndpoints = await scraper.stop();
     return {
       scenario: scenario.name,
       breaks: scenario.breaks,
       expectation: scenario.expectation,
-      passed: quiet.reached && invariants.every((result) => result.passed),
+      passed:
+        quiet.reached && invariants.every((result) => result.passed) && opsEndpoints.failures.length === 0,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       load: {
@@ -185,6 +192,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         outstanding: quiet.outstanding,
       },
       invariants,
+      opsEndpoints,
     };
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
@@ -192,6 +200,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     return failedReport(scenario, started, timeline, error);
   } finally {
     const cleanup = Date.now();
+    await scraper?.stop();
     await stack?.stop();
     await ownBroker?.dispose();
     await postgres?.remove();
@@ -225,6 +234,7 @@ function failedReport(
     timeline,
     quiescence: { reached: false, afterLoadMs: 0, recoveryMs: undefined, outstanding: [] },
     invariants: [],
+    opsEndpoints: { scrapes: 0, failures: [] },
     error,
   };
 }

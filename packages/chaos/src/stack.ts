@@ -27,6 +27,10 @@ export type ChaosStack = {
   /** Consumer groups (also the consumers' names in processed_events). */
   groups: Record<DatabaseName, string>;
   process(name: ProcessName): ServiceProcess;
+  /** Every process of the stack, by name. */
+  names(): ProcessName[];
+  /** Stopped or killed through the stack and not restarted since: not expected to answer. */
+  expectedDown(name: ProcessName): boolean;
   /** Start a process again (after kill or stop) on the same port, with extra environment if given. */
   restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -88,17 +92,32 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
 
   const processes = new Map<ProcessName, ServiceProcess>();
   const ports = new Map<ProcessName, number>();
+  const down = new Set<ProcessName>();
+  /** The process, with stop() and kill() noting that it is down on purpose (see opsScraper.ts). */
+  const watched = (name: ProcessName, service: ServiceProcess): ServiceProcess => {
+    const wrapper: ServiceProcess = Object.create(service);
+    wrapper.stop = () => {
+      down.add(name);
+      return service.stop();
+    };
+    wrapper.kill = () => {
+      down.add(name);
+      return service.kill();
+    };
+    return wrapper;
+  };
   const start = async (name: ProcessName, extraEnv?: Record<string, string>) => {
     const plan = plans.get(name);
     if (!plan) throw new Error(`no process named ${name} in this stack`);
     const port = ports.get(name) ?? (await freePort());
     ports.set(name, port);
-    const service = await startService(
-      plan.app,
-      { ...plan.env, ...extraEnv },
-      { port, label: `chaos-${label}`, name },
+    down.add(name); // until it answers
+    const service = watched(
+      name,
+      await startService(plan.app, { ...plan.env, ...extraEnv }, { port, label: `chaos-${label}`, name }),
     );
     processes.set(name, service);
+    down.delete(name);
     return service;
   };
   const stopAll = () => Promise.allSettled([...processes.values()].map((service) => service.stop()));
@@ -125,6 +144,8 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       if (!service) throw new Error(`no process named ${name} in this stack`);
       return service;
     },
+    names: () => [...processes.keys()],
+    expectedDown: (name) => down.has(name),
     restart: start,
     stop: async () => {
       await stopAll();

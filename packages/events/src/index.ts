@@ -64,13 +64,21 @@ export { fixKafkajsIdleTimerLoop } from './kafka/requestQueueFix.ts';
 export { ensureTopics, topicFor } from './kafka/topics.ts';
 export { sharedMigrations } from './migrations.ts';
 export { backoffDelayMs } from './outbox/backoff.ts';
-export { type ClaimedRow, claimBatch } from './outbox/claimBatch.ts';
-export { deletePublished } from './outbox/deletePublished.ts';
-export { markFailed } from './outbox/markFailed.ts';
-export { markPublished } from './outbox/markPublished.ts';
-export { type OutboxRow, toEnvelope } from './outbox/outboxRow.ts';
-export { type OutboxStats, outboxStats } from './outbox/outboxStats.ts';
-export { type RedriveSelector, redrive } from './outbox/redrive.ts';
-export { scheduleRetry } from './outbox/scheduleRetry.ts';
+export {
+  type ClaimedRow,
+  claimBatch,
+  deletePublished,
+  markFailed,
+  markPublished,
+  type OutboxRow,
+  type OutboxStats,
+  outboxSql,
+  outboxStats,
+  type RedriveSelector,
+  redrive,
+  renewLeases,
+  scheduleRetry,
+  toEnvelope,
+} from './outbox/outboxStore.ts';
 export { type OutboxInsert, prepareEvent, UnknownEventTypeError, writeEvent } from './outbox/writeEvent.ts';
 export type { PgClientLike, PrismaTransactionLike, SqlExecutor } from './sqlExecutor.ts';

@@ -11,7 +11,7 @@ import { ORDER_CREATED, type OrderCreatedV1, orderCreatedV1 } from '../src/contr
 import { eventSchemas } from '../src/contracts/registry.ts';
 import { fromDeadLetterMessage, toDeadLetterMessage } from '../src/inbox/deadLetter.ts';
 import { toKafkaMessage } from '../src/kafka/cloudEvents.ts';
-import { type OutboxRow, toEnvelope } from '../src/outbox/outboxRow.ts';
+import { type OutboxRow, toEnvelope } from '../src/outbox/outboxStore.ts';
 
 type JsonObject = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBatch } from '../src/outbox/claimBatch.ts';
+import { claimBatch } from '../src/outbox/outboxStore.ts';
 
 useLeakGuard();
 

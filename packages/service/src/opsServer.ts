@@ -48,26 +48,35 @@ export async function startOpsServer(options: {
   routes?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** The address to listen on; see `opsHost`. */
   host?: string;
+  /** Told about a request that failed; without it the failure is only answered, never logged. */
+  onError?: (err: unknown, path: string) => void;
 }): Promise<Server> {
-  const server = createServer(async (req, res) => {
-    try {
-      if (await options.routes?.(req, res)) return;
-    } catch {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-      return;
-    }
+  // An ops endpoint must never take its process down: a scrape or a health probe that fails is
+  // answered with an error status (and reported), never left as an unhandled rejection, which
+  // Node turns into an exit. Metrics that read a database catch their own failures (see the
+  // relay's backlog gauges); this is the last line for anything else.
+  const server = createServer((req, res) => {
+    serve(req, res).catch((err: unknown) => {
+      options.onError?.(err, req.url ?? '');
+      if (!res.headersSent)
+        res.writeHead(req.url === '/healthz' ? 503 : 500, { 'content-type': 'text/plain' });
+      res.end(req.url === '/healthz' ? 'health check failed\n' : 'request failed\n');
+    });
+  });
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await options.routes?.(req, res)) return;
     if (req.url === '/healthz') {
       const health = await options.health();
       res.writeHead(health.status === 'down' ? 503 : 200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(health));
     } else if (req.url === '/metrics') {
+      const body = await options.registry.metrics();
       res.writeHead(200, { 'content-type': options.registry.contentType });
-      res.end(await options.registry.metrics());
+      res.end(body);
     } else {
       res.writeHead(404).end();
     }
-  });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? opsHost(), resolve);
