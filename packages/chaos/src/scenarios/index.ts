@@ -5,6 +5,7 @@ import { brokerStoppedLong } from './brokerStoppedLong.ts';
 import { competingRelays } from './competingRelays.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
+import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { postgresRestart } from './postgresRestart.ts';
 import { relayConnectionDropped } from './relayConnectionDropped.ts';
@@ -26,6 +27,7 @@ export const SCENARIOS: Scenario[] = [
   consumerRestartLoop,
   postgresRestart,
   poisonEvents,
+  poisonAfterDecode,
   slowPaymentProvider,
 ];
 
