@@ -175,7 +175,11 @@ async function measure(
   });
   const cpuMsPerOrder: Record<string, number> = {};
   for (const name of Object.keys(pids)) {
-    const ticks = (after[name] ?? []).reduce((sum, t, i) => sum + (t - (before[name]?.[i] ?? t)), 0);
+    // A PostgreSQL backend that exited during the step reads NaN: it counts for nothing.
+    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
+      const start = before[name]?.[i] ?? Number.NaN;
+      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
+    }, 0);
     cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted), 2);
   }
   cpuMsPerOrder.total = round(
