@@ -32,7 +32,16 @@ export function connectServices(config: Config, logger: Logger): Service[] {
   };
   return SERVICE_NAMES.map((name) => {
     const { database, url, relayUrl } = settings[name];
-    const pool = new pg.Pool({ connectionString: database, max: 2, connectionTimeoutMillis: 2000 });
+    // A read that a stuck or black-holed database never answers fails within seconds (the server's
+    // statement_timeout, and the client's own for a server that says nothing), so the console's
+    // page shows the service as unreachable instead of hanging.
+    const pool = new pg.Pool({
+      connectionString: database,
+      max: 2,
+      connectionTimeoutMillis: 2000,
+      statement_timeout: 5000,
+      query_timeout: 6000,
+    });
     // An idle connection the server dropped must not crash the console; the next query reconnects.
     pool.on('error', (err) => logger.warn({ err, service: name }, 'idle database connection lost'));
     return { name, pool, url, relayUrl };
