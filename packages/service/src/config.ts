@@ -56,9 +56,6 @@ export const host = (fallback: string) =>
     .regex(/^[0-9A-Za-z.:_-]+$/, 'expected an address such as 127.0.0.1, 0.0.0.0 or ::')
     .default(fallback);
 
-/** A duration in milliseconds; 0 turns the limit off where the setting allows it. */
-export const millis = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
-
 export const postgresUrl = z
   .string({ error: 'expected a PostgreSQL URL such as postgresql://postgres@127.0.0.1:5432/orders' })
   .regex(/^postgres(ql)?:\/\/.+\/[^/]+$/, 'expected postgresql://user@host:port/database');
