@@ -35,8 +35,7 @@ const hostSchema = z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default
 
 export function opsHost(env: Record<string, string | undefined> = process.env): string {
   const parsed = hostSchema.safeParse(env.HOST || undefined);
-  if (!parsed.success)
-    throw new Error(`HOST: expected an IP address or localhost (got ${JSON.stringify(env.HOST)})`);
+  if (!parsed.success) throw new Error('HOST: expected an IP address or localhost (its value is not shown)');
   return parsed.data;
 }
 
