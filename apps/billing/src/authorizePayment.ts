@@ -1,14 +1,16 @@
 import {
   type EventEnvelope,
+  EventFailedError,
+  type NewEvent,
   type OrderCreatedV1,
   PAYMENT_AUTHORIZED,
   PAYMENT_DECLINED,
   type PaymentAuthorizedV1,
   type PaymentDeclinedV1,
-  writeEvent,
+  queryRows,
+  type SqlExecutor,
 } from '@outbox/events';
 import type { BoundedMap } from './boundedMap.ts';
-import type { Prisma, Tx } from './db.ts';
 import type { Authorization, PaymentProvider } from './paymentProvider.ts';
 
 export const EVENT_SOURCE = '/billing';
@@ -18,76 +20,123 @@ export type AuthorizeOutcome = 'AUTHORIZED' | 'DECLINED' | 'REFUSED_CANCELLED' |
 /** Provider answers obtained before the transaction, by event id, for the transaction to record. */
 export type PreparedAnswers = BoundedMap<string, Authorization>;
 
+type Created = EventEnvelope<OrderCreatedV1>;
+
+const knownOrders = `select order_id::text from payments where order_id = any($1::uuid[])`;
+
+const lockPayments = `
+  select order_id::text, status from payments where order_id = any($1::uuid[]) for update`;
+
+// The decisions of a run in one statement, over an order's CANCELLED row if it has one; anything
+// else there is a concurrent decision, and the transaction fails (it is retried, then finds it).
+const recordPayments = `
+  insert into payments (order_id, event_id, customer_id, currency, amount_cents, status, authorization_id, decline_reason)
+  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+  on conflict (order_id) do update
+    set event_id = excluded.event_id, customer_id = excluded.customer_id, currency = excluded.currency,
+        amount_cents = excluded.amount_cents, status = excluded.status,
+        authorization_id = excluded.authorization_id, decline_reason = excluded.decline_reason
+    where payments.status = 'CANCELLED'
+  returning order_id`;
+
 /**
- * ORDER_CREATED, before the transaction: ask the provider, holding no connection and no lock, and
- * keep its answer for the transaction below. The event id is the provider's idempotency key, so a
- * retry of this event (the transaction failed, the process died) gets the same answer, never a
- * second charge. An order billing already knows (decided, or cancelled first) costs no call.
+ * ORDER_CREATED, before the transaction: ask the provider for every order of the chunk billing
+ * does not know yet, holding no connection and no lock, and keep the answers for the transaction
+ * below. The event id is the provider's idempotency key, so a retry of an event (the transaction
+ * failed, the process died) gets the same answer, never a second charge. An order billing already
+ * knows (decided, or cancelled first) costs no call; one query finds them all.
  */
-export async function prepareAuthorization(
-  prisma: Prisma,
-  event: EventEnvelope<OrderCreatedV1>,
+export async function prepareAuthorizations(
+  db: SqlExecutor,
+  events: Created[],
   provider: PaymentProvider,
   prepared: PreparedAnswers,
 ): Promise<void> {
-  const known = await prisma.payment.findUnique({
-    where: { orderId: event.data.orderId },
-    select: { status: true },
+  const known = new Set(
+    (await queryRows<{ order_id: string }>(db, knownOrders, [events.map((event) => event.data.orderId)])).map(
+      (row) => row.order_id,
+    ),
+  );
+  const calls = events.map(async (event, index) => {
+    if (known.has(event.data.orderId)) return;
+    try {
+      prepared.set(event.id, await provider.authorize(requestOf(event)));
+    } catch (err) {
+      throw new EventFailedError(index, err);
+    }
   });
-  if (known) return;
-  prepared.set(event.id, await provider.authorize(requestOf(event)));
+  const failed = (await Promise.allSettled(calls)).find((result) => result.status === 'rejected');
+  if (failed?.status === 'rejected') throw failed.reason;
 }
 
 /**
- * ORDER_CREATED, in the consumer's applyOnce transaction: record the provider's answer and reply
- * (PAYMENT_AUTHORIZED or PAYMENT_DECLINED) through the billing outbox. `prepared` is the answer
- * prepareAuthorization got; without one (a consumer that does not run the step before the
+ * ORDER_CREATED, for a run of orders in offset order, in the consumer's chunk transaction: record
+ * each provider answer and reply PAYMENT_AUTHORIZED or PAYMENT_DECLINED. `prepared` holds the
+ * answers prepareAuthorizations got; without one (a consumer that does not run the step before the
  * transaction) the provider is asked here, bounded by its timeout, with the same idempotency key.
  *
- * If the order's ORDER_CANCELLED got here first (a replayed ORDER_CREATED), its CANCELLED row is
+ * If an order's ORDER_CANCELLED got here first (a replayed ORDER_CREATED), its CANCELLED row is
  * found and the order is declined without an authorization that nothing would ever void.
  */
-export async function authorizePayment(
-  tx: Tx,
-  event: EventEnvelope<OrderCreatedV1>,
+export async function authorizePayments(
+  tx: SqlExecutor,
+  events: Created[],
   provider: PaymentProvider,
-  prepared?: Authorization,
-): Promise<AuthorizeOutcome> {
-  const order = event.data;
-  const [existing] = await tx.$queryRaw<{ status: string }[]>`
-    select status from payments where order_id = ${order.orderId}::uuid for update`;
-  if (existing) {
-    if (existing.status !== 'CANCELLED') return 'ALREADY_DECIDED';
-    // Only if the cancel slipped in between the step before the transaction and this one.
-    if (prepared?.outcome === 'AUTHORIZED') await provider.void(prepared.authorizationId);
-    await record(tx, event, {
-      outcome: 'DECLINED',
-      reason: 'order was cancelled before billing received it',
-    });
-    return 'REFUSED_CANCELLED';
+  prepared: PreparedAnswers,
+): Promise<{ outcome: AuthorizeOutcome; replies: NewEvent[] }[]> {
+  const status = new Map(
+    (
+      await queryRows<{ order_id: string; status: string }>(tx, lockPayments, [
+        events.map((event) => event.data.orderId),
+      ])
+    ).map((row) => [row.order_id, row.status]),
+  );
+  const records: { event: Created; answer: Authorization }[] = [];
+  const decisions = [];
+  for (const event of events) {
+    const { orderId } = event.data;
+    const answer = prepared.take(event.id);
+    const existing = status.get(orderId);
+    if (existing !== undefined && existing !== 'CANCELLED') {
+      decisions.push({ outcome: 'ALREADY_DECIDED' as const, replies: [] });
+      continue;
+    }
+    if (existing === 'CANCELLED') {
+      // Only if the cancel slipped in between the step before the transaction and this one.
+      if (answer?.outcome === 'AUTHORIZED') await provider.void(answer.authorizationId);
+      const refusal: Authorization = {
+        outcome: 'DECLINED',
+        reason: 'order was cancelled before billing received it',
+      };
+      records.push({ event, answer: refusal });
+      status.set(orderId, 'DECLINED');
+      decisions.push({ outcome: 'REFUSED_CANCELLED' as const, replies: [replyTo(event, refusal)] });
+      continue;
+    }
+    const decided = answer ?? (await provider.authorize(requestOf(event)));
+    records.push({ event, answer: decided });
+    status.set(orderId, decided.outcome);
+    decisions.push({ outcome: decided.outcome, replies: [replyTo(event, decided)] });
   }
-  const answer = prepared ?? (await provider.authorize(requestOf(event)));
-  await record(tx, event, answer);
-  return answer.outcome;
+  if (records.length > 0) {
+    const written = await queryRows(tx, recordPayments, [
+      records.map(({ event }) => event.data.orderId),
+      records.map(({ event }) => event.id),
+      records.map(({ event }) => event.data.customerId),
+      records.map(({ event }) => event.data.currency),
+      records.map(({ event }) => event.data.totalCents),
+      records.map(({ answer }) => answer.outcome),
+      records.map(({ answer }) => (answer.outcome === 'AUTHORIZED' ? answer.authorizationId : null)),
+      records.map(({ answer }) => (answer.outcome === 'DECLINED' ? answer.reason : null)),
+    ]);
+    if (written.length !== records.length)
+      throw new Error('a payment of this chunk was decided concurrently; the chunk is retried');
+  }
+  return decisions;
 }
 
-async function record(tx: Tx, event: EventEnvelope<OrderCreatedV1>, answer: Authorization): Promise<void> {
+function replyTo(event: Created, answer: Authorization): NewEvent {
   const order = event.data;
-  const authorizationId = answer.outcome === 'AUTHORIZED' ? answer.authorizationId : null;
-  const declineReason = answer.outcome === 'DECLINED' ? answer.reason : null;
-  // Over the order's CANCELLED row, if it has one; anything else there is a concurrent decision,
-  // and this transaction fails (and is retried, then finds it).
-  const written = await tx.$queryRaw<unknown[]>`
-    insert into payments (order_id, event_id, customer_id, currency, amount_cents, status, authorization_id, decline_reason)
-    values (${order.orderId}::uuid, ${event.id}::uuid, ${order.customerId}, ${order.currency},
-            ${order.totalCents}::bigint, ${answer.outcome}, ${authorizationId}, ${declineReason})
-    on conflict (order_id) do update
-      set event_id = excluded.event_id, customer_id = excluded.customer_id, currency = excluded.currency,
-          amount_cents = excluded.amount_cents, status = excluded.status,
-          authorization_id = excluded.authorization_id, decline_reason = excluded.decline_reason
-      where payments.status = 'CANCELLED'
-    returning order_id`;
-  if (written.length === 0) throw new Error(`payment of order ${order.orderId} was decided concurrently`);
   if (answer.outcome === 'AUTHORIZED') {
     const data: PaymentAuthorizedV1 = {
       orderId: order.orderId,
@@ -95,14 +144,13 @@ async function record(tx: Tx, event: EventEnvelope<OrderCreatedV1>, answer: Auth
       amountCents: order.totalCents,
       currency: order.currency,
     };
-    await writeEvent(tx, EVENT_SOURCE, reply(PAYMENT_AUTHORIZED, order.orderId, data));
-  } else {
-    const data: PaymentDeclinedV1 = { orderId: order.orderId, reason: answer.reason };
-    await writeEvent(tx, EVENT_SOURCE, reply(PAYMENT_DECLINED, order.orderId, data));
+    return reply(PAYMENT_AUTHORIZED, order.orderId, data);
   }
+  const data: PaymentDeclinedV1 = { orderId: order.orderId, reason: answer.reason };
+  return reply(PAYMENT_DECLINED, order.orderId, data);
 }
 
-function requestOf(event: EventEnvelope<OrderCreatedV1>) {
+function requestOf(event: Created) {
   return {
     idempotencyKey: event.id,
     customerId: event.data.customerId,

@@ -2,13 +2,15 @@
 // `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
 import '@outbox/service/tracing-register';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { createPool, transactionOn } from '@outbox/service/database';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
+import { EVENT_SOURCE } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
-import { createPrisma, migrate, type Tx } from './db.ts';
+import { migrate } from './db.ts';
 import { billingHandlers } from './handlers.ts';
 import { PaymentProvider } from './paymentProvider.ts';
 
@@ -17,7 +19,7 @@ const logger = createLogger('billing', config.LOG_LEVEL);
 if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
-const prisma = createPrisma(config.DATABASE_URL, config);
+const pool = createPool(config.DATABASE_URL, config);
 const registry = createMetricsRegistry('billing');
 const provider = new PaymentProvider({
   limitCents: config.PAYMENT_LIMIT_CENTS,
@@ -26,7 +28,8 @@ const provider = new PaymentProvider({
   timeoutMs: config.PAYMENT_TIMEOUT_MS,
   remember: config.PAYMENT_KEYS_REMEMBERED,
 });
-const consumer = startEventConsumer<Tx>({
+const consumer = startEventConsumer({
+  source: EVENT_SOURCE,
   groupId: config.KAFKA_GROUP_ID,
   kafka: {
     brokers: config.KAFKA_BROKERS,
@@ -34,8 +37,8 @@ const consumer = startEventConsumer<Tx>({
     topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   },
   aggregateTypes: ['order'],
-  transaction: (work) => prisma.$transaction(work),
-  handlers: billingHandlers(prisma, provider),
+  transaction: transactionOn(pool),
+  handlers: billingHandlers(pool, provider),
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
   inboxRetentionHours: config.INBOX_RETENTION_HOURS,
@@ -52,6 +55,6 @@ logger.info({ port: config.PORT }, 'billing started');
 onShutdown(logger, async () => {
   await consumer.stop();
   server.close();
-  await prisma.$disconnect();
+  await pool.end();
   await shutdownTracing(); // last: export the spans of the shutdown too
 });

@@ -85,7 +85,7 @@ describe('billing, whatever the arrival order of an order and its cancel', () =>
     const handlers = billingHandlers(prisma, provider);
     const { orderId, created, cancelled } = orderEvents();
     // The create's step before the transaction runs, then the cancel overtakes it.
-    await handlers.ORDER_CREATED?.prepare?.(created);
+    await handlers.ORDER_CREATED.prepareAll?.([created]);
     expect(await deliver(prisma, handlers, cancelled)).toBe('CANCELLED_BEFORE_CREATED');
     expect(await deliver(prisma, handlers, created, { prepare: false })).toBe('REFUSED_CANCELLED');
     expect(provider.remembered).toBe(2); // the authorization, and its void

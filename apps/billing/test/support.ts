@@ -5,9 +5,11 @@ import {
   ORDER_CANCELLED,
   ORDER_CREATED,
   type OrderCreatedV1,
+  writeEvents,
 } from '@outbox/events';
-import type { PreparedHandler } from '@outbox/service/event-consumer';
+import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
+import type { BillingHandlers } from '../src/handlers.ts';
 
 export function envelope<T>(type: string, data: T): EventEnvelope<T> {
   return {
@@ -42,19 +44,38 @@ export function orderEvents(customerId = 'alice') {
 }
 
 /**
- * Deliver as the consumer loop does: the handler's `prepare` step first (when `prepare` is on),
- * outside any transaction, then the handler inside applyOnce.
+ * Deliver as the consumer loop does: the handler's step before the transaction first (when
+ * `prepare` is on), outside any transaction, then the handler inside applyOnce (a batch handler
+ * with a run of one event, its replies written to the outbox as the loop writes them).
  */
 export async function deliver(
   prisma: Prisma,
-  handlers: Record<string, PreparedHandler<Tx>>,
+  handlers: BillingHandlers,
   event: EventEnvelope,
   options: { prepare?: boolean } = {},
 ): Promise<string | undefined> {
-  const handler = handlers[event.type];
-  if (!handler) throw new Error(`no handler for ${event.type}`);
-  if (options.prepare !== false) await handler.prepare?.(event);
   let outcome: string | undefined;
+  if (event.type === ORDER_CREATED) {
+    const handler = handlers[ORDER_CREATED];
+    if (options.prepare !== false) await handler.prepareAll?.([event]);
+    await applyOnce<Tx>(
+      (work) => prisma.$transaction(work),
+      'billing',
+      event,
+      async (tx) => {
+        const [applied] = await handler.applyAll(tx, [event]);
+        await writeEvents(
+          tx,
+          EVENT_SOURCE,
+          (applied?.replies ?? []).map((reply) => ({ event: reply })),
+        );
+        outcome = applied?.outcome;
+      },
+    );
+    return outcome;
+  }
+  const handler = handlers[ORDER_CANCELLED];
+  if (options.prepare !== false) await handler.prepare?.(event);
   await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
     'billing',

@@ -3,24 +3,26 @@
 import '@outbox/service/tracing-register';
 import { ORDER_CANCELLED, ORDER_CREATED, type OrderCancelledV1, type OrderCreatedV1 } from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { createPool, transactionOn } from '@outbox/service/database';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
 import { configSchema } from './config.ts';
-import { createPrisma, migrate, type Tx } from './db.ts';
+import { migrate } from './db.ts';
 import { releaseStock } from './releaseStock.ts';
-import { reserveStock } from './reserveStock.ts';
+import { EVENT_SOURCE, reserveStocks } from './reserveStock.ts';
 
 const config = loadConfigOrExit('inventory', configSchema);
 const logger = createLogger('inventory', config.LOG_LEVEL);
 if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
-const prisma = createPrisma(config.DATABASE_URL, config);
+const pool = createPool(config.DATABASE_URL, config);
 const registry = createMetricsRegistry('inventory');
-const consumer = startEventConsumer<Tx>({
+const consumer = startEventConsumer({
+  source: EVENT_SOURCE,
   groupId: config.KAFKA_GROUP_ID,
   kafka: {
     brokers: config.KAFKA_BROKERS,
@@ -28,9 +30,15 @@ const consumer = startEventConsumer<Tx>({
     topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   },
   aggregateTypes: ['order'],
-  transaction: (work) => prisma.$transaction(work),
+  transaction: transactionOn(pool),
   handlers: {
-    [ORDER_CREATED]: (tx, event) => reserveStock(tx, event.data as OrderCreatedV1),
+    [ORDER_CREATED]: {
+      applyAll: (tx, events) =>
+        reserveStocks(
+          tx,
+          events.map((event) => event.data as OrderCreatedV1),
+        ),
+    },
     [ORDER_CANCELLED]: (tx, event) => releaseStock(tx, event.data as OrderCancelledV1),
   },
   logger,
@@ -49,6 +57,6 @@ logger.info({ port: config.PORT }, 'inventory started');
 onShutdown(logger, async () => {
   await consumer.stop();
   server.close();
-  await prisma.$disconnect();
+  await pool.end();
   await shutdownTracing(); // last: export the spans of the shutdown too
 });

@@ -1,92 +1,152 @@
 import {
+  type NewEvent,
   type OrderCreatedV1,
+  queryRows,
+  type SqlExecutor,
   STOCK_REJECTED,
   STOCK_RESERVED,
   type StockRejectedV1,
   type StockReservedV1,
-  writeEvent,
+  writeEvents,
 } from '@outbox/events';
-import type { Tx } from './db.ts';
 
 export const EVENT_SOURCE = '/inventory';
 
 export type ReserveOutcome = 'RESERVED' | 'REJECTED' | 'REFUSED_CANCELLED' | 'ALREADY_DECIDED';
 
-/**
- * ORDER_CREATED: reserve every line of the order or none, and say which through the inventory
- * outbox (STOCK_RESERVED or STOCK_REJECTED), in the consumer's applyOnce transaction.
- *
- * The reservation row is inserted first: it is the order's claim. If a row is already there, the
- * order's ORDER_CANCELLED got here first (a replayed ORDER_CREATED arriving after its cancel), and
- * the create is refused with STOCK_REJECTED instead of reserving stock nothing would release. The
- * primary key also serializes a create and a cancel of one order that run at the same time.
- */
-export async function reserveStock(tx: Tx, order: OrderCreatedV1): Promise<ReserveOutcome> {
-  const claimed = await tx.$queryRaw<unknown[]>`
-    insert into reservations (order_id, status) values (${order.orderId}::uuid, 'RESERVED')
-    on conflict (order_id) do nothing
-    returning order_id`;
-  if (claimed.length === 0) return refuseIfCancelled(tx, order);
-
-  const lines = mergeLines(order.items);
-  const skus = lines.map((line) => line.sku);
-  const quantities = lines.map((line) => line.quantity);
-  // One statement for every line: lock the stock rows in SKU order (two orders sharing SKUs never
-  // deadlock), and decrement them only if every line is there in full (all or nothing). The locks
-  // see the latest committed stock, so concurrent orders cannot oversell; `available >= 0` in the
-  // schema is the last line of defence.
-  const decremented = await tx.$queryRaw<{ sku: string }[]>`
-    with wanted as (
-      select sku, quantity from unnest(${skus}::text[], ${quantities}::int[]) as w (sku, quantity)
-    ), locked as (
-      select s.sku, s.available, w.quantity
-        from stock s join wanted w on w.sku = s.sku
-       order by s.sku
-         for update of s
-    )
-    update stock s set available = s.available - l.quantity
-      from locked l
-     where s.sku = l.sku
-       and (select count(*) from locked where available >= quantity) = ${lines.length}
-    returning s.sku`;
-  if (decremented.length !== lines.length) {
-    const short = await firstShortLine(tx, lines);
-    return reject(tx, order.orderId, short.reason, short.sku);
-  }
-
-  await tx.$executeRaw`
-    insert into reservation_items (order_id, sku, quantity)
-    select ${order.orderId}::uuid, sku, quantity
-      from unnest(${skus}::text[], ${quantities}::int[]) as l (sku, quantity)`;
-  const data: StockReservedV1 = { orderId: order.orderId, items: lines };
-  await writeEvent(tx, EVENT_SOURCE, reply(STOCK_RESERVED, order.orderId, data));
-  return 'RESERVED';
-}
-
-/**
- * The order already has a row. CANCELLED: its cancel came first; refuse it now, once, so that
- * orders hears an answer from inventory. Anything else: it was decided by an earlier ORDER_CREATED
- * of the same order (another event id), and deciding again would reserve twice.
- */
-async function refuseIfCancelled(tx: Tx, order: OrderCreatedV1): Promise<ReserveOutcome> {
-  const [existing] = await tx.$queryRaw<{ status: string }[]>`
-    select status from reservations where order_id = ${order.orderId}::uuid for update`;
-  if (existing?.status !== 'CANCELLED') return 'ALREADY_DECIDED';
-  await reject(tx, order.orderId, 'order was cancelled before inventory received it');
-  return 'REFUSED_CANCELLED';
-}
-
-async function reject(tx: Tx, orderId: string, reason: string, sku?: string): Promise<'REJECTED'> {
-  await tx.$executeRaw`
-    update reservations set status = 'REJECTED', reason = ${reason} where order_id = ${orderId}::uuid`;
-  const data: StockRejectedV1 = { orderId, reason, ...(sku ? { sku } : {}) };
-  await writeEvent(tx, EVENT_SOURCE, reply(STOCK_REJECTED, orderId, data));
-  return 'REJECTED';
-}
-
 type Line = { sku: string; quantity: number };
+/** What a run's handler answers for each event (the consumer's `Applied`). */
+export type Decision = { outcome: ReserveOutcome; replies: NewEvent[] };
 
-/** One line per SKU, sorted: the single update above must not see a stock row twice. */
+// Each order's claim: its reservation row. An order whose row is already there was decided by an
+// earlier ORDER_CREATED (another event id), or its ORDER_CANCELLED got here first. The primary
+// key also serializes a create and a cancel of one order that run at the same time.
+const claimOrders = `
+  insert into reservations (order_id, status)
+  select order_id, 'RESERVED' from unnest($1::uuid[]) as c (order_id)
+  on conflict (order_id) do nothing
+  returning order_id::text`;
+
+const lockExisting = `
+  select order_id::text, status from reservations where order_id = any($1::uuid[]) for update`;
+
+// Every stock row the claimed orders need, locked in SKU order: chunks of other partitions lock
+// theirs in the same order, so two chunks sharing SKUs never deadlock. The locks see the latest
+// committed stock, so orders of concurrent chunks cannot oversell.
+const lockStock = `
+  select sku, available from stock where sku = any($1::text[]) order by sku for update`;
+
+// The decisions, written back in one statement: the new stock levels, the items of each reserved
+// order, and the reason of each rejected one. `available >= 0` in the schema is the last line of
+// defence behind the decisions.
+const saveDecisions = `
+  with stock_levels as (
+    update stock s set available = l.available
+      from unnest($1::text[], $2::int[]) as l (sku, available)
+     where s.sku = l.sku
+  ), items as (
+    insert into reservation_items (order_id, sku, quantity)
+    select order_id, sku, quantity from unnest($3::uuid[], $4::text[], $5::int[]) as i (order_id, sku, quantity)
+  )
+  update reservations r set status = 'REJECTED', reason = x.reason
+    from unnest($6::uuid[], $7::text[]) as x (order_id, reason)
+   where r.order_id = x.order_id`;
+
+/**
+ * ORDER_CREATED, for a run of orders in offset order, inside the consumer's chunk transaction:
+ * reserve every line of each order or none, and answer STOCK_RESERVED or STOCK_REJECTED.
+ *
+ * Load, decide, save: the orders are claimed and the stock rows they need locked with two
+ * statements, the decisions taken here one order after the other exactly as if the orders had
+ * come one by one (an earlier order of the run takes the last units, a later one is rejected),
+ * and written back with one statement. So a run costs the same few round trips whatever its size.
+ */
+export async function reserveStocks(tx: SqlExecutor, orders: OrderCreatedV1[]): Promise<Decision[]> {
+  const claimed = new Set(
+    (await queryRows<{ order_id: string }>(tx, claimOrders, [orders.map((order) => order.orderId)])).map(
+      (row) => row.order_id,
+    ),
+  );
+  const existing = orders.filter((order) => !claimed.has(order.orderId));
+  const earlier = new Map(
+    existing.length === 0
+      ? []
+      : (
+          await queryRows<{ order_id: string; status: string }>(tx, lockExisting, [
+            existing.map((order) => order.orderId),
+          ])
+        ).map((row) => [row.order_id, row.status]),
+  );
+  const wanted = orders.filter((order) => claimed.has(order.orderId));
+  const skus = [...new Set(wanted.flatMap((order) => order.items.map((item) => item.sku)))].sort();
+  const stock = new Map(
+    skus.length === 0
+      ? []
+      : (await queryRows<{ sku: string; available: number }>(tx, lockStock, [skus])).map((row) => [
+          row.sku,
+          row.available,
+        ]),
+  );
+
+  const changed = new Set<string>();
+  const items: { orderId: string; line: Line }[] = [];
+  const rejected: { orderId: string; reason: string }[] = [];
+  const decisions = orders.map((order): Decision => {
+    if (!claimed.delete(order.orderId)) {
+      // Decided before (or earlier in this run). A CANCELLED row: its cancel came first; refuse
+      // it now, once, so that orders hears an answer from inventory.
+      if (earlier.get(order.orderId) !== 'CANCELLED') return { outcome: 'ALREADY_DECIDED', replies: [] };
+      earlier.set(order.orderId, 'REJECTED');
+      const reason = 'order was cancelled before inventory received it';
+      rejected.push({ orderId: order.orderId, reason });
+      return { outcome: 'REFUSED_CANCELLED', replies: [rejection(order.orderId, reason)] };
+    }
+    const lines = mergeLines(order.items);
+    const short = firstShortLine(lines, stock);
+    if (short) {
+      rejected.push({ orderId: order.orderId, reason: short.reason });
+      return { outcome: 'REJECTED', replies: [rejection(order.orderId, short.reason, short.sku)] };
+    }
+    for (const line of lines) {
+      stock.set(line.sku, (stock.get(line.sku) as number) - line.quantity);
+      changed.add(line.sku);
+      items.push({ orderId: order.orderId, line });
+    }
+    const data: StockReservedV1 = { orderId: order.orderId, items: lines };
+    return { outcome: 'RESERVED', replies: [reply(STOCK_RESERVED, order.orderId, data)] };
+  });
+
+  if (changed.size > 0 || rejected.length > 0) {
+    await queryRows(tx, saveDecisions, [
+      [...changed],
+      [...changed].map((sku) => stock.get(sku)),
+      items.map((item) => item.orderId),
+      items.map((item) => item.line.sku),
+      items.map((item) => item.line.quantity),
+      rejected.map((order) => order.orderId),
+      rejected.map((order) => order.reason),
+    ]);
+  }
+  return decisions;
+}
+
+/** One ORDER_CREATED on its own: reserveStocks for one order, its reply written to the outbox. */
+export async function reserveStock(tx: SqlExecutor, order: OrderCreatedV1): Promise<ReserveOutcome> {
+  const [decision] = (await reserveStocks(tx, [order])) as [Decision];
+  await writeEvents(
+    tx,
+    EVENT_SOURCE,
+    decision.replies.map((event) => ({ event })),
+  );
+  return decision.outcome;
+}
+
+function rejection(orderId: string, reason: string, sku?: string): NewEvent {
+  const data: StockRejectedV1 = { orderId, reason, ...(sku ? { sku } : {}) };
+  return reply(STOCK_REJECTED, orderId, data);
+}
+
+/** One line per SKU, sorted: an order that names a SKU twice wants the sum. */
 function mergeLines(items: readonly Line[]): Line[] {
   const quantities = new Map<string, number>();
   for (const item of items) quantities.set(item.sku, (quantities.get(item.sku) ?? 0) + item.quantity);
@@ -95,13 +155,13 @@ function mergeLines(items: readonly Line[]): Line[] {
     .sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
 }
 
-/** Why the order could not be reserved: the first line that is unknown or short. */
-async function firstShortLine(tx: Tx, lines: Line[]): Promise<{ sku: string; reason: string }> {
-  const stock = await tx.$queryRaw<{ sku: string; available: number }[]>`
-    select sku, available from stock where sku = any(${lines.map((line) => line.sku)}::text[])`;
-  const available = new Map(stock.map((row) => [row.sku, row.available]));
+/** Why the order cannot be reserved from `stock` as it stands: its first unknown or short line. */
+function firstShortLine(
+  lines: Line[],
+  stock: Map<string, number>,
+): { sku: string; reason: string } | undefined {
   for (const line of lines) {
-    const have = available.get(line.sku);
+    const have = stock.get(line.sku);
     if (have === undefined) return { sku: line.sku, reason: `unknown sku ${line.sku}` };
     if (have < line.quantity)
       return {
@@ -109,9 +169,7 @@ async function firstShortLine(tx: Tx, lines: Line[]): Promise<{ sku: string; rea
         reason: `insufficient stock for ${line.sku}: wanted ${line.quantity}, available ${have}`,
       };
   }
-  // Only when the stock moved between the decrement and this read.
-  const first = lines[0] as Line;
-  return { sku: first.sku, reason: `insufficient stock for ${first.sku}` };
+  return undefined;
 }
 
 /** Inventory's events are about the order's reservation, keyed by the order id. */

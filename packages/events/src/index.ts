@@ -80,5 +80,11 @@ export {
   scheduleRetry,
   toEnvelope,
 } from './outbox/outboxStore.ts';
-export { type OutboxInsert, prepareEvent, UnknownEventTypeError, writeEvent } from './outbox/writeEvent.ts';
-export type { PgClientLike, PrismaTransactionLike, SqlExecutor } from './sqlExecutor.ts';
+export {
+  type OutboxInsert,
+  prepareEvent,
+  UnknownEventTypeError,
+  writeEvent,
+  writeEvents,
+} from './outbox/writeEvent.ts';
+export { type PgClientLike, type PrismaTransactionLike, queryRows, type SqlExecutor } from './sqlExecutor.ts';

@@ -5,19 +5,22 @@ import {
   type ConsumerStats,
   createKafka,
   type EventEnvelope,
+  EventFailedError,
   type FailingPartition,
   type HandleResult,
+  type NewEvent,
   type RunningConsumer,
   runConsumer,
   type SqlExecutor,
   startInboxRetention,
   topicFor,
+  writeEvents,
 } from '@outbox/events';
 import type { Logger } from 'pino';
 import { createConsumerMetrics } from './consumerMetrics.ts';
 import { toError } from './errors.ts';
 import type { MetricsRegistry } from './opsServer.ts';
-import { inProcessSpan } from './tracingMessaging.ts';
+import { endSpan, inProcessSpan, startProcessSpan } from './tracingMessaging.ts';
 
 /** Applies one event inside the consumer's transaction; returns a word for the log ("RESERVED"). */
 export type EffectHandler<Tx> = (tx: Tx, event: EventEnvelope) => Promise<string | undefined>;
@@ -33,7 +36,30 @@ export type PreparedHandler<Tx> = {
   apply: EffectHandler<Tx>;
 };
 
+/** What a batch handler did with one event: a word for its span, and the events it answers with. */
+export type Applied = { outcome: string; replies?: NewEvent[] };
+
+/**
+ * A handler that takes the new events of one type in a chunk together, so that it can apply them
+ * with a few set-based statements instead of a few statements each (docs/design.md, "Consumers
+ * in chunks"). `applyAll` gets them in offset order and returns one `Applied` per event; the
+ * replies are written to the service's outbox in the same transaction, with one statement, each
+ * in the trace of the event it answers. A failure fails the whole run; the loop then re-runs its
+ * events one at a time to find the one to dead-letter (or retries, if the failure is transient).
+ * `prepareAll`, like PreparedHandler's `prepare`, runs before the transaction and outside any,
+ * for every readable event of the type in the chunk, redeliveries included; it throws
+ * `EventFailedError` with the index into `events` to pin a failure on one of them.
+ */
+export type BatchHandler<Tx> = {
+  prepareAll?: (events: EventEnvelope[]) => Promise<void>;
+  applyAll: (tx: Tx, events: EventEnvelope[]) => Promise<Applied[]>;
+};
+
+type AnyHandler<Tx> = EffectHandler<Tx> | PreparedHandler<Tx> | BatchHandler<Tx>;
+
 export type EventConsumerOptions<Tx extends SqlExecutor> = {
+  /** The service's CloudEvents `source` (e.g. `/inventory`), for the replies of batch handlers. */
+  source: string;
   /** Consumer group, and this consumer's name in processed_events. */
   groupId: string;
   kafka: { brokers: string[]; topicPrefix: string; topicPartitions: number };
@@ -42,7 +68,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** e.g. `(work) => prisma.$transaction(work)`; one transaction applies a chunk of events. */
   transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
   /** One handler per event type; other types on the topics are ignored (and not recorded). */
-  handlers: Record<string, EffectHandler<Tx> | PreparedHandler<Tx>>;
+  handlers: Record<string, AnyHandler<Tx>>;
   logger: Logger;
   killAfterCommit?: boolean;
   /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
@@ -89,12 +115,57 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   let stopped = false;
   let lastError: string | undefined;
 
-  const handlers = new Map(
-    Object.entries(options.handlers).map(([type, handler]) => [
-      type,
-      typeof handler === 'function' ? { apply: handler } : handler,
-    ]),
-  );
+  const handlers = new Map<string, PreparedHandler<Tx>>();
+  const batchHandlers = new Map<string, BatchHandler<Tx>>();
+  for (const [type, handler] of Object.entries(options.handlers)) {
+    if (typeof handler === 'function') handlers.set(type, { apply: handler });
+    else if ('applyAll' in handler) batchHandlers.set(type, handler);
+    else handlers.set(type, handler);
+  }
+
+  /** A run of new events of one batch handler's type: one call, spans and replies per event. */
+  const applyRun = async (
+    tx: Tx,
+    items: ChunkItem[],
+    indexes: number[],
+    outcomes: (string | undefined)[],
+    seconds: number[],
+  ) => {
+    const run = indexes.map((index) => items[index] as ChunkItem);
+    const handler = batchHandlers.get(run[0]?.event.type ?? '') as BatchHandler<Tx>;
+    const spans = run.map((item) => startProcessSpan(item, groupId));
+    const started = performance.now();
+    try {
+      const applied = await handler.applyAll(
+        tx,
+        run.map((item) => item.event),
+      );
+      if (applied.length !== run.length)
+        throw new Error(
+          `handler of ${run[0]?.event.type} answered ${applied.length} of ${run.length} events`,
+        );
+      await writeEvents(
+        tx,
+        options.source,
+        applied.flatMap((result, k) =>
+          (result.replies ?? []).map((event) => ({ event, traceContext: spans[k]?.context })),
+        ),
+      );
+      const each = (performance.now() - started) / 1000 / run.length;
+      for (const [k, index] of indexes.entries()) {
+        outcomes[index] = applied[k]?.outcome;
+        seconds[index] = each;
+        spans[k]?.span.setAttributes({
+          'outbox.consumer.result': 'applied',
+          'outbox.consumer.outcome': applied[k]?.outcome ?? '',
+        });
+      }
+    } catch (err) {
+      for (const { span } of spans) endSpan(span, err);
+      throw err;
+    }
+    for (const { span } of spans) span.end();
+  };
 
   const handleChunk = async (items: ChunkItem[]): Promise<HandleResult[]> => {
     const seconds: number[] = [];
@@ -105,7 +176,9 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       items.map((item) => item.event),
       {
         dedup: options.inboxDedup !== false,
-        handles: (event) => handlers.has(event.type),
+        handles: (event) => handlers.has(event.type) || batchHandlers.has(event.type),
+        runKey: (event) => (batchHandlers.has(event.type) ? event.type : undefined),
+        applyRun: (tx, indexes) => applyRun(tx, items, indexes, outcomes, seconds),
         apply: async (tx, event, index) => {
           const started = performance.now();
           outcomes[index] = await handlers.get(event.type)?.apply(tx, event);
@@ -137,8 +210,42 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     return results;
   };
 
-  const prepare = async (item: ChunkItem): Promise<void> => {
-    await handlers.get(item.event.type)?.prepare?.(item.event);
+  /**
+   * The steps before a chunk's transaction: each batch handler's once for its events, the others'
+   * once per event, all at once (they hold no connection). The earliest failing event is reported.
+   */
+  const prepare = async (items: ChunkItem[]): Promise<void> => {
+    const tasks: Promise<void>[] = [];
+    const byType = new Map<string, number[]>();
+    for (const [index, item] of items.entries()) {
+      const single = handlers.get(item.event.type)?.prepare;
+      if (single)
+        tasks.push(
+          single(item.event).catch((err: unknown) => Promise.reject(new EventFailedError(index, err))),
+        );
+      else if (batchHandlers.get(item.event.type)?.prepareAll) {
+        byType.set(item.event.type, [...(byType.get(item.event.type) ?? []), index]);
+      }
+    }
+    for (const [type, indexes] of byType) {
+      const prepareAll = batchHandlers.get(type)?.prepareAll as NonNullable<BatchHandler<Tx>['prepareAll']>;
+      tasks.push(
+        prepareAll(indexes.map((index) => (items[index] as ChunkItem).event)).catch((err: unknown) =>
+          Promise.reject(
+            // Not pinned on one event: thrown as it is, and the loop finds the event (runConsumer.ts).
+            err instanceof EventFailedError
+              ? new EventFailedError(indexes[err.index] as number, err.cause)
+              : err,
+          ),
+        ),
+      );
+    }
+    const failures = (await Promise.allSettled(tasks)).flatMap((result) =>
+      result.status === 'rejected' ? [result.reason as unknown] : [],
+    );
+    const index = (err: unknown) => (err instanceof EventFailedError ? err.index : -1);
+    failures.sort((a, b) => index(a) - index(b));
+    if (failures.length > 0) throw failures[0];
   };
 
   const connect = async (attempt: number): Promise<void> => {
@@ -151,7 +258,10 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
         topicPartitions: options.kafka.topicPartitions,
         logger,
         handleChunk,
-        ...([...handlers.values()].some((handler) => handler.prepare) ? { prepare } : {}),
+        ...([...handlers.values()].some((handler) => handler.prepare) ||
+        [...batchHandlers.values()].some((handler) => handler.prepareAll)
+          ? { prepare }
+          : {}),
         onChunk: (items) => metrics.chunkSize.observe(items.length),
         onDeadLettered: (topic) => metrics.deadLettered.inc({ consumer: groupId, topic }),
         onRetry: (topic, partition) =>

@@ -103,17 +103,18 @@ export function extractMessageContext(headers: IHeaders | undefined): Context {
   return propagation.extract(ROOT_CONTEXT, headers ?? {}, kafkaHeaders);
 }
 
+type ConsumedMessage = {
+  topic: string;
+  partition: number;
+  message: Pick<KafkaMessage, 'headers' | 'key' | 'offset'>;
+};
+
 /**
- * Run `work` inside the CONSUMER span `process <topic>` of one message, whose parent is the
- * message's W3C trace context: what a consumer does for that message (its handler, the queries,
- * the reply events it writes to its outbox) belongs to the event's trace. The batch consumer
- * (eventConsumer.ts) calls it once per event of a chunk.
+ * Start the CONSUMER span `process <topic>` of one message, whose parent is the message's W3C
+ * trace context, and return it with the context to run (or to write reply events) in: what a
+ * consumer does for that message belongs to the event's trace. End it with `endSpan`.
  */
-export async function inProcessSpan<T>(
-  where: { topic: string; partition: number; message: Pick<KafkaMessage, 'headers' | 'key' | 'offset'> },
-  groupId: string,
-  work: () => Promise<T>,
-): Promise<T> {
+export function startProcessSpan(where: ConsumedMessage, groupId: string): { span: Span; context: Context } {
   const { topic, partition, message } = where;
   const header = (name: string) => {
     const value = kafkaHeaders.get(message.headers ?? {}, name);
@@ -138,9 +139,22 @@ export async function inProcessSpan<T>(
   }
   if (type) attributes['cloudevents.event_type'] = type;
   const span = tracer.startSpan(`process ${topic}`, { kind: SpanKind.CONSUMER, attributes }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/**
+ * Run `work` inside the `process <topic>` span of one message (startProcessSpan): the handler,
+ * its queries and the reply events it writes to its outbox belong to the event's trace.
+ */
+export async function inProcessSpan<T>(
+  where: ConsumedMessage,
+  groupId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { span, context: spanContext } = startProcessSpan(where, groupId);
   let result: T;
   try {
-    result = await context.with(trace.setSpan(parent, span), work);
+    result = await context.with(spanContext, work);
   } catch (err) {
     endSpan(span, err);
     throw err;

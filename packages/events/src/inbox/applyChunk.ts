@@ -31,17 +31,30 @@ export type ApplyChunkOptions<Tx> = ApplyOnceOptions & {
   /** The event's effect, inside the chunk's transaction. */
   apply(tx: Tx, event: EventEnvelope, index: number): Promise<void>;
   /**
-   * Runs around every event of the chunk, applied or not, in offset order (e.g. to give each event
-   * its `process` span). Must call and return `work()`.
+   * Events applied together rather than one by one: consecutive new events of the chunk with the
+   * same key (e.g. their type) go to `applyRun` in one call, in offset order, so a handler can
+   * apply them with a few set-based statements. An event with no key goes to `apply` alone. Other
+   * events between two of a run (duplicates, types this consumer ignores) do not break it: only
+   * a new event with another key does, because events of different types may touch one order.
+   */
+  runKey?(event: EventEnvelope): string | undefined;
+  /** The effects of a run (indexes into the chunk, ascending), inside the chunk's transaction. */
+  applyRun?(tx: Tx, indexes: number[]): Promise<void>;
+  /**
+   * Runs around every event of the chunk applied alone (not in a run) and around every ignored or
+   * duplicate event, in offset order (e.g. to give each event its `process` span). Must call and
+   * return `work()`.
    */
   around?(index: number, work: () => Promise<ChunkResult>): Promise<ChunkResult>;
 };
 
 /**
  * Apply a chunk of events exactly once in effect, in ONE transaction: the dedup rows of all of
- * them in one set-based statement, then the effects of the newly recorded ones in offset order.
- * A handler failure throws `EventFailedError` naming the event, after the whole transaction
- * rolled back (the caller decides: dead-letter that event and re-run the rest, or retry).
+ * them in one set-based statement, then the effects of the newly recorded ones in offset order,
+ * runs of one kind together (`runKey`). A failure pinned on one event throws `EventFailedError`
+ * naming it, after the whole transaction rolled back (the caller decides: dead-letter that event
+ * and re-run the rest, or retry); a failure of a run of several events is rethrown as it is (the
+ * caller re-runs the events one at a time to find the culprit).
  * The chunk-sized sibling of `applyOnce`, which it replaces in the consumer loop.
  */
 export async function applyChunk<Tx extends SqlExecutor>(
@@ -62,23 +75,43 @@ export async function applyChunk<Tx extends SqlExecutor>(
       ]);
       for (const row of rows) fresh.add(row.event_id.toLowerCase());
     }
-    const results: ChunkResult[] = [];
+    const results: ChunkResult[] = new Array(events.length);
+    let run: { key: string; indexes: number[] } | undefined;
+    const flush = async () => {
+      if (!run) return;
+      const { indexes } = run;
+      run = undefined;
+      try {
+        await options.applyRun?.(tx, indexes);
+      } catch (err) {
+        throw indexes.length === 1 ? new EventFailedError(indexes[0] as number, err) : err;
+      }
+      for (const index of indexes) results[index] = 'applied';
+    };
     for (const [index, event] of events.entries()) {
-      results.push(
-        await around(index, async () => {
-          if (!options.handles(event)) return 'ignored';
-          const id = event.id.toLowerCase();
-          // delete: a second copy of the same event in this chunk is a duplicate.
-          if (!fresh.delete(id) && options.dedup !== false) return 'duplicate';
-          try {
-            await options.apply(tx, event, index);
-          } catch (err) {
-            throw new EventFailedError(index, err);
-          }
-          return 'applied';
-        }),
-      );
+      const handled = options.handles(event);
+      // delete: a second copy of the same event in this chunk is a duplicate.
+      const isNew = handled && (fresh.delete(event.id.toLowerCase()) || options.dedup === false);
+      const key = isNew && options.applyRun ? options.runKey?.(event) : undefined;
+      if (key !== undefined) {
+        if (run && run.key !== key) await flush();
+        run ??= { key, indexes: [] };
+        run.indexes.push(index);
+        continue;
+      }
+      if (isNew) await flush();
+      results[index] = await around(index, async () => {
+        if (!handled) return 'ignored';
+        if (!isNew) return 'duplicate';
+        try {
+          await options.apply(tx, event, index);
+        } catch (err) {
+          throw new EventFailedError(index, err);
+        }
+        return 'applied';
+      });
     }
+    await flush();
     return results;
   });
 }

@@ -56,11 +56,12 @@ export type RunConsumerOptions = {
   logger: Logger;
   handleChunk: ChunkHandler;
   /**
-   * Runs for each readable event of a chunk BEFORE its transaction and outside any (e.g. a call
-   * to a payment provider, idempotent by the event id, whose answer the handler then records).
-   * Runs again when the chunk is retried. Its failures are classified like the handler's.
+   * Runs for the readable events of a chunk BEFORE its transaction and outside any (e.g. calls to
+   * a payment provider, idempotent by the event id, whose answers the handler then records).
+   * Runs again when the chunk is retried. Throws `EventFailedError` to pin a failure on one event;
+   * its failures are classified like the handler's.
    */
-  prepare?: (item: ChunkItem) => Promise<void>;
+  prepare?: (items: ChunkItem[]) => Promise<void>;
   /** At most this many events per transaction (default 200). */
   maxChunk?: number;
   /** Partitions processed at once, each with its own transaction (default 3). */
@@ -158,19 +159,9 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     }
   };
 
-  const prepareAll = async (items: ChunkItem[]) => {
-    const prepare = options.prepare;
-    if (!prepare) return;
-    // Concurrently: each is idempotent by its event id and holds no connection.
-    const settled = await Promise.allSettled(items.map((item) => prepare(item)));
-    const index = settled.findIndex((result) => result.status === 'rejected');
-    const first = settled[index];
-    if (first?.status === 'rejected') throw new EventFailedError(index, first.reason);
-  };
-
   /** One attempt: the prepare steps, then the chunk in one transaction. */
   const attempt = async (items: ChunkItem[]): Promise<HandleResult[]> => {
-    await prepareAll(items);
+    await options.prepare?.(items);
     return handleChunk(items);
   };
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { context, propagation } from '@opentelemetry/api';
+import { type Context, context, propagation } from '@opentelemetry/api';
 import { schemaFor } from '../contracts/registry.ts';
 import type { NewEvent } from '../envelope.ts';
 import { queryRows, type SqlExecutor } from '../sqlExecutor.ts';
@@ -34,14 +34,18 @@ export type OutboxInsert = {
  * the request's trace (docs/tracing.md). Without tracing nothing is stored. For a writer that puts
  * the outbox row in its own business statement (orders' one-statement write path).
  */
-export function prepareEvent(source: string, event: NewEvent): OutboxInsert {
+export function prepareEvent(
+  source: string,
+  event: NewEvent,
+  traceContext: Context = context.active(),
+): OutboxInsert {
   const schema = schemaFor(event.type, event.schemaVersion);
   if (!schema) {
     throw new UnknownEventTypeError(`no schema registered for ${event.type} v${event.schemaVersion}`);
   }
   const data = schema.parse(event.data);
   const traceHeaders: Record<string, string> = {};
-  propagation.inject(context.active(), traceHeaders);
+  propagation.inject(traceContext, traceHeaders);
   return {
     id: event.id ?? randomUUID(),
     source,
@@ -74,4 +78,37 @@ export async function writeEvent(tx: SqlExecutor, source: string, event: NewEven
   ]);
   if (!inserted) throw new Error('outbox insert returned no row');
   return inserted.id;
+}
+
+// Many events in one statement: one array parameter per column, rows inserted in the arrays'
+// order (`with ordinality`), so the events of one aggregate get increasing `seq`s in that order.
+const insertEvents = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
+  select id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])
+         with ordinality as e (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers, n)
+   order by n`;
+
+/**
+ * writeEvent for many events at once, in the caller's transaction: each is prepared (validated,
+ * with the trace context given beside it, e.g. the span of the event it answers), then all are
+ * inserted with ONE statement. A consumer answering a chunk of events writes its replies this way.
+ */
+export async function writeEvents(
+  tx: SqlExecutor,
+  source: string,
+  events: { event: NewEvent; traceContext?: Context }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(({ event, traceContext }) => prepareEvent(source, event, traceContext));
+  await queryRows(tx, insertEvents, [
+    rows.map((row) => row.id),
+    rows.map((row) => row.source),
+    rows.map((row) => row.aggregateType),
+    rows.map((row) => row.aggregateId),
+    rows.map((row) => row.eventType),
+    rows.map((row) => row.schemaVersion),
+    rows.map((row) => row.payload),
+    rows.map((row) => row.headers),
+  ]);
 }

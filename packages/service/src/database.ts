@@ -1,0 +1,38 @@
+import pg from 'pg';
+import { type DatabaseTimeouts, poolTimeouts } from './databaseTimeouts.ts';
+
+/**
+ * A node-postgres pool with the shared database timeouts: a black-holed database or a held lock
+ * fails a statement after DATABASE_STATEMENT_TIMEOUT_MS, and the server ends a session left idle
+ * inside a transaction after DATABASE_TRANSACTION_TIMEOUT_MS.
+ */
+export function createPool(databaseUrl: string, timeouts: DatabaseTimeouts): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, ...poolTimeouts(timeouts) });
+}
+
+/**
+ * `work` between BEGIN and COMMIT on one pooled connection; ROLLBACK when it throws. The
+ * consumers' chunks run this way rather than through Prisma's interactive transactions: a chunk
+ * is a handful of set-based statements, and Prisma's per-query cost was the largest share of a
+ * consumer's CPU after the round trips themselves (docs/performance.md).
+ */
+export function transactionOn(pool: pg.Pool) {
+  return async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const result = await work(client);
+      await client.query('commit');
+      client.release();
+      return result;
+    } catch (err) {
+      // A connection whose rollback fails too is broken: destroy it rather than pool it.
+      const rollback = await client.query('rollback').then(
+        () => undefined,
+        (rollbackError: unknown) => rollbackError as Error,
+      );
+      client.release(rollback);
+      throw err;
+    }
+  };
+}
