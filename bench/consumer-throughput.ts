@@ -257,6 +257,7 @@ async function measure(
   } else if (variant.key === 'P' || variant.key === 'P1') {
     const transaction = transactionOn(pool);
     const consumer = startEventConsumer<pg.PoolClient>({
+      source: '/bench',
       groupId,
       kafka: { brokers: fixture.brokers, topicPrefix: fixture.prefix, topicPartitions: params.partitions },
       aggregateTypes: ['order'],

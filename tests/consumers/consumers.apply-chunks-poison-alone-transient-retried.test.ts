@@ -86,6 +86,7 @@ function startTestConsumer(prefix: string, faults: { failFirst: Map<string, numb
   const prepared = new Set<string>();
   const registry = createMetricsRegistry('chunk-test');
   const consumer = startEventConsumer<Tx>({
+    source: '/chunk-test',
     groupId: `${prefix}consumer`,
     kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
     aggregateTypes: ['order'],

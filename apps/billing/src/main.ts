@@ -19,7 +19,9 @@ const logger = createLogger('billing', config.LOG_LEVEL);
 if (config.MIGRATE_ON_START)
   logger.info({ applied: await migrate(config.DATABASE_URL) }, 'database migrated');
 
-const pool = createPool(config.DATABASE_URL, config);
+const pool = createPool(config.DATABASE_URL, config, (err) =>
+  logger.warn({ err }, 'an idle database connection failed; it is replaced'),
+);
 const registry = createMetricsRegistry('billing');
 const provider = new PaymentProvider({
   limitCents: config.PAYMENT_LIMIT_CENTS,

@@ -2,6 +2,7 @@
 // `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
 import '@outbox/service/tracing-register';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { createPool, transactionOn } from '@outbox/service/database';
 import { startEventConsumer } from '@outbox/service/event-consumer';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
@@ -9,8 +10,9 @@ import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
 import { createApp, listen } from './app.ts';
 import { configSchema } from './config.ts';
-import { createPrisma, migrate, type Tx } from './db.ts';
+import { createPrisma, migrate } from './db.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
+import { EVENT_SOURCE } from './orders/placeOrder.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
@@ -22,12 +24,18 @@ if (config.MIGRATE_ON_START) {
   logger.info({ applied }, 'database migrated');
 }
 
+// The API writes through Prisma (an order and its event in one interactive transaction); the
+// reply consumer applies its chunks on a pool of its own (docs/design.md, "Consumers in chunks").
 const prisma = createPrisma(config.DATABASE_URL, config);
+const pool = createPool(config.DATABASE_URL, config, (err) =>
+  logger.warn({ err }, 'an idle database connection failed; it is replaced'),
+);
 const registry = createMetricsRegistry('orders');
 
 // The saga's replies. The consumer starts in the background and retries while Kafka is away:
 // the API below takes orders whether or not Kafka is reachable (that is the outbox's point).
-const replies = startEventConsumer<Tx>({
+const replies = startEventConsumer({
+  source: EVENT_SOURCE,
   groupId: config.KAFKA_GROUP_ID,
   kafka: {
     brokers: config.KAFKA_BROKERS,
@@ -35,7 +43,7 @@ const replies = startEventConsumer<Tx>({
     topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
   },
   aggregateTypes: ['reservation', 'payment'],
-  transaction: (work) => prisma.$transaction(work),
+  transaction: transactionOn(pool),
   handlers: replyHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
@@ -67,5 +75,6 @@ onShutdown(logger, async () => {
   await replies.stop();
   await sagaTimeout.stop();
   await prisma.$disconnect();
+  await pool.end();
   await shutdownTracing(); // last: export the spans of the shutdown too
 });

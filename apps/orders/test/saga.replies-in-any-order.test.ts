@@ -16,7 +16,7 @@ import {
 } from '@outbox/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tx } from '../src/db.ts';
-import { replyHandlers } from '../src/saga/replyHandlers.ts';
+import { deliverReply } from './support/deliverReply.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
@@ -58,16 +58,7 @@ function reply(type: string, orderId: string): EventEnvelope {
 
 /** Deliver as the consumer does: the handler inside applyOnce, in its own transaction. */
 async function deliver(event: EventEnvelope): Promise<string> {
-  const handler = replyHandlers[event.type];
-  if (!handler) throw new Error(`no handler for ${event.type}`);
-  return applyOnce<Tx>(
-    (work) => api.prisma.$transaction(work),
-    'orders',
-    event,
-    async (tx) => {
-      await handler(tx, event);
-    },
-  );
+  return (await deliverReply(api.prisma, event)).result;
 }
 
 function permutations<T>(items: T[]): T[][] {

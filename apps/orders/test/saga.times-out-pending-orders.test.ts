@@ -19,8 +19,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
 import type { Tx } from '../src/db.ts';
-import { replyHandlers } from '../src/saga/replyHandlers.ts';
 import { startSagaTimeout, sweepSagaTimeouts } from '../src/saga/sagaTimeout.ts';
+import { deliverReply } from './support/deliverReply.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
@@ -52,16 +52,7 @@ async function deliver(type: string, orderId: string): Promise<void> {
     subject: orderId,
     data: replyData[type]?.(orderId),
   } as EventEnvelope;
-  const handler = replyHandlers[type];
-  if (!handler) throw new Error(`no handler for ${type}`);
-  await applyOnce<Tx>(
-    (work) => api.prisma.$transaction(work),
-    'orders',
-    event,
-    async (tx) => {
-      await handler(tx, event);
-    },
-  );
+  await deliverReply(api.prisma, event);
 }
 
 async function newOrder(): Promise<string> {

@@ -6,8 +6,17 @@ import { type DatabaseTimeouts, poolTimeouts } from './databaseTimeouts.ts';
  * fails a statement after DATABASE_STATEMENT_TIMEOUT_MS, and the server ends a session left idle
  * inside a transaction after DATABASE_TRANSACTION_TIMEOUT_MS.
  */
-export function createPool(databaseUrl: string, timeouts: DatabaseTimeouts): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, ...poolTimeouts(timeouts) });
+export function createPool(
+  databaseUrl: string,
+  timeouts: DatabaseTimeouts,
+  onIdleError: (err: Error) => void = () => {},
+): pg.Pool {
+  const pool = new pg.Pool({ connectionString: databaseUrl, ...poolTimeouts(timeouts) });
+  // An idle connection the server closed (a restart, pg_terminate_backend) is dropped from the
+  // pool and the next checkout opens a new one; without a listener node-postgres would take the
+  // whole process down with it.
+  pool.on('error', onIdleError);
+  return pool;
 }
 
 /**

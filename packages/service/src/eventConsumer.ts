@@ -40,7 +40,7 @@ export type PreparedHandler<Tx> = {
 export type Applied = { outcome: string; replies?: NewEvent[] };
 
 /**
- * A handler that takes the new events of one type in a chunk together, so that it can apply them
+ * A handler that takes the new events of its type(s) in a chunk together, so that it can apply them
  * with a few set-based statements instead of a few statements each (docs/design.md, "Consumers
  * in chunks"). `applyAll` gets them in offset order and returns one `Applied` per event; the
  * replies are written to the service's outbox in the same transaction, with one statement, each
@@ -117,10 +117,15 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
 
   const handlers = new Map<string, PreparedHandler<Tx>>();
   const batchHandlers = new Map<string, BatchHandler<Tx>>();
+  // A run is the consecutive new events of one batch handler, whatever their types: one handler
+  // may take several types (orders' replies).
+  const runKeys = new Map<BatchHandler<Tx>, string>();
   for (const [type, handler] of Object.entries(options.handlers)) {
     if (typeof handler === 'function') handlers.set(type, { apply: handler });
-    else if ('applyAll' in handler) batchHandlers.set(type, handler);
-    else handlers.set(type, handler);
+    else if ('applyAll' in handler) {
+      batchHandlers.set(type, handler);
+      if (!runKeys.has(handler)) runKeys.set(handler, type);
+    } else handlers.set(type, handler);
   }
 
   /** A run of new events of one batch handler's type: one call, spans and replies per event. */
@@ -177,7 +182,10 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       {
         dedup: options.inboxDedup !== false,
         handles: (event) => handlers.has(event.type) || batchHandlers.has(event.type),
-        runKey: (event) => (batchHandlers.has(event.type) ? event.type : undefined),
+        runKey: (event) => {
+          const handler = batchHandlers.get(event.type);
+          return handler && runKeys.get(handler);
+        },
         applyRun: (tx, indexes) => applyRun(tx, items, indexes, outcomes, seconds),
         apply: async (tx, event, index) => {
           const started = performance.now();

@@ -1,11 +1,13 @@
 import {
+  type NewEvent,
   ORDER_CANCELLED,
   ORDER_CONFIRMED,
   type OrderCancelledV1,
   type OrderConfirmedV1,
+  queryRows,
+  type SqlExecutor,
   writeEvent,
 } from '@outbox/events';
-import type { Tx } from '../db.ts';
 import { EVENT_SOURCE } from '../orders/placeOrder.ts';
 
 /** What one reply from inventory or billing says about an order. */
@@ -18,15 +20,84 @@ export type Reply =
       reason?: string;
     };
 
-type OrderRow = { status: string; stock_status: string | null; payment_status: string | null };
+type OrderState = {
+  status: string;
+  stock_status: string | null;
+  payment_status: string | null;
+  cancel_reason: string | null;
+  decided: boolean;
+};
 
 /** A side's last word: a refusal, or a grant given back. A late reply never moves a side back from it. */
 const FINAL_SIDE_STATUSES = new Set(['REJECTED', 'RELEASED', 'DECLINED', 'VOIDED']);
 
+// The orders the replies are about, locked in id order: a chunk of the other topic's replies
+// locks its orders in the same order, so the two never deadlock, and two replies for one order
+// are decided one after the other.
+const lockOrders = `
+  select id::text, status, stock_status, payment_status, cancel_reason
+    from orders where id = any($1::uuid[]) order by id for update`;
+
+// The decisions of a chunk in one statement: each order's new state, and its history in the
+// order things happened (`with ordinality`: history ids follow the array).
+const saveDecisions = `
+  with history as (
+    insert into order_history (order_id, event_type, detail)
+    select order_id, event_type, detail
+      from unnest($7::uuid[], $8::text[], $9::text[]) with ordinality as h (order_id, event_type, detail, n)
+     order by n
+  )
+  update orders o
+     set status = v.status, stock_status = v.stock_status, payment_status = v.payment_status,
+         cancel_reason = v.cancel_reason, decided_at = case when v.decided then now() else o.decided_at end
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
+         as v (id, status, stock_status, payment_status, cancel_reason, decided)
+   where o.id = v.id`;
+
+export type RecordedReply = { outcome: string; replies: NewEvent[] };
+
 /**
- * Record a reply and decide the order's fate, inside the consumer's applyOnce transaction.
+ * Record a chunk's replies, in offset order, and decide each order's fate, inside the consumer's
+ * chunk transaction: the orders are locked with one statement, decided here (decide() below, one
+ * reply after the other, exactly as if they had come one by one), and written back with one.
+ */
+export async function recordReplies(tx: SqlExecutor, replies: Reply[]): Promise<RecordedReply[]> {
+  const rows = await queryRows<Omit<OrderState, 'decided'> & { id: string }>(tx, lockOrders, [
+    [...new Set(replies.map((reply) => reply.orderId))],
+  ]);
+  const orders = new Map(rows.map(({ id, ...row }) => [id, { ...row, decided: false }]));
+  const history: { orderId: string; eventType: string; detail: string | null }[] = [];
+  const results = replies.map((reply): RecordedReply => {
+    const order = orders.get(reply.orderId);
+    if (!order) return { outcome: 'UNKNOWN_ORDER', replies: [] };
+    const { outcome, event } = decide(order, reply);
+    history.push({ orderId: reply.orderId, eventType: reply.eventType, detail: reply.reason ?? null });
+    if (event) history.push({ orderId: reply.orderId, eventType: event.type, detail: order.cancel_reason });
+    return { outcome, replies: event ? [event] : [] };
+  });
+  if (history.length > 0) {
+    const ids = [...orders.keys()];
+    const states = ids.map((id) => orders.get(id) as OrderState);
+    await queryRows(tx, saveDecisions, [
+      ids,
+      states.map((state) => state.status),
+      states.map((state) => state.stock_status),
+      states.map((state) => state.payment_status),
+      states.map((state) => state.cancel_reason),
+      states.map((state) => state.decided),
+      history.map((entry) => entry.orderId),
+      history.map((entry) => entry.eventType),
+      history.map((entry) => entry.detail),
+    ]);
+  }
+  return results;
+}
+
+/**
+ * What one reply does to an order (`order` is updated in place), and the event that tells the
+ * other services, if it decided the order.
  *
- * Replies arrive in any order and possibly more than once (applyOnce drops exact duplicates; a
+ * Replies arrive in any order and possibly more than once (the inbox drops exact duplicates; a
  * dead-letter replay can bring a STOCK_RESERVED after its STOCK_RELEASED), so the decision depends
  * only on what is known, never on arrival order:
  * - any rejection while PENDING → CANCELLED, with ORDER_CANCELLED so the other side compensates;
@@ -38,48 +109,41 @@ const FINAL_SIDE_STATUSES = new Set(['REJECTED', 'RELEASED', 'DECLINED', 'VOIDED
  * partition (or, replayed out of order, finds the side's remembered cancel), so the side gives it
  * back and says so. If it has not said so within the saga timeout, sagaTimeout.ts sends
  * ORDER_CANCELLED once more.
- * The order row is locked first, so two replies for one order are decided one after the other.
  */
-export async function recordReply(tx: Tx, reply: Reply): Promise<string> {
-  const [order] = await tx.$queryRaw<OrderRow[]>`
-    select status, stock_status, payment_status from orders where id = ${reply.orderId}::uuid for update`;
-  if (!order) return 'UNKNOWN_ORDER';
-
-  const stockStatus = forward(order.stock_status, 'stockStatus' in reply ? reply.stockStatus : null);
-  const paymentStatus = forward(order.payment_status, 'paymentStatus' in reply ? reply.paymentStatus : null);
-  await tx.orderHistory.create({
-    data: { orderId: reply.orderId, eventType: reply.eventType, detail: reply.reason ?? null },
-  });
-  await tx.order.update({ where: { id: reply.orderId }, data: { stockStatus, paymentStatus } });
-  if (order.status !== 'PENDING') return order.status;
-
-  if (stockStatus === 'REJECTED' || paymentStatus === 'DECLINED') {
-    await cancelOrder(tx, reply.orderId, reply.reason ?? reply.eventType);
-    return 'CANCELLED';
+export function decide(order: OrderState, reply: Reply): { outcome: string; event?: NewEvent } {
+  order.stock_status = forward(order.stock_status, 'stockStatus' in reply ? reply.stockStatus : null);
+  order.payment_status = forward(order.payment_status, 'paymentStatus' in reply ? reply.paymentStatus : null);
+  if (order.status !== 'PENDING') return { outcome: order.status };
+  if (order.stock_status === 'REJECTED' || order.payment_status === 'DECLINED') {
+    const reason = reply.reason ?? reply.eventType;
+    Object.assign(order, { status: 'CANCELLED', cancel_reason: reason, decided: true });
+    const data: OrderCancelledV1 = { orderId: reply.orderId, reason };
+    return { outcome: 'CANCELLED', event: orderEvent(ORDER_CANCELLED, reply.orderId, data) };
   }
-  if (stockStatus === 'RESERVED' && paymentStatus === 'AUTHORIZED') {
-    await tx.$executeRaw`
-      update orders set status = 'CONFIRMED', decided_at = now() where id = ${reply.orderId}::uuid`;
+  if (order.stock_status === 'RESERVED' && order.payment_status === 'AUTHORIZED') {
+    Object.assign(order, { status: 'CONFIRMED', decided: true });
     const data: OrderConfirmedV1 = { orderId: reply.orderId };
-    await writeEvent(tx, EVENT_SOURCE, orderEvent(ORDER_CONFIRMED, reply.orderId, data));
-    await tx.orderHistory.create({ data: { orderId: reply.orderId, eventType: ORDER_CONFIRMED } });
-    return 'CONFIRMED';
+    return { outcome: 'CONFIRMED', event: orderEvent(ORDER_CONFIRMED, reply.orderId, data) };
   }
-  return 'PENDING';
+  return { outcome: 'PENDING' };
 }
 
 /**
  * Cancel a PENDING order (locked by the caller) and tell inventory and billing, in the caller's
- * transaction: on a rejection (recordReply) or when the saga timed out (sagaTimeout.ts).
+ * transaction, when the saga timed out (sagaTimeout.ts).
  */
-export async function cancelOrder(tx: Tx, orderId: string, reason: string): Promise<void> {
+export async function cancelOrder(tx: SqlExecutor, orderId: string, reason: string): Promise<void> {
   // decided_at from the database's clock, like created_at: the timeout compares them with now().
-  await tx.$executeRaw`
-    update orders set status = 'CANCELLED', cancel_reason = ${reason}, decided_at = now()
-     where id = ${orderId}::uuid`;
+  await queryRows(
+    tx,
+    `with history as (
+       insert into order_history (order_id, event_type, detail) values ($1::uuid, $2, $3)
+     )
+     update orders set status = 'CANCELLED', cancel_reason = $3, decided_at = now() where id = $1::uuid`,
+    [orderId, ORDER_CANCELLED, reason],
+  );
   const data: OrderCancelledV1 = { orderId, reason };
   await writeEvent(tx, EVENT_SOURCE, orderEvent(ORDER_CANCELLED, orderId, data));
-  await tx.orderHistory.create({ data: { orderId, eventType: ORDER_CANCELLED, detail: reason } });
 }
 
 /** A side's new status: the reply's, unless the side has already said its last word. */

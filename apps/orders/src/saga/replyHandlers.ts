@@ -1,34 +1,42 @@
 import {
+  type EventEnvelope,
   PAYMENT_AUTHORIZED,
   PAYMENT_DECLINED,
   PAYMENT_VOIDED,
+  type SqlExecutor,
   STOCK_REJECTED,
   STOCK_RELEASED,
   STOCK_RESERVED,
 } from '@outbox/events';
-import type { EffectHandler } from '@outbox/service/event-consumer';
-import type { Tx } from '../db.ts';
-import { type Reply, recordReply } from './recordReply.ts';
+import type { BatchHandler } from '@outbox/service/event-consumer';
+import { type Reply, recordReplies } from './recordReply.ts';
 
-type Change =
+/** What each reply the orders service consumes from inventory and billing says. */
+const changes: Record<
+  string,
   | { stockStatus: 'RESERVED' | 'REJECTED' | 'RELEASED' }
-  | { paymentStatus: 'AUTHORIZED' | 'DECLINED' | 'VOIDED' };
+  | { paymentStatus: 'AUTHORIZED' | 'DECLINED' | 'VOIDED' }
+> = {
+  [STOCK_RESERVED]: { stockStatus: 'RESERVED' },
+  [STOCK_REJECTED]: { stockStatus: 'REJECTED' },
+  [STOCK_RELEASED]: { stockStatus: 'RELEASED' },
+  [PAYMENT_AUTHORIZED]: { paymentStatus: 'AUTHORIZED' },
+  [PAYMENT_DECLINED]: { paymentStatus: 'DECLINED' },
+  [PAYMENT_VOIDED]: { paymentStatus: 'VOIDED' },
+};
 
-/** A reply's handler: what the reply says about the order, plus its reason when it has one. */
-function recording(change: Change): EffectHandler<Tx> {
-  return (tx, event) => {
-    const { orderId, reason } = event.data as { orderId: string; reason?: string };
-    const reply = { eventType: event.type, orderId, ...change, ...(reason ? { reason } : {}) } as Reply;
-    return recordReply(tx, reply);
-  };
+/** A reply event as the saga reads it: what it says about the order, plus its reason when it has one. */
+function replyOf(event: EventEnvelope): Reply {
+  const { orderId, reason } = event.data as { orderId: string; reason?: string };
+  return { eventType: event.type, orderId, ...changes[event.type], ...(reason ? { reason } : {}) } as Reply;
 }
 
-/** The replies the orders service consumes from inventory and billing, and what each one means. */
-export const replyHandlers: Record<string, EffectHandler<Tx>> = {
-  [STOCK_RESERVED]: recording({ stockStatus: 'RESERVED' }),
-  [STOCK_REJECTED]: recording({ stockStatus: 'REJECTED' }),
-  [STOCK_RELEASED]: recording({ stockStatus: 'RELEASED' }),
-  [PAYMENT_AUTHORIZED]: recording({ paymentStatus: 'AUTHORIZED' }),
-  [PAYMENT_DECLINED]: recording({ paymentStatus: 'DECLINED' }),
-  [PAYMENT_VOIDED]: recording({ paymentStatus: 'VOIDED' }),
+/** One handler for every reply type, so that a chunk's replies are recorded together, whatever their mix. */
+const recordAll: BatchHandler<SqlExecutor> = {
+  applyAll: (tx, events) => recordReplies(tx, events.map(replyOf)),
 };
+
+/** The replies the orders service consumes from inventory and billing. */
+export const replyHandlers: Record<string, BatchHandler<SqlExecutor>> = Object.fromEntries(
+  Object.keys(changes).map((type) => [type, recordAll]),
+);

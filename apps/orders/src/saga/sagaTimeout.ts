@@ -80,9 +80,9 @@ async function resendOverdueCancels(tx: Tx, timeoutMs: number, batchSize: number
   for (const order of overdue) {
     const data: OrderCancelledV1 = { orderId: order.id, reason: order.cancel_reason ?? 'cancelled' };
     await writeEvent(tx, EVENT_SOURCE, orderEvent(ORDER_CANCELLED, order.id, data));
-    await tx.orderHistory.create({
-      data: { orderId: order.id, eventType: 'ORDER_CANCELLED_RESENT', detail: 'compensation overdue' },
-    });
+    await tx.$executeRaw`
+      insert into order_history (order_id, event_type, detail)
+      values (${order.id}::uuid, 'ORDER_CANCELLED_RESENT', 'compensation overdue')`;
   }
   return overdue.length;
 }
