@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import {
   applyChunk,
   type ChunkItem,
@@ -141,9 +141,13 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     const spans = run.map((item) => startProcessSpan(item, groupId));
     const started = performance.now();
     try {
-      const applied = await handler.applyAll(
-        tx,
-        run.map((item) => item.event),
+      // The run's statements serve all its events; they are traced under the first one's span
+      // (each event's span says how large its run was).
+      const applied = await context.with(spans[0]?.context ?? context.active(), () =>
+        handler.applyAll(
+          tx,
+          run.map((item) => item.event),
+        ),
       );
       if (applied.length !== run.length)
         throw new Error(
@@ -162,6 +166,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
         seconds[index] = each;
         spans[k]?.span.setAttributes({
           'outbox.consumer.result': 'applied',
+          'outbox.consumer.run_size': run.length,
           'outbox.consumer.outcome': applied[k]?.outcome ?? '',
         });
       }
