@@ -43,6 +43,7 @@ const consumer = startEventConsumer({
   handlers: billingHandlers(pool, provider),
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  killMidChunk: config.FAULT_KILL_MID_CHUNK,
   inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   registry,
 });

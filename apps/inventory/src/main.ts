@@ -45,6 +45,7 @@ const consumer = startEventConsumer({
   },
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  killMidChunk: config.FAULT_KILL_MID_CHUNK,
   inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   registry,
 });

@@ -35,6 +35,8 @@ const settings = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   /** Test-only fault point: kill -9 the process after the first reply commits, before its offset does. */
   FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+  /** Test-only fault point: kill -9 the process inside a chunk of replies, after ≥ 2 effects, before COMMIT. */
+  FAULT_KILL_MID_CHUNK: z.stringbool().default(false),
   INBOX_RETENTION_HOURS: inboxRetentionHours,
   /**
    * Test-only broken build: `off` applies a redelivered reply again instead of skipping it (see

@@ -47,6 +47,7 @@ const replies = startEventConsumer({
   handlers: replyHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+  killMidChunk: config.FAULT_KILL_MID_CHUNK,
   inboxRetentionHours: config.INBOX_RETENTION_HOURS,
   inboxDedup: config.INBOX_DEDUP === 'on',
   registry,

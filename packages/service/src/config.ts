@@ -104,20 +104,33 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     MIGRATE_ON_START: z.stringbool().default(true),
     /** Test-only fault point: kill -9 the process after the first effect commits, before its offset does. */
     FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+    /** Test-only fault point: kill -9 the process inside a chunk's transaction, after ≥ 2 effects, before COMMIT. */
+    FAULT_KILL_MID_CHUNK: z.stringbool().default(false),
     INBOX_RETENTION_HOURS: inboxRetentionHours,
   });
 }
 
 /**
  * The chaos suite's fault switches live in the code that runs in production, so none may be
- * switched on there: a config with FAULT_KILL_AFTER_COMMIT on and NODE_ENV=production is refused,
- * naming the variable (the relay's RELAY_FAULT and orders' INBOX_DEDUP are refused the same way).
+ * switched on there: a config with FAULT_KILL_AFTER_COMMIT or FAULT_KILL_MID_CHUNK on and
+ * NODE_ENV=production is refused, naming the variable (the relay's RELAY_FAULT and orders'
+ * INBOX_DEDUP are refused the same way).
  */
 export function refuseKillAfterCommitInProduction<
-  S extends z.ZodType<{ NODE_ENV?: string | undefined; FAULT_KILL_AFTER_COMMIT: boolean }>,
+  S extends z.ZodType<{
+    NODE_ENV?: string | undefined;
+    FAULT_KILL_AFTER_COMMIT: boolean;
+    FAULT_KILL_MID_CHUNK: boolean;
+  }>,
 >(schema: S) {
-  return schema.refine((config) => !(config.FAULT_KILL_AFTER_COMMIT && config.NODE_ENV === 'production'), {
-    path: ['FAULT_KILL_AFTER_COMMIT'],
-    message: 'is a test-only fault point and is refused when NODE_ENV=production',
-  });
+  const message = 'is a test-only fault point and is refused when NODE_ENV=production';
+  return schema
+    .refine((config) => !(config.FAULT_KILL_AFTER_COMMIT && config.NODE_ENV === 'production'), {
+      path: ['FAULT_KILL_AFTER_COMMIT'],
+      message,
+    })
+    .refine((config) => !(config.FAULT_KILL_MID_CHUNK && config.NODE_ENV === 'production'), {
+      path: ['FAULT_KILL_MID_CHUNK'],
+      message,
+    });
 }

@@ -71,6 +71,12 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   handlers: Record<string, AnyHandler<Tx>>;
   logger: Logger;
   killAfterCommit?: boolean;
+  /**
+   * Test-only fault point: kill -9 this process inside a chunk's transaction once it applied two
+   * events or more, before COMMIT. Proves a chunk dies whole: nothing of it is kept, all of it is
+   * applied once after the restart.
+   */
+  killMidChunk?: boolean;
   /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
   inboxDedup?: boolean;
   /** Where the consumer's metrics (consumer_*) are registered. */
@@ -177,11 +183,21 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     for (const { span } of spans) span.end();
   };
 
+  const transaction: typeof options.transaction = options.killMidChunk
+    ? (work) =>
+        options.transaction(async (tx) => {
+          const result = await work(tx);
+          const applied = Array.isArray(result) ? result.filter((r) => r === 'applied').length : 0;
+          if (applied >= 2) process.kill(process.pid, 'SIGKILL');
+          return result;
+        })
+    : options.transaction;
+
   const handleChunk = async (items: ChunkItem[]): Promise<HandleResult[]> => {
     const seconds: number[] = [];
     const outcomes: (string | undefined)[] = [];
     const results = await applyChunk(
-      options.transaction,
+      transaction,
       groupId,
       items.map((item) => item.event),
       {

@@ -4,9 +4,11 @@ import { brokerKill9 } from './brokerKill9.ts';
 import { brokerStoppedLong } from './brokerStoppedLong.ts';
 import { competingRelays } from './competingRelays.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
+import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
 import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
+import { poisonMidChunk } from './poisonMidChunk.ts';
 import { postgresRestart } from './postgresRestart.ts';
 import { relayConnectionDropped } from './relayConnectionDropped.ts';
 import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
@@ -24,10 +26,12 @@ export const SCENARIOS: Scenario[] = [
   competingRelays,
   relayConnectionDropped,
   consumerKillAfterCommit,
+  consumerKillMidChunk,
   consumerRestartLoop,
   postgresRestart,
   poisonEvents,
   poisonAfterDecode,
+  poisonMidChunk,
   slowPaymentProvider,
 ];
 
