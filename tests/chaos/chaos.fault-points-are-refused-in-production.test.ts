@@ -65,4 +65,22 @@ describe('test-only fault points', () => {
       );
     },
   );
+  it.each([
+    ['orders', ordersConfig],
+    ['inventory', inventoryConfig],
+    ['billing', billingConfig],
+  ] as const)(
+    '%s takes FAULT_KILL_MID_CHUNK in tests and refuses it when NODE_ENV=production',
+    (service, schema) => {
+      expect(
+        loadConfig(service, schema, { ...base, FAULT_KILL_MID_CHUNK: 'true' }).FAULT_KILL_MID_CHUNK,
+      ).toBe(true);
+      expect(() =>
+        loadConfig(service, schema, { ...base, NODE_ENV: 'production', FAULT_KILL_MID_CHUNK: 'true' }),
+      ).toThrow(/FAULT_KILL_MID_CHUNK: is a test-only fault point and is refused when NODE_ENV=production/);
+      expect(loadConfig(service, schema, { ...base, NODE_ENV: 'production' }).FAULT_KILL_MID_CHUNK).toBe(
+        false,
+      );
+    },
+  );
 });
