@@ -1,0 +1,172 @@
+// Where the time goes at one fixed rate: the whole system as processes (the chaos suite's stack,
+// as bench:system starts it), a steady load of valid orders, and for that window
+//   - CPU milliseconds per order of every process (each app, each relay, the Kafka JVM, the
+//     PostgreSQL backends of the three databases), from /proc, and each process's resident memory;
+//   - every SQL statement the system ran, how many times per order and its mean execution time,
+//     from pg_stat_statements (when the server loads it; the report says how to turn it on).
+//
+//   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--out bench/results/where-time-goes]
+//
+// Not a capacity search (that is bench:system): one rate, so two revisions can be compared
+// statement by statement. docs/performance.md shows how we used it.
+import { parseArgs } from 'node:util';
+import { startTestBroker } from '@outbox/devstack/testing/test-broker';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { collectOutcome, runLoad } from '@outbox/loadgen';
+import { startChaosStack } from '../packages/chaos/src/stack.ts';
+import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
+import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '40' },
+    seconds: { type: 'string', default: '20' },
+    out: { type: 'string', default: 'bench/results/where-time-goes' },
+  },
+});
+const rate = Number(args.rate);
+const seconds = Number(args.seconds);
+const log = logger('where-time-goes');
+const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const PROCESSES = [
+  'orders',
+  'inventory',
+  'billing',
+  'relay-orders',
+  'relay-inventory',
+  'relay-billing',
+] as const;
+
+type Statement = { database: string; calls: number; meanMs: number; query: string };
+
+async function statementsAvailable(): Promise<boolean> {
+  const rows = await queryOnce<{ loaded: boolean }>(
+    postgresUrl,
+    `select exists (select 1 from pg_extension where extname = 'pg_stat_statements')
+        and current_setting('shared_preload_libraries') like '%pg_stat_statements%' as loaded`,
+  );
+  return rows[0]?.loaded === true;
+}
+
+const { broker, dispose } = await startTestBroker('where-time-goes');
+const stack = await startChaosStack({
+  label: 'wtg',
+  kafkaBrokers: broker.brokers,
+  postgresUrl,
+  env: { billing: { PAYMENT_LIMIT_CENTS: '100000000000' } },
+});
+try {
+  await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
+  log('warm-up: 20 orders/s for 8 s');
+  await runLoad({ ordersUrl: stack.process('orders').url, rate: 20, durationMs: 8_000, mix: { valid: 100 } });
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+
+  const pids: Record<string, number[]> = Object.fromEntries(
+    PROCESSES.map((name) => [name, [stack.process(name).pid ?? Number.NaN]]),
+  );
+  pids.kafka = [broker.pid ?? Number.NaN];
+  const names = Object.values(stack.databases).map((db) => db.name);
+  pids.postgres = (
+    await queryOnce<{ pid: number }>(
+      postgresUrl,
+      'select pid from pg_stat_activity where datname = any($1)',
+      [names],
+    )
+  ).map((row) => row.pid);
+  const withStatements = await statementsAvailable();
+  if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
+  const ticks = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map((pid) => procTicks(pid))]));
+  const before = ticks();
+  log(`load: ${rate} orders/s for ${seconds} s`);
+  const load = await runLoad({
+    ordersUrl: stack.process('orders').url,
+    rate,
+    durationMs: seconds * 1000,
+    mix: { valid: 100 },
+    concurrency: 256,
+  });
+  const after = ticks();
+  const rss = Object.fromEntries(
+    Object.entries(pids)
+      .filter(([name]) => name !== 'postgres')
+      .map(([name, [pid]]) => [name, rssMiB(pid as number)]),
+  );
+  const cpuMsPerOrder: Record<string, number> = {};
+  for (const name of Object.keys(pids)) {
+    const used = (after[name] ?? []).reduce((sum, end, i) => {
+      const start = before[name]?.[i] ?? Number.NaN;
+      return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
+    }, 0);
+    cpuMsPerOrder[name] = Number(((used * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted)).toFixed(2));
+  }
+  cpuMsPerOrder.total = Number(
+    Object.values(cpuMsPerOrder)
+      .reduce((a, b) => a + b, 0)
+      .toFixed(2),
+  );
+  const statements = withStatements
+    ? await queryOnce<Statement>(
+        postgresUrl,
+        `select regexp_replace(d.datname, '^chaos_wtg_([a-z]+)_.*$', '\\1') as database, s.calls::int as calls,
+                round(s.mean_exec_time::numeric, 3)::float as "meanMs",
+                left(regexp_replace(s.query, '\\s+', ' ', 'g'), 140) as query
+           from pg_stat_statements s join pg_database d on d.oid = s.dbid
+          where d.datname = any($1) order by s.calls desc, s.query`,
+        [names],
+      )
+    : [];
+  const outcome = await collectOutcome({
+    databaseUrls: {
+      orders: stack.databases.orders.url,
+      inventory: stack.databases.inventory.url,
+      billing: stack.databases.billing.url,
+    },
+    orderIds: load.orders.flatMap((order) => (order.orderId ? [order.orderId] : [])),
+    timeoutMs: 30_000,
+  });
+  const perOrder = (calls: number) => (calls / Math.max(1, load.accepted)).toFixed(2);
+  const report = {
+    date: new Date().toISOString(),
+    machine: machineInfo(),
+    rate,
+    seconds,
+    accepted: load.accepted,
+    latencyMs: outcome.latencyMs,
+    cpuMsPerOrder,
+    rssMiB: rss,
+    statements,
+  };
+  const markdown = [
+    '# Where the time goes',
+    '',
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; ${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
+      `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
+    '',
+    ...table(
+      ['process', 'CPU ms per order', 'RSS MiB'],
+      Object.entries(cpuMsPerOrder).map(([name, ms]) => [name, String(ms), String(rss[name] ?? '—')]),
+    ),
+    '',
+    withStatements
+      ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
+      : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
+    '',
+    ...table(
+      ['database', 'calls per order', 'mean ms', 'statement'],
+      statements.map((s) => [
+        s.database,
+        perOrder(s.calls),
+        String(s.meanMs),
+        `\`${s.query.replaceAll('|', '\\|')}\``,
+      ]),
+    ),
+    '',
+  ].join('\n');
+  writeResults(args.out, report, markdown);
+  console.log(markdown);
+} finally {
+  await stack.stop();
+  await dispose();
+}
+process.exit(0);
