@@ -3,7 +3,7 @@
  *
  *   node bench/write-path.ts [--runs 1] [--rounds 15] [--iterations 150] [--tx 400]
  *                            [--concurrency 8,32] [--warmup 100]
- *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K] [--out bench/results/write-path]
+ *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N] [--out bench/results/write-path]
  *
  * Every run gets a fresh database (createTestDatabase + the real orders migrations) and the real
  * PrismaClient (createPrisma, i.e. the production pool of 10 connections). Variants are
@@ -41,7 +41,7 @@ const { values: args } = parseArgs({
     tx: { type: 'string', default: '400' },
     concurrency: { type: 'string', default: '8,32' },
     warmup: { type: 'string', default: '100' },
-    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K' },
+    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N' },
     out: { type: 'string', default: 'bench/results/write-path' },
   },
 });
@@ -68,7 +68,7 @@ const params = {
 // ---------------------------------------------------------------------------------------------
 // Variants
 
-type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1' | 'E1K' | 'F0' | 'F1' | 'F1K';
+type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1' | 'E1K' | 'F0' | 'F1' | 'F1K' | 'F1N';
 type Variant = {
   key: VariantKey;
   label: string;
@@ -378,6 +378,13 @@ const allVariants: Variant[] = [
     notifyTrigger: true,
     run: (prisma, request) => expectCreated(placeOrder(prisma, request, randomUUID())),
   },
+  {
+    key: 'F1N',
+    label: 'F1, NOTIFY trigger disabled',
+    roundTrips: 3,
+    notifyTrigger: false,
+    run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
+  },
 ];
 
 /** A benchmark that silently measured refusals would measure nothing: every order must be created. */
@@ -680,6 +687,8 @@ const comparisons: [string, VariantKey, VariantKey][] = [
   ['F1/E1', 'F1', 'E1'], // today's production path vs the one until now
   ['F1K/E1K', 'F1K', 'E1K'], // the same, with an Idempotency-Key
   ['F1/A', 'F1', 'A'],
+  ['F1/F1N', 'F1', 'F1N'], // the NOTIFY trigger in today's production path
+  ['F1N/F0', 'F1N', 'F0'], // the outbox row without its NOTIFY
 ];
 
 function summarizeRun(
