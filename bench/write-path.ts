@@ -2,14 +2,17 @@
  * Write-path benchmark: what does the outbox write add to the orders business transaction?
  *
  *   node bench/write-path.ts [--runs 1] [--rounds 15] [--iterations 150] [--tx 400]
- *                            [--concurrency 8,32] [--warmup 100] [--variants A,R,B,C,D,E0,E1]
- *                            [--out bench/results/write-path]
+ *                            [--concurrency 8,32] [--warmup 100]
+ *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N] [--out bench/results/write-path]
  *
  * Every run gets a fresh database (createTestDatabase + the real orders migrations) and the real
  * PrismaClient (createPrisma, i.e. the production pool of 10 connections). Variants are
  * interleaved: each round runs every variant once, in an order that rotates from round to round,
  * so drift in machine load hits all of them alike. Ratios are computed per round (paired) and the
  * median over rounds is reported; with --runs N the median of the per-run ratios is reported too.
+ * Before the warm-up, each variant's statements per transaction are counted (node-postgres'
+ * Client#query, which the Prisma adapter sends every statement through, BEGIN and COMMIT included)
+ * and reported beside the declared figure.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,10 +20,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { writeEvent } from '@outbox/events';
+import { prepareEvent, writeEvent } from '@outbox/events';
 import pg from 'pg';
 import { createPrisma, migrate, type Prisma, type Tx } from '../apps/orders/src/db.ts';
-import { newOrder, priceLines } from '../apps/orders/src/orders/createOrder.ts';
+import { catalogPricesOf } from '../apps/orders/src/orders/catalogPrices.ts';
+import { type CreatedOrder, newOrder } from '../apps/orders/src/orders/createOrder.ts';
+import { requestHash } from '../apps/orders/src/orders/idempotency.ts';
 import type { OrderRequest } from '../apps/orders/src/orders/orderRequest.ts';
 import { EVENT_SOURCE, orderCreated, placeOrder } from '../apps/orders/src/orders/placeOrder.ts';
 import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
@@ -36,7 +41,7 @@ const { values: args } = parseArgs({
     tx: { type: 'string', default: '400' },
     concurrency: { type: 'string', default: '8,32' },
     warmup: { type: 'string', default: '100' },
-    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1' },
+    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N' },
     out: { type: 'string', default: 'bench/results/write-path' },
   },
 });
@@ -63,7 +68,7 @@ const params = {
 // ---------------------------------------------------------------------------------------------
 // Variants
 
-type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1';
+type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1' | 'E1K' | 'F0' | 'F1' | 'F1K' | 'F1N';
 type Variant = {
   key: VariantKey;
   label: string;
@@ -93,9 +98,26 @@ const insertOrderSql = `
   )
   select id from o`;
 
-/** The production business write (priceLines, newOrder) with the one-statement insert minus the outbox row. */
+/**
+ * The catalog lookup of the write path as it was until the key claim and the pricing joined the
+ * write statement (E variants): one statement before the write, every order.
+ */
+async function priceLinesUntilNow(tx: Tx, request: OrderRequest) {
+  const products = await tx.$queryRawUnsafe<{ sku: string; currency: string; unit_price_cents: bigint }[]>(
+    'select sku, currency, unit_price_cents from products where sku = any($1::text[])',
+    request.items.map((item) => item.sku),
+  );
+  const bySku = new Map(products.map((product) => [product.sku, product]));
+  return request.items.map((item) => {
+    const product = bySku.get(item.sku);
+    if (!product || product.currency !== request.currency) throw new Error(`cannot order ${item.sku}`);
+    return { sku: item.sku, quantity: item.quantity, unitPriceCents: BigInt(product.unit_price_cents) };
+  });
+}
+
+/** E0: the E business write (lookup, then order + items in one statement) without the outbox row. */
 async function businessOneStatement(tx: Tx, request: OrderRequest) {
-  const order = newOrder(randomUUID(), request, await priceLines(tx, request));
+  const order = newOrder(randomUUID(), request, await priceLinesUntilNow(tx, request));
   await tx.$queryRawUnsafe(
     insertOrderSql,
     order.id,
@@ -108,6 +130,122 @@ async function businessOneStatement(tx: Tx, request: OrderRequest) {
   );
   return order;
 }
+
+/** E1's write statement, as production sent it until now: order, items and outbox row. */
+const insertOrderAndEventUntilNow = `
+  with o as (
+    insert into orders (id, customer_id, currency, status, total_cents)
+    values ($1::uuid, $2, $3, 'PENDING', $4::bigint)
+    returning id, created_at
+  ), i as (
+    insert into order_items (order_id, sku, quantity, unit_price_cents)
+    select o.id, l.sku, l.quantity, l.unit_price_cents
+    from o, unnest($5::text[], $6::int[], $7::bigint[]) as l (sku, quantity, unit_price_cents)
+  ), e as (
+    insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
+    select $8::uuid, $9, $10, $11, $12, $13::int, $14::jsonb, $15::jsonb
+    from o
+  )
+  select created_at from o`;
+
+/**
+ * E1 / E1K: placeOrder as it was until now: with a key, its claim first (a statement of its own),
+ * then the catalog lookup, then order + items + outbox row in one statement.
+ */
+async function placeOrderUntilNow(prisma: Prisma, request: OrderRequest, idempotencyKey?: string) {
+  return prisma.$transaction(async (tx) => {
+    const orderId = randomUUID();
+    if (idempotencyKey !== undefined) {
+      const claimed = await tx.$queryRawUnsafe<unknown[]>(
+        `insert into idempotency_keys (key, request_hash, order_id) values ($1, $2, $3::uuid)
+         on conflict (key) do nothing returning key`,
+        idempotencyKey,
+        requestHash(request),
+        orderId,
+      );
+      if (claimed.length === 0) throw new Error('bench keys are never reused');
+    }
+    const order = newOrder(orderId, request, await priceLinesUntilNow(tx, request));
+    const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
+    await tx.$queryRawUnsafe(
+      insertOrderAndEventUntilNow,
+      order.id,
+      order.customerId,
+      order.currency,
+      order.totalCents.toString(),
+      order.items.map((item) => item.sku),
+      order.items.map((item) => item.quantity),
+      order.items.map((item) => item.unitPriceCents.toString()),
+      event.id,
+      event.source,
+      event.aggregateType,
+      event.aggregateId,
+      event.eventType,
+      event.schemaVersion,
+      event.payload,
+      event.headers,
+    );
+    return order;
+  });
+}
+
+/**
+ * F0: production's write statement (apps/orders/src/orders/createOrder.ts) WITHOUT its outbox
+ * CTE: the same guard on the catalog's prices, key claim (none here), order and items. Keep it in
+ * step with production: F1 ÷ F0 is the outbox row's cost in today's write path.
+ */
+const insertPricedOrderSql = `
+  with line (sku, quantity, unit_price_cents) as (
+    select * from unnest($5::text[], $6::int[], $7::bigint[])
+  ), priced as (
+    select line.sku
+    from line
+    join products p
+      on p.sku = line.sku and p.currency = $3::char(3) and p.unit_price_cents = line.unit_price_cents
+  ), guard as (
+    select count(*) = cardinality($5::text[]) as all_priced from priced
+  ), claim as (
+    insert into idempotency_keys (key, request_hash, order_id)
+    select $8::text, $9::text, $1::uuid
+    from guard
+    where guard.all_priced and $8::text is not null
+    on conflict (key) do nothing
+    returning key
+  ), o as (
+    insert into orders (id, customer_id, currency, status, total_cents)
+    select $1::uuid, $2::text, $3::char(3), 'PENDING', $4::bigint
+    from guard
+    where guard.all_priced and ($8::text is null or exists (select 1 from claim))
+    returning id, created_at
+  ), i as (
+    insert into order_items (order_id, sku, quantity, unit_price_cents)
+    select o.id, line.sku, line.quantity, line.unit_price_cents
+    from o, line
+  )
+  select guard.all_priced, exists (select 1 from claim) as key_claimed, o.created_at
+  from guard
+  left join o on true`;
+
+/** F0: today's business write alone, priced as placeOrder prices (from the catalog as last read). */
+const businessPricedInStatement = (prisma: Prisma, request: OrderRequest) =>
+  prisma.$transaction(async (tx): Promise<CreatedOrder> => {
+    const pricing = await catalogPricesOf(prisma).price(tx, request, false);
+    const order = newOrder(randomUUID(), request, pricing.lines);
+    const [row] = await tx.$queryRawUnsafe<{ created_at: Date | null }[]>(
+      insertPricedOrderSql,
+      order.id,
+      order.customerId,
+      order.currency,
+      order.totalCents.toString(),
+      order.items.map((item) => item.sku),
+      order.items.map((item) => item.quantity),
+      order.items.map((item) => item.unitPriceCents.toString()),
+      null,
+      null,
+    );
+    if (!row?.created_at) throw new Error('F0 wrote nothing');
+    return order;
+  });
 
 /**
  * The orders write path as it was until the one-statement write (kept here as the baseline):
@@ -200,19 +338,61 @@ const allVariants: Variant[] = [
   },
   {
     key: 'E0',
-    label: 'now: business only, order+items in 1 statement',
+    label: 'until now: business only, lookup + order+items in 1 statement',
     roundTrips: 4,
     notifyTrigger: true,
     run: (prisma, request) => prisma.$transaction((tx) => businessOneStatement(tx, request)),
   },
   {
     key: 'E1',
-    label: 'now: placeOrder (production), outbox row in that statement',
+    label: 'until now: placeOrder, lookup + order+items+outbox in 1 statement',
     roundTrips: 4,
     notifyTrigger: true,
-    run: (prisma, request) => placeOrder(prisma, request),
+    run: (prisma, request) => placeOrderUntilNow(prisma, request),
+  },
+  {
+    key: 'E1K',
+    label: 'until now: E1 with an Idempotency-Key (claim, lookup, write)',
+    roundTrips: 5,
+    notifyTrigger: true,
+    run: (prisma, request) => placeOrderUntilNow(prisma, request, randomUUID()),
+  },
+  {
+    key: 'F0',
+    label: 'now: business only, priced+key+order+items in 1 statement',
+    roundTrips: 3,
+    notifyTrigger: true,
+    run: businessPricedInStatement,
+  },
+  {
+    key: 'F1',
+    label: 'now: placeOrder (production), F0 + outbox row in that statement',
+    roundTrips: 3,
+    notifyTrigger: true,
+    run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
+  },
+  {
+    key: 'F1K',
+    label: 'now: F1 with an Idempotency-Key (claimed in that statement)',
+    roundTrips: 3,
+    notifyTrigger: true,
+    run: (prisma, request) => expectCreated(placeOrder(prisma, request, randomUUID())),
+  },
+  {
+    key: 'F1N',
+    label: 'F1, NOTIFY trigger disabled',
+    roundTrips: 3,
+    notifyTrigger: false,
+    run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
   },
 ];
+
+/** A benchmark that silently measured refusals would measure nothing: every order must be created. */
+async function expectCreated(result: ReturnType<typeof placeOrder>) {
+  const outcome = await result;
+  if (outcome.kind !== 'created') throw new Error(`placeOrder answered ${outcome.kind}`);
+  return outcome.order;
+}
 
 const variants = params.variants.map((key) => {
   const variant = allVariants.find((v) => v.key === key);
@@ -303,6 +483,27 @@ async function runThroughput(prisma: Prisma, variant: Variant, concurrency: numb
   return { elapsedMs, txPerSec: (n / elapsedMs) * 1000, medianLatencyMs: median(latencies) };
 }
 
+/**
+ * Statements per transaction as sent: node-postgres' Client#query calls (every statement of the
+ * Prisma adapter, BEGIN and COMMIT included) over `n` transactions one after another, after a
+ * pass over the whole request sequence that is not counted (it reads the catalog, opens a connection).
+ */
+async function countStatements(prisma: Prisma, variant: Variant, n: number): Promise<number> {
+  for (let i = 0; i < requests.length; i++) await variant.run(prisma, nextRequest());
+  let sent = 0;
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    sent++;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    for (let i = 0; i < n; i++) await variant.run(prisma, nextRequest());
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return sent / n;
+}
+
 /** Toggle the NOTIFY trigger. ALTER TABLE takes a lock on outbox, so only ever between variants. */
 async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
   await admin.query(
@@ -323,6 +524,8 @@ type RunResult = {
   notificationsReceived: number;
   /** Notifications the LISTEN connection received while each variant ran (warm-up included). */
   notificationsByVariant: Record<string, number>;
+  /** Statements per transaction each variant sent, counted (see countStatements). */
+  statementsPerTx: Record<string, number>;
   rows: { orders: number; outbox: number };
   latencyRounds: LatencyRound[];
   throughputRounds: ThroughputRound[];
@@ -367,6 +570,12 @@ async function benchmarkRun(run: number): Promise<RunResult> {
           (notificationsByVariant[variant.key] ?? 0) + notificationsReceived - before;
       }
     };
+
+    const statementsPerTx: Record<string, number> = {};
+    for (const variant of variants) {
+      statementsPerTx[variant.key] = round(await countStatements(prisma, variant, 20), 2);
+    }
+    log(`run ${run}: statements per transaction ${JSON.stringify(statementsPerTx)}`);
 
     log(`run ${run}: warm-up (${params.warmup} tx per variant at c=1, then ${params.warmup} at c=8)`);
     for (const variant of variants) {
@@ -435,6 +644,7 @@ async function benchmarkRun(run: number): Promise<RunResult> {
       loadavgAfter: loadavg(),
       notificationsReceived,
       notificationsByVariant,
+      statementsPerTx,
       rows: counts ?? { orders: 0, outbox: 0 },
       latencyRounds,
       throughputRounds,
@@ -472,6 +682,13 @@ const comparisons: [string, VariantKey, VariantKey][] = [
   ['E1/E0', 'E1', 'E0'], // outbox overhead when the row rides in the business statement
   ['E1/A', 'E1', 'A'],
   ['E1/B', 'E1', 'B'],
+  ['F1/F0', 'F1', 'F0'], // outbox overhead in today's production path
+  ['F0/E0', 'F0', 'E0'], // the business write with pricing and key claim folded in
+  ['F1/E1', 'F1', 'E1'], // today's production path vs the one until now
+  ['F1K/E1K', 'F1K', 'E1K'], // the same, with an Idempotency-Key
+  ['F1/A', 'F1', 'A'],
+  ['F1/F1N', 'F1', 'F1N'], // the NOTIFY trigger in today's production path
+  ['F1N/F0', 'F1N', 'F0'], // the outbox row without its NOTIFY
 ];
 
 function summarizeRun(
@@ -584,14 +801,14 @@ function markdownReport(result: Report): string {
     `## Absolute figures (run ${last.run} of ${result.runs.length}: median over rounds; p99 pooled over ${params.rounds * params.iterations} tx)`,
     '',
   );
-  const head2 = ['variant', 'statements/tx', 'c=1 median ms', 'c=1 p99 ms'];
+  const head2 = ['variant', 'statements/tx (counted)', 'c=1 median ms', 'c=1 p99 ms'];
   for (const c of params.concurrency) head2.push(`c=${c} tx/s`);
   lines.push(`| ${head2.join(' | ')} |`, `|${head2.map(() => '---').join('|')}|`);
   for (const variant of variants) {
     const lat = last.summary.latency[variant.key];
     const cells = [
       `${variant.key}: ${variant.label}`,
-      String(variant.roundTrips),
+      `${variant.roundTrips} (${last.statementsPerTx[variant.key] ?? 'n/a'})`,
       lat?.medianMs.toFixed(2) ?? 'n/a',
       lat?.p99Ms.toFixed(2) ?? 'n/a',
     ];

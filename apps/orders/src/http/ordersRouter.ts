@@ -1,16 +1,17 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
+import type { UnorderableLine } from '../orders/catalogPrices.ts';
+import type { CreatedOrder } from '../orders/createOrder.ts';
 import { listOrders, listOrdersQuery } from '../orders/listOrders.ts';
-import { orderRequest } from '../orders/orderRequest.ts';
+import { type OrderRequest, orderRequest } from '../orders/orderRequest.ts';
 import { placeOrder } from '../orders/placeOrder.ts';
 import { HttpProblem, validationProblem } from './problem.ts';
 
-type OrderWithItems = Awaited<ReturnType<typeof placeOrder>>['order'];
 type HistoryEntry = { eventType: string; detail: string | null; at: Date };
 
 /** The API's view of an order: money as decimal strings of minor units, like in the events. */
-function toOrderResource(order: OrderWithItems, history?: HistoryEntry[]) {
+function toOrderResource(order: CreatedOrder, history?: HistoryEntry[]) {
   return {
     id: order.id,
     customerId: order.customerId,
@@ -45,6 +46,34 @@ const idempotencyKeyHeader = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 
+/** 422 naming every line the catalog cannot sell, each by a pointer to its sku. */
+function unorderableProblem(request: OrderRequest, lines: UnorderableLine[]): HttpProblem {
+  const errors = lines.map((line) => ({
+    pointer: `#/items/${line.index}/sku`,
+    detail:
+      line.reason === 'unknown-sku'
+        ? `unknown sku ${line.sku}`
+        : `${line.sku} is sold in ${line.soldIn}, not ${request.currency}`,
+  }));
+  return new HttpProblem(
+    422,
+    'urn:problem:unorderable-items',
+    'Items cannot be ordered',
+    errors.map((error) => error.detail).join('; '),
+    errors,
+  );
+}
+
+function keyReusedProblem(key: string): HttpProblem {
+  return new HttpProblem(
+    422,
+    'urn:problem:idempotency-key-reused',
+    'Idempotency-Key reused with a different request',
+    `The key ${JSON.stringify(key)} was already used for a different order request; use a new key for a new order.`,
+    [{ header: 'Idempotency-Key', detail: 'already used with a different body' }],
+  );
+}
+
 export function ordersRouter(prisma: Prisma): Router {
   const router = Router();
 
@@ -67,10 +96,12 @@ export function ordersRouter(prisma: Prisma): Router {
     const parsed = orderRequest.safeParse(req.body);
     if (!parsed.success) throw validationProblem(parsed.error);
 
-    const { order, replayed } = await placeOrder(prisma, parsed.data, key?.data);
+    const result = await placeOrder(prisma, parsed.data, key?.data);
+    if (result.kind === 'unorderable') throw unorderableProblem(parsed.data, result.lines);
+    if (result.kind === 'key-reused') throw keyReusedProblem(key?.data ?? '');
     // A replay answers exactly like the original request did, and says that it is a replay.
-    if (replayed) res.set('Idempotent-Replayed', 'true');
-    res.status(201).location(`${req.baseUrl}/${order.id}`).json(toOrderResource(order));
+    if (result.kind === 'replayed') res.set('Idempotent-Replayed', 'true');
+    res.status(201).location(`${req.baseUrl}/${result.order.id}`).json(toOrderResource(result.order));
   });
 
   router.get('/', async (req, res) => {

@@ -1,6 +1,5 @@
 import type { OutboxInsert } from '@outbox/events';
 import type { Tx } from '../db.ts';
-import { type FieldError, HttpProblem } from '../http/problem.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
 export type OrderLine = { sku: string; quantity: number; unitPriceCents: bigint };
@@ -19,49 +18,6 @@ export type CreatedOrder = {
   items: (OrderLine & { orderId: string })[];
 };
 
-const selectProducts = `
-  select sku, currency, unit_price_cents
-  from products
-  where sku = any($1::text[])`;
-
-/**
- * Price every line from the catalog (never from the client), or refuse the order with 422 naming
- * every line that cannot be ordered: an unknown sku, or one sold in another currency.
- */
-export async function priceLines(tx: Tx, request: OrderRequest): Promise<OrderLine[]> {
-  const products = await tx.$queryRawUnsafe<{ sku: string; currency: string; unit_price_cents: bigint }[]>(
-    selectProducts,
-    request.items.map((item) => item.sku),
-  );
-  const bySku = new Map(products.map((product) => [product.sku, product]));
-  const lines: OrderLine[] = [];
-  const errors: FieldError[] = [];
-  request.items.forEach((item, index) => {
-    const product = bySku.get(item.sku);
-    const pointer = `#/items/${index}/sku`;
-    if (!product) errors.push({ pointer, detail: `unknown sku ${item.sku}` });
-    else if (product.currency !== request.currency) {
-      errors.push({ pointer, detail: `${item.sku} is sold in ${product.currency}, not ${request.currency}` });
-    } else {
-      lines.push({
-        sku: item.sku,
-        quantity: item.quantity,
-        unitPriceCents: BigInt(product.unit_price_cents),
-      });
-    }
-  });
-  if (errors.length > 0) {
-    throw new HttpProblem(
-      422,
-      'urn:problem:unorderable-items',
-      'Items cannot be ordered',
-      errors.map((error) => error.detail).join('; '),
-      errors,
-    );
-  }
-  return lines;
-}
-
 /** The new order, before it is written: PENDING, total from the priced lines. */
 export function newOrder(orderId: string, request: OrderRequest, lines: OrderLine[]): CreatedOrder {
   return {
@@ -79,34 +35,77 @@ export function newOrder(orderId: string, request: OrderRequest, lines: OrderLin
 }
 
 /**
- * The order, its items and its outbox row in ONE statement: three data-modifying CTEs commit or
- * fail together, and inside the caller's transaction with everything else it wrote. One round
- * trip instead of one per table, so the outbox row costs the order transaction no extra statement
- * (docs/benchmarks.md#write-path). The event was validated by prepareEvent before it gets here.
+ * The whole happy path of POST /orders in ONE statement: the Idempotency-Key's claim, the order,
+ * its items and its outbox row, written only when every line's price is the catalog's. Data-
+ * modifying CTEs commit or fail together, inside the caller's transaction, so the outbox row
+ * costs the order transaction no statement of its own (docs/benchmarks.md#write-path). The event
+ * ($14, its payload) was validated by prepareEvent before it gets here; the statement inserts it
+ * as it is. Nothing is written on any other path: the final select says what happened.
  */
 const insertOrderItemsAndEvent = `
-  with o as (
+  with line (sku, quantity, unit_price_cents) as (
+    select * from unnest($5::text[], $6::int[], $7::bigint[])
+  ), priced as (
+    -- The lines the catalog sells in the order's currency at exactly the price the event
+    -- carries, in this statement's snapshot: a price read before a change finds no row here.
+    select line.sku
+    from line
+    join products p
+      on p.sku = line.sku and p.currency = $3::char(3) and p.unit_price_cents = line.unit_price_cents
+  ), guard as (
+    -- One row, always: whether the whole order may be written.
+    select count(*) = cardinality($5::text[]) as all_priced from priced
+  ), claim as (
+    -- The key is claimed only for an order that will be written. Its primary key serializes
+    -- requests with the same key: this insert waits until the holder's transaction ends, then
+    -- claims nothing (it committed) or claims the key (it rolled back).
+    insert into idempotency_keys (key, request_hash, order_id)
+    select $15::text, $16::text, $1::uuid
+    from guard
+    where guard.all_priced and $15::text is not null
+    on conflict (key) do nothing
+    returning key
+  ), o as (
     insert into orders (id, customer_id, currency, status, total_cents)
-    values ($1::uuid, $2, $3, 'PENDING', $4::bigint)
+    select $1::uuid, $2::text, $3::char(3), 'PENDING', $4::bigint
+    from guard
+    where guard.all_priced and ($15::text is null or exists (select 1 from claim))
     returning id, created_at
   ), i as (
     insert into order_items (order_id, sku, quantity, unit_price_cents)
-    select o.id, l.sku, l.quantity, l.unit_price_cents
-    from o, unnest($5::text[], $6::int[], $7::bigint[]) as l (sku, quantity, unit_price_cents)
+    select o.id, line.sku, line.quantity, line.unit_price_cents
+    from o, line
   ), e as (
     insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
-    select $8::uuid, $9, $10, $11, $12, $13::int, $14::jsonb, $15::jsonb
+    select $8::uuid, $9::text, $10::text, $11::text, $12::text, $13::int, $14::jsonb, $17::jsonb
     from o
   )
-  select created_at from o`;
+  select guard.all_priced, exists (select 1 from claim) as key_claimed, o.created_at
+  from guard
+  left join o on true`;
 
-/** Write `order` and `event` (its ORDER_CREATED) with one statement; returns the order as stored. */
+/** An Idempotency-Key and the hash of the request that claims it. */
+export type KeyClaim = { key: string; requestHash: string };
+
+/**
+ * What the statement did. `written`: order, items, event (and key) are in. Otherwise nothing was
+ * written, and `allPriced` / `keyClaimed` say why: a price or currency the catalog disagrees with,
+ * or a key an earlier request holds.
+ */
+export type WriteOutcome =
+  | { written: true; order: CreatedOrder }
+  | { written: false; allPriced: boolean; keyClaimed: boolean };
+
+/** Write `order` and `event` (its ORDER_CREATED), claiming `claim` when given, in one statement. */
 export async function insertOrderWithEvent(
   tx: Tx,
   order: CreatedOrder,
   event: OutboxInsert,
-): Promise<CreatedOrder> {
-  const [row] = await tx.$queryRawUnsafe<{ created_at: Date | string }[]>(
+  claim?: KeyClaim,
+): Promise<WriteOutcome> {
+  const [row] = await tx.$queryRawUnsafe<
+    { all_priced: boolean; key_claimed: boolean; created_at: Date | string | null }[]
+  >(
     insertOrderItemsAndEvent,
     order.id,
     order.customerId,
@@ -122,8 +121,13 @@ export async function insertOrderWithEvent(
     event.eventType,
     event.schemaVersion,
     event.payload,
+    claim?.key ?? null,
+    claim?.requestHash ?? null,
     event.headers,
   );
   if (!row) throw new Error('order insert returned no row');
-  return { ...order, createdAt: new Date(row.created_at) };
+  if (row.created_at === null) {
+    return { written: false, allPriced: row.all_priced, keyClaimed: row.key_claimed };
+  }
+  return { written: true, order: { ...order, createdAt: new Date(row.created_at) } };
 }

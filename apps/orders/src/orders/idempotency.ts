@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../db.ts';
-import { HttpProblem } from '../http/problem.ts';
+import type { CreatedOrder, KeyClaim } from './createOrder.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
 /** The validated request, hashed: key order and whitespace of the raw body do not matter. */
@@ -8,35 +8,21 @@ export function requestHash(request: OrderRequest): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
 
-const claimKey = `
-  insert into idempotency_keys (key, request_hash, order_id)
-  values ($1, $2, $3::uuid)
-  on conflict (key) do nothing
-  returning key`;
+/** What an Idempotency-Key an earlier request claimed answers: its order, or that the body differs. */
+export type EarlierRequest = { kind: 'replayed'; order: CreatedOrder } | { kind: 'key-reused' };
 
 /**
- * Claim an Idempotency-Key for a new order, inside the order's transaction. Returns undefined when
- * the key is new (the caller goes on to create order `orderId`), or the order an earlier request
- * with the same key created. A concurrent duplicate blocks on the key's primary key until the first
- * transaction ends: if it committed, the duplicate gets its order; if it rolled back, the duplicate
- * claims the key itself. Either way exactly one order exists per key.
+ * The answer an earlier request with the same key gets repeated, or undefined when no committed
+ * request holds the key. Only on the rare paths: the write statement claims a new key itself
+ * (createOrder.ts), and a duplicate that waited there for the first request's commit sees its
+ * row here, since this is a later statement with a newer snapshot.
  */
-export async function claimIdempotencyKey(tx: Tx, key: string, hash: string, orderId: string) {
-  const claimed = await tx.$queryRawUnsafe<unknown[]>(claimKey, key, hash, orderId);
-  if (claimed.length > 0) return undefined;
-
-  const existing = await tx.idempotencyKey.findUniqueOrThrow({
-    where: { key },
+export async function earlierRequest(tx: Tx, claim: KeyClaim): Promise<EarlierRequest | undefined> {
+  const existing = await tx.idempotencyKey.findUnique({
+    where: { key: claim.key },
     include: { order: { include: { items: true } } },
   });
-  if (existing.requestHash !== hash) {
-    throw new HttpProblem(
-      422,
-      'urn:problem:idempotency-key-reused',
-      'Idempotency-Key reused with a different request',
-      `The key ${JSON.stringify(key)} was already used for a different order request; use a new key for a new order.`,
-      [{ header: 'Idempotency-Key', detail: 'already used with a different body' }],
-    );
-  }
-  return existing.order;
+  if (!existing) return undefined;
+  if (existing.requestHash !== claim.requestHash) return { kind: 'key-reused' };
+  return { kind: 'replayed', order: existing.order };
 }

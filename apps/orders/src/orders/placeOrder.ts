@@ -1,32 +1,78 @@
 import { randomUUID } from 'node:crypto';
 import { type NewEvent, ORDER_CREATED, type OrderCreatedV1, prepareEvent } from '@outbox/events';
 import type { Prisma } from '../db.ts';
-import { type CreatedOrder, insertOrderWithEvent, newOrder, priceLines } from './createOrder.ts';
-import { claimIdempotencyKey, requestHash } from './idempotency.ts';
+import { catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
+import { type CreatedOrder, insertOrderWithEvent, type KeyClaim, newOrder } from './createOrder.ts';
+import { earlierRequest, requestHash } from './idempotency.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
 export const EVENT_SOURCE = '/orders';
+
+/**
+ * Attempts at most when the catalog changes between reading a price and writing it; each attempt
+ * re-reads the catalog, so only a catalog rewritten three times within one request exhausts them.
+ */
+const MAX_ATTEMPTS = 3;
+
+/** What POST /orders did; nothing was written unless `created`. */
+export type PlaceOrderResult =
+  | { kind: 'created'; order: CreatedOrder }
+  /** An earlier request with the same Idempotency-Key and body created `order`. */
+  | { kind: 'replayed'; order: CreatedOrder }
+  /** An earlier request used the same Idempotency-Key with a different body. */
+  | { kind: 'key-reused' }
+  /** Lines the catalog cannot sell (unknown sku, another currency), each named. */
+  | { kind: 'unorderable'; lines: UnorderableLine[] };
 
 /**
  * The heart of the pattern. The order, its items and its ORDER_CREATED event are written in ONE
  * interactive transaction: if any statement fails, none of them exists; if the commit succeeds,
  * the event is durably queued and the relay will publish it, however long Kafka is away.
  * With an idempotency key, a repeated request returns the order the first one created
- * (`replayed: true`) and writes nothing.
+ * (`replayed`) and writes nothing.
  *
- * The transaction sends BEGIN, the key's claim (with a key), the catalog lookup, ONE statement
- * writing order + items + event (createOrder.ts), COMMIT: the event rides in the business write.
+ * The happy path sends BEGIN, ONE statement (key claim, order, items, event: createOrder.ts),
+ * COMMIT. The prices come from the catalog as this process last read it (catalogPrices.ts), so
+ * the event is validated by prepareEvent before it is sent; the statement checks each price
+ * against `products` and writes nothing if one differs. The other paths (a key used before, a
+ * line the catalog cannot sell, a price that changed) run the extra queries their answer needs.
  */
-export async function placeOrder(prisma: Prisma, request: OrderRequest, idempotencyKey?: string) {
-  return prisma.$transaction(async (tx) => {
+export async function placeOrder(
+  prisma: Prisma,
+  request: OrderRequest,
+  idempotencyKey?: string,
+): Promise<PlaceOrderResult> {
+  const catalog = catalogPricesOf(prisma);
+  const claim: KeyClaim | undefined =
+    idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: requestHash(request) };
+  return prisma.$transaction(async (tx): Promise<PlaceOrderResult> => {
     const orderId = randomUUID();
-    if (idempotencyKey !== undefined) {
-      const earlier = await claimIdempotencyKey(tx, idempotencyKey, requestHash(request), orderId);
-      if (earlier) return { order: earlier, replayed: true };
+    let refresh = false;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const pricing = await catalog.price(tx, request, refresh);
+      if (pricing.unorderable.length > 0) {
+        if (pricing.fresh) {
+          // The catalog, read just now, cannot sell these lines. A key used before still answers
+          // first, as a replay must not depend on today's catalog.
+          const earlier = claim && (await earlierRequest(tx, claim));
+          return earlier ?? { kind: 'unorderable', lines: pricing.unorderable };
+        }
+      } else {
+        const order = newOrder(orderId, request, pricing.lines);
+        const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
+        const outcome = await insertOrderWithEvent(tx, order, event, claim);
+        if (outcome.written) return { kind: 'created', order: outcome.order };
+        if (claim && outcome.allPriced && !outcome.keyClaimed) {
+          const earlier = await earlierRequest(tx, claim);
+          // The key was held by a request whose row is gone again only if retention deleted it
+          // in between: a key that old answers like a new one would, on the next attempt.
+          if (earlier) return earlier;
+        }
+      }
+      // A remembered price or currency disagreed with the catalog: read it again and retry.
+      refresh = true;
     }
-    const order = newOrder(orderId, request, await priceLines(tx, request));
-    const stored = await insertOrderWithEvent(tx, order, prepareEvent(EVENT_SOURCE, orderCreated(order)));
-    return { order: stored, replayed: false };
+    throw new Error(`the catalog changed under order ${orderId} ${MAX_ATTEMPTS} times in a row`);
   });
 }
 
