@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import {
-  applyOnce,
   type EventEnvelope,
   PAYMENT_AUTHORIZED,
   PAYMENT_DECLINED,
@@ -15,7 +14,6 @@ import {
   STOCK_RESERVED,
 } from '@outbox/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tx } from '../src/db.ts';
 import { deliverReply } from './support/deliverReply.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 

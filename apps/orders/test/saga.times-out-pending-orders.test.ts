@@ -6,7 +6,6 @@ import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import {
-  applyOnce,
   type EventEnvelope,
   PAYMENT_AUTHORIZED,
   PAYMENT_VOIDED,
@@ -18,7 +17,6 @@ import { createMetricsRegistry } from '@outbox/service/ops-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
-import type { Tx } from '../src/db.ts';
 import { startSagaTimeout, sweepSagaTimeouts } from '../src/saga/sagaTimeout.ts';
 import { deliverReply } from './support/deliverReply.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
