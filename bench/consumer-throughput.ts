@@ -254,7 +254,9 @@ async function serviceDatabase(label: string, migrate: (url: string) => Promise<
   }
   const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
-  const pool = createPool(db.url, defaultDatabaseTimeouts, (err) => log(`idle connection failed: ${err.message}`));
+  const pool = createPool(db.url, defaultDatabaseTimeouts, (err) =>
+    log(`idle connection failed: ${err.message}`),
+  );
   return { db, pool, admin };
 }
 
