@@ -4,30 +4,45 @@
  * P is the production loop itself (startEventConsumer → runConsumer → applyChunk: eachBatch,
  * chunks of ≤ 200 events in one transaction each, set-based dedup, a handler per event, metrics,
  * a `process` span per event with tracing off), P1 the same loop with one event per transaction;
- * C10/C100/C/D are hand-written eachBatch loops kept as reference points.
+ * C10/C100/C/D are hand-written eachBatch loops kept as reference points. I and B are the real
+ * services' consumers: the same loop with inventory's handlers (ORDER_CREATED → reserveStocks, a
+ * batch handler, wired as apps/inventory/src/main.ts wires it) on an inventory-migrated database,
+ * and with billing's (billingHandlers with a PaymentProvider that never fails, waits or declines)
+ * on a billing-migrated one; both on createPool/transactionOn as the apps run them.
  *
  *   node bench/consumer-throughput.ts [--runs 1] [--rounds 3] [--events 10000] [--partitions 6]
- *                                     [--variants A,V,P,P1,C100,D] [--warmup 1000]
- *                                     [--out bench/results/consumer-throughput]
+ *                                     [--variants A,V,P,P1,C100,D] (also C10, C, I, B)
+ *                                     [--warmup 1000] [--out bench/results/consumer-throughput]
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark. Per run: one topic
- * with N valid ORDER_CREATED v1 messages (the relay's CloudEvents mapping, toKafkaMessage), and a
- * fresh database with the shared migrations (outbox, processed_events) plus a small effect table.
- * Every measurement reads the whole topic from the beginning with a consumer group of its own;
- * processed_events and the effect table are truncated before each. Timed from the first message
+ * with N valid ORDER_CREATED v1 messages (the relay's CloudEvents mapping, toKafkaMessage; lines
+ * of the orders catalog, EUR), and a fresh database with the shared migrations (outbox,
+ * processed_events) plus a small effect table; with I or B also an inventory and a billing
+ * database, migrated by the apps' own migrate(). Every measurement reads the whole topic from the
+ * beginning with a consumer group of its own; processed_events and the effect tables (for I:
+ * reservations, their items and the outbox, stock raised so that no order is short; for B:
+ * payments and the outbox) are emptied before each. Timed from the first message
  * handed to the variant's code until the N-th is done (group join and the first fetch excluded).
  * Variants are interleaved, the order rotating each round; ratios to A are paired per round and
  * the median over rounds is reported (with --runs N also the median of the per-run medians).
+ * For I and B, pg_stat_statements (when the server loads it) is reset for their database before
+ * each measurement and read after it: calls and execution time per statement, per event.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
-import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import {
+  createTestDatabase,
+  type TestDatabase,
+  testPostgresUrl,
+} from '@outbox/devstack/testing/test-database';
 import {
   type EventEnvelope,
   fromKafkaMessage,
+  ORDER_CANCELLED,
   ORDER_CREATED,
+  type OrderCancelledV1,
   type OrderCreatedV1,
   orderCreatedV1,
   type RunningConsumer,
@@ -36,14 +51,30 @@ import {
   toKafkaMessage,
   topicFor,
 } from '@outbox/events';
-import { startEventConsumer } from '@outbox/service/event-consumer';
+import { createPool, transactionOn } from '@outbox/service/database';
+import { defaultDatabaseTimeouts } from '@outbox/service/database-timeouts';
+import { type EventConsumerOptions, startEventConsumer } from '@outbox/service/event-consumer';
 import { createMetricsRegistry } from '@outbox/service/ops-server';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
+// The apps export no package entry point; their src modules are imported as bench/write-path.ts does.
+import { EVENT_SOURCE as BILLING_SOURCE } from '../apps/billing/src/authorizePayment.ts';
+import { migrate as migrateBilling } from '../apps/billing/src/db.ts';
+import { billingHandlers } from '../apps/billing/src/handlers.ts';
+import { PaymentProvider } from '../apps/billing/src/paymentProvider.ts';
+import { migrate as migrateInventory } from '../apps/inventory/src/db.ts';
+import { releaseStock } from '../apps/inventory/src/releaseStock.ts';
+import { EVENT_SOURCE as INVENTORY_SOURCE, reserveStocks } from '../apps/inventory/src/reserveStock.ts';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import {
+  readStatements,
+  resetStatements,
+  type StatementStats,
+  statementsReader,
+} from './support/statements.ts';
 import { acrossRuns, median, pairedRatio, rotated, round, times } from './support/stats.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -112,23 +143,14 @@ function readEvent(message: KafkaMessage): EventEnvelope {
   return { ...event, data: parsed.data };
 }
 
-/** BEGIN … COMMIT on one pooled connection: the shape of prisma.$transaction, without Prisma. */
-function transactionOn(pool: pg.Pool) {
-  return async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const result = await work(client);
-      await client.query('commit');
-      return result;
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
-}
+/** The orders catalog (apps/orders/migrations/001_orders.sql): the SKUs inventory stocks, in EUR. */
+const catalog = [
+  { sku: 'KB-101', unitPriceCents: 8900 },
+  { sku: 'MS-202', unitPriceCents: 2900 },
+  { sku: 'MN-303', unitPriceCents: 24900 },
+  { sku: 'HD-404', unitPriceCents: 3900 },
+  { sku: 'CB-505', unitPriceCents: 900 },
+];
 
 type Variant = {
   key: string;
@@ -146,6 +168,8 @@ const allVariants: Variant[] = [
   { key: 'C100', label: 'eachBatch, 1 transaction per 100 messages', txSize: 100 },
   { key: 'C', label: 'eachBatch, 1 transaction per fetched batch', txSize: 0 },
   { key: 'D', label: 'C, and the effects as one set-based INSERT', txSize: 0 },
+  { key: 'I', label: "inventory's consumer: startEventConsumer + its handlers (reserveStocks)" },
+  { key: 'B', label: "billing's consumer: startEventConsumer + billingHandlers (provider: no latency)" },
 ];
 const variants = params.variants.map((key) => {
   const variant = allVariants.find((v) => v.key === key);
@@ -168,6 +192,8 @@ type Measurement = {
   batches: number;
   meanBatchSize: number;
   cpu: CpuReport;
+  /** I and B: pg_stat_statements of the service database over the measurement. */
+  statements?: StatementStats[];
 };
 
 /** Counts handled messages and remembers when the first started and the N-th finished. */
@@ -208,6 +234,55 @@ type Fixture = {
   brokers: string[];
   /** The topic is `<prefix>order.events`, as startEventConsumer names it. */
   prefix: string;
+  /** The service databases of I and B (when those variants run). */
+  inventory?: ServiceDatabase;
+  billing?: ServiceDatabase;
+  /** A client that reads pg_stat_statements, if the server has it. */
+  statements?: pg.Client;
+};
+
+/** A database migrated by an app's migrate(), with the app's pool (createPool, default timeouts). */
+type ServiceDatabase = { db: TestDatabase; pool: pg.Pool; admin: pg.Client };
+
+async function serviceDatabase(label: string, migrate: (url: string) => Promise<string[]>) {
+  const db = await createTestDatabase(label);
+  try {
+    await migrate(db.url);
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  const pool = createPool(db.url, defaultDatabaseTimeouts, (err) =>
+    log(`idle connection failed: ${err.message}`),
+  );
+  return { db, pool, admin };
+}
+
+async function closeServiceDatabase(service: ServiceDatabase | undefined): Promise<void> {
+  if (!service) return;
+  await service.pool.end().catch(() => {});
+  await service.admin.end().catch(() => {});
+  await service.db.drop();
+}
+
+/** Empties what a measurement of I or B writes; inventory's stock is raised so no order is short. */
+const resetSql: Record<string, string> = {
+  I: 'truncate processed_events, reservation_items, reservations, outbox; update stock set available = 1000000000',
+  B: 'truncate processed_events, payments, outbox',
+};
+
+/** After I or B: every event recorded once, each with its decision and its one reply in the outbox. */
+const checkSql: Record<string, string> = {
+  I: `select (select count(*) from processed_events)::int as processed,
+             (select count(*) from reservations where status = 'RESERVED')::int as decided,
+             (select count(*) from reservations)::int as decisions,
+             (select count(*) from outbox)::int as replies`,
+  B: `select (select count(*) from processed_events)::int as processed,
+             (select count(*) from payments where status = 'AUTHORIZED')::int as decided,
+             (select count(*) from payments)::int as decisions,
+             (select count(*) from outbox)::int as replies`,
 };
 
 async function measure(
@@ -218,6 +293,11 @@ async function measure(
 ): Promise<Measurement> {
   const { kafka, topic, pool, admin } = fixture;
   await admin.query('truncate processed_events, bench_effects');
+  const service = variant.key === 'I' ? fixture.inventory : variant.key === 'B' ? fixture.billing : undefined;
+  if (service) {
+    await service.admin.query(resetSql[variant.key] as string);
+    if (fixture.statements) await resetStatements(fixture.statements, service.db.name);
+  }
   const groupId = freshName(`consumer-${variant.key.toLowerCase()}`);
   const track = progress(events);
   let transactions = 0;
@@ -283,6 +363,69 @@ async function measure(
       logger: quietLogger,
       registry: createMetricsRegistry('bench'),
       maxChunk: variant.txSize ?? 200,
+    });
+    stop = () => consumer.stop();
+  } else if (variant.key === 'I' || variant.key === 'B') {
+    const transaction = transactionOn((service as ServiceDatabase).pool);
+    // Counted as in P: the applied events of a chunk whose transaction committed.
+    const counted = async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+      track.started();
+      const results = await transaction(work);
+      transactions++;
+      batches++;
+      if (Array.isArray(results)) {
+        batchMessages += results.length;
+        track.handled(results.filter((result) => result === 'applied').length);
+      }
+      return results;
+    };
+    let source: string;
+    let handlers: EventConsumerOptions<pg.PoolClient>['handlers'];
+    if (variant.key === 'I') {
+      source = INVENTORY_SOURCE;
+      // apps/inventory/src/main.ts's handlers, which it does not export: the same two entries.
+      handlers = {
+        [ORDER_CREATED]: {
+          applyAll: (tx, events) =>
+            reserveStocks(
+              tx,
+              events.map((event) => event.data as OrderCreatedV1),
+            ),
+        },
+        [ORDER_CANCELLED]: (tx, event) => releaseStock(tx, event.data as OrderCancelledV1),
+      };
+    } else {
+      source = BILLING_SOURCE;
+      const provider = new PaymentProvider({
+        limitCents: 10n ** 12n,
+        faultRate: 0,
+        latencyMs: 0,
+        timeoutMs: 3_000,
+        remember: 100_000,
+      });
+      const real = billingHandlers((service as ServiceDatabase).pool, provider);
+      const created = real[ORDER_CREATED];
+      handlers = {
+        ...real,
+        // The clock starts with the first chunk's step before its transaction (the provider calls).
+        [ORDER_CREATED]: {
+          prepareAll: (events) => {
+            track.started();
+            return created.prepareAll?.(events) ?? Promise.resolve();
+          },
+          applyAll: created.applyAll,
+        },
+      };
+    }
+    const consumer = startEventConsumer<pg.PoolClient>({
+      source,
+      groupId,
+      kafka: { brokers: fixture.brokers, topicPrefix: fixture.prefix, topicPartitions: params.partitions },
+      aggregateTypes: ['order'],
+      transaction: counted,
+      handlers,
+      logger: quietLogger,
+      registry: createMetricsRegistry('bench'),
     });
     stop = () => consumer.stop();
   } else {
@@ -353,8 +496,27 @@ async function measure(
     await stop();
   }
   const cpu = cpuSince(cpu0, groups);
+  const statements =
+    service && fixture.statements ? await readStatements(fixture.statements, service.db.name) : undefined;
 
-  if (variant.key !== 'A' && variant.key !== 'V') {
+  if (service) {
+    const { rows } = await service.admin.query<{
+      processed: number;
+      decided: number;
+      decisions: number;
+      replies: number;
+    }>(checkSql[variant.key] as string);
+    const counts = rows[0];
+    // Every event decided once and answered once; with stock raised and no declines, all positively.
+    if (
+      !counts ||
+      counts.processed < events ||
+      counts.decisions !== counts.processed ||
+      counts.decided !== counts.processed ||
+      counts.replies !== counts.processed
+    )
+      throw new Error(`${variant.key}: ${JSON.stringify(counts)}, expected ${events} of each`);
+  } else if (variant.key !== 'A' && variant.key !== 'V') {
     const { rows } = await admin.query<{ processed: number; effects: number }>(
       'select (select count(*) from processed_events)::int as processed, (select count(*) from bench_effects)::int as effects',
     );
@@ -376,6 +538,7 @@ async function measure(
     batches,
     meanBatchSize: round(batches > 0 ? batchMessages / batches : Number.NaN, 1),
     cpu,
+    ...(statements ? { statements } : {}),
   };
 }
 
@@ -391,12 +554,21 @@ async function produce(kafka: Kafka, topic: string, count: number): Promise<void
     for (let start = 0; start < count; start += 1000) {
       const messages = Array.from({ length: Math.min(1000, count - start) }, (_, j) => {
         const n = start + j;
+        // One to three lines of the catalog, one or two units each (about two lines per order).
+        const lines = Array.from({ length: 1 + (n % 3) }, (_, k) => {
+          const product = catalog[(n + k) % catalog.length] as (typeof catalog)[number];
+          return { ...product, quantity: 1 + ((n + k) % 2) };
+        });
         const data = orderCreatedV1.parse({
           orderId: randomUUID(),
           customerId: `customer-${n % params.aggregates}`,
           currency: 'EUR',
-          totalCents: '1999',
-          items: [{ sku: 'MS-202', quantity: 1, unitPriceCents: '1999' }],
+          totalCents: String(lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0)),
+          items: lines.map((line) => ({
+            sku: line.sku,
+            quantity: line.quantity,
+            unitPriceCents: String(line.unitPriceCents),
+          })),
         });
         return toKafkaMessage({
           id: randomUUID(),
@@ -427,7 +599,41 @@ type RunSummary = {
   transactionsPerSec: Record<string, number>;
   cpuPer1000: Record<string, Record<string, number>>;
   ratios: Record<string, number>;
+  /** I and B: each statement over all rounds, per chunk transaction and per 1,000 events. */
+  statements: Record<string, StatementSummary[]>;
 };
+
+type StatementSummary = {
+  query: string;
+  callsPerChunk: number;
+  rowsPerCall: number;
+  execMsPer1000: number;
+  meanMs: number;
+};
+
+/** Sums a variant's pg_stat_statements over its rounds (same statement text = same statement). */
+function statementSummary(mine: Measurement[]): StatementSummary[] {
+  const events = mine.reduce((sum, m) => sum + m.events, 0);
+  const chunks = mine.reduce((sum, m) => sum + m.transactions, 0);
+  const byQuery = new Map<string, { calls: number; rows: number; totalMs: number }>();
+  for (const m of mine)
+    for (const st of m.statements ?? []) {
+      const entry = byQuery.get(st.query) ?? { calls: 0, rows: 0, totalMs: 0 };
+      entry.calls += st.calls;
+      entry.rows += st.rows;
+      entry.totalMs += st.totalMs;
+      byQuery.set(st.query, entry);
+    }
+  return [...byQuery]
+    .map(([query, entry]) => ({
+      query,
+      callsPerChunk: round(entry.calls / chunks, 2),
+      rowsPerCall: round(entry.rows / entry.calls, 1),
+      execMsPer1000: round((entry.totalMs * 1000) / events, 2),
+      meanMs: round(entry.totalMs / entry.calls, 3),
+    }))
+    .sort((a, b) => b.execMsPer1000 - a.execMsPer1000);
+}
 
 type RunResult = {
   run: number;
@@ -452,8 +658,10 @@ function summarize(rounds: Measurement[]): RunSummary {
   const meanBatchSize: Record<string, number> = {};
   const transactionsPerSec: Record<string, number> = {};
   const cpuPer1000: Record<string, Record<string, number>> = {};
+  const statements: Record<string, StatementSummary[]> = {};
   for (const variant of variants) {
     const mine = rounds.filter((m) => m.variant === variant.key);
+    if (mine.some((m) => m.statements)) statements[variant.key] = statementSummary(mine);
     eventsPerSec[variant.key] = round(median(mine.map((m) => m.eventsPerSec)), 1);
     meanBatchSize[variant.key] = round(median(mine.map((m) => m.meanBatchSize)), 1);
     transactionsPerSec[variant.key] = round(
@@ -469,7 +677,7 @@ function summarize(rounds: Measurement[]): RunSummary {
     rounds.find((m) => m.round === r && m.variant === key)?.eventsPerSec;
   const ratios: Record<string, number> = {};
   for (const [name, x, y] of comparisons()) ratios[name] = pairedRatio(params.rounds, value, x, y).median;
-  return { eventsPerSec, meanBatchSize, transactionsPerSec, cpuPer1000, ratios };
+  return { eventsPerSec, meanBatchSize, transactionsPerSec, cpuPer1000, ratios, statements };
 }
 
 async function benchmarkRun(run: number, brokers: string[], brokerPid: number): Promise<RunResult> {
@@ -484,10 +692,32 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
   const db = await createOutboxDatabase('bench_consumer');
   const admin = new pg.Client({ connectionString: db.url });
   const pool = new pg.Pool({ connectionString: db.url, max: params.poolSize });
+  const has = (key: string) => variants.some((v) => v.key === key);
+  let inventory: ServiceDatabase | undefined;
+  let billing: ServiceDatabase | undefined;
+  let statements: pg.Client | undefined;
   try {
     await admin.connect();
     await admin.query(effectTableSql);
-    const fixture: Fixture = { kafka, topic, db, pool, admin, brokerPid, brokers, prefix };
+    if (has('I')) inventory = await serviceDatabase('bench_consumer_inventory', migrateInventory);
+    if (has('B')) billing = await serviceDatabase('bench_consumer_billing', migrateBilling);
+    if (inventory || billing) {
+      statements = await statementsReader(testPostgresUrl);
+      if (!statements) log('pg_stat_statements is not available: no statement profile for I and B');
+    }
+    const fixture: Fixture = {
+      kafka,
+      topic,
+      db,
+      pool,
+      admin,
+      brokerPid,
+      brokers,
+      prefix,
+      ...(inventory ? { inventory } : {}),
+      ...(billing ? { billing } : {}),
+      ...(statements ? { statements } : {}),
+    };
     log(`run ${run}: warm-up (${params.warmup} events per variant)`);
     for (const variant of variants) await measure(fixture, variant, params.warmup, -1);
     const rounds: Measurement[] = [];
@@ -509,6 +739,9 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
       summary: summarize(rounds),
     };
   } finally {
+    await statements?.end().catch(() => {});
+    await closeServiceDatabase(inventory);
+    await closeServiceDatabase(billing);
     await pool.end().catch(() => {});
     await admin.end().catch(() => {});
     await db.drop();
@@ -542,7 +775,7 @@ function markdownReport(result: Report): string {
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
     '',
-    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1 for A and C/D, 3 for V, P and P1: the production default), pg pool ${params.poolSize}; warm-up ${params.warmup} events per variant.`,
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1 for A and C/D, 3 for V, P, P1, I and B: the production default), pg pool ${params.poolSize} (I and B: createPool, node-postgres's default 10, as the apps); warm-up ${params.warmup} events per variant.`,
     '',
     `## Events per second (run ${last.run}: median over rounds; ratio: ${runsNote})`,
     '',
@@ -570,6 +803,31 @@ function markdownReport(result: Report): string {
     ),
     '',
   );
+  for (const [key, rows] of Object.entries(last.summary.statements)) {
+    const mine = last.rounds.filter((m) => m.variant === key);
+    const chunks = mine.reduce((sum, m) => sum + m.transactions, 0);
+    const events = mine.reduce((sum, m) => sum + m.events, 0);
+    const total = rows.reduce((sum, row) => sum + row.execMsPer1000, 0);
+    lines.push(
+      `## ${key}: PostgreSQL execution time per statement (pg_stat_statements, run ${last.run}, all ${mine.length} rounds)`,
+      '',
+      `${chunks} chunk transactions for ${events} events (${round(events / chunks, 1)} events per chunk); execution time of all statements ${total.toFixed(1)} ms per 1,000 events (exec only: no round trip, no commit flush).`,
+      '',
+      ...table(
+        ['statement', 'calls per chunk', 'rows per call', 'exec ms per 1,000 events', 'mean ms'],
+        rows
+          .filter((row) => row.callsPerChunk >= 0.01)
+          .map((row) => [
+            `\`${row.query.replaceAll('|', '\\|')}\``,
+            row.callsPerChunk.toFixed(2),
+            row.rowsPerCall.toFixed(1),
+            row.execMsPer1000.toFixed(2),
+            row.meanMs.toFixed(3),
+          ]),
+      ),
+      '',
+    );
+  }
   if (result.runs.length > 1) {
     lines.push(
       '## Per-run ratios',
