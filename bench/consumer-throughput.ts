@@ -6,7 +6,7 @@
  * a `process` span per event with tracing off), P1 the same loop with one event per transaction;
  * C10/C100/C/D are hand-written eachBatch loops kept as reference points. I and B are the real
  * services' consumers: the same loop with inventory's handlers (ORDER_CREATED → reserveStocks, a
- * batch handler, wired as apps/inventory/src/main.ts wires it) on an inventory-migrated database,
+ * batch handler, exported by apps/inventory/src/handlers.ts) on an inventory-migrated database,
  * and with billing's (billingHandlers with a PaymentProvider that never fails, waits or declines)
  * on a billing-migrated one; both on createPool/transactionOn as the apps run them.
  *
@@ -40,9 +40,7 @@ import {
 import {
   type EventEnvelope,
   fromKafkaMessage,
-  ORDER_CANCELLED,
   ORDER_CREATED,
-  type OrderCancelledV1,
   type OrderCreatedV1,
   orderCreatedV1,
   type RunningConsumer,
@@ -64,8 +62,8 @@ import { migrate as migrateBilling } from '../apps/billing/src/db.ts';
 import { billingHandlers } from '../apps/billing/src/handlers.ts';
 import { PaymentProvider } from '../apps/billing/src/paymentProvider.ts';
 import { migrate as migrateInventory } from '../apps/inventory/src/db.ts';
-import { releaseStock } from '../apps/inventory/src/releaseStock.ts';
-import { EVENT_SOURCE as INVENTORY_SOURCE, reserveStocks } from '../apps/inventory/src/reserveStock.ts';
+import { inventoryHandlers } from '../apps/inventory/src/handlers.ts';
+import { EVENT_SOURCE as INVENTORY_SOURCE } from '../apps/inventory/src/reserveStock.ts';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -383,17 +381,7 @@ async function measure(
     let handlers: EventConsumerOptions<pg.PoolClient>['handlers'];
     if (variant.key === 'I') {
       source = INVENTORY_SOURCE;
-      // apps/inventory/src/main.ts's handlers, which it does not export: the same two entries.
-      handlers = {
-        [ORDER_CREATED]: {
-          applyAll: (tx, events) =>
-            reserveStocks(
-              tx,
-              events.map((event) => event.data as OrderCreatedV1),
-            ),
-        },
-        [ORDER_CANCELLED]: (tx, event) => releaseStock(tx, event.data as OrderCancelledV1),
-      };
+      handlers = inventoryHandlers;
     } else {
       source = BILLING_SOURCE;
       const provider = new PaymentProvider({

@@ -1,7 +1,6 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
 // `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
 import '@outbox/service/tracing-register';
-import { ORDER_CANCELLED, ORDER_CREATED, type OrderCancelledV1, type OrderCreatedV1 } from '@outbox/events';
 import { loadConfigOrExit } from '@outbox/service/config';
 import { createPool, transactionOn } from '@outbox/service/database';
 import { startEventConsumer } from '@outbox/service/event-consumer';
@@ -11,8 +10,8 @@ import { onShutdown } from '@outbox/service/shutdown';
 import { shutdownTracing } from '@outbox/service/tracing';
 import { configSchema } from './config.ts';
 import { migrate } from './db.ts';
-import { releaseStock } from './releaseStock.ts';
-import { EVENT_SOURCE, reserveStocks } from './reserveStock.ts';
+import { inventoryHandlers } from './handlers.ts';
+import { EVENT_SOURCE } from './reserveStock.ts';
 
 const config = loadConfigOrExit('inventory', configSchema);
 const logger = createLogger('inventory', config.LOG_LEVEL);
@@ -33,16 +32,7 @@ const consumer = startEventConsumer({
   },
   aggregateTypes: ['order'],
   transaction: transactionOn(pool),
-  handlers: {
-    [ORDER_CREATED]: {
-      applyAll: (tx, events) =>
-        reserveStocks(
-          tx,
-          events.map((event) => event.data as OrderCreatedV1),
-        ),
-    },
-    [ORDER_CANCELLED]: (tx, event) => releaseStock(tx, event.data as OrderCancelledV1),
-  },
+  handlers: inventoryHandlers,
   logger,
   killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
   killMidChunk: config.FAULT_KILL_MID_CHUNK,

@@ -57,7 +57,7 @@ export type RunOptions = {
   log?: (line: string) => void;
 };
 
-const DEFAULT_LOAD = { rate: 15, durationMs: 15_000 };
+const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
 
 /**
  * Run one scenario from start to verdict: start the system (on a broker and PostgreSQL of its

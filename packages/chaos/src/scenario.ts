@@ -45,7 +45,7 @@ export type Scenario = {
     privatePostgres?: boolean;
   };
   stack?: Pick<StackOptions, 'env' | 'extraRelays'>;
-  /** Default: 15 orders/s for 15 s with the load generator's default mix. */
+  /** Default: 75 orders/s for 15 s (5× the rate of the first chaos runs) with the load generator's default mix. */
   load?: { rate?: number; durationMs?: number; mix?: OrderMix };
   /** How long the system may take to go quiet after the load and the faults ended. Default 90 s. */
   quiescenceTimeoutMs?: number;
