@@ -8,7 +8,7 @@
 // everything it started on Ctrl-C.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { styleText } from 'node:util';
 import { configSchema } from '@outbox/console/config';
@@ -23,6 +23,7 @@ import {
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
 import { isPortInUse } from '@outbox/devstack/ports';
+import { DEMO_PROMETHEUS_INTERVAL_SECONDS, demoPrometheusConfig } from '@outbox/devstack/prometheus-config';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
 import { MissingToolError } from '@outbox/devstack/tools';
@@ -41,7 +42,7 @@ const embeddedAllowed = process.env.DEMO_EMBEDDED_POSTGRES !== 'off';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
 const consolePort = Number(process.env.CONSOLE_PORT ?? 8080);
 const basePort = Number(process.env.DEMO_BASE_PORT ?? 3000);
-const prometheusPort = 9090;
+const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9090);
 const prometheusWanted = process.env.DEMO_PROMETHEUS !== 'off';
 const zipkinPort = Number(process.env.ZIPKIN_PORT ?? 9411);
 const tracingWanted = process.env.DEMO_TRACING !== 'off';
@@ -315,22 +316,38 @@ const controls: DemoControls = {
   ),
 };
 
-/** Prometheus scraping the six processes, if the `prometheus` binary is on PATH (Debian: apt-get install prometheus). */
+/**
+ * Prometheus scraping the six processes and evaluating infra/prometheus/alerts.yml, if the
+ * `prometheus` binary is on PATH (Debian: apt-get install prometheus). At demo speed: every 5 s
+ * instead of production's 15 s (packages/devstack/src/prometheusConfig.ts).
+ */
 async function startPrometheus(): Promise<ChildProcess | undefined> {
-  if (!prometheusWanted || (await isPortInUse(prometheusPort))) return undefined;
+  if (!prometheusWanted) return undefined;
+  if (await isPortInUse(prometheusPort)) {
+    say(
+      'prometheus',
+      `not started: 127.0.0.1:${prometheusPort} is taken (another Prometheus? PROMETHEUS_PORT=… picks another port)`,
+    );
+    return undefined;
+  }
   const binary = (process.env.PATH ?? '')
     .split(delimiter)
     .map((dir) => join(dir, 'prometheus'))
     .find((path) => existsSync(path));
   if (!binary) return undefined;
   mkdirSync('.local/logs', { recursive: true });
+  mkdirSync('.local/prometheus', { recursive: true });
+  const configFile = `.local/prometheus/demo-${prometheusPort}.yml`;
+  writeFileSync(configFile, demoPrometheusConfig(ports));
   const log = createWriteStream('.local/logs/demo-prometheus.log', { flags: 'a' });
   const child = spawn(
     binary,
     [
-      '--config.file=infra/prometheus/prometheus.local.yml',
-      '--storage.tsdb.path=.local/prometheus',
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=.local/prometheus/data-${prometheusPort}`,
       `--web.listen-address=127.0.0.1:${prometheusPort}`,
+      // The latency histograms' trace ids (exemplars), as in docker compose.
+      '--enable-feature=exemplar-storage',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
@@ -380,7 +397,7 @@ ${styleText('bold', 'The outbox demo is running.')}
   the web console: place orders, watch the saga, the outboxes and the consumers, break the broker
   (the #token part signs you in for the stop / kill -9 / start buttons of the broker, the services
   and the relays; admin token ${consoleToken})
-${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts)` : ''}${zipkin ? `\n  Zipkin           ${zipkin.url}/zipkin/ (every order's trace; the console links each one)` : ''}${prometheus || zipkin ? '\n' : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
+${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts; scrapes and evaluates every ${DEMO_PROMETHEUS_INTERVAL_SECONDS} s, production 15 s)` : ''}${zipkin ? `\n  Zipkin           ${zipkin.url}/zipkin/ (every order's trace; the console links each one)` : ''}${prometheus || zipkin ? '\n' : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
   orders API       http://127.0.0.1:${ports.orders}/orders
   inventory        http://127.0.0.1:${ports.inventory}/healthz
   billing          http://127.0.0.1:${ports.billing}/healthz
