@@ -2,12 +2,13 @@
 // Starts the project's own Kafka broker, then the four apps against the local PostgreSQL (an
 // embedded one when none answers; each service creates and migrates its own database), the web
 // console (with the demo's stop / kill -9 / start controls, which only this script can offer
-// because only it owns the processes), and Prometheus when it is installed. Prints the logs (read
+// because only it owns the processes), Zipkin (the services export their traces to it), and
+// Prometheus when it is installed. Prints the logs (read
 // from the services' log files, so printing never slows a service) and the URLs, and stops
 // everything it started on Ctrl-C.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { styleText } from 'node:util';
 import { configSchema } from '@outbox/console/config';
@@ -22,9 +23,11 @@ import {
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
 import { isPortInUse } from '@outbox/devstack/ports';
+import { DEMO_PROMETHEUS_INTERVAL_SECONDS, demoPrometheusConfig } from '@outbox/devstack/prometheus-config';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
 import { MissingToolError } from '@outbox/devstack/tools';
+import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { deadLetterTopic, fixKafkajsIdleTimerLoop, topicFor } from '@outbox/events';
 import { loadConfig } from '@outbox/service/config';
 import { createLogger } from '@outbox/service/logger';
@@ -39,8 +42,10 @@ const embeddedAllowed = process.env.DEMO_EMBEDDED_POSTGRES !== 'off';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
 const consolePort = Number(process.env.CONSOLE_PORT ?? 8080);
 const basePort = Number(process.env.DEMO_BASE_PORT ?? 3000);
-const prometheusPort = 9090;
+const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9090);
 const prometheusWanted = process.env.DEMO_PROMETHEUS !== 'off';
+const zipkinPort = Number(process.env.ZIPKIN_PORT ?? 9411);
+const tracingWanted = process.env.DEMO_TRACING !== 'off';
 const ports: Record<ServiceName, number> = {
   orders: basePort + 1,
   'relay-orders': basePort + 2,
@@ -58,6 +63,7 @@ const colors = {
   'relay-billing': 'magenta',
   console: 'blue',
   prometheus: 'gray',
+  zipkin: 'gray',
   postgres: 'gray',
 } as const;
 // Every admin action of the console needs this token; the relays' redrive endpoint needs the other.
@@ -112,6 +118,8 @@ let startedBroker = false;
 let embeddedPostgres: EmbeddedPostgres | undefined;
 let consoleApp: RunningConsole | undefined;
 let prometheus: ChildProcess | undefined;
+let zipkin: ZipkinServer | undefined;
+let zipkinStarting: Promise<ZipkinServer | undefined> | undefined;
 const services: Partial<Record<ServiceName, ServiceProcess>> = {};
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
@@ -126,6 +134,9 @@ async function stopAll(exitCode: number): Promise<never> {
     await exited;
   }
   await Promise.allSettled(Object.values(services).map((service) => service.stop()));
+  // After the services: their last spans are flushed to it on shutdown.
+  const zipkinToStop = zipkin ?? (await zipkinStarting);
+  await zipkinToStop?.stop().catch((error) => printError(`Could not stop Zipkin: ${String(error)}`));
   if (broker && startedBroker) {
     print('Stopping Kafka…');
     await broker.stop().catch((error) => printError(`Could not stop Kafka: ${String(error)}`));
@@ -177,6 +188,37 @@ async function choosePostgres(): Promise<string> {
   return embeddedPostgres.url;
 }
 
+/**
+ * Zipkin, the trace backend: spawned first, because its JVM boots while the broker does, and
+ * awaited before the services start, so their first spans have somewhere to go. Without it the
+ * demo runs on with tracing off and says why; nothing else depends on it.
+ */
+async function startZipkin(): Promise<ZipkinServer | undefined> {
+  if (!tracingWanted) return undefined;
+  const server = new ZipkinServer({ port: zipkinPort });
+  print(`Starting Zipkin on 127.0.0.1:${zipkinPort} (first run downloads its jar with Maven)…`);
+  try {
+    await server.start();
+    return server;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    say('zipkin', `not started, traces are off: ${reason}`);
+    return undefined;
+  }
+}
+
+async function zipkinReady(server: ZipkinServer | undefined): Promise<ZipkinServer | undefined> {
+  if (!server) return undefined;
+  try {
+    await server.waitUntilReady(90_000);
+    return server;
+  } catch (error) {
+    say('zipkin', `did not start (see ${server.logFile}); traces are off: ${String(error).split('\n')[0]}`);
+    await server.stop().catch(() => {});
+    return undefined;
+  }
+}
+
 let postgres = configuredPostgres;
 try {
   postgres = await choosePostgres();
@@ -191,12 +233,17 @@ try {
     print(`Starting Kafka on 127.0.0.1:${kafkaPort} (first run resolves the jars with Maven)…`);
     await broker.start();
   }
+  // Zipkin's JVM boots while the broker does. (After broker.start(): two Maven downloads at once,
+  // on a fresh machine, would share one local repository.)
+  zipkinStarting = startZipkin();
   const readyMs = await broker.waitUntilReady(120_000);
   await waitForCoordinators(broker.brokers, SERVICES);
   // The services' own topics and dead-letter topics, at the services' default partition count (6).
   const topics = ['order', 'reservation', 'payment'].map((aggregate) => topicFor(aggregate));
   await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], 6);
   print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
+  zipkin = await zipkinReady(await zipkinStarting);
+  if (zipkin) print(`Zipkin is ready at ${zipkin.url}`);
 } catch (error) {
   await fail(error);
 }
@@ -218,6 +265,8 @@ const plans = planStack({
         // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
         HOST: '127.0.0.1',
         ...(RELAYS.includes(name) ? { RELAY_ADMIN_TOKEN: relayToken } : {}),
+        // Tracing on, in the demo only (tests and benchmarks run without it): every span to Zipkin.
+        ...zipkin?.tracingEnv(name),
       },
     ]),
   ),
@@ -267,22 +316,38 @@ const controls: DemoControls = {
   ),
 };
 
-/** Prometheus scraping the six processes, if the `prometheus` binary is on PATH (Debian: apt-get install prometheus). */
+/**
+ * Prometheus scraping the six processes and evaluating infra/prometheus/alerts.yml, if the
+ * `prometheus` binary is on PATH (Debian: apt-get install prometheus). At demo speed: every 5 s
+ * instead of production's 15 s (packages/devstack/src/prometheusConfig.ts).
+ */
 async function startPrometheus(): Promise<ChildProcess | undefined> {
-  if (!prometheusWanted || (await isPortInUse(prometheusPort))) return undefined;
+  if (!prometheusWanted) return undefined;
+  if (await isPortInUse(prometheusPort)) {
+    say(
+      'prometheus',
+      `not started: 127.0.0.1:${prometheusPort} is taken (another Prometheus? PROMETHEUS_PORT=… picks another port)`,
+    );
+    return undefined;
+  }
   const binary = (process.env.PATH ?? '')
     .split(delimiter)
     .map((dir) => join(dir, 'prometheus'))
     .find((path) => existsSync(path));
   if (!binary) return undefined;
   mkdirSync('.local/logs', { recursive: true });
+  mkdirSync('.local/prometheus', { recursive: true });
+  const configFile = `.local/prometheus/demo-${prometheusPort}.yml`;
+  writeFileSync(configFile, demoPrometheusConfig(ports));
   const log = createWriteStream('.local/logs/demo-prometheus.log', { flags: 'a' });
   const child = spawn(
     binary,
     [
-      '--config.file=infra/prometheus/prometheus.local.yml',
-      '--storage.tsdb.path=.local/prometheus',
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=.local/prometheus/data-${prometheusPort}`,
       `--web.listen-address=127.0.0.1:${prometheusPort}`,
+      // The latency histograms' trace ids (exemplars), as in docker compose.
+      '--enable-feature=exemplar-storage',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
@@ -313,9 +378,10 @@ try {
     CONSOLE_ADMIN_TOKEN: consoleToken,
     RELAY_ADMIN_TOKEN: relayToken,
     ...(prometheus ? { PROMETHEUS_URL: `http://127.0.0.1:${prometheusPort}` } : {}),
-    // Links to dashboards and traces, when a Grafana or Jaeger is running somewhere.
+    // Links to dashboards, when a Grafana runs somewhere, and to each order's trace in Zipkin.
     GRAFANA_URL: process.env.GRAFANA_URL,
-    TRACE_URL_TEMPLATE: process.env.TRACE_URL_TEMPLATE,
+    TRACE_URL_TEMPLATE: process.env.TRACE_URL_TEMPLATE ?? zipkin?.traceUrlTemplate,
+    ...(zipkin ? { ZIPKIN_URL: zipkin.url } : {}),
   });
   consoleApp = await startConsole({ config, logger: createLogger('console', 'warn'), controls });
 } catch (error) {
@@ -331,7 +397,7 @@ ${styleText('bold', 'The outbox demo is running.')}
   the web console: place orders, watch the saga, the outboxes and the consumers, break the broker
   (the #token part signs you in for the stop / kill -9 / start buttons of the broker, the services
   and the relays; admin token ${consoleToken})
-${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts)\n` : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
+${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts; scrapes and evaluates every ${DEMO_PROMETHEUS_INTERVAL_SECONDS} s, production 15 s)` : ''}${zipkin ? `\n  Zipkin           ${zipkin.url}/zipkin/ (every order's trace; the console links each one)` : ''}${prometheus || zipkin ? '\n' : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
   orders API       http://127.0.0.1:${ports.orders}/orders
   inventory        http://127.0.0.1:${ports.inventory}/healthz
   billing          http://127.0.0.1:${ports.billing}/healthz

@@ -134,6 +134,14 @@ const keyPanels: [string, string][] = [
   ['orders-api.json', 'Requests per second'],
   ['orders-api.json', 'Request rate by route and status'],
   ['orders-api.json', '4xx ratio by route'],
+  // The live charts the web console draws from the same queries (infra/grafana/src/charts.ts).
+  ['order-flow.json', 'Orders accepted per second'],
+  ['order-flow.json', 'Events published per second, per outbox'],
+  ['order-flow.json', 'Events applied per second, per consumer'],
+  ['order-flow.json', 'Outbox backlog'],
+  ['order-flow.json', 'Oldest unpublished event'],
+  ['order-flow.json', 'End-to-end latency, commit to consumed'],
+  ['order-flow.json', 'Consumer lag'],
 ];
 
 describe('Prometheus scraping the stack', () => {

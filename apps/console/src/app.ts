@@ -6,11 +6,15 @@ import type { DeadLetterWatcher } from './deadLetterWatcher.ts';
 import { type DemoControls, demoControlsRouter } from './demoControls.ts';
 import { requireOwnHost } from './hostCheck.ts';
 import { HttpProblem, notFound, problemHandler } from './problem.ts';
+import { prometheusClient } from './prometheus.ts';
 import { redriveRouter } from './redriveRouter.ts';
+import { runbookHandler } from './runbooks.ts';
 import { fetchWithTimeout, type Service } from './services.ts';
-import type { ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
+import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
 import { staticFiles } from './staticFiles.ts';
+import { alertsView } from './views/alertsView.ts';
 import { catalog } from './views/catalog.ts';
+import { chartsView } from './views/chartsView.ts';
 import { consumerViews } from './views/consumerView.ts';
 import { ordersView } from './views/ordersView.ts';
 import { outboxView } from './views/outboxView.ts';
@@ -45,6 +49,7 @@ export function createConsoleApp({
     return found;
   };
   const adminToken = config.CONSOLE_ADMIN_TOKEN;
+  const prometheus = config.PROMETHEUS_URL ? prometheusClient(config.PROMETHEUS_URL) : undefined;
 
   // For a container's healthcheck: the console process answers. (What it shows is the others' health.)
   app.get('/healthz', (_req, res) => {
@@ -57,6 +62,7 @@ export function createConsoleApp({
       redrive: adminToken !== undefined && config.RELAY_ADMIN_TOKEN !== undefined,
       demoControls: adminToken !== undefined && controls !== undefined,
       links: links(config),
+      backends: backends(config),
       catalog: await catalog(service('orders'), service('inventory')),
     };
     res.json(info);
@@ -93,6 +99,16 @@ export function createConsoleApp({
     res.json(body);
   });
 
+  // The charts and the alerts read Prometheus; without one the page says what is missing instead.
+  if (prometheus) {
+    app.get('/api/charts', async (_req, res) => {
+      res.json(await chartsView(prometheus));
+    });
+    app.get('/api/alerts', async (_req, res) => {
+      res.json(await alertsView(prometheus));
+    });
+  }
+
   // Admin actions exist only with a token to protect them.
   if (adminToken !== undefined && config.RELAY_ADMIN_TOKEN !== undefined) {
     app.use('/api/admin', requireAdminToken(adminToken), redriveRouter(services, config.RELAY_ADMIN_TOKEN));
@@ -102,6 +118,7 @@ export function createConsoleApp({
   }
 
   app.use('/api', (req, _res, next) => next(notFound(`No route for ${req.method} /api${req.path}.`)));
+  app.get('/runbooks/:anchor', runbookHandler());
   app.use(staticFiles());
   app.use((req, _res, next) => next(new HttpProblem(404, 'Not found', `No page at ${req.path}.`)));
   app.use(problemHandler(logger));
@@ -124,4 +141,26 @@ function links(config: Config): ConsoleInfo['links'] {
     result.push({ title: 'Alerts (Prometheus)', url: `${config.PROMETHEUS_URL.replace(/\/+$/, '')}/alerts` });
   }
   return result;
+}
+
+/** What the page says instead of an empty chart, alert list or trace link. */
+function backends(config: Config): ConsoleInfo['backends'] {
+  const prometheus: Backend = config.PROMETHEUS_URL
+    ? { available: true, url: config.PROMETHEUS_URL.replace(/\/+$/, '') }
+    : {
+        available: false,
+        missing:
+          'Prometheus is not running: the charts and the alerts read it. `./dev demo` starts it when the prometheus binary is installed.',
+        install: 'sudo apt-get install -y prometheus   # then restart ./dev demo',
+      };
+  const traceUrl = config.ZIPKIN_URL ?? config.TRACE_URL_TEMPLATE;
+  const traces: Backend = traceUrl
+    ? { available: true, url: config.ZIPKIN_URL ?? traceUrl }
+    : {
+        available: false,
+        missing:
+          'No trace backend: `./dev demo` runs Zipkin from its Maven Central jar, which needs Java 17 and Maven (like the Kafka broker).',
+        install: 'sudo apt-get install -y openjdk-17-jre-headless maven   # then restart ./dev demo',
+      };
+  return { prometheus, traces };
 }

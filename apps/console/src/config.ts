@@ -55,7 +55,13 @@ export const configSchema = z.object({
   /** Links to the dashboards, e.g. http://127.0.0.1:3000, where docker compose publishes Grafana. */
   GRAFANA_URL: z.url().optional(),
   PROMETHEUS_URL: z.url().optional(),
-  /** Link to one order's trace, e.g. http://127.0.0.1:16686/trace/{traceId} (Jaeger). */
+  /**
+   * Zipkin's API (the local demo's trace backend): each order's trace is read from it for the
+   * order's timeline, and without it the page says how to get traces.
+   */
+  ZIPKIN_URL: z.url().optional(),
+  /** Link to one order's trace, e.g. http://127.0.0.1:16686/trace/{traceId} (Jaeger) or
+   * http://127.0.0.1:9411/zipkin/traces/{traceId} (Zipkin, as the demo sets it). */
   TRACE_URL_TEMPLATE: z.string().includes('{traceId}', { error: 'must contain {traceId}' }).optional(),
 });
 

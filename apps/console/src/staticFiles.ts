@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { stripTypeScriptTypes } from 'node:module';
-import { extname, join } from 'node:path';
+import { createRequire, stripTypeScriptTypes } from 'node:module';
+import { dirname, extname, join } from 'node:path';
 import type { RequestHandler } from 'express';
 
 const here = import.meta.dirname;
@@ -9,6 +9,16 @@ const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.png': 'image/png',
+};
+
+/**
+ * Libraries the page loads as they are published on npm, under /vendor/: uPlot draws the charts
+ * (docs/dependencies.md). index.html's import map lets the browser code `import uPlot from 'uplot'`.
+ */
+const uplotDist = dirname(createRequire(import.meta.url).resolve('uplot'));
+const VENDOR_FILES: Record<string, { file: string; type: string }> = {
+  '/vendor/uplot.js': { file: join(uplotDist, 'uPlot.esm.js'), type: 'text/javascript; charset=utf-8' },
+  '/vendor/uplot.css': { file: join(uplotDist, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 
 /**
@@ -45,6 +55,9 @@ export function staticFiles(): RequestHandler {
       type: 'text/javascript; charset=utf-8',
       body: withoutExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' })),
     });
+  }
+  for (const [path, { file, type }] of Object.entries(VENDOR_FILES)) {
+    files.set(path, { type, body: readFileSync(file) });
   }
   const index = files.get('/index.html');
   if (index) files.set('/', index);

@@ -3,6 +3,7 @@ import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
+import type { Query } from './charts.ts';
 import { prometheus } from './datasources.ts';
 
 // Small builders for the panel shapes the dashboards repeat. The Foundation SDK's types are the
@@ -10,17 +11,7 @@ import { prometheus } from './datasources.ts';
 // `tsc`, so a broken panel fails CI before any Grafana loads it. (Whether the PromQL itself is
 // valid is tested against a real Prometheus: tests/observability.)
 
-export type Query = {
-  expr: string;
-  legend: string;
-  /**
-   * Ask Prometheus for the exemplars of this histogram query too: Grafana draws them as dots on
-   * the graph, each with a link to its trace in Jaeger (see datasources.ts).
-   */
-  exemplars?: boolean;
-  /** Evaluate once at the end of the range (for stat panels). */
-  instant?: boolean;
-};
+export type { Query } from './charts.ts';
 
 const refIds = 'ABCDEFGHIJ';
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
+import { liveCharts } from '../src/charts.ts';
 import { jaeger, prometheus } from '../src/datasources.ts';
 import { dashboardFiles, renderDashboard } from '../src/index.ts';
 
@@ -76,6 +77,19 @@ describe.each(files)('$file', ({ file, dashboard }) => {
         expect(withExemplars.length, panel.title).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe('the live charts (src/charts.ts)', () => {
+  it('are the Order flow dashboard, panel for panel and query for query, as the web console draws them', () => {
+    const flow = files.find(({ file }) => file === 'order-flow.json')?.dashboard;
+    const panels = flow ? panelsOf(flow) : [];
+    expect(panels.map((panel) => panel.title)).toEqual(liveCharts.map((chart) => chart.title));
+    panels.forEach((panel, index) => {
+      expect((panel.targets ?? []).map((target) => target.expr)).toEqual(
+        liveCharts[index]?.queries.map((query) => query.expr),
+      );
+    });
   });
 });
 

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { copyDependencies } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
 import { requireMaven } from './tools.ts';
 
@@ -40,7 +40,7 @@ export async function ensureKafkaJars(): Promise<{ libDir: string; version: stri
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
-    await runMaven(staging);
+    await copyDependencies(kafkaPom, staging, 'the Kafka jars');
     if (!existsSync(join(staging, `kafka_2.13-${version}.jar`))) {
       throw new Error(
         `Maven finished but kafka_2.13-${version}.jar is not in ${staging}; check ${kafkaPom}.`,
@@ -66,37 +66,4 @@ function jarsPresent(version: string): boolean {
   } catch {
     return false;
   }
-}
-
-function runMaven(outputDirectory: string): Promise<void> {
-  const args = [
-    '-q',
-    '-B',
-    '-f',
-    kafkaPom,
-    'dependency:copy-dependencies',
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${outputDirectory}`,
-  ];
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolvePromise();
-      else
-        reject(
-          new Error(
-            `Downloading the Kafka jars failed (mvn exited with ${code}). Maven Central must be reachable; ` +
-              `retry, or run \`mvn ${args.join(' ')}\` yourself to see the full error.\n${output.slice(-4000)}`,
-          ),
-        );
-    });
-  });
 }

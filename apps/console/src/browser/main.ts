@@ -1,11 +1,16 @@
 import type {
+  AlertsResponse,
+  Backend,
+  ChartsResponse,
   ConsoleInfo,
   ConsumersResponse,
   DemoStatus,
   OrdersResponse,
   OutboxResponse,
 } from '../shared/api.ts';
+import { renderAlerts } from './alertsView.ts';
 import { adminToken, getJson, setAdminToken, takeTokenFromUrl } from './api.ts';
+import { renderCharts } from './chartsView.ts';
 import { renderConsumers } from './consumersView.ts';
 import { renderDemoControls } from './demoControls.ts';
 import { byId, h } from './dom.ts';
@@ -15,6 +20,8 @@ import { renderOutboxes } from './outboxView.ts';
 
 /** Every view is read again this often: polling is simple and one second is live enough here. */
 const POLL_MS = 1000;
+/** The charts every fifth round: their points are five seconds apart. */
+const CHART_EVERY = 5;
 
 takeTokenFromUrl();
 const info = await getJson<ConsoleInfo>('/api/info');
@@ -35,6 +42,24 @@ const demoSection = byId('demo');
 if (!info.demoControls) demoSection.remove();
 else demoSection.hidden = false;
 
+/** A backend that is not there: what is missing, and the one command that installs it. */
+function showMissing(name: 'prometheus' | 'traces', backend: Backend): void {
+  for (const box of document.querySelectorAll<HTMLElement>(`[data-missing="${name}"]`)) {
+    if (backend.available) continue;
+    box.replaceChildren(h('p', {}, backend.missing), h('pre', {}, h('code', {}, backend.install)));
+    box.hidden = false;
+  }
+}
+const { prometheus, traces } = info.backends;
+showMissing('prometheus', prometheus);
+showMissing('traces', traces);
+if (!prometheus.available) byId('alerts-status').textContent = 'No alerts to show without Prometheus.';
+if (traces.available) {
+  byId('traces-status').textContent =
+    'Each order links to its trace: one trace from the POST through every relay and consumer.';
+}
+
+let round = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let polling = false;
 let pollAgain = false;
@@ -52,6 +77,11 @@ async function poll(): Promise<void> {
     getJson<OutboxResponse>('/api/outbox').then((outbox) => renderOutboxes(outbox, info.redrive, refresh)),
     getJson<ConsumersResponse>('/api/consumers').then(renderConsumers),
   ];
+  if (prometheus.available) {
+    reads.push(getJson<AlertsResponse>('/api/alerts').then(renderAlerts));
+    if (round % CHART_EVERY === 0) reads.push(getJson<ChartsResponse>('/api/charts').then(renderCharts));
+  }
+  round++;
   if (info.demoControls) {
     reads.push(getJson<DemoStatus>('/api/demo').then((status) => renderDemoControls(status, refresh)));
   }

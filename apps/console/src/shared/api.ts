@@ -12,6 +12,8 @@ export type ConsoleInfo = {
   /** The local demo's stop / kill -9 / start buttons for the broker, the services and the relays. */
   demoControls: boolean;
   links: { title: string; url: string }[];
+  /** The demo's Prometheus (charts, alerts) and trace backend: there, or what is missing. */
+  backends: { prometheus: Backend; traces: Backend };
   catalog: {
     sku: string;
     name: string;
@@ -20,6 +22,14 @@ export type ConsoleInfo = {
     available: number | null;
   }[];
 };
+
+/**
+ * A backend the console reads when it is configured. When it is not, `missing` says what is
+ * missing and `install` the one command that gets it, so the page never shows an empty box.
+ */
+export type Backend =
+  | { available: true; url: string }
+  | { available: false; missing: string; install: string };
 
 export type OrderView = {
   id: string;
@@ -115,4 +125,51 @@ export type Problem = {
   status: number;
   detail?: string;
   errors?: { pointer?: string; parameter?: string; header?: string; detail: string }[];
+};
+
+export type ChartView = {
+  /** infra/grafana/src/charts.ts's id (data-chart on the page). */
+  id: string;
+  title: string;
+  description: string;
+  unit: 'ops' | 's' | 'short';
+  /** The PromQL, as the Grafana dashboard has it (shown on the page: no hidden magic). */
+  queries: string[];
+  threshold?: { value: number; alert: string };
+  /** One value per `times` entry, null where Prometheus has no sample. */
+  series: { label: string; values: (number | null)[] }[];
+  error?: string;
+};
+
+/** GET /api/charts: only with Prometheus. */
+export type ChartsResponse = {
+  /** Unix seconds, shared by every series of every chart. */
+  times: number[];
+  /** What the dashboards' `$__rate_interval` became. */
+  rateWindow: string;
+  charts: ChartView[];
+};
+
+export type AlertView = {
+  name: string;
+  state: 'pending' | 'firing';
+  severity: string;
+  labels: Record<string, string>;
+  summary: string;
+  description: string;
+  /** The section of docs/runbooks.md, served by the console at /runbooks/<anchor>. */
+  runbook: string | null;
+  activeAt: string;
+  /** The rule's `for:`: how long it stays pending before it fires. */
+  forSeconds: number;
+};
+
+/** GET /api/alerts: only with Prometheus. */
+export type AlertsResponse = {
+  alerts: AlertView[];
+  /** Every alerting rule Prometheus loaded. */
+  rules: string[];
+  /** How often Prometheus evaluates the rules; null when it could not be read. */
+  evaluationSeconds: number | null;
+  error?: string;
 };
