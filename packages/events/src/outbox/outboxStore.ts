@@ -184,25 +184,49 @@ export const outboxSql = {
    group by status`,
 } as const;
 
+/**
+ * The relay's hot statements run as named prepared statements: node-postgres prepares each once
+ * per connection, and PostgreSQL then skips parsing and analysis on every later call (and, once
+ * its plan cache judges a generic plan as good as the custom ones, planning too). The plans stay
+ * on the partial indexes either way: test/claim-query-plan.test.ts explains the generic plan too.
+ */
+export const preparedStatementNames = {
+  claim: 'outbox_claim',
+  markPublished: 'outbox_mark_published',
+  renewLeases: 'outbox_renew_leases',
+} as const;
+
 export async function claimBatch(
   db: Db,
   owner: string,
   leaseMs: number,
   limit: number,
 ): Promise<ClaimedRow[]> {
-  const { rows } = await db.query<ClaimedRow>(outboxSql.claim, [owner, leaseMs, limit]);
+  const { rows } = await db.query<ClaimedRow>({
+    name: preparedStatementNames.claim,
+    text: outboxSql.claim,
+    values: [owner, leaseMs, limit],
+  });
   // UPDATE ... RETURNING does not keep the subquery's order.
   return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
 }
 
 /** The ids really marked: a row whose lease another relay took over is not among them. */
 export async function markPublished(db: Db, ids: string[], owner: string): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>(outboxSql.markPublished, [ids, owner]);
+  const { rows } = await db.query<{ id: string }>({
+    name: preparedStatementNames.markPublished,
+    text: outboxSql.markPublished,
+    values: [ids, owner],
+  });
   return new Set(rows.map((row) => row.id));
 }
 
 export async function renewLeases(db: Db, ids: string[], owner: string, leaseMs: number): Promise<number> {
-  const { rowCount } = await db.query(outboxSql.renewLeases, [ids, owner, Math.round(leaseMs)]);
+  const { rowCount } = await db.query({
+    name: preparedStatementNames.renewLeases,
+    text: outboxSql.renewLeases,
+    values: [ids, owner, Math.round(leaseMs)],
+  });
   return rowCount ?? 0;
 }
 
