@@ -5,6 +5,10 @@ import type { Logger } from 'pino';
  * Sleeps until the outbox trigger's NOTIFY arrives or the poll interval passes, whichever is
  * first. NOTIFY gives low latency; the poll is the safety net (a notification sent while the
  * listening connection was down is lost, and the poll still finds the row).
+ *
+ * A wake-up means "something may be claimable that the last claim could not see": a NOTIFY, the
+ * relay itself when a mark made an aggregate's next event its head, or stop(). One that arrives
+ * while the relay is busy is kept, and the relay reads it to decide whether to claim again.
  */
 export class Wakeup {
   readonly #databaseUrl: string;
@@ -64,6 +68,20 @@ export class Wakeup {
   wake(): void {
     if (this.#wake) this.#wake();
     else this.#notified = true;
+  }
+
+  /**
+   * Forget the wake-ups received so far; the relay calls it right before each claim. What they
+   * announced was committed before the claim starts, so the claim sees it: only a wake-up that
+   * arrives after this may announce a row the claim missed.
+   */
+  reset(): void {
+    this.#notified = false;
+  }
+
+  /** A wake-up arrived since the last reset or sleep: the next sleep returns at once. */
+  get pending(): boolean {
+    return this.#notified;
   }
 
   sleep(ms: number): Promise<void> {
