@@ -100,13 +100,14 @@ export class Relay {
 
   /**
    * Claims only when a claim can find something. After a claim:
-   * - it filled its limit, or a wake-up arrived since it was sent (a NOTIFY, or the previous
-   *   batch's mark unblocking an aggregate's next event): there is more to claim, so the next
-   *   claim runs while the broker has this batch (pipelined);
+   * - it filled its limit, or a wake-up arrives since it was sent and before the broker has
+   *   acknowledged this batch (a NOTIFY, or the previous batch's mark unblocking an aggregate's
+   *   next event): there is more to claim, so the next claim runs while the broker has this
+   *   batch (pipelined);
    * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
-   *   and the relay claims again only if a wake-up arrived since the claim, else it sleeps until
-   *   one comes or the poll interval passes (the safety net for a lost NOTIFY and for retries
-   *   whose backoff ran out).
+   *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
+   *   included), else it sleeps until one comes or the poll interval passes (the safety net for
+   *   a lost NOTIFY and for retries whose backoff ran out).
    * A mark that makes an aggregate's next event its head wakes the relay (#published), so a
    * backlog on one aggregate drains claim after claim, never at the poll's pace.
    *
@@ -142,7 +143,7 @@ export class Relay {
       }
       if (claimed.rows.length > 0) {
         const batch = this.#deliver(claimed.rows);
-        if (claimed.rows.length === limit || this.#wakeup.pending) {
+        if (claimed.rows.length === limit || (await this.#wakeup.wokenBefore(batch))) {
           delivering = batch;
           continue;
         }
