@@ -1230,7 +1230,16 @@ function markdownReport(result: Report): string {
       }
     lines.push(
       ...table(
-        ['offered', 'mode', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'claims per event', 'batches per event'],
+        [
+          'offered',
+          'mode',
+          'achieved/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'claims per event',
+          'batches per event',
+        ],
         rows,
       ),
       '',
