@@ -34,7 +34,9 @@
  * offered rate (open loop, small transactions) for --latency-seconds; latency per event is
  * published_at − created_at from the outbox table (both the database clock). Modes: NOTIFY on
  * (poll 1000 ms, production default), NOTIFY trigger disabled with poll 1000 ms, and disabled with
- * poll 100 ms. Cells (mode × rate) rotate per round.
+ * poll 100 ms. Cells (mode × rate) rotate per round. Each cell also counts the relay's claim
+ * statements and batches (its step metric) per event published: at low rates, claims that find
+ * nothing are the relay's main cost.
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
@@ -801,6 +803,10 @@ type LatencyRound = {
   p90Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The relay's claim statements in the cell (its step metric), per event published. */
+  claimsPerEvent: number;
+  /** The relay's batches sent to the broker in the cell, per event published. */
+  batchesPerEvent: number;
   cpu: CpuReport;
 };
 
@@ -873,10 +879,14 @@ async function latencyPhase(run: number, brokers: string[], brokerPid: number): 
       const afterSeq = rows[0]?.seq ?? '0';
       const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
       const cpu0 = cpuSnapshot(groups);
+      const steps0 = await Promise.all(fixture.relays.map(relaySteps));
       const offered = await offerLoad(fixture.pool, rate, seconds);
       if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
         throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
       const cpu = cpuSince(cpu0, groups);
+      const steps = await Promise.all(fixture.relays.map(relaySteps));
+      const stepCount = (step: keyof StepTotals) =>
+        steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
       const { rows: samples } = await fixture.admin.query<{ ms: number }>(
         `select extract(epoch from published_at - created_at) * 1000 as ms
            from outbox where seq > $1::bigint`,
@@ -895,6 +905,8 @@ async function latencyPhase(run: number, brokers: string[], brokerPid: number): 
         p90Ms: round(quantile(ms, 0.9), 2),
         p99Ms: round(quantile(ms, 0.99), 2),
         maxMs: round(Math.max(...ms), 2),
+        claimsPerEvent: round(stepCount('claim') / ms.length, 3),
+        batchesPerEvent: round(stepCount('publish') / ms.length, 3),
         cpu,
       };
     };
@@ -906,7 +918,9 @@ async function latencyPhase(run: number, brokers: string[], brokerPid: number): 
       for (const { mode, rate } of rotated(cells, r)) {
         const result = await measure(mode, rate, r, params.latencySeconds);
         rounds.push(result);
-        line.push(`${mode}@${rate} p50 ${result.p50Ms} p99 ${result.p99Ms}`);
+        line.push(
+          `${mode}@${rate} p50 ${result.p50Ms} p99 ${result.p99Ms} claims/event ${result.claimsPerEvent}`,
+        );
       }
       log(`run ${run}: latency round ${r + 1}/${params.latencyRounds}: ${line.join('; ')}`);
     }
@@ -936,7 +950,17 @@ type RunSummary = {
   /** Claim probe, per `query/stats`: median over rounds of events/s and of the mean claim ms. */
   claimProbe: Record<string, { eventsPerSec: number; meanClaimMs: number; maxClaimMs: number }>;
   /** Per cell `mode@rate`: median over rounds of p50/p99, and achieved rate. */
-  latency: Record<string, { p50Ms: number; p99Ms: number; maxMs: number; achievedRate: number }>;
+  latency: Record<
+    string,
+    {
+      p50Ms: number;
+      p99Ms: number;
+      maxMs: number;
+      achievedRate: number;
+      claimsPerEvent: number;
+      batchesPerEvent: number;
+    }
+  >;
   /** Paired per-round ratios, median over rounds. */
   ratios: Record<string, number>;
 };
@@ -1025,6 +1049,8 @@ function summarizeRun(
         p99Ms: round(median(rounds.map((l) => l.p99Ms)), 2),
         maxMs: round(Math.max(...rounds.map((l) => l.maxMs)), 2),
         achievedRate: round(median(rounds.map((l) => l.achievedRate)), 1),
+        claimsPerEvent: round(median(rounds.map((l) => l.claimsPerEvent)), 3),
+        batchesPerEvent: round(median(rounds.map((l) => l.batchesPerEvent)), 3),
       };
     }
     for (const other of params.modes.filter((m) => m !== 'notify')) {
@@ -1198,9 +1224,26 @@ function markdownReport(result: Report): string {
           cell.p50Ms.toFixed(1),
           cell.p99Ms.toFixed(1),
           cell.maxMs.toFixed(1),
+          cell.claimsPerEvent.toFixed(2),
+          cell.batchesPerEvent.toFixed(2),
         ]);
       }
-    lines.push(...table(['offered', 'mode', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms'], rows), '');
+    lines.push(
+      ...table(
+        [
+          'offered',
+          'mode',
+          'achieved/s',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'claims per event',
+          'batches per event',
+        ],
+        rows,
+      ),
+      '',
+    );
     const latencyRatios = Object.keys(result.acrossRuns).filter((k) => k.startsWith('latency'));
     if (latencyRatios.length > 0)
       lines.push(

@@ -26,12 +26,27 @@ describe('test-only fault points', () => {
     );
   });
 
+  it('the relay takes RELAY_FAULT=crash-with-pipelined-batch[:n] in tests', () => {
+    const fault = (value: string) =>
+      loadConfig('relay', relayConfig, { ...base, RELAY_FAULT: value }).RELAY_FAULT;
+    expect(fault('crash-with-pipelined-batch')).toEqual({ crashWithPipelinedBatch: 1 });
+    expect(fault('crash-with-pipelined-batch:3')).toEqual({ crashWithPipelinedBatch: 3 });
+    expect(() => fault('crash-with-pipelined-batch:0')).toThrow(/RELAY_FAULT: expected/);
+  });
+
   it('the relay refuses RELAY_FAULT when NODE_ENV=production', () => {
     expect(() =>
       loadConfig('relay', relayConfig, {
         ...base,
         NODE_ENV: 'production',
         RELAY_FAULT: 'crash-after-publish',
+      }),
+    ).toThrow(/RELAY_FAULT: is a test-only fault point and is refused when NODE_ENV=production/);
+    expect(() =>
+      loadConfig('relay', relayConfig, {
+        ...base,
+        NODE_ENV: 'production',
+        RELAY_FAULT: 'crash-with-pipelined-batch',
       }),
     ).toThrow(/RELAY_FAULT: is a test-only fault point and is refused when NODE_ENV=production/);
     expect(loadConfig('relay', relayConfig, { ...base, NODE_ENV: 'production' }).RELAY_FAULT).toBeUndefined();

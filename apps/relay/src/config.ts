@@ -3,14 +3,25 @@ import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } f
 import { z } from 'zod';
 
 /**
- * Test-only fault point (the chaos suite, docs/chaos.md): `crash-after-publish[:n]` makes the relay
- * kill -9 itself after the n-th batch the broker acknowledged (default 1), before it marks that
- * batch published, the moment that turns a crash into duplicates on the topic.
+ * Test-only fault points (the chaos suite, docs/chaos.md); the relay kills itself with kill -9:
+ * - `crash-after-publish[:n]`: after the n-th batch the broker acknowledged (default 1), before it
+ *   marks that batch published, the moment that turns a crash into duplicates on the topic;
+ * - `crash-with-pipelined-batch[:n]`: the n-th time a claim returns rows while the previous batch
+ *   is with the broker, so it dies holding two leased batches, one sent and one only claimed.
  */
 const relayFault = z
   .string()
-  .regex(/^crash-after-publish(:[1-9][0-9]*)?$/, 'expected crash-after-publish or crash-after-publish:<n>')
-  .transform((value) => ({ crashAfterPublish: Number(value.split(':')[1] ?? 1) }));
+  .regex(
+    /^(crash-after-publish|crash-with-pipelined-batch)(:[1-9][0-9]*)?$/,
+    'expected crash-after-publish[:<n>] or crash-with-pipelined-batch[:<n>]',
+  )
+  .transform((value) => {
+    const [point, n] = value.split(':');
+    const after = Number(n ?? 1);
+    return point === 'crash-after-publish'
+      ? { crashAfterPublish: after }
+      : { crashWithPipelinedBatch: after };
+  });
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),

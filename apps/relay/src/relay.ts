@@ -1,16 +1,15 @@
-import {
-  backoffDelayMs,
-  type ClaimedRow,
-  claimBatch,
-  markFailed,
-  markPublished,
-  renewLeases,
-  scheduleRetry,
-} from '@outbox/events';
+import { backoffDelayMs, type ClaimedRow, claimBatch } from '@outbox/events';
 import { toError } from '@outbox/service/errors';
-import { exemplarOf } from '@outbox/service/exemplars';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import {
+  giveBack,
+  markBatchPublished,
+  type OutcomeDeps,
+  renewLeasesWhilePublishing,
+  retryOrDeadLetter,
+} from './batchOutcomes.ts';
+import { FaultPoints, type RelayFault } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
 import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
 import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
@@ -26,8 +25,8 @@ export type RelayOptions = {
   pollIntervalMs: number;
   /** Attempts before a transiently failing event is dead-lettered. */
   maxAttempts: number;
-  /** Test-only fault point (RELAY_FAULT in config.ts); never set in production. */
-  fault?: { crashAfterPublish: number };
+  /** Test-only fault points (RELAY_FAULT in config.ts); never set in production. */
+  fault?: RelayFault;
 };
 
 /** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
@@ -43,15 +42,10 @@ export type RelayHealth = {
 
 type Step = { claimed: number; retryInMs: number };
 
-/** What every log line about one event says, so an operator can follow that event through the logs. */
-function eventFields(row: ClaimedRow) {
-  return { eventId: row.id, type: row.event_type, aggregateId: row.aggregate_id, attempt: row.attempts };
-}
-
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
- * while there is work (claiming the next batch while the broker has the previous one), sleep
- * until NOTIFY or the poll interval when there is none.
+ * while there is work (under a backlog, claiming the next batch while the broker has the
+ * previous one), sleep until NOTIFY or the poll interval when there is none.
  *
  * When a publish fails, what happens depends on why (see publishErrors.ts): broker unavailable →
  * the batch goes back untouched and the relay backs off; otherwise the batch is retried one event
@@ -64,10 +58,13 @@ export class Relay {
   readonly #logger: Logger;
   readonly #metrics: RelayMetrics;
   readonly #options: RelayOptions;
+  readonly #outcomes: OutcomeDeps;
+  readonly #faults: FaultPoints;
   #running: Promise<void> | undefined;
   #stopping = false;
   #consecutiveFailures = 0;
-  #acknowledgedBatches = 0;
+  /** A batch's publish is under way: the broker has it and has not answered yet. */
+  #withBroker = false;
   #lastClaimed = 0;
   readonly health: RelayHealth = { status: 'ok', published: 0, deadLettered: 0 };
 
@@ -85,6 +82,16 @@ export class Relay {
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
     this.#options = deps.options;
+    const { id: owner, leaseMs, maxAttempts } = deps.options;
+    this.#faults = new FaultPoints(deps.options.fault, deps.logger);
+    this.#outcomes = {
+      pool: deps.pool,
+      owner,
+      leaseMs,
+      maxAttempts,
+      metrics: deps.metrics,
+      logger: deps.logger,
+    };
   }
 
   start(): void {
@@ -92,41 +99,68 @@ export class Relay {
   }
 
   /**
-   * Pipelined: the next batch is claimed while the previous one is with the broker, and published
-   * as soon as the broker acknowledged the previous one. Order per aggregate is untouched: a claim
-   * takes only the head event of each aggregate, and the previous batch's events are still heads
-   * (in flight, leased) while it runs, so the next batch holds only *other* aggregates; an
-   * aggregate's next event becomes claimable only once its previous one is marked published.
-   * At most one batch is with the broker at a time, and one more is claimed.
+   * Claims only when a claim can find something. After a claim:
+   * - it filled its limit, or a wake-up arrives since it was sent and before the broker has
+   *   acknowledged this batch (a NOTIFY, or the previous batch's mark unblocking an aggregate's
+   *   next event): there is more to claim, so the next claim runs while the broker has this
+   *   batch (pipelined);
+   * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
+   *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
+   *   included), else it sleeps until one comes or the poll interval passes (the safety net for
+   *   a lost NOTIFY and for retries whose backoff ran out).
+   * A mark that makes an aggregate's next event its head wakes the relay (#published), so a
+   * backlog on one aggregate drains claim after claim, never at the poll's pace.
+   *
+   * Order per aggregate is untouched by pipelining: a claim takes only the head event of each
+   * aggregate, and the previous batch's events are still heads (in flight, leased) while it runs,
+   * so the next batch holds only *other* aggregates; an aggregate's next event becomes claimable
+   * only once its previous one is marked published. At most one batch is with the broker at a
+   * time, and one more is claimed.
    */
   async #loop(): Promise<void> {
     let delivering: Promise<Step> | undefined;
     while (!this.#stopping) {
-      const claimed = await this.#claim(this.#nextClaimSize());
-      if ('retryInMs' in claimed) {
-        if (delivering) await delivering;
-        delivering = undefined;
-        await this.#wakeup.sleep(claimed.retryInMs);
-        continue;
-      }
+      const limit = this.#nextClaimSize();
+      this.#wakeup.reset();
+      const claimed = await this.#claim(limit);
+      if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
+        this.#faults.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
+      if ('retryInMs' in claimed) {
+        await this.#idle(claimed.retryInMs);
+        continue;
+      }
       if (previous && previous.retryInMs > 0) {
         // The broker just failed the previous batch: give this one back untouched rather than
         // hold its leases through the backoff.
-        await this.#giveBack(claimed.rows);
-        await this.#wakeup.sleep(previous.retryInMs);
+        await giveBack(this.#outcomes, claimed.rows, {
+          error: 'given back unpublished: the broker failed the batch before it',
+          delayMs: 0,
+        });
+        await this.#idle(previous.retryInMs);
         continue;
       }
-      if (claimed.rows.length === 0) {
-        // Nothing claimable: sleep only when no batch was in flight either, because marking that
-        // batch published may just have made its aggregates' next events claimable.
-        if (!previous) await this.#wakeup.sleep(this.#options.pollIntervalMs);
-        continue;
+      if (claimed.rows.length > 0) {
+        const batch = this.#deliver(claimed.rows);
+        if (claimed.rows.length === limit || (await this.#wakeup.wokenBefore(batch))) {
+          delivering = batch;
+          continue;
+        }
+        const step = await batch;
+        if (step.retryInMs > 0) {
+          await this.#idle(step.retryInMs);
+          continue;
+        }
       }
-      delivering = this.#deliver(claimed.rows);
+      await this.#idle(this.#options.pollIntervalMs);
     }
     if (delivering) await delivering;
+  }
+
+  /** Sleep, unless stopping; returns at once when a wake-up arrived since the last claim. */
+  async #idle(ms: number): Promise<void> {
+    if (!this.#stopping) await this.#wakeup.sleep(ms);
   }
 
   /**
@@ -171,25 +205,11 @@ export class Relay {
     return { rows };
   }
 
-  /** Hand claimed rows back without publishing them and without using up an attempt. */
-  async #giveBack(rows: ClaimedRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await scheduleRetry(
-      this.#pool,
-      rows.map((row) => row.id),
-      this.#options.id,
-      {
-        error: 'given back unpublished: the broker failed the batch before it',
-        delayMs: 0,
-        countAttempt: false,
-      },
-    ).catch(() => {}); // if this fails too, the leases expire and the rows are claimed again
-  }
-
   /** Publish a claimed batch and mark it published; on failure, deal with each event by kind. */
   async #deliver(rows: ClaimedRow[]): Promise<Step> {
     const publishTimer = this.#metrics.stepDuration.startTimer({ step: 'publish' });
-    const stopRenewing = this.#renewLeasesWhilePublishing(rows);
+    const stopRenewing = renewLeasesWhilePublishing(this.#outcomes, rows);
+    this.#withBroker = true;
     try {
       await this.#publisher.publish(rows.map(toOutgoingEvent));
     } catch (err) {
@@ -200,38 +220,12 @@ export class Relay {
       // aggregate has at most one event in a batch, so this cannot reorder an aggregate.
       return this.#publishOneByOne(rows);
     } finally {
+      this.#withBroker = false;
       stopRenewing();
       publishTimer();
     }
     await this.#published(rows);
     return { claimed: rows.length, retryInMs: 0 };
-  }
-
-  /**
-   * A publish slower than a third of the lease (a slow broker, a long one-by-one retry) must not
-   * let the lease run out under it: another relay would take the rows over and publish them a
-   * second time. Renewal is fenced by owner like every other write, so a relay whose lease had
-   * already been taken over cannot claw it back.
-   */
-  #renewLeasesWhilePublishing(rows: ClaimedRow[]): () => void {
-    const { id, leaseMs } = this.#options;
-    const ids = rows.map((row) => row.id);
-    const timer = setInterval(
-      () => {
-        renewLeases(this.#pool, ids, id, leaseMs)
-          .then((renewed) => {
-            this.#metrics.leaseRenewals.inc();
-            if (renewed < ids.length)
-              this.#logger.warn(
-                { lost: ids.length - renewed },
-                'lease renewal found rows no longer ours; another relay may publish them too',
-              );
-          })
-          .catch((err: unknown) => this.#logger.warn({ err }, 'lease renewal failed'));
-      },
-      Math.max(50, Math.floor(leaseMs / 3)),
-    );
-    return () => clearInterval(timer);
   }
 
   async #publishOneByOne(rows: ClaimedRow[]): Promise<Step> {
@@ -252,87 +246,35 @@ export class Relay {
 
   /** Acknowledged by the broker: mark published (fenced by our lease). */
   async #published(rows: ClaimedRow[]): Promise<void> {
-    // Test-only fault point: die between the broker's ack and the mark, the worst moment for a
-    // relay to crash. The rows stay leased; after the lease another relay publishes them again.
-    const fault = this.#options.fault;
-    if (fault && ++this.#acknowledgedBatches >= fault.crashAfterPublish) {
-      this.#logger.warn({ count: rows.length }, 'RELAY_FAULT: kill -9 after the broker ack, before marking');
-      process.kill(process.pid, 'SIGKILL');
-    }
+    this.#faults.afterBrokerAck(rows.length);
     const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
-    let marked: Set<string>;
+    let marked: Awaited<ReturnType<typeof markBatchPublished>>;
     try {
-      // If this update is lost, the lease expires and the events are published again: a
-      // duplicate, never a loss. Consumers deduplicate on the event id.
-      marked = await markPublished(
-        this.#pool,
-        rows.map((row) => row.id),
-        this.#options.id,
-      );
+      marked = await markBatchPublished(this.#outcomes, rows);
     } catch (err) {
       this.#degraded('mark-published', toError(err));
       return;
     } finally {
       markTimer();
     }
-    // Count only what this relay really marked: a row whose lease another relay took over is that
-    // relay's to count (it publishes it again), or the totals of all relays would exceed the events.
-    const fenced = rows.length - marked.size;
-    if (fenced > 0) {
-      this.#metrics.fencedOff.inc(fenced);
-      this.#logger.warn({ count: fenced }, 'published events whose lease another relay had taken over');
-    }
-    const now = Date.now();
-    for (const row of rows) {
-      if (!marked.has(row.id)) continue;
-      this.#metrics.published.inc({ event_type: row.event_type });
-      this.#metrics.commitToPublish.observe({
-        value: (now - row.created_at.getTime()) / 1000,
-        exemplarLabels: exemplarOf(row.headers.traceparent),
-      });
-    }
-    this.#logger.debug({ count: marked.size }, 'batch published');
+    // An aggregate's next event became claimable, and no NOTIFY will say so: claim again.
+    if (marked.unblocked > 0) this.#wakeup.wake();
     this.#consecutiveFailures = 0;
     this.health.status = 'ok';
-    this.health.published += marked.size;
-    this.health.lastPublishedAt = new Date(now).toISOString();
+    this.health.published += marked.marked;
+    this.health.lastPublishedAt = new Date().toISOString();
   }
 
   async #handleFailure(rows: ClaimedRow[], kind: PublishFailureKind, error: Error): Promise<Step> {
     for (const row of rows) this.#metrics.publishFailures.inc({ event_type: row.event_type, reason: kind });
-    const ids = rows.map((row) => row.id);
-    const owner = this.#options.id;
-
     if (kind === 'unavailable') {
+      // The events are fine: they go back without using up an attempt.
       const retryInMs = this.#degraded('publish', error);
-      // The events are fine; give them back without using up an attempt. If this update fails
-      // too, the leases expire and the events are claimed again anyway.
-      await scheduleRetry(this.#pool, ids, owner, {
-        error: error.message,
-        delayMs: retryInMs,
-        countAttempt: false,
-      }).catch(() => {});
+      await giveBack(this.#outcomes, rows, { error: error.message, delayMs: retryInMs });
       return { claimed: rows.length, retryInMs };
     }
 
-    for (const row of rows) {
-      if (kind === 'permanent' || row.attempts >= this.#options.maxAttempts) {
-        const reason = `${kind === 'permanent' ? 'refused by the broker' : `failed ${row.attempts} attempts`}: ${error.message}`;
-        if (await markFailed(this.#pool, row.id, owner, reason).catch(() => false)) {
-          this.#metrics.deadLettered.inc({ event_type: row.event_type });
-          this.health.deadLettered += 1;
-          this.#logger.error({ ...eventFields(row), reason }, 'event dead-lettered');
-        }
-      } else {
-        const delayMs = backoffDelayMs(row.attempts);
-        await scheduleRetry(this.#pool, [row.id], owner, {
-          error: error.message,
-          delayMs,
-          countAttempt: true,
-        }).catch(() => {});
-        this.#logger.warn({ ...eventFields(row), delayMs, err: error }, 'publish failed; will retry');
-      }
-    }
+    this.health.deadLettered += await retryOrDeadLetter(this.#outcomes, rows, kind, error);
     return { claimed: rows.length, retryInMs: 0 };
   }
 

@@ -5,13 +5,18 @@ import type { Logger } from 'pino';
  * Sleeps until the outbox trigger's NOTIFY arrives or the poll interval passes, whichever is
  * first. NOTIFY gives low latency; the poll is the safety net (a notification sent while the
  * listening connection was down is lost, and the poll still finds the row).
+ *
+ * A wake-up means "something may be claimable that the last claim could not see": a NOTIFY, the
+ * relay itself when a mark made an aggregate's next event its head, or stop(). One that arrives
+ * while the relay is busy is kept, and the relay reads it to decide whether to claim again.
  */
 export class Wakeup {
   readonly #databaseUrl: string;
   readonly #logger: Logger;
   #client: pg.Client | undefined;
-  #wake: (() => void) | undefined;
-  /** A notification that arrived while the relay was busy: the next sleep returns at once. */
+  /** Whoever waits for the next wake-up: a sleep, or a publish racing one (wokenBefore). */
+  readonly #waiters = new Set<() => void>();
+  /** A wake-up arrived since the last reset or sleep: the next sleep returns at once. */
   #notified = false;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -60,27 +65,61 @@ export class Wakeup {
     }, 1000);
   }
 
-  /** Resolve the pending `sleep`, if any. Also used to interrupt sleeping on shutdown. */
+  /** Ends the current sleep (or makes the next one return at once) and answers wokenBefore. */
   wake(): void {
-    if (this.#wake) this.#wake();
-    else this.#notified = true;
+    this.#notified = true;
+    for (const waiter of this.#waiters) waiter();
   }
 
+  /**
+   * Forget the wake-ups received so far; the relay calls it right before each claim. What they
+   * announced was committed before the claim starts, so the claim sees it: only a wake-up that
+   * arrives after this may announce a row the claim missed.
+   */
+  reset(): void {
+    this.#notified = false;
+  }
+
+  /** Until the poll interval or a wake-up; at once if one arrived since the last reset or sleep. */
   sleep(ms: number): Promise<void> {
     if (this.#notified) {
       this.#notified = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.#wake = undefined;
+        this.#waiters.delete(done);
+        this.#notified = false;
         resolve();
-      }
-      this.#wake = done;
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
     });
+  }
+
+  /**
+   * True as soon as a wake-up arrives (at once if one already did since the last reset), false
+   * if `work` settles first. Does not consume the wake-up.
+   */
+  async wokenBefore(work: Promise<unknown>): Promise<boolean> {
+    if (this.#notified) return true;
+    let woken = () => {};
+    const wakeUp = new Promise<boolean>((resolve) => {
+      woken = () => resolve(true);
+    });
+    this.#waiters.add(woken);
+    try {
+      return await Promise.race([
+        wakeUp,
+        work.then(
+          () => false,
+          () => false,
+        ),
+      ]);
+    } finally {
+      this.#waiters.delete(woken);
+    }
   }
 
   async close(): Promise<void> {

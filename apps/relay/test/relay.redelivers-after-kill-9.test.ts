@@ -49,6 +49,24 @@ afterAll(async () => {
   await db?.drop();
 });
 
+async function outboxCounts(): Promise<{ published: number; leased: number }> {
+  const { rows } = await client.query<{ published: number; leased: number }>(
+    `select count(*) filter (where status = 'published')::int as published,
+            count(*) filter (where status = 'in_flight')::int as leased
+       from outbox`,
+  );
+  return rows[0] ?? { published: 0, leased: 0 };
+}
+
+/** Statements of other sessions still running on this database. */
+async function activeStatements(): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and state = 'active'`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
 describe('relay killed with kill -9 mid-stream', () => {
   it('loses nothing; another relay republishes at most the killed relay’s in-flight batch', {
     timeout: 90_000,
@@ -57,14 +75,20 @@ describe('relay killed with kill -9 mid-stream', () => {
     relays.push(first);
     await insertEvents(db.url, { count: EVENTS, aggregates: AGGREGATES });
 
-    // Kill it while it is publishing a batch: some events published, a batch leased.
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(5)) {
-      const { rows } = await client.query<{ published: number; leased: number }>(
-        `select count(*) filter (where status = 'published')::int as published,
-                count(*) filter (where status = 'in_flight')::int as leased
-           from outbox`,
+    // Kill it while it holds a leased batch, with some events published. Between a mark and the
+    // commit of the next claim (a claim can take longer than a publish) it holds none, and a
+    // claim cut off by the kill may be rolled back: so freeze it first (SIGSTOP: statements it sent
+    // finish on the server), look, and kill it only when it holds a batch; else let it go on.
+    const pid = first.pid as number;
+    for (const deadline = Date.now() + 30_000; ; await sleep(5)) {
+      if (Date.now() > deadline) throw new Error('relay-1 never held a leased batch after 300 events');
+      if ((await outboxCounts()).published < 300) continue;
+      process.kill(pid, 'SIGSTOP');
+      await eventually('relay-1 statements finished', async () =>
+        (await activeStatements()) === 0 ? true : undefined,
       );
-      if ((rows[0]?.published ?? 0) >= 300 && (rows[0]?.leased ?? 0) > 0) break;
+      if ((await outboxCounts()).leased > 0) break;
+      process.kill(pid, 'SIGCONT');
     }
     await first.kill();
     const { rows: inFlightRows } = await client.query<{ n: number; published: number }>(

@@ -70,16 +70,16 @@ afterAll(async () => {
 });
 
 /** The claim statement exactly as claimBatch sends it: captured from a call, not copied. */
-async function claimSql(): Promise<string> {
-  let sql = '';
+async function claimSql(): Promise<{ name?: string; text: string }> {
+  let sent: { name?: string; text: string } = { text: '' };
   const recorder = {
-    query: async (text: string) => {
-      sql = text;
+    query: async (query: string | { name?: string; text: string }) => {
+      sent = typeof query === 'string' ? { text: query } : query;
       return { rows: [], rowCount: 0 };
     },
   };
   await claimBatch(recorder as unknown as pg.ClientBase, 'capture', 1, 1);
-  return sql;
+  return sent;
 }
 
 type PlanNode = {
@@ -104,31 +104,62 @@ function scans(node: PlanNode, parentAlias?: string, out: Scan[] = []): Scan[] {
   return out;
 }
 
-describe('the claim query on an outbox of 200,000 published rows', () => {
-  it('plans on the partial indexes, with no sequential scan of the outbox', async () => {
-    const sql = await claimSql();
-    expect(sql).toMatch(/\bfrom outbox o\b/);
-    const { rows } = await client.query(`explain (format json) ${sql}`, ['plan-test', 30_000, LIMIT]);
-    const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
-    const all = scans(plan);
-    const describeScans = all.map((s) => `${s.node} ${s.index ?? ''} ${s.relation ?? ''} ${s.alias ?? ''}`);
+/**
+ * The plan of the claim as PostgreSQL would run it: `custom` plans with the parameters' values
+ * (an unnamed statement, and a prepared one's first executions), `generic` the plan a named
+ * prepared statement may settle on, made without them (so `limit $3` is an unknown number).
+ */
+async function claimPlan(mode: 'custom' | 'generic'): Promise<PlanNode> {
+  const { text } = await claimSql();
+  expect(text).toMatch(/\bfrom outbox o\b/);
+  const params = ['plan-test', 30_000, LIMIT];
+  if (mode === 'custom') {
+    const { rows } = await client.query(`explain (format json) ${text}`, params);
+    return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+  }
+  await client.query('begin');
+  try {
+    await client.query(`set local plan_cache_mode = force_generic_plan`);
+    await client.query(`prepare claim_plan_probe (text, int, int) as ${text}`);
+    const { rows } = await client.query(
+      `explain (format json) execute claim_plan_probe ('plan-test', 30000, ${LIMIT})`,
+    );
+    return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+  } finally {
+    await client.query('rollback');
+    await client.query('deallocate all');
+  }
+}
 
-    expect(
-      all.filter((s) => s.node === 'Seq Scan' && s.relation === 'outbox'),
-      describeScans.join('\n'),
-    ).toEqual([]);
-    // Candidates come from the claimable index, in seq order.
-    expect(
-      all.some((s) => /^o(_\d+)?$/.test(s.alias ?? '') && s.index === 'outbox_claimable_idx'),
-      describeScans.join('\n'),
-    ).toBe(true);
-    // The head-of-aggregate check probes the aggregate index (unpublished rows only), on the
-    // other reference to outbox than the candidates'.
-    expect(
-      all.some((s) => !/^o(_\d+)?$/.test(s.alias ?? '') && s.index === 'outbox_aggregate_idx'),
-      describeScans.join('\n'),
-    ).toBe(true);
+describe('the claim query on an outbox of 200,000 published rows', () => {
+  it('is sent as a named prepared statement', async () => {
+    expect((await claimSql()).name).toBe('outbox_claim');
   });
+
+  it.each(['custom', 'generic'] as const)(
+    'plans on the partial indexes, with no sequential scan of the outbox (%s plan)',
+    async (mode) => {
+      const plan = await claimPlan(mode);
+      const all = scans(plan);
+      const describeScans = all.map((s) => `${s.node} ${s.index ?? ''} ${s.relation ?? ''} ${s.alias ?? ''}`);
+
+      expect(
+        all.filter((s) => s.node === 'Seq Scan' && s.relation === 'outbox'),
+        describeScans.join('\n'),
+      ).toEqual([]);
+      // Candidates come from the claimable index, in seq order.
+      expect(
+        all.some((s) => /^o(_\d+)?$/.test(s.alias ?? '') && s.index === 'outbox_claimable_idx'),
+        describeScans.join('\n'),
+      ).toBe(true);
+      // The head-of-aggregate check probes the aggregate index (unpublished rows only), on the
+      // other reference to outbox than the candidates'.
+      expect(
+        all.some((s) => !/^o(_\d+)?$/.test(s.alias ?? '') && s.index === 'outbox_aggregate_idx'),
+        describeScans.join('\n'),
+      ).toBe(true);
+    },
+  );
 
   it('claims a full batch of aggregate heads in well under 50 ms', async () => {
     const timings: number[] = [];

@@ -13,6 +13,7 @@ import { postgresRestart } from './postgresRestart.ts';
 import { relayConnectionDropped } from './relayConnectionDropped.ts';
 import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
 import { relayKill9 } from './relayKill9.ts';
+import { relayKill9Pipelined } from './relayKill9Pipelined.ts';
 import { slowBroker } from './slowBroker.ts';
 import { slowPaymentProvider } from './slowPaymentProvider.ts';
 
@@ -23,6 +24,7 @@ export const SCENARIOS: Scenario[] = [
   slowBroker,
   relayKill9,
   relayCrashAfterPublish,
+  relayKill9Pipelined,
   competingRelays,
   relayConnectionDropped,
   consumerKillAfterCommit,

@@ -100,17 +100,31 @@ export const outboxSql = {
             o.payload, o.headers, o.attempts, o.created_at,
             claimable.previous_status = 'in_flight' as lease_expired`,
 
-  /** After the broker acknowledged the batch; one statement for the whole batch. */
+  /**
+   * After the broker acknowledged the batch; one statement for the whole batch. Each marked row
+   * also says whether its aggregate has a later unpublished event: that event has just become
+   * its aggregate's head, claimable now, and no NOTIFY will announce it (it was committed long
+   * ago), so the relay claims again at once instead of leaving it to the poll. (The subquery reads
+   * the statement's snapshot, where the batch's other rows are still in flight; a batch holds
+   * one event per aggregate, so they never count as a later event of the same aggregate.)
+   */
   markPublished: `
-  update outbox
+  update outbox o
      set status = 'published',
          published_at = now(),
          lease_owner = null,
          lease_expires_at = null,
          last_error = null
-   where id = any($1::uuid[])
-     and lease_owner = $2
-  returning id`,
+   where o.id = any($1::uuid[])
+     and o.lease_owner = $2
+  returning o.id,
+            exists (
+              select 1
+                from outbox later
+               where later.aggregate_type = o.aggregate_type
+                 and later.aggregate_id = o.aggregate_id
+                 and later.seq > o.seq
+                 and later.status <> 'published') as unblocks_later`,
 
   /** Keep a slow publish's rows ours: push the lease out again while the broker has them. */
   renewLeases: `
@@ -184,25 +198,58 @@ export const outboxSql = {
    group by status`,
 } as const;
 
+/**
+ * The relay's hot statements run as named prepared statements: node-postgres prepares each once
+ * per connection, and PostgreSQL then skips parsing and analysis on every later call (and, once
+ * its plan cache judges a generic plan as good as the custom ones, planning too). The plans stay
+ * on the partial indexes either way: test/claim-query-plan.test.ts explains the generic plan too.
+ */
+export const preparedStatementNames = {
+  claim: 'outbox_claim',
+  markPublished: 'outbox_mark_published',
+  renewLeases: 'outbox_renew_leases',
+} as const;
+
 export async function claimBatch(
   db: Db,
   owner: string,
   leaseMs: number,
   limit: number,
 ): Promise<ClaimedRow[]> {
-  const { rows } = await db.query<ClaimedRow>(outboxSql.claim, [owner, leaseMs, limit]);
+  const { rows } = await db.query<ClaimedRow>({
+    name: preparedStatementNames.claim,
+    text: outboxSql.claim,
+    values: [owner, leaseMs, limit],
+  });
   // UPDATE ... RETURNING does not keep the subquery's order.
   return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
 }
 
-/** The ids really marked: a row whose lease another relay took over is not among them. */
-export async function markPublished(db: Db, ids: string[], owner: string): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>(outboxSql.markPublished, [ids, owner]);
-  return new Set(rows.map((row) => row.id));
+export type Marked = {
+  /** The ids really marked: a row whose lease another relay took over is not among them. */
+  ids: Set<string>;
+  /** How many of them had a later unpublished event of their aggregate, claimable from now on. */
+  unblocked: number;
+};
+
+export async function markPublished(db: Db, ids: string[], owner: string): Promise<Marked> {
+  const { rows } = await db.query<{ id: string; unblocks_later: boolean }>({
+    name: preparedStatementNames.markPublished,
+    text: outboxSql.markPublished,
+    values: [ids, owner],
+  });
+  return {
+    ids: new Set(rows.map((row) => row.id)),
+    unblocked: rows.filter((row) => row.unblocks_later).length,
+  };
 }
 
 export async function renewLeases(db: Db, ids: string[], owner: string, leaseMs: number): Promise<number> {
-  const { rowCount } = await db.query(outboxSql.renewLeases, [ids, owner, Math.round(leaseMs)]);
+  const { rowCount } = await db.query({
+    name: preparedStatementNames.renewLeases,
+    text: outboxSql.renewLeases,
+    values: [ids, owner, Math.round(leaseMs)],
+  });
   return rowCount ?? 0;
 }
 

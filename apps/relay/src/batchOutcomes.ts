@@ -1,0 +1,141 @@
+import {
+  backoffDelayMs,
+  type ClaimedRow,
+  markFailed,
+  markPublished,
+  renewLeases,
+  scheduleRetry,
+} from '@outbox/events';
+import { exemplarOf } from '@outbox/service/exemplars';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { RelayMetrics } from './metrics.ts';
+import type { PublishFailureKind } from './publishErrors.ts';
+
+/**
+ * What the relay writes back once the broker has answered for a batch: published rows marked,
+ * refused ones retried or dead-lettered, and the lease kept while the broker takes its time.
+ * Every write is fenced by the relay's id (see outboxStore.ts) and counts only what it changed.
+ */
+export type OutcomeDeps = {
+  pool: pg.Pool;
+  /** The relay's id: the lease owner every write is fenced by. */
+  owner: string;
+  leaseMs: number;
+  maxAttempts: number;
+  metrics: RelayMetrics;
+  logger: Logger;
+};
+
+/** What every log line about one event says, so an operator can follow that event through the logs. */
+function eventFields(row: ClaimedRow) {
+  return { eventId: row.id, type: row.event_type, aggregateId: row.aggregate_id, attempt: row.attempts };
+}
+
+/**
+ * Mark an acknowledged batch published; throws when the database fails (the lease then expires
+ * and the events are published again: a duplicate, never a loss; consumers deduplicate).
+ * Returns how many were marked, and how many of them unblocked a later event of their aggregate.
+ */
+export async function markBatchPublished(
+  deps: OutcomeDeps,
+  rows: ClaimedRow[],
+): Promise<{ marked: number; unblocked: number }> {
+  const { ids, unblocked } = await markPublished(
+    deps.pool,
+    rows.map((row) => row.id),
+    deps.owner,
+  );
+  // Count only what this relay really marked: a row whose lease another relay took over is that
+  // relay's to count (it publishes it again), or the totals of all relays would exceed the events.
+  const fenced = rows.length - ids.size;
+  if (fenced > 0) {
+    deps.metrics.fencedOff.inc(fenced);
+    deps.logger.warn({ count: fenced }, 'published events whose lease another relay had taken over');
+  }
+  const now = Date.now();
+  for (const row of rows) {
+    if (!ids.has(row.id)) continue;
+    deps.metrics.published.inc({ event_type: row.event_type });
+    deps.metrics.commitToPublish.observe({
+      value: (now - row.created_at.getTime()) / 1000,
+      exemplarLabels: exemplarOf(row.headers.traceparent),
+    });
+  }
+  deps.logger.debug({ count: ids.size }, 'batch published');
+  return { marked: ids.size, unblocked };
+}
+
+/**
+ * Events the broker refused (not because it was unreachable): each is retried after its backoff,
+ * or dead-lettered once it used up its attempts or at once when no retry can fix it. Returns how
+ * many were dead-lettered.
+ */
+export async function retryOrDeadLetter(
+  deps: OutcomeDeps,
+  rows: ClaimedRow[],
+  kind: Exclude<PublishFailureKind, 'unavailable'>,
+  error: Error,
+): Promise<number> {
+  let deadLettered = 0;
+  for (const row of rows) {
+    if (kind === 'permanent' || row.attempts >= deps.maxAttempts) {
+      const reason = `${kind === 'permanent' ? 'refused by the broker' : `failed ${row.attempts} attempts`}: ${error.message}`;
+      if (await markFailed(deps.pool, row.id, deps.owner, reason).catch(() => false)) {
+        deps.metrics.deadLettered.inc({ event_type: row.event_type });
+        deadLettered += 1;
+        deps.logger.error({ ...eventFields(row), reason }, 'event dead-lettered');
+      }
+    } else {
+      const delayMs = backoffDelayMs(row.attempts);
+      await scheduleRetry(deps.pool, [row.id], deps.owner, {
+        error: error.message,
+        delayMs,
+        countAttempt: true,
+      }).catch(() => {});
+      deps.logger.warn({ ...eventFields(row), delayMs, err: error }, 'publish failed; will retry');
+    }
+  }
+  return deadLettered;
+}
+
+/**
+ * Hand claimed rows back unpublished, due again after `delayMs`, without using up an attempt: the
+ * broker failing says nothing about the events. If this update fails too, the leases expire and
+ * the rows are claimed again anyway.
+ */
+export async function giveBack(
+  deps: OutcomeDeps,
+  rows: ClaimedRow[],
+  retry: { error: string; delayMs: number },
+): Promise<void> {
+  if (rows.length === 0) return;
+  const ids = rows.map((row) => row.id);
+  await scheduleRetry(deps.pool, ids, deps.owner, { ...retry, countAttempt: false }).catch(() => {});
+}
+
+/**
+ * A publish slower than a third of the lease (a slow broker, a long one-by-one retry) must not
+ * let the lease run out under it: another relay would take the rows over and publish them a
+ * second time. Renewal is fenced by owner like every other write, so a relay whose lease had
+ * already been taken over cannot claw it back. Returns the function that stops renewing.
+ */
+export function renewLeasesWhilePublishing(deps: OutcomeDeps, rows: ClaimedRow[]): () => void {
+  const ids = rows.map((row) => row.id);
+  const timer = setInterval(
+    () => {
+      renewLeases(deps.pool, ids, deps.owner, deps.leaseMs)
+        .then((renewed) => {
+          deps.metrics.leaseRenewals.inc();
+          if (renewed < ids.length)
+            deps.logger.warn(
+              { lost: ids.length - renewed },
+              'lease renewal found rows no longer ours; another relay may publish them too',
+            );
+        })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
+    },
+    Math.max(50, Math.floor(deps.leaseMs / 3)),
+  );
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,54 @@
+// The relay claims again only after a wake-up (a NOTIFY, its own mark that unblocked an
+// aggregate, stop()) or the poll interval (relay.ts #loop). These are the rules it relies on.
+
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { Wakeup } from '../src/wakeup.ts';
+
+const wakeup = () => new Wakeup('postgresql://unused', pino({ level: 'silent' })); // never listens
+const elapsed = async (work: Promise<unknown>) => {
+  const start = performance.now();
+  await work;
+  return performance.now() - start;
+};
+
+describe('the relay wake-up', () => {
+  it('keeps a wake-up that came while the relay was busy: the next sleep returns at once', async () => {
+    const w = wakeup();
+    w.wake();
+    expect(await elapsed(w.sleep(5_000))).toBeLessThan(100);
+    // Consumed: the sleep after it waits the interval.
+    expect(await elapsed(w.sleep(150))).toBeGreaterThanOrEqual(140);
+  });
+
+  it('forgets wake-ups received before a claim (reset): the claim sees what they announced', async () => {
+    const w = wakeup();
+    w.wake();
+    w.reset();
+    expect(await elapsed(w.sleep(150))).toBeGreaterThanOrEqual(140);
+  });
+
+  it('ends a sleep when a wake-up arrives', async () => {
+    const w = wakeup();
+    setTimeout(() => w.wake(), 50);
+    expect(await elapsed(w.sleep(5_000))).toBeLessThan(1_000);
+  });
+
+  it('says whether a wake-up arrived before a publish settled, without consuming it', async () => {
+    const w = wakeup();
+    const slow = new Promise((resolve) => setTimeout(resolve, 300));
+    setTimeout(() => w.wake(), 50);
+    expect(await w.wokenBefore(slow)).toBe(true);
+    expect(await elapsed(w.sleep(5_000))).toBeLessThan(100); // still there for the next sleep
+
+    const fast = Promise.resolve();
+    expect(await w.wokenBefore(fast)).toBe(false);
+    expect(await w.wokenBefore(Promise.reject(new Error('publish failed')))).toBe(false);
+  });
+
+  it('answers at once when a wake-up is already pending', async () => {
+    const w = wakeup();
+    w.wake();
+    expect(await w.wokenBefore(new Promise(() => {}))).toBe(true);
+  });
+});
