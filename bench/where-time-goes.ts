@@ -5,7 +5,8 @@
 //   - every SQL statement the system ran, how many times per order and its mean execution time,
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
-//   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--out bench/results/where-time-goes]
+//   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
+//                                 [--out bench/results/where-time-goes]
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
@@ -21,6 +22,9 @@ const { values: args } = parseArgs({
   options: {
     rate: { type: 'string', default: '40' },
     seconds: { type: 'string', default: '20' },
+    // A longer or faster warm-up grows the tables first, as a long bench:system run does.
+    'warmup-rate': { type: 'string', default: '20' },
+    'warmup-seconds': { type: 'string', default: '8' },
     out: { type: 'string', default: 'bench/results/where-time-goes' },
   },
 });
@@ -57,8 +61,15 @@ const stack = await startChaosStack({
 });
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
-  log('warm-up: 20 orders/s for 8 s');
-  await runLoad({ ordersUrl: stack.process('orders').url, rate: 20, durationMs: 8_000, mix: { valid: 100 } });
+  const warmup = { rate: Number(args['warmup-rate']), seconds: Number(args['warmup-seconds']) };
+  log(`warm-up: ${warmup.rate} orders/s for ${warmup.seconds} s`);
+  await runLoad({
+    ordersUrl: stack.process('orders').url,
+    rate: warmup.rate,
+    durationMs: warmup.seconds * 1000,
+    mix: { valid: 100 },
+    concurrency: 256,
+  });
   await new Promise((resolve) => setTimeout(resolve, 3_000));
 
   const pids: Record<string, number[]> = Object.fromEntries(

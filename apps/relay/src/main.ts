@@ -3,6 +3,7 @@
 import '@outbox/service/tracing-register';
 import { hostname } from 'node:os';
 import { loadConfigOrExit } from '@outbox/service/config';
+import { CUSTOM_PLANS } from '@outbox/service/database';
 import { createLogger } from '@outbox/service/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
 import { onShutdown } from '@outbox/service/shutdown';
@@ -28,6 +29,8 @@ const pool = new pg.Pool({
   query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000, // after the server's own timeout had its chance
   idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
   keepAlive: true,
+  // Its hot statements are named (prepared once per connection); plan them for their parameters.
+  options: CUSTOM_PLANS,
 });
 // An idle pool connection that the server dropped (restart) must not crash the process.
 pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));

@@ -2,6 +2,15 @@ import pg from 'pg';
 import { type DatabaseTimeouts, poolTimeouts } from './databaseTimeouts.ts';
 
 /**
+ * Named statements are parsed once per connection, but planned for their parameters every time.
+ * Left to itself (`plan_cache_mode = auto`), PostgreSQL settles on a generic plan after five calls,
+ * chosen while the tables are still small (a sequential scan is cheapest then) and kept as they
+ * grow: in a long benchmark the `= any($1::uuid[])` statements crept from 0.1 to 4-15 ms each
+ * (docs/performance.md).
+ */
+export const CUSTOM_PLANS = '-c plan_cache_mode=force_custom_plan';
+
+/**
  * A node-postgres pool with the shared database timeouts: a black-holed database or a held lock
  * fails a statement after DATABASE_STATEMENT_TIMEOUT_MS, and the server ends a session left idle
  * inside a transaction after DATABASE_TRANSACTION_TIMEOUT_MS.
@@ -11,7 +20,11 @@ export function createPool(
   timeouts: DatabaseTimeouts,
   onIdleError: (err: Error) => void = () => {},
 ): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, ...poolTimeouts(timeouts) });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    ...poolTimeouts(timeouts),
+    options: CUSTOM_PLANS,
+  });
   // An idle connection the server closed (a restart, pg_terminate_backend) is dropped from the
   // pool and the next checkout opens a new one; without a listener node-postgres would take the
   // whole process down with it.
