@@ -140,6 +140,7 @@ try {
   const report = {
     date: new Date().toISOString(),
     machine: machineInfo(),
+    warmup,
     rate,
     seconds,
     accepted: load.accepted,
@@ -151,7 +152,8 @@ try {
   const markdown = [
     '# Where the time goes',
     '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; ${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
+      `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
     ...table(
