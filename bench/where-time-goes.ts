@@ -6,11 +6,12 @@
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
-//                                 [--out bench/results/where-time-goes]
+//                                 [--tracing] [--out bench/results/where-time-goes]
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
 import { parseArgs } from 'node:util';
+import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
@@ -25,6 +26,9 @@ const { values: args } = parseArgs({
     // A longer or faster warm-up grows the tables first, as a long bench:system run does.
     'warmup-rate': { type: 'string', default: '20' },
     'warmup-seconds': { type: 'string', default: '8' },
+    // Every process exports its spans (OTLP/HTTP, the SDK's default batching) to a receiver in this
+    // process: run once with and once without to see what tracing costs.
+    tracing: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/where-time-goes' },
   },
 });
@@ -53,11 +57,14 @@ async function statementsAvailable(): Promise<boolean> {
 }
 
 const { broker, dispose } = await startTestBroker('where-time-goes');
+const receiver = args.tracing ? await startOtlpReceiver() : undefined;
+const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
+for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
 const stack = await startChaosStack({
   label: 'wtg',
   kafkaBrokers: broker.brokers,
   postgresUrl,
-  env: { billing: { PAYMENT_LIMIT_CENTS: '100000000000' } },
+  env: { ...tracingEnv, billing: { ...tracingEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' } },
 });
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
@@ -141,6 +148,8 @@ try {
     date: new Date().toISOString(),
     machine: machineInfo(),
     warmup,
+    tracing: args.tracing,
+    spansReceived: receiver?.spans.length,
     rate,
     seconds,
     accepted: load.accepted,
@@ -152,7 +161,7 @@ try {
   const markdown = [
     '# Where the time goes',
     '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
       `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
@@ -180,6 +189,7 @@ try {
   console.log(markdown);
 } finally {
   await stack.stop();
+  await receiver?.close();
   await dispose();
 }
 process.exit(0);
