@@ -41,20 +41,29 @@ export function createPool(
 export function transactionOn(pool: pg.Pool) {
   return async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    // A connection that dies while checked out (a database restart) emits 'error' on the client,
+    // which would end the process without a listener; the statement in hand, or the next one,
+    // fails with it instead, and the chunk is retried on a new connection.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('begin');
       const result = await work(client);
       await client.query('commit');
-      client.release();
       return result;
     } catch (err) {
       // A connection whose rollback fails too is broken: destroy it rather than pool it.
-      const rollback = await client.query('rollback').then(
+      broken ??= await client.query('rollback').then(
         () => undefined,
         (rollbackError: unknown) => rollbackError as Error,
       );
-      client.release(rollback);
       throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
     }
   };
 }

@@ -23,9 +23,16 @@ const UNAVAILABLE_CODES = new Set([
 
 export const RETRY_AFTER_SECONDS = 5;
 
+/**
+ * node-postgres reports a connection the server dropped in the middle of a statement (a restart in
+ * immediate mode) as a plain Error with this message and no code, and Prisma passes it on as is.
+ */
+const CONNECTION_LOST = /^Connection terminated/;
+
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+  if (typeof code === 'string') return UNAVAILABLE_CODES.has(code);
+  return err instanceof Error && CONNECTION_LOST.test(err.message);
 }
 
 export function databaseUnavailableProblem(): HttpProblem {
