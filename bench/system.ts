@@ -28,6 +28,7 @@ import type * as StackModule from '../packages/chaos/src/stack.ts';
 import { parseDuration } from '../packages/loadgen/src/duration.ts';
 import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA, nextRate, record, type SearchState, verdict } from './system/capacitySearch.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
@@ -53,15 +54,6 @@ const stepMs = durationArg('step');
 const drainMs = durationArg('drain');
 const deadline = Date.now() + durationArg('deadline');
 const log = logger('bench:system');
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const PROCESSES = [
-  'orders',
-  'inventory',
-  'billing',
-  'relay-orders',
-  'relay-inventory',
-  'relay-billing',
-] as const;
 
 type Stack = Awaited<ReturnType<typeof StackModule.startChaosStack>>;
 type Variant = 'baseline' | 'current';

@@ -18,6 +18,7 @@ import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { startChaosStack } from '../packages/chaos/src/stack.ts';
 import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,15 +36,6 @@ const { values: args } = parseArgs({
 const rate = Number(args.rate);
 const seconds = Number(args.seconds);
 const log = logger('where-time-goes');
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const PROCESSES = [
-  'orders',
-  'inventory',
-  'billing',
-  'relay-orders',
-  'relay-inventory',
-  'relay-billing',
-] as const;
 
 type Statement = { database: string; calls: number; meanMs: number; query: string };
 
