@@ -301,6 +301,20 @@ async function measure(
   let transactions = 0;
   let batches = 0;
   let batchMessages = 0;
+  /** A chunk transaction that counts, once it committed, the events applied in it. */
+  const counting =
+    (transaction: ReturnType<typeof transactionOn>, onStart: () => void = () => {}) =>
+    async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
+      onStart();
+      const results = await transaction(work);
+      transactions++;
+      batches++;
+      if (Array.isArray(results)) {
+        batchMessages += results.length;
+        track.handled(results.filter((result) => result === 'applied').length);
+      }
+      return results;
+    };
   const groups = { broker: [fixture.brokerPid] };
   const cpu0 = cpuSnapshot(groups);
   let stop: () => Promise<void>;
@@ -340,16 +354,7 @@ async function measure(
       kafka: { brokers: fixture.brokers, topicPrefix: fixture.prefix, topicPartitions: params.partitions },
       aggregateTypes: ['order'],
       // Counts what committed: applyChunk's results, once the transaction is through.
-      transaction: async (work) => {
-        const results = await transaction(work);
-        transactions++;
-        batches++;
-        if (Array.isArray(results)) {
-          batchMessages += results.length;
-          track.handled(results.filter((result) => result === 'applied').length);
-        }
-        return results;
-      },
+      transaction: counting(transaction),
       handlers: {
         [ORDER_CREATED]: async (tx, event) => {
           track.started();
@@ -366,17 +371,7 @@ async function measure(
   } else if (variant.key === 'I' || variant.key === 'B') {
     const transaction = transactionOn((service as ServiceDatabase).pool);
     // Counted as in P: the applied events of a chunk whose transaction committed.
-    const counted = async <T>(work: (tx: pg.PoolClient) => Promise<T>): Promise<T> => {
-      track.started();
-      const results = await transaction(work);
-      transactions++;
-      batches++;
-      if (Array.isArray(results)) {
-        batchMessages += results.length;
-        track.handled(results.filter((result) => result === 'applied').length);
-      }
-      return results;
-    };
+    const counted = counting(transaction, () => track.started());
     let source: string;
     let handlers: EventConsumerOptions<pg.PoolClient>['handlers'];
     if (variant.key === 'I') {

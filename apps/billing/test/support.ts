@@ -5,8 +5,8 @@ import {
   ORDER_CANCELLED,
   ORDER_CREATED,
   type OrderCreatedV1,
-  writeEvents,
 } from '@outbox/events';
+import { applyOne } from '@outbox/service/event-consumer';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
@@ -63,13 +63,7 @@ export async function deliver(
       'billing',
       event,
       async (tx) => {
-        const [applied] = await handler.applyAll(tx, [event]);
-        await writeEvents(
-          tx,
-          EVENT_SOURCE,
-          (applied?.replies ?? []).map((reply) => ({ event: reply })),
-        );
-        outcome = applied?.outcome;
+        outcome = await applyOne(tx, EVENT_SOURCE, handler, event);
       },
     );
     return outcome;

@@ -55,6 +55,25 @@ export type BatchHandler<Tx> = {
   applyAll: (tx: Tx, events: EventEnvelope[]) => Promise<Applied[]>;
 };
 
+/**
+ * A batch handler applied to ONE event in the caller's transaction, its replies written to the
+ * outbox as the loop writes them: the one-event form, for tests and tools that deliver by hand.
+ */
+export async function applyOne<Tx extends SqlExecutor>(
+  tx: Tx,
+  source: string,
+  handler: BatchHandler<Tx>,
+  event: EventEnvelope,
+): Promise<string | undefined> {
+  const [applied] = await handler.applyAll(tx, [event]);
+  await writeEvents(
+    tx,
+    source,
+    (applied?.replies ?? []).map((reply) => ({ event: reply })),
+  );
+  return applied?.outcome;
+}
+
 type AnyHandler<Tx> = EffectHandler<Tx> | PreparedHandler<Tx> | BatchHandler<Tx>;
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = {

@@ -1,4 +1,5 @@
-import { applyOnce, type EventEnvelope, writeEvents } from '@outbox/events';
+import { applyOnce, type EventEnvelope } from '@outbox/events';
+import { applyOne } from '@outbox/service/event-consumer';
 import type { Prisma, Tx } from '../../src/db.ts';
 import { EVENT_SOURCE } from '../../src/orders/placeOrder.ts';
 import { replyHandlers } from '../../src/saga/replyHandlers.ts';
@@ -17,13 +18,7 @@ export async function deliverReply(prisma: Prisma, event: EventEnvelope) {
     'orders',
     event,
     async (tx) => {
-      const [applied] = await handler.applyAll(tx, [event]);
-      await writeEvents(
-        tx,
-        EVENT_SOURCE,
-        (applied?.replies ?? []).map((reply) => ({ event: reply })),
-      );
-      outcome = applied?.outcome;
+      outcome = await applyOne(tx, EVENT_SOURCE, handler, event);
     },
   );
   return { result, outcome };
