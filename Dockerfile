@@ -14,18 +14,21 @@ WORKDIR /app
 ENV TURBO_TELEMETRY_DISABLED=1
 
 # The manifests first, so that a source edit does not re-run `npm ci`. Every workspace's
-# package.json must be listed here (tests/compose/compose.test.ts checks that none is missing).
+# package.json must be listed here (tests/compose/dockerCompose.is-valid-and-complete.test.ts checks that none is missing).
 COPY package.json package-lock.json ./
 COPY apps/orders/package.json apps/orders/
 COPY apps/relay/package.json apps/relay/
 COPY apps/inventory/package.json apps/inventory/
 COPY apps/billing/package.json apps/billing/
 COPY apps/console/package.json apps/console/
-COPY packages/chaos/package.json packages/chaos/
-COPY packages/devstack/package.json packages/devstack/
-COPY packages/events/package.json packages/events/
-COPY packages/loadgen/package.json packages/loadgen/
-COPY packages/service/package.json packages/service/
+COPY packages/contracts/package.json packages/contracts/
+COPY packages/outbox/package.json packages/outbox/
+COPY packages/inbox/package.json packages/inbox/
+COPY packages/runtime/package.json packages/runtime/
+COPY tools/chaos/package.json tools/chaos/
+COPY tools/devstack/package.json tools/devstack/
+COPY tools/loadgen/package.json tools/loadgen/
+COPY tools/schema-drift/package.json tools/schema-drift/
 COPY infra/grafana/package.json infra/grafana/
 COPY tests/package.json tests/
 
@@ -42,6 +45,9 @@ RUN npm run build \
 # --- runtime: sources, generated client and production node_modules; runs as the `node` user ---
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# A 16 MiB young generation instead of V8's default (64 MiB on a large host): resident memory per
+# service about 40% lower for a few percent of CPU (docs/performance.md, "Resident memory").
+ENV NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 # Owned by root and read-only for the app user: a compromised process cannot rewrite its own code.
 COPY --from=build /app /app

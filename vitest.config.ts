@@ -6,9 +6,13 @@ import { defineConfig } from 'vitest/config';
 // A package's `npm test` (and `turbo run test`) runs this same config filtered to its folder.
 export default defineConfig({
   test: {
-    include: ['{apps,packages,infra}/*/{src,test}/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
-    globalSetup: ['packages/devstack/src/testing/globalSetup.ts'],
-    setupFiles: ['packages/devstack/src/testing/workerSetup.ts'],
+    include: [
+      '{apps,packages,tools,infra}/*/{src,test}/**/*.test.ts',
+      'tests/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
+    globalSetup: ['tools/devstack/src/testing/globalSetup.ts'],
+    setupFiles: ['tools/devstack/src/testing/workerSetup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -31,6 +31,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+// The apps export no package entry point; their src modules are imported as bench/write-path.ts does.
+import {
+  EVENT_SOURCE as BILLING_SOURCE,
+  billingHandlers,
+  migrate as migrateBilling,
+  PaymentProvider,
+} from '@outbox/billing';
+import {
+  DEMO_CATALOG,
+  type EventEnvelope,
+  fromKafkaMessage,
+  ORDER_CREATED,
+  type OrderCreatedV1,
+  orderCreatedV1,
+  schemaFor,
+  toKafkaMessage,
+  topicFor,
+} from '@outbox/contracts';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import {
   createTestDatabase,
@@ -38,32 +56,23 @@ import {
   testPostgresUrl,
 } from '@outbox/devstack/testing/test-database';
 import {
-  type EventEnvelope,
-  fromKafkaMessage,
-  ORDER_CREATED,
-  type OrderCreatedV1,
-  orderCreatedV1,
+  type EventConsumerOptions,
   type RunningConsumer,
   runConsumer,
-  schemaFor,
-  toKafkaMessage,
-  topicFor,
-} from '@outbox/events';
-import { createPool, transactionOn } from '@outbox/service/database';
-import { defaultDatabaseTimeouts } from '@outbox/service/database-timeouts';
-import { type EventConsumerOptions, startEventConsumer } from '@outbox/service/event-consumer';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+  startEventConsumer,
+} from '@outbox/inbox';
+import {
+  EVENT_SOURCE as INVENTORY_SOURCE,
+  inventoryHandlers,
+  migrate as migrateInventory,
+} from '@outbox/inventory';
+import { createPool, transactionOn } from '@outbox/runtime/database';
+import { defaultDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
-// The apps export no package entry point; their src modules are imported as bench/write-path.ts does.
-import { EVENT_SOURCE as BILLING_SOURCE } from '../apps/billing/src/authorizePayment.ts';
-import { migrate as migrateBilling } from '../apps/billing/src/db.ts';
-import { billingHandlers } from '../apps/billing/src/handlers.ts';
-import { PaymentProvider } from '../apps/billing/src/paymentProvider.ts';
-import { migrate as migrateInventory } from '../apps/inventory/src/db.ts';
-import { inventoryHandlers } from '../apps/inventory/src/handlers.ts';
-import { EVENT_SOURCE as INVENTORY_SOURCE } from '../apps/inventory/src/reserveStock.ts';
+import { positiveInt } from './support/args.ts';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -89,12 +98,6 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: 'bench/results/consumer-throughput' },
   },
 });
-
-function positiveInt(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
-  return parsed;
-}
 
 const params = {
   runs: positiveInt('runs', args.runs),
@@ -141,14 +144,8 @@ function readEvent(message: KafkaMessage): EventEnvelope {
   return { ...event, data: parsed.data };
 }
 
-/** The orders catalog (apps/orders/migrations/001_orders.sql): the SKUs inventory stocks, in EUR. */
-const catalog = [
-  { sku: 'KB-101', unitPriceCents: 8900 },
-  { sku: 'MS-202', unitPriceCents: 2900 },
-  { sku: 'MN-303', unitPriceCents: 24900 },
-  { sku: 'HD-404', unitPriceCents: 3900 },
-  { sku: 'CB-505', unitPriceCents: 900 },
-];
+/** The demo catalog both services' migrations seed: the SKUs inventory stocks, in EUR. */
+const catalog = DEMO_CATALOG;
 
 type Variant = {
   key: string;
@@ -358,7 +355,7 @@ async function measure(
       handlers: {
         [ORDER_CREATED]: async (tx, event) => {
           track.started();
-          const data = event.data as OrderCreatedV1;
+          const { data } = event;
           await tx.query(effectSql, [event.id, data.orderId, data.totalCents]);
           return undefined;
         },

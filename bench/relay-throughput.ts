@@ -40,20 +40,14 @@
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import {
-  claimBatch,
-  markPublished,
-  type OutboxRow,
-  outboxSql,
-  toEnvelope,
-  toKafkaMessage,
-  topicFor,
-} from '@outbox/events';
+import { claimBatch, markPublished, type OutboxRow, outboxSql, toEnvelope } from '@outbox/outbox';
 import {
   compatibilityPartitioner,
   Producer as PlatformaticProducer,
@@ -62,16 +56,9 @@ import {
 } from '@platformatic/kafka';
 import type { Message, Producer } from 'kafkajs';
 import pg from 'pg';
+import { positiveInt, positiveInts } from './support/args.ts';
 import { type CpuReport, cpuSince, cpuSnapshot } from './support/cpu.ts';
-import {
-  loadavg,
-  logger,
-  machineInfo,
-  postgresInfo,
-  sleep,
-  table,
-  writeResults,
-} from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { acrossRuns, median, pairedRatio, quantile, rotated, round, times } from './support/stats.ts';
 
@@ -104,22 +91,15 @@ const { values: args } = parseArgs({
   },
 });
 
-function positiveInt(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
-  return parsed;
-}
-const intList = (name: string, value: string) => value.split(',').map((v) => positiveInt(name, v));
-
 const params = {
   runs: positiveInt('runs', args.runs),
   rounds: positiveInt('rounds', args.rounds),
   events: positiveInt('events', args.events),
   aggregates: positiveInt('aggregates', args.aggregates),
   batchSize: positiveInt('batch', args.batch),
-  relayCounts: intList('relays', args.relays),
+  relayCounts: positiveInts('relays', args.relays),
   /** Relay counts also measured with the planner statistics of a drained outbox ("stale"). */
-  staleRelayCounts: args['stale-relays'] === '' ? [] : intList('stale-relays', args['stale-relays']),
+  staleRelayCounts: args['stale-relays'] === '' ? [] : positiveInts('stale-relays', args['stale-relays']),
   /** Backlog for the stale variants: their claim cost grows with the backlog, so it is smaller. */
   staleEvents: positiveInt('stale-events', args['stale-events']),
   claimProbeEvents: positiveInt('claim-probe-events', args['claim-probe-events']),
@@ -127,8 +107,8 @@ const params = {
   /** Published rows already in the outbox when the backlog arrives (analyzed with it). */
   history: Number(args.history),
   warmupEvents: positiveInt('warmup-events', args['warmup-events']),
-  producerCounts: intList('producers', args.producers),
-  rates: intList('rates', args.rates),
+  producerCounts: positiveInts('producers', args.producers),
+  rates: positiveInts('rates', args.rates),
   txPerSec: positiveInt('tx-per-sec', args['tx-per-sec']),
   latencySeconds: positiveInt('latency-seconds', args['latency-seconds']),
   latencyRounds: positiveInt('latency-rounds', args['latency-rounds']),
@@ -324,7 +304,7 @@ type ThroughputRound = {
 
 /**
  * The backlog: N outbox rows over A aggregates, round-robin, each a valid ORDER_CREATED v1 — the
- * same statement as insertEvents (packages/devstack/src/testing/outboxDatabase.ts), here so that
+ * same statement as insertEvents (tools/devstack/src/testing/outboxDatabase.ts), here so that
  * it can run inside a transaction of ours.
  */
 const insertBacklogSql = `

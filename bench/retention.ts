@@ -26,11 +26,13 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { claimBatch, deletePublished, outboxSql } from '@outbox/events';
+import { claimBatch, deletePublished, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
+import { positiveInt } from './support/args.ts';
 import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -53,12 +55,6 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: 'bench/results/retention' },
   },
 });
-
-function positiveInt(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
-  return parsed;
-}
 
 const published = positiveInt('published', args.published);
 const params = {
@@ -98,7 +94,6 @@ function quantile(xs: number[], q: number): number {
 }
 const median = (xs: number[]) => quantile(xs, 0.5);
 const round = (x: number, digits = 3) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
 const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');

@@ -21,11 +21,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type * as StackModule from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import type * as StackModule from '../packages/chaos/src/stack.ts';
-import { parseDuration } from '../packages/loadgen/src/duration.ts';
+import { durationMs, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
@@ -45,14 +45,9 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: 'bench/results/system' },
   },
 });
-function durationArg(name: 'step' | 'drain' | 'deadline'): number {
-  const ms = parseDuration(args[name]);
-  if (ms === undefined) throw new Error(`--${name}: not a duration: ${args[name]} (e.g. 60s, 2m)`);
-  return ms;
-}
-const stepMs = durationArg('step');
-const drainMs = durationArg('drain');
-const deadline = Date.now() + durationArg('deadline');
+const stepMs = durationMs('step', args.step);
+const drainMs = durationMs('drain', args.drain);
+const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
 
 type Stack = Awaited<ReturnType<typeof StackModule.startChaosStack>>;
@@ -92,9 +87,13 @@ function checkoutOf(variant: Variant): string {
 }
 
 async function startStack(variant: Variant, brokers: string[]): Promise<Stack> {
-  const module = (await import(
-    join(checkoutOf(variant), 'packages/chaos/src/stack.ts')
-  )) as typeof StackModule;
+  // The chaos stack of that checkout: tools/chaos since the packages were split by role, packages/chaos before.
+  const checkout = checkoutOf(variant);
+  const stackModule = ['tools/chaos/src/stack.ts', 'packages/chaos/src/stack.ts']
+    .map((path) => join(checkout, path))
+    .find((path) => existsSync(path));
+  if (!stackModule) throw new Error(`no chaos stack in ${checkout}`);
+  const module = (await import(stackModule)) as typeof StackModule;
   const stack = await module.startChaosStack({
     label: `bench_${variant}`,
     kafkaBrokers: brokers,
@@ -225,7 +224,11 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       `${step.offeredRate}/s: ${step.sustained ? 'sustained' : 'NOT sustained'} — accepted ${step.achievedRate.toFixed(1)}/s, p50 ${step.latencyMs.p50} ms, p99 ${step.latencyMs.p99} ms, ${step.cpuMsPerOrder.total} ms CPU/order${step.reasons.length ? ` (${step.reasons.join('; ')})` : ''}`;
     log(`${variant}: warm-up`);
     await measure(stack, brokerPid, 20, 10_000);
-    const limits = { start: Number(args['start-rate']), max: Number(args['max-rate']), resolution: 0.1 };
+    const limits = {
+      start: positiveNumber('start-rate', args['start-rate']),
+      max: positiveNumber('max-rate', args['max-rate']),
+      resolution: 0.1,
+    };
     let state: SearchState = {};
     for (let rate = nextRate(state, limits); rate !== undefined; rate = nextRate(state, limits)) {
       if (Date.now() > deadline) {
@@ -255,7 +258,12 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       log(`${variant} at 90%: ${describe(report.atNinetyPercent)}`);
     }
     if (Date.now() < deadline) {
-      report.atFixedRate = await measure(stack, brokerPid, Number(args['fixed-rate']), stepMs);
+      report.atFixedRate = await measure(
+        stack,
+        brokerPid,
+        positiveNumber('fixed-rate', args['fixed-rate']),
+        stepMs,
+      );
       log(`${variant} at ${args['fixed-rate']}/s: ${describe(report.atFixedRate)}`);
     }
   } finally {

@@ -6,16 +6,21 @@
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
-//                                 [--tracing] [--out bench/results/where-time-goes]
+//                                 [--tracing] [--node-options=--max-semi-space-size=16]
+//                                 [--out bench/results/where-time-goes]
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { startChaosStack } from '@outbox/chaos';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import { startChaosStack } from '../packages/chaos/src/stack.ts';
+import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
+import pg from 'pg';
+import { positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
@@ -30,14 +35,81 @@ const { values: args } = parseArgs({
     // Every process exports its spans (OTLP/HTTP, the SDK's default batching) to a receiver in this
     // process: run once with and once without to see what tracing costs.
     tracing: { type: 'boolean', default: false },
+    // NODE_OPTIONS for every Node process of the stack (V8's young generation size, say), to
+    // compare their CPU and memory against a run without.
+    'node-options': { type: 'string', default: '' },
     out: { type: 'string', default: 'bench/results/where-time-goes' },
   },
 });
-const rate = Number(args.rate);
-const seconds = Number(args.seconds);
+const rate = positiveNumber('rate', args.rate);
+const seconds = positiveNumber('seconds', args.seconds);
 const log = logger('where-time-goes');
 
-type Statement = { database: string; calls: number; meanMs: number; query: string };
+type Statement = { database: string; calls: number; meanMs: number; maxMs: number; query: string };
+
+/** What the claim costs on each outbox as the run leaves it, and why: its plan's time and pages, dead rows, index sizes. */
+type OutboxState = {
+  database: string;
+  claimExecutionMs: number;
+  claimSharedBlocks: number;
+  claimPlan: string;
+  liveRows: number;
+  deadRows: number;
+  claimableIndexKiB: number;
+  aggregateIndexKiB: number;
+};
+
+type PlanNode = {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: PlanNode[];
+};
+type ExplainRoot = { Plan: PlanNode; 'Execution Time': number };
+
+/** A plan as one line, depth first: `Update > Nested Loop > … > Index Scan (outbox_claimable_idx, 12 buffers)`. */
+function planOutline(node: PlanNode): string {
+  const on = node['Index Name'] ?? node['Relation Name'];
+  const buffers = node['Shared Hit Blocks'] + node['Shared Read Blocks'];
+  const here = `${node['Node Type']}${on ? ` (${on}, ${buffers} buffers)` : ''}`;
+  return [here, ...(node.Plans ?? []).map(planOutline)].join(' > ');
+}
+
+async function outboxState(database: string, url: string): Promise<OutboxState> {
+  // The relay's session settings, so the plan is the relay's.
+  const client = new pg.Client({ connectionString: url, options: OUTBOX_SESSION_OPTIONS });
+  await client.connect();
+  try {
+    // EXPLAIN ANALYZE runs the claim: in a transaction rolled back, so nothing stays claimed.
+    await client.query('begin');
+    const explained = await client.query<{ 'QUERY PLAN': ExplainRoot[] }>(
+      `explain (analyze, buffers, format json) ${outboxSql.claim}`,
+      ['where-time-goes-probe', 30_000, 100],
+    );
+    await client.query('rollback');
+    const root = explained.rows[0]?.['QUERY PLAN'][0];
+    const { rows } = await client.query<{ live: number; dead: number; claimable: number; aggregate: number }>(
+      `select n_live_tup::int as live, n_dead_tup::int as dead,
+              pg_relation_size('outbox_claimable_idx')::int / 1024 as claimable,
+              pg_relation_size('outbox_aggregate_idx')::int / 1024 as aggregate
+         from pg_stat_user_tables where relname = 'outbox'`,
+    );
+    return {
+      database,
+      claimExecutionMs: Number((root?.['Execution Time'] ?? Number.NaN).toFixed(3)),
+      claimSharedBlocks: (root?.Plan['Shared Hit Blocks'] ?? 0) + (root?.Plan['Shared Read Blocks'] ?? 0),
+      claimPlan: root ? planOutline(root.Plan) : '',
+      liveRows: rows[0]?.live ?? 0,
+      deadRows: rows[0]?.dead ?? 0,
+      claimableIndexKiB: rows[0]?.claimable ?? 0,
+      aggregateIndexKiB: rows[0]?.aggregate ?? 0,
+    };
+  } finally {
+    await client.end();
+  }
+}
 
 async function statementsAvailable(): Promise<boolean> {
   const rows = await queryOnce<{ loaded: boolean }>(
@@ -52,15 +124,26 @@ const { broker, dispose } = await startTestBroker('where-time-goes');
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
 const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
 for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
+const nodeOptions = args['node-options'];
+const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
+  PROCESSES.map((name) => [
+    name,
+    { ...tracingEnv[name], ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+  ]),
+);
+stackEnv.billing = { ...stackEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
 const stack = await startChaosStack({
   label: 'wtg',
   kafkaBrokers: broker.brokers,
   postgresUrl,
-  env: { ...tracingEnv, billing: { ...tracingEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' } },
+  env: stackEnv,
 });
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
-  const warmup = { rate: Number(args['warmup-rate']), seconds: Number(args['warmup-seconds']) };
+  const warmup = {
+    rate: positiveNumber('warmup-rate', args['warmup-rate']),
+    seconds: positiveNumber('warmup-seconds', args['warmup-seconds']),
+  };
   log(`warm-up: ${warmup.rate} orders/s for ${warmup.seconds} s`);
   await runLoad({
     ordersUrl: stack.process('orders').url,
@@ -69,7 +152,7 @@ try {
     mix: { valid: 100 },
     concurrency: 256,
   });
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  await sleep(3_000);
 
   const pids: Record<string, number[]> = Object.fromEntries(
     PROCESSES.map((name) => [name, [stack.process(name).pid ?? Number.NaN]]),
@@ -120,12 +203,16 @@ try {
         postgresUrl,
         `select regexp_replace(d.datname, '^chaos_wtg_([a-z]+)_.*$', '\\1') as database, s.calls::int as calls,
                 round(s.mean_exec_time::numeric, 3)::float as "meanMs",
+                round(s.max_exec_time::numeric, 3)::float as "maxMs",
                 left(regexp_replace(s.query, '\\s+', ' ', 'g'), 140) as query
            from pg_stat_statements s join pg_database d on d.oid = s.dbid
           where d.datname = any($1) order by s.calls desc, s.query`,
         [names],
       )
     : [];
+  const outboxes = await Promise.all(
+    Object.entries(stack.databases).map(([name, db]) => outboxState(name, db.url)),
+  );
   const outcome = await collectOutcome({
     databaseUrls: {
       orders: stack.databases.orders.url,
@@ -141,6 +228,7 @@ try {
     machine: machineInfo(),
     warmup,
     tracing: args.tracing,
+    nodeOptions,
     spansReceived: receiver?.spans.length,
     rate,
     seconds,
@@ -149,11 +237,12 @@ try {
     cpuMsPerOrder,
     rssMiB: rss,
     statements,
+    outboxes,
   };
   const markdown = [
     '# Where the time goes',
     '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
       `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
@@ -167,14 +256,40 @@ try {
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
     '',
     ...table(
-      ['database', 'calls per order', 'mean ms', 'statement'],
+      ['database', 'calls per order', 'mean ms', 'max ms', 'statement'],
       statements.map((s) => [
         s.database,
         perOrder(s.calls),
         String(s.meanMs),
+        String(s.maxMs),
         `\`${s.query.replaceAll('|', '\\|')}\``,
       ]),
     ),
+    '',
+    "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
+    '',
+    ...table(
+      [
+        'database',
+        'claim ms',
+        'claim buffers',
+        'live rows',
+        'dead rows',
+        'claimable index KiB',
+        'aggregate index KiB',
+      ],
+      outboxes.map((o) => [
+        o.database,
+        String(o.claimExecutionMs),
+        String(o.claimSharedBlocks),
+        String(o.liveRows),
+        String(o.deadRows),
+        String(o.claimableIndexKiB),
+        String(o.aggregateIndexKiB),
+      ]),
+    ),
+    '',
+    ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
     '',
   ].join('\n');
   writeResults(args.out, report, markdown);

@@ -18,16 +18,26 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { prepareEvent, writeEvent } from '@outbox/events';
+import {
+  type CreatedOrder,
+  catalogPricesOf,
+  createPrisma,
+  EVENT_SOURCE,
+  migrate,
+  newOrder,
+  type OrderRequest,
+  orderCreated,
+  type Prisma,
+  placeOrder,
+  requestHash,
+  type Tx,
+} from '@outbox/orders';
+import { prepareEvent, writeEvent } from '@outbox/outbox';
 import pg from 'pg';
-import { createPrisma, migrate, type Prisma, type Tx } from '../apps/orders/src/db.ts';
-import { catalogPricesOf } from '../apps/orders/src/orders/catalogPrices.ts';
-import { type CreatedOrder, newOrder } from '../apps/orders/src/orders/createOrder.ts';
-import { requestHash } from '../apps/orders/src/orders/idempotency.ts';
-import type { OrderRequest } from '../apps/orders/src/orders/orderRequest.ts';
-import { EVENT_SOURCE, orderCreated, placeOrder } from '../apps/orders/src/orders/placeOrder.ts';
+import { positiveInt } from './support/args.ts';
 import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -45,12 +55,6 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: 'bench/results/write-path' },
   },
 });
-
-function positiveInt(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer`);
-  return parsed;
-}
 
 const params = {
   runs: positiveInt('runs', args.runs),
@@ -555,7 +559,7 @@ async function benchmarkRun(run: number): Promise<RunResult> {
     // notifications it caused (a sanity check: C must cause none, B one per transaction).
     const notificationsByVariant: Record<string, number> = {};
     const settle = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       await listener.query('select 1');
     };
     const segment = async <T>(variant: Variant, fn: () => Promise<T>): Promise<T> => {

@@ -14,7 +14,8 @@ import { styleText } from 'node:util';
 import { configSchema } from '@outbox/console/config';
 import { type RunningConsole, startConsole } from '@outbox/console/console';
 import type { DemoControls, ProcessControl } from '@outbox/console/demo-controls';
-import { brokerControl, serviceControl } from '@outbox/console/process-controls';
+import { brokerControl, ordersWriteModeSwitch, serviceControl } from '@outbox/console/process-controls';
+import { topicFor } from '@outbox/contracts';
 import {
   type EmbeddedPostgres,
   probePostgres,
@@ -24,13 +25,14 @@ import { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
 import { isPortInUse } from '@outbox/devstack/ports';
 import { DEMO_PROMETHEUS_INTERVAL_SECONDS, demoPrometheusConfig } from '@outbox/devstack/prometheus-config';
-import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
-import { planStack, RELAYS, SERVICES, type ServiceName } from '@outbox/devstack/stack-plan';
+import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
+import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { MissingToolError } from '@outbox/devstack/tools';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { deadLetterTopic, fixKafkajsIdleTimerLoop, topicFor } from '@outbox/events';
-import { loadConfig } from '@outbox/service/config';
-import { createLogger } from '@outbox/service/logger';
+import { deadLetterTopic } from '@outbox/inbox';
+import { loadConfig } from '@outbox/runtime/config';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { createLogger } from '@outbox/runtime/logger';
 
 // Settings, all optional: where PostgreSQL is (an embedded one starts when nothing answers there),
 // and the ports, so a test can run a second demo beside a running one.
@@ -46,7 +48,7 @@ const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9090);
 const prometheusWanted = process.env.DEMO_PROMETHEUS !== 'off';
 const zipkinPort = Number(process.env.ZIPKIN_PORT ?? 9411);
 const tracingWanted = process.env.DEMO_TRACING !== 'off';
-const ports: Record<ServiceName, number> = {
+const ports: Record<ProcessName, number> = {
   orders: basePort + 1,
   'relay-orders': basePort + 2,
   inventory: basePort + 3,
@@ -69,6 +71,8 @@ const colors = {
 // Every admin action of the console needs this token; the relays' redrive endpoint needs the other.
 const consoleToken = process.env.CONSOLE_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
 const relayToken = randomBytes(16).toString('hex');
+// Orders' PUT /admin/write-mode, which only the demo's orders has (WRITE_MODES_SWITCHABLE below).
+const ordersToken = randomBytes(16).toString('hex');
 
 // Output that outlives its reader. `./dev demo | head -5` closes the pipe after five lines; a
 // write then fails with EPIPE, which would crash the demo and leave the broker, PostgreSQL and the
@@ -120,7 +124,7 @@ let consoleApp: RunningConsole | undefined;
 let prometheus: ChildProcess | undefined;
 let zipkin: ZipkinServer | undefined;
 let zipkinStarting: Promise<ZipkinServer | undefined> | undefined;
-const services: Partial<Record<ServiceName, ServiceProcess>> = {};
+const services: Partial<Record<ProcessName, ServiceProcess>> = {};
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
 async function stopAll(exitCode: number): Promise<never> {
@@ -265,13 +269,15 @@ const plans = planStack({
         // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
         HOST: '127.0.0.1',
         ...(RELAYS.includes(name) ? { RELAY_ADMIN_TOKEN: relayToken } : {}),
+        // The console may switch orders to a naive dual write and back (docs/walkthrough.md, step 7).
+        ...(name === 'orders' ? { WRITE_MODES_SWITCHABLE: 'true', ORDERS_ADMIN_TOKEN: ordersToken } : {}),
         // Tracing on, in the demo only (tests and benchmarks run without it): every span to Zipkin.
         ...zipkin?.tracingEnv(name),
       },
     ]),
   ),
 });
-const start = async (name: ServiceName) => {
+const start = async (name: ProcessName) => {
   const plan = plans[name];
   services[name] = await startService(plan.app, plan.env, {
     port: ports[name],
@@ -314,12 +320,13 @@ const controls: DemoControls = {
       ),
     ]),
   ),
+  writeMode: ordersWriteModeSwitch(`http://127.0.0.1:${ports.orders}`, ordersToken),
 };
 
 /**
  * Prometheus scraping the six processes and evaluating infra/prometheus/alerts.yml, if the
  * `prometheus` binary is on PATH (Debian: apt-get install prometheus). At demo speed: every 5 s
- * instead of production's 15 s (packages/devstack/src/prometheusConfig.ts).
+ * instead of production's 15 s (tools/devstack/src/prometheusConfig.ts).
  */
 async function startPrometheus(): Promise<ChildProcess | undefined> {
   if (!prometheusWanted) return undefined;
@@ -360,8 +367,8 @@ async function startPrometheus(): Promise<ChildProcess | undefined> {
 }
 
 try {
-  await Promise.all(SERVICES.map(start)); // first: they create the tables the relays read
-  await Promise.all(RELAYS.map(start));
+  await startTogether(SERVICES, start); // first: they create the tables the relays read
+  await startTogether(RELAYS, start);
   prometheus = await startPrometheus();
   const config = loadConfig('console', configSchema, {
     PORT: String(consolePort),

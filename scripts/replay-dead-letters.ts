@@ -4,7 +4,8 @@
 // Progress is kept in the consumer group `dlt-replay.<topic>`, so a second run replays only
 // what was dead-lettered since the first.
 import { parseArgs } from 'node:util';
-import { createKafka, replayDeadLetters } from '@outbox/events';
+import { replayDeadLetters } from '@outbox/inbox';
+import { createKafka } from '@outbox/runtime/kafka';
 import { pino } from 'pino';
 
 const { positionals, values } = parseArgs({

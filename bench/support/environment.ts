@@ -73,5 +73,3 @@ export function table(header: string[], rows: string[][]): string[] {
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ];
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

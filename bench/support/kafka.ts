@@ -1,10 +1,11 @@
 /** The broker and the kafkajs clients the benchmarks use. */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { kafkaVersion } from '@outbox/devstack/kafka-jars';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
-import { createKafka } from '@outbox/events';
+import { createKafka } from '@outbox/runtime/kafka';
 import type { Kafka } from 'kafkajs';
 import { pino } from 'pino';
-import { kafkaVersion } from '../../packages/devstack/src/kafkaJars.ts';
 
 export type { TestBroker };
 
@@ -40,7 +41,7 @@ export async function createTopic(kafka: Kafka, topic: string, numPartitions: nu
         return;
       } catch (err) {
         if (attempt >= 10 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     }
   } finally {

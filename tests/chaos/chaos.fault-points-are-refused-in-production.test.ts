@@ -1,6 +1,6 @@
 // The chaos suite's fault points exist in the same code that runs in production, so each one must
 // be impossible to switch on there: the app's config refuses it, naming the variable.
-import { loadConfig } from '@outbox/service/config';
+import { loadConfig } from '@outbox/runtime/config';
 import { describe, expect, it } from 'vitest';
 import { configSchema as billingConfig } from '../../apps/billing/src/config.ts';
 import { configSchema as inventoryConfig } from '../../apps/inventory/src/config.ts';
@@ -58,6 +58,35 @@ describe('test-only fault points', () => {
     expect(() =>
       loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production', INBOX_DEDUP: 'off' }),
     ).toThrow(/INBOX_DEDUP: off is a test-only broken build and is refused when NODE_ENV=production/);
+  });
+
+  it('orders writes through the outbox by default and refuses the naive write modes when NODE_ENV=production', () => {
+    expect(loadConfig('orders', ordersConfig, base).WRITE_MODE).toBe('outbox');
+    expect(loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production' }).WRITE_MODE).toBe('outbox');
+    for (const mode of ['commit-then-publish', 'publish-then-commit']) {
+      expect(loadConfig('orders', ordersConfig, { ...base, WRITE_MODE: mode }).WRITE_MODE).toBe(mode);
+      expect(() =>
+        loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production', WRITE_MODE: mode }),
+      ).toThrow(/WRITE_MODE: is a naive dual write kept for the demo and the chaos suite and is refused/);
+    }
+    const switchable = { ...base, WRITE_MODES_SWITCHABLE: 'true', ORDERS_ADMIN_TOKEN: 'a'.repeat(16) };
+    expect(loadConfig('orders', ordersConfig, switchable).WRITE_MODES_SWITCHABLE).toBe(true);
+    expect(() => loadConfig('orders', ordersConfig, { ...switchable, NODE_ENV: 'production' })).toThrow(
+      /WRITE_MODES_SWITCHABLE: lets the demo switch to a naive dual write and is refused/,
+    );
+    expect(() => loadConfig('orders', ordersConfig, { ...base, WRITE_MODES_SWITCHABLE: 'true' })).toThrow(
+      /ORDERS_ADMIN_TOKEN: is required with WRITE_MODES_SWITCHABLE=true/,
+    );
+  });
+
+  it.each([
+    ['FAULT_KILL_BETWEEN_WRITES_AT', '45', 45],
+    ['FAULT_FAIL_COMMIT_EVERY', '10', 10],
+  ] as const)('orders takes %s in tests and refuses it when NODE_ENV=production', (name, value, parsed) => {
+    expect(loadConfig('orders', ordersConfig, { ...base, [name]: value })[name]).toBe(parsed);
+    expect(() =>
+      loadConfig('orders', ordersConfig, { ...base, NODE_ENV: 'production', [name]: value }),
+    ).toThrow(new RegExp(`${name}: is a test-only fault point and is refused when NODE_ENV=production`));
   });
 
   const services = [

@@ -9,14 +9,14 @@
 //   consumer_partition_stuck_seconds grows while nothing new arrives; fixed, it recovers;
 // - the `prepare` step of a handler runs before the transaction.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/events';
-import { type EventConsumer, startEventConsumer } from '@outbox/service/event-consumer';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+import { type EventConsumer, startEventConsumer } from '@outbox/inbox';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Kafka } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -93,11 +93,11 @@ function startTestConsumer(prefix: string, faults: { failFirst: Map<string, numb
     transaction,
     handlers: {
       [ORDER_CREATED]: {
-        prepare: async (event: EventEnvelope) => {
+        prepare: async (event) => {
           prepared.add(event.id);
         },
-        apply: async (tx: Tx, event: EventEnvelope) => {
-          const data = event.data as OrderCreatedV1;
+        apply: async (tx: Tx, event: EventEnvelope<OrderCreatedV1>) => {
+          const { data } = event;
           const left = faults.failFirst.get(data.customerId) ?? 0;
           if (left > 0 || faults.down.has(data.customerId)) {
             faults.failFirst.set(data.customerId, left - 1);
@@ -172,7 +172,7 @@ describe('consumers apply events in chunks', () => {
     running = consumer;
 
     const good = events.filter((_, i) => i !== 3);
-    const customers = events.map((e) => (e.data as OrderCreatedV1).customerId);
+    const customers = events.map((e) => e.data.customerId);
     await eventually('the 8 good events are applied', async () =>
       (await effectsOf(customers)).length >= 8 ? true : undefined,
     );

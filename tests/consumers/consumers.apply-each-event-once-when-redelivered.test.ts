@@ -2,6 +2,7 @@
 // replaying a topic. Every consumer of the saga (inventory, billing, and orders for the replies)
 // must apply each event's effect once however often the event arrives. Here the same events are
 // delivered again in both ways that happen in production, and nothing may change.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
@@ -18,7 +19,6 @@ import {
   orderReaches,
   placeOrder,
   readMessages,
-  sleep,
   testKafka,
 } from './support.ts';
 

@@ -8,7 +8,7 @@ import { eventually, type Stack, startStack } from '@outbox/devstack/testing/sta
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
-import { replayDeadLetters } from '@outbox/events';
+import { replayDeadLetters } from '@outbox/inbox';
 import { type IHeaders, type Kafka, type Message, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,6 +1,7 @@
 // 500 orders for a product with 200 in stock, placed concurrently and reserved by two inventory
 // processes at once (one consumer group, the partitions split between them): exactly 200 are
 // confirmed, the other 300 cancelled with their payments voided, and stock ends at 0, never below.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { planStack } from '@outbox/devstack/stack-plan';
@@ -66,7 +67,7 @@ async function postOrder(customerId: string): Promise<Response> {
     });
     if (res.status !== 503 || attempt === 5) return res;
     await res.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   }
 }
 

@@ -4,10 +4,6 @@
 // no payment authorized for a cancelled order), and still answer once, so the order ends with
 // both sides' refusals recorded and no new decision.
 import { randomUUID } from 'node:crypto';
-import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
-import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { queryOnce } from '@outbox/devstack/testing/test-database';
 import {
   type EventEnvelope,
   ORDER_CANCELLED,
@@ -16,7 +12,11 @@ import {
   type OrderCreatedV1,
   toKafkaMessage,
   topicFor,
-} from '@outbox/events';
+} from '@outbox/contracts';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
+import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { type Kafka, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrder, testKafka } from './support.ts';

@@ -1,6 +1,7 @@
 // A transient failure while applying an event — the payment provider timing out, the consumer's
 // own database refusing connections — is retried with backoff and never skipped: every order
 // still completes, and every effect happens exactly once.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
@@ -57,7 +58,7 @@ describe('transient failures in a consumer', () => {
     await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db}'`);
     try {
       const id = await placeOrder(stack, 'db-outage', [{ sku: 'KB-101', quantity: 1 }]);
-      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      await sleep(5_000);
       // Not skipped and not applied: still waiting for inventory's answer.
       const [order] = await queryOnce<{ status: string; stock_status: string | null }>(
         stack.databases.orders.url,

@@ -1,6 +1,7 @@
 // SIGTERM mid-stream (a deploy, a scale-down): the consumer finishes the event in hand, commits its
 // offset, leaves the group and exits 0. Its successor then starts exactly where it stopped: no event
 // is delivered to it again (0 duplicates skipped, unlike after a kill -9) and none is lost.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
@@ -26,7 +27,7 @@ describe('a consumer on SIGTERM', () => {
     const placing = (async () => {
       for (let i = 0; i < ORDERS; i++) {
         ids.push(await placeOrder(stack, `term-${i}`, [{ sku: 'KB-101', quantity: 1 }]));
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(50);
       }
     })();
 

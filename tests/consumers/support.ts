@@ -3,7 +3,7 @@
 // copied back onto a topic byte for byte and dead-letter headers can be inspected.
 import { randomBytes } from 'node:crypto';
 import { eventually, type Stack } from '@outbox/devstack/testing/stack';
-import { fixKafkajsIdleTimerLoop } from '@outbox/events';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { type IHeaders, Kafka, logLevel } from 'kafkajs';
 import { expect } from 'vitest';
 
@@ -159,8 +159,6 @@ export async function readMessages(kafka: Kafka, topic: string, timeoutMs = 30_0
   }
   return messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True once the group's committed offsets reach the end of every partition of the topics. */
 export async function groupCaughtUp(kafka: Kafka, groupId: string, topics: string[]): Promise<boolean> {

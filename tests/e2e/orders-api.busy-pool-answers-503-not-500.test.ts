@@ -7,6 +7,7 @@
 // Reproduced deterministically: a lock held by the test keeps the first 10 requests (the pool's
 // size) inside their transactions for 3 s; the ones behind them wait for a connection.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
@@ -67,7 +68,7 @@ describe('orders API with every pooled connection busy', () => {
         return { status: res.status, retryAfter: res.headers.get('retry-after'), type: body.type };
       });
       // Past Prisma's 2 s maxWait for the queued ones, within the 5 s timeout of the running ones.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await sleep(3000);
       await locker.query('rollback');
       responses = await Promise.all(pending);
     } finally {

@@ -1,5 +1,5 @@
 -- Up Migration
--- The billing service's own tables. (outbox and processed_events come from packages/events/migrations.)
+-- The billing service's own tables. (outbox and processed_events come from packages/outbox/migrations and packages/inbox/migrations.)
 
 -- One payment decision per order. The primary key on order_id is a second line of defence
 -- behind processed_events: even a bug in the dedup path could not authorize an order twice.

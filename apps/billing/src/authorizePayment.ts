@@ -1,15 +1,12 @@
 import {
   type EventEnvelope,
-  EventFailedError,
   type NewEvent,
   type OrderCreatedV1,
-  PAYMENT_AUTHORIZED,
-  PAYMENT_DECLINED,
-  type PaymentAuthorizedV1,
-  type PaymentDeclinedV1,
-  queryRows,
-  type SqlExecutor,
-} from '@outbox/events';
+  paymentAuthorized,
+  paymentDeclined,
+} from '@outbox/contracts';
+import { EventFailedError } from '@outbox/inbox';
+import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
 import type { BoundedMap } from './boundedMap.ts';
 import type { Authorization, PaymentProvider } from './paymentProvider.ts';
 
@@ -138,16 +135,14 @@ export async function authorizePayments(
 function replyTo(event: Created, answer: Authorization): NewEvent {
   const order = event.data;
   if (answer.outcome === 'AUTHORIZED') {
-    const data: PaymentAuthorizedV1 = {
+    return paymentAuthorized({
       orderId: order.orderId,
       authorizationId: answer.authorizationId,
       amountCents: order.totalCents,
       currency: order.currency,
-    };
-    return reply(PAYMENT_AUTHORIZED, order.orderId, data);
+    });
   }
-  const data: PaymentDeclinedV1 = { orderId: order.orderId, reason: answer.reason };
-  return reply(PAYMENT_DECLINED, order.orderId, data);
+  return paymentDeclined({ orderId: order.orderId, reason: answer.reason });
 }
 
 function requestOf(event: Created) {
@@ -157,9 +152,4 @@ function requestOf(event: Created) {
     amountCents: BigInt(event.data.totalCents),
     currency: event.data.currency,
   };
-}
-
-/** Billing's events are about the order's payment, keyed by the order id. */
-export function reply<T>(type: string, orderId: string, data: T) {
-  return { type, schemaVersion: 1, aggregateType: 'payment', aggregateId: orderId, data };
 }

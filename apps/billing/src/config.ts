@@ -1,4 +1,4 @@
-import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/service/config';
+import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/runtime/config';
 import { z } from 'zod';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 

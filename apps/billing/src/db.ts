@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { sharedMigrations } from '@outbox/events';
+import { sharedMigrations } from '@outbox/inbox';
 import {
   type DatabaseTimeouts,
   defaultDatabaseTimeouts,
   poolTimeouts,
   transactionTimeouts,
-} from '@outbox/service/database-timeouts';
-import { migrateDatabase } from '@outbox/service/migrate';
+} from '@outbox/runtime/database-timeouts';
+import { migrateDatabase } from '@outbox/runtime/migrate';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma as PrismaTypes } from './generated/prisma/client.ts';
 
@@ -14,13 +14,13 @@ export type Prisma = InstanceType<typeof PrismaClient>;
 /** The client an interactive transaction hands to its callback. */
 export type Tx = PrismaTypes.TransactionClient;
 
-// The timeout settings are shared by every app (one definition, in @outbox/service).
+// The timeout settings are shared by every app (one definition, in @outbox/runtime).
 export {
   type DatabaseTimeouts,
   databaseTimeoutSettings,
   defaultDatabaseTimeouts,
   refineDatabaseTimeouts,
-} from '@outbox/service/database-timeouts';
+} from '@outbox/runtime/database-timeouts';
 
 export function createPrisma(
   databaseUrl: string,

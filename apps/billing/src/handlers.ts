@@ -1,12 +1,11 @@
 import {
-  type EventEnvelope,
   ORDER_CANCELLED,
   ORDER_CREATED,
   type OrderCancelledV1,
   type OrderCreatedV1,
-  type SqlExecutor,
-} from '@outbox/events';
-import type { BatchHandler, PreparedHandler } from '@outbox/service/event-consumer';
+} from '@outbox/contracts';
+import type { BatchHandler, PreparedHandler } from '@outbox/inbox';
+import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import { authorizePayments, type PreparedAnswers, prepareAuthorizations } from './authorizePayment.ts';
 import { BoundedMap } from './boundedMap.ts';
 import type { PaymentProvider } from './paymentProvider.ts';
@@ -16,8 +15,8 @@ import { type PreparedVoids, prepareVoid, voidPayment } from './voidPayment.ts';
 const PREPARED_IN_FLIGHT = 10_000;
 
 export type BillingHandlers = {
-  [ORDER_CREATED]: BatchHandler<SqlExecutor>;
-  [ORDER_CANCELLED]: PreparedHandler<SqlExecutor>;
+  [ORDER_CREATED]: BatchHandler<SqlExecutor, OrderCreatedV1>;
+  [ORDER_CANCELLED]: PreparedHandler<SqlExecutor, OrderCancelledV1>;
 };
 
 /**
@@ -27,16 +26,14 @@ export type BillingHandlers = {
 export function billingHandlers(db: SqlExecutor, provider: PaymentProvider): BillingHandlers {
   const answers: PreparedAnswers = new BoundedMap(PREPARED_IN_FLIGHT);
   const voids: PreparedVoids = new BoundedMap(PREPARED_IN_FLIGHT);
-  const created = (events: EventEnvelope[]) => events as EventEnvelope<OrderCreatedV1>[];
-  const cancelled = (event: EventEnvelope) => event as EventEnvelope<OrderCancelledV1>;
   return {
     [ORDER_CREATED]: {
-      prepareAll: (events) => prepareAuthorizations(db, created(events), provider, answers),
-      applyAll: (tx, events) => authorizePayments(tx, created(events), provider, answers),
+      prepareAll: (events) => prepareAuthorizations(db, events, provider, answers),
+      applyAll: (tx, events) => authorizePayments(tx, events, provider, answers),
     },
     [ORDER_CANCELLED]: {
-      prepare: (event) => prepareVoid(db, cancelled(event), provider, voids),
-      apply: (tx, event) => voidPayment(tx, cancelled(event).data, provider, voids.take(event.id)),
+      prepare: (event) => prepareVoid(db, event, provider, voids),
+      apply: (tx, event) => voidPayment(tx, event.data, provider, voids.take(event.id)),
     },
   };
 }

@@ -1,13 +1,7 @@
-import {
-  type EventEnvelope,
-  type OrderCancelledV1,
-  PAYMENT_VOIDED,
-  type PaymentVoidedV1,
-  queryRows,
-  type SqlExecutor,
-  writeEvent,
-} from '@outbox/events';
-import { EVENT_SOURCE, reply } from './authorizePayment.ts';
+import { type EventEnvelope, type OrderCancelledV1, paymentVoided } from '@outbox/contracts';
+import { writeEvent } from '@outbox/outbox';
+import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
+import { EVENT_SOURCE } from './authorizePayment.ts';
 import type { BoundedMap } from './boundedMap.ts';
 import type { PaymentProvider } from './paymentProvider.ts';
 
@@ -72,7 +66,6 @@ export async function voidPayment(
   if (!voided) return 'NOTHING_HELD';
   // Without the step before the transaction, the provider is called here, bounded by its timeout.
   if (preparedVoid !== voided.authorization_id) await provider.void(voided.authorization_id);
-  const data: PaymentVoidedV1 = { orderId, authorizationId: voided.authorization_id };
-  await writeEvent(tx, EVENT_SOURCE, reply(PAYMENT_VOIDED, orderId, data));
+  await writeEvent(tx, EVENT_SOURCE, paymentVoided({ orderId, authorizationId: voided.authorization_id }));
   return 'VOIDED';
 }

@@ -1,6 +1,6 @@
 // A provider call that may outlast the transaction it can run in, or a statement that may outlast
 // its transaction, would turn every slow call into a transaction timeout: refused at startup.
-import { loadConfig } from '@outbox/service/config';
+import { loadConfig } from '@outbox/runtime/config';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
 

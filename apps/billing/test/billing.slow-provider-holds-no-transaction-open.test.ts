@@ -3,6 +3,7 @@
 // (it used to: the call ran inside, and a provider slower than the transaction timeout failed
 // every retry of the event, for ever). The provider's calls time out, and it remembers a bounded
 // number of answers.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +63,7 @@ describe('billing with a slow payment provider', () => {
     const handlers = billingHandlers(prisma, slowProvider());
     const { created } = orderEvents();
     const delivered = deliver(prisma, handlers, created);
-    await new Promise((resolve) => setTimeout(resolve, PROVIDER_LATENCY_MS / 2));
+    await sleep(PROVIDER_LATENCY_MS / 2);
     expect(await openTransactions()).toBe(0);
     expect(await delivered).toBe('AUTHORIZED');
   });

@@ -1,24 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import {
-  applyOnce,
-  type EventEnvelope,
+  type EventData,
+  type EventOf,
+  type EventType,
   ORDER_CANCELLED,
   ORDER_CREATED,
   type OrderCreatedV1,
-} from '@outbox/events';
-import { applyOne } from '@outbox/service/event-consumer';
+} from '@outbox/contracts';
+import { applyOnce, applyOne } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
 
-export function envelope<T>(type: string, data: T): EventEnvelope<T> {
+export function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
   return {
     id: randomUUID(),
     source: '/orders',
     type,
     specversion: '1.0',
     time: new Date().toISOString(),
-    subject: (data as { orderId: string }).orderId,
+    subject: data.orderId,
     aggregatetype: 'order',
     schemaversion: 1,
     datacontenttype: 'application/json',
@@ -51,7 +52,7 @@ export function orderEvents(customerId = 'alice') {
 export async function deliver(
   prisma: Prisma,
   handlers: BillingHandlers,
-  event: EventEnvelope,
+  event: EventOf<typeof ORDER_CREATED> | EventOf<typeof ORDER_CANCELLED>,
   options: { prepare?: boolean } = {},
 ): Promise<string | undefined> {
   let outcome: string | undefined;

@@ -1,23 +1,25 @@
-import type { Logger } from '@outbox/service/logger';
+import { requireBearerToken } from '@outbox/runtime/bearer-auth';
+import type { Logger } from '@outbox/runtime/logger';
+import { HttpProblem, notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
-import { requireAdminToken } from './adminAuth.ts';
+import { z } from 'zod';
 import type { Config, ServiceName } from './config.ts';
 import type { DeadLetterWatcher } from './deadLetterWatcher.ts';
 import { type DemoControls, demoControlsRouter } from './demoControls.ts';
 import { requireOwnHost } from './hostCheck.ts';
-import { HttpProblem, notFound, problemHandler } from './problem.ts';
 import { prometheusClient } from './prometheus.ts';
+import { alertsView } from './readModels/alerts.ts';
+import { catalog } from './readModels/catalog.ts';
+import { chartsView } from './readModels/charts.ts';
+import { consumerViews } from './readModels/consumers.ts';
+import { ordersView } from './readModels/orders.ts';
+import { orderTimelineView } from './readModels/orderTimeline.ts';
+import { outboxView } from './readModels/outboxes.ts';
 import { redriveRouter } from './redriveRouter.ts';
 import { runbookHandler } from './runbooks.ts';
 import { fetchWithTimeout, type Service } from './services.ts';
 import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
 import { staticFiles } from './staticFiles.ts';
-import { alertsView } from './views/alertsView.ts';
-import { catalog } from './views/catalog.ts';
-import { chartsView } from './views/chartsView.ts';
-import { consumerViews } from './views/consumerView.ts';
-import { ordersView } from './views/ordersView.ts';
-import { outboxView } from './views/outboxView.ts';
 
 export type ConsoleDeps = {
   config: Config;
@@ -69,7 +71,26 @@ export function createConsoleApp({
   });
 
   app.get('/api/orders', async (_req, res) => {
-    res.json(await ordersView(config.ORDERS_URL, service('orders'), config.TRACE_URL_TEMPLATE));
+    const views = { orders: service('orders'), inventory: service('inventory'), billing: service('billing') };
+    res.json(
+      await ordersView(config.ORDERS_URL, views, config.TRACE_URL_TEMPLATE, {
+        dualWriteAnomalies: controls?.writeMode !== undefined,
+      }),
+    );
+  });
+
+  // One order's events across the system, hop by hop: where the time went (the page's timeline).
+  app.get('/api/orders/:id/timeline', async (req, res) => {
+    const id = z.uuid().safeParse(req.params.id);
+    if (!id.success) throw new HttpProblem(400, 'Invalid order id', 'The order id must be a UUID.');
+    res.json(
+      await orderTimelineView(id.data, {
+        ordersUrl: config.ORDERS_URL,
+        services,
+        zipkinUrl: config.ZIPKIN_URL,
+        traceUrlTemplate: config.TRACE_URL_TEMPLATE,
+      }),
+    );
   });
 
   // The form posts here and the console passes the body on untouched, so the page shows exactly
@@ -111,7 +132,11 @@ export function createConsoleApp({
 
   // Admin actions exist only with a token to protect them.
   if (adminToken !== undefined && config.RELAY_ADMIN_TOKEN !== undefined) {
-    app.use('/api/admin', requireAdminToken(adminToken), redriveRouter(services, config.RELAY_ADMIN_TOKEN));
+    app.use(
+      '/api/admin',
+      requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'),
+      redriveRouter(services, config.RELAY_ADMIN_TOKEN),
+    );
   }
   if (adminToken !== undefined && controls !== undefined) {
     app.use('/api/demo', demoControlsRouter(controls, adminToken));
@@ -120,7 +145,7 @@ export function createConsoleApp({
   app.use('/api', (req, _res, next) => next(notFound(`No route for ${req.method} /api${req.path}.`)));
   app.get('/runbooks/:anchor', runbookHandler());
   app.use(staticFiles());
-  app.use((req, _res, next) => next(new HttpProblem(404, 'Not found', `No page at ${req.path}.`)));
+  app.use((req, _res, next) => next(notFound(`No page at ${req.path}.`)));
   app.use(problemHandler(logger));
   return app;
 }

@@ -1,4 +1,4 @@
-import { kafkaBrokers, logLevel, port, postgresUrl, topicPrefix } from '@outbox/service/config';
+import { kafkaBrokers, logLevel, port, postgresUrl, topicPrefix } from '@outbox/runtime/config';
 import { z } from 'zod';
 import type { ServiceName } from './shared/api.ts';
 

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Logger } from '@outbox/service/logger';
+import type { Logger } from '@outbox/runtime/logger';
 import { createConsoleApp } from './app.ts';
 import type { Config } from './config.ts';
 import { watchDeadLetters } from './deadLetterWatcher.ts';

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createKafka, deadLetterTopic, topicFor } from '@outbox/events';
-import type { Logger } from '@outbox/service/logger';
+import { topicFor } from '@outbox/contracts';
+import { deadLetterTopic } from '@outbox/inbox';
+import { createKafka } from '@outbox/runtime/kafka';
+import type { Logger } from '@outbox/runtime/logger';
 import type { Consumer, KafkaMessage } from 'kafkajs';
 import { errorMessage } from './services.ts';
 import type { ConsumersResponse, DeadLetterView } from './shared/api.ts';

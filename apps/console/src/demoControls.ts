@@ -1,8 +1,8 @@
+import { requireBearerToken } from '@outbox/runtime/bearer-auth';
+import { HttpProblem } from '@outbox/runtime/problem';
 import { Router } from 'express';
 import { z } from 'zod';
-import { requireAdminToken } from './adminAuth.ts';
-import { HttpProblem } from './problem.ts';
-import type { DemoStatus, ProcessStatus } from './shared/api.ts';
+import { type DemoStatus, type ProcessStatus, WRITE_MODES, type WriteMode } from './shared/api.ts';
 
 /** A process the local demo owns and lets a newcomer break: the broker, a service or a relay. */
 export type ProcessControl = {
@@ -23,7 +23,14 @@ export type DemoControls = {
   broker: ProcessControl;
   /** The system's processes by name: orders, inventory, billing and the three relays. */
   services: Record<string, ProcessControl>;
+  /** Switches orders between the outbox and the naive dual writes (the demo's orders allows it). */
+  writeMode?: WriteModeSwitch;
 };
+
+/** Orders' write mode: `current` from its /healthz (undefined when it does not answer); `set` throws with its refusal. */
+export type WriteModeSwitch = { current(): Promise<string | undefined>; set(mode: WriteMode): Promise<void> };
+
+const writeModeRequest = z.strictObject({ mode: z.enum(WRITE_MODES) });
 
 const ACTIONS = ['stop', 'kill', 'start'] as const;
 const actionParams = z.object({ target: z.string().min(1), action: z.enum(ACTIONS) });
@@ -47,17 +54,37 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
     return { running: control.isRunning(), busy: busy.has(name), ...(lastError ? { lastError } : {}) };
   };
 
-  router.get('/', (_req, res) => {
+  router.get('/', async (_req, res) => {
+    const current = await controls.writeMode?.current();
     const status: DemoStatus = {
       broker: statusOf('broker', controls.broker),
       services: Object.fromEntries(
         Object.entries(controls.services).map(([name, c]) => [name, statusOf(name, c)]),
       ),
+      ...(controls.writeMode ? { writeMode: { modes: WRITE_MODES, ...(current ? { current } : {}) } } : {}),
     };
     res.json(status);
   });
 
-  router.post('/:target/:action', requireAdminToken(adminToken), async (req, res) => {
+  // `POST /api/demo/write-mode` with `{"mode": "commit-then-publish"}`: the lesson of
+  // docs/walkthrough.md, "Break the naive way, then the outbox way". Admin token, like the rest.
+  const writeMode = controls.writeMode;
+  if (writeMode) {
+    router.post('/write-mode', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
+      const parsed = writeModeRequest.safeParse(req.body);
+      if (!parsed.success) {
+        throw new HttpProblem(400, 'Invalid write mode', `Send {"mode": one of ${WRITE_MODES.join(', ')}}.`);
+      }
+      try {
+        await writeMode.set(parsed.data.mode);
+      } catch (err) {
+        throw new HttpProblem(502, 'Orders did not switch', err instanceof Error ? err.message : String(err));
+      }
+      res.json({ mode: parsed.data.mode });
+    });
+  }
+
+  router.post('/:target/:action', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
     const params = actionParams.safeParse(req.params);
     if (!params.success) {
       throw new HttpProblem(400, 'Invalid demo action', `The action must be one of ${ACTIONS.join(', ')}.`);

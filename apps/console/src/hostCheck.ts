@@ -1,5 +1,5 @@
+import { HttpProblem } from '@outbox/runtime/problem';
 import type { RequestHandler } from 'express';
-import { HttpProblem } from './problem.ts';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

@@ -1,8 +1,8 @@
 // The console as its own process (docker compose, production): it watches the system and can
 // redrive dead-lettered events; it never gets the local demo's stop/kill/start controls.
-import { loadConfigOrExit } from '@outbox/service/config';
-import { createLogger } from '@outbox/service/logger';
-import { onShutdown } from '@outbox/service/shutdown';
+import { loadConfigOrExit } from '@outbox/runtime/config';
+import { createLogger } from '@outbox/runtime/logger';
+import { onShutdown } from '@outbox/runtime/shutdown';
 import { configSchema } from './config.ts';
 import { startConsole } from './console.ts';
 

@@ -1,4 +1,4 @@
-import type { ProcessControl } from './demoControls.ts';
+import type { ProcessControl, WriteModeSwitch } from './demoControls.ts';
 
 /** The parts of devstack's KafkaBroker the controls use. */
 type Broker = {
@@ -32,5 +32,32 @@ export function serviceControl(current: () => Service, restart: () => Promise<un
     stop: () => current().stop(),
     kill: () => current().kill(),
     start: async () => void (await restart()),
+  };
+}
+
+/**
+ * The demo's orders process, started with WRITE_MODES_SWITCHABLE=true and `token` as its
+ * ORDERS_ADMIN_TOKEN: PUT /admin/write-mode switches it at once, no restart. A restarted orders
+ * process is back in its configured mode (the outbox), which the order list shows.
+ */
+export function ordersWriteModeSwitch(ordersUrl: string, token: string): WriteModeSwitch {
+  return {
+    current: async () => {
+      const res = await fetch(`${ordersUrl}/healthz`, { signal: AbortSignal.timeout(1500) }).catch(
+        () => undefined,
+      );
+      if (!res?.ok) return undefined;
+      const { writeMode } = (await res.json()) as { writeMode?: string };
+      return writeMode;
+    },
+    set: async (mode) => {
+      const res = await fetch(`${ordersUrl}/admin/write-mode`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ mode }),
+        signal: AbortSignal.timeout(3000),
+      });
+      if (!res.ok) throw new Error(`orders answered ${res.status}: ${await res.text()}`);
+    },
   };
 }

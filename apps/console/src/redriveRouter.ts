@@ -1,7 +1,7 @@
+import { HttpProblem } from '@outbox/runtime/problem';
 import { Router } from 'express';
 import { z } from 'zod';
 import { SERVICE_NAMES } from './config.ts';
-import { HttpProblem } from './problem.ts';
 import { errorMessage, fetchWithTimeout, type Service } from './services.ts';
 
 const redriveBody = z.strictObject({ service: z.enum(SERVICE_NAMES), id: z.uuid() });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { notFound } from '@outbox/runtime/problem';
 import type { RequestHandler } from 'express';
-import { notFound } from './problem.ts';
 
 const runbooksFile = join(import.meta.dirname, '..', '..', '..', 'docs', 'runbooks.md');
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@outbox/service/logger';
+import type { Logger } from '@outbox/runtime/logger';
 import pg from 'pg';
 import { type Config, SERVICE_NAMES, type ServiceName } from './config.ts';
 

@@ -1,7 +1,3 @@
-// A newcomer's outage, driven from the console's demo controls in a real Chromium: stop the
-// broker, keep ordering, watch the backlog grow on screen, start the broker again, and watch
-// every order complete exactly once.
-import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
@@ -10,9 +6,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
-import { brokerControl, serviceControl } from '../src/processControls.ts';
+import { brokerControl } from '../src/processControls.ts';
 import { launchBrowser, screenshot } from './browser.ts';
-import { CONSOLE_TOKEN, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
+import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
 
@@ -29,15 +25,7 @@ beforeAll(async () => {
   stack = await startStack('consoleoutage', brokers, relayAdminEnv);
   const controls: DemoControls = {
     broker: brokerControl(testBroker.broker),
-    services: Object.fromEntries(
-      [...SERVICES, ...RELAYS].map((name) => [
-        name,
-        serviceControl(
-          () => stack.services[name],
-          () => stack.restart(name),
-        ),
-      ]),
-    ),
+    services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });
   browser = await launchBrowser();

@@ -1,7 +1,3 @@
-// A newcomer's consumer crash, driven from the console's demo controls in a real Chromium:
-// kill -9 inventory, place an order (it stays PENDING, its event waits in Kafka), start inventory
-// again from the same panel, and watch the order complete with one reservation.
-import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
@@ -10,9 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
-import { serviceControl } from '../src/processControls.ts';
 import { launchBrowser, screenshot } from './browser.ts';
-import { CONSOLE_TOKEN, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
+import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
 
@@ -34,15 +29,7 @@ beforeAll(async () => {
   stack = await startStack('consolekill', brokers, relayAdminEnv);
   const controls: DemoControls = {
     broker: untouchableBroker,
-    services: Object.fromEntries(
-      [...SERVICES, ...RELAYS].map((name) => [
-        name,
-        serviceControl(
-          () => stack.services[name],
-          () => stack.restart(name),
-        ),
-      ]),
-    ),
+    services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });
   browser = await launchBrowser();

@@ -3,6 +3,7 @@
 // spans from every service, and the real alert rules firing on the page while the broker is dead
 // and clearing once it is back. Without Prometheus or Zipkin, the page says what is missing.
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { alertRulesFile } from '@outbox/devstack/prometheus-config';
 import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
@@ -112,7 +113,7 @@ describe('the console with Prometheus and Zipkin', () => {
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
       ids.push(await placeOrder(`charts-${i}`));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await sleep(1000);
     }
     for (const id of ids) await statusOf(id).filter({ hasText: 'CONFIRMED' }).waitFor({ timeout: 60_000 });
     // Every chart of infra/grafana/src/charts.ts is on the page, drawn by uPlot (a canvas each).

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { RELAYS } from '@outbox/devstack/stack-plan';
+import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import type { Stack } from '@outbox/devstack/testing/stack';
-import { loadConfig } from '@outbox/service/config';
-import { createLogger } from '@outbox/service/logger';
+import { loadConfig } from '@outbox/runtime/config';
+import { createLogger } from '@outbox/runtime/logger';
 import { configSchema } from '../src/config.ts';
 import { type RunningConsole, startConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
+import { serviceControl } from '../src/processControls.ts';
 
 export const CONSOLE_TOKEN = `console-${randomBytes(12).toString('hex')}`;
 export const RELAY_TOKEN = `relay-${randomBytes(12).toString('hex')}`;
@@ -44,4 +45,17 @@ export function startConsoleFor(
     logger: createLogger('console', 'warn'),
     ...(options.controls ? { controls: options.controls } : {}),
   });
+}
+
+/** The demo controls over a test stack's processes: stop, kill -9 and start each service and relay. */
+export function processControlsOf(stack: Stack): DemoControls['services'] {
+  return Object.fromEntries(
+    [...SERVICES, ...RELAYS].map((name) => [
+      name,
+      serviceControl(
+        () => stack.services[name],
+        () => stack.restart(name),
+      ),
+    ]),
+  );
 }

@@ -1,5 +1,5 @@
 -- Up Migration
--- The inventory service's own tables. (outbox and processed_events come from packages/events/migrations.)
+-- The inventory service's own tables. (outbox and processed_events come from packages/outbox/migrations and packages/inbox/migrations.)
 
 -- Units on hand that are not reserved for an order. Never negative: the check is the last line
 -- of defence behind the handler's own availability check.
@@ -24,13 +24,7 @@ create table reservation_items (
   primary key (order_id, sku)
 );
 
--- Seed stock for the SKUs of the orders catalog (apps/orders/migrations/001_orders.sql).
-insert into stock (sku, available) values
-  ('KB-101', 100),
-  ('MS-202', 250),
-  ('MN-303', 20),
-  ('HD-404', 80),
-  ('CB-505', 1000);
+-- Stock is seeded by 003_seed_stock.ts, from the catalog the orders service seeds its products from.
 
 -- Down Migration
 drop table reservation_items;

@@ -1,5 +1,5 @@
 // `npm run migrate -w @outbox/inventory`: apply migrations without starting the API (deploy step).
-import { loadConfigOrExit } from '@outbox/service/config';
+import { loadConfigOrExit } from '@outbox/runtime/config';
 import { configSchema } from './config.ts';
 import { migrate } from './db.ts';
 

@@ -1,12 +1,7 @@
-import {
-  type OrderCancelledV1,
-  queryRows,
-  type SqlExecutor,
-  STOCK_RELEASED,
-  type StockReleasedV1,
-  writeEvent,
-} from '@outbox/events';
-import { EVENT_SOURCE, reply } from './reserveStock.ts';
+import { type OrderCancelledV1, stockReleased } from '@outbox/contracts';
+import { writeEvent } from '@outbox/outbox';
+import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
+import { EVENT_SOURCE } from './reserveStock.ts';
 
 export type ReleaseOutcome = 'RELEASED' | 'NOTHING_HELD' | 'CANCELLED_BEFORE_CREATED';
 
@@ -52,7 +47,6 @@ export async function releaseStock(tx: SqlExecutor, cancelled: OrderCancelledV1)
   if (released.length === 0) return 'NOTHING_HELD';
 
   await queryRows(tx, returnStock, [cancelled.orderId]);
-  const data: StockReleasedV1 = { orderId: cancelled.orderId };
-  await writeEvent(tx, EVENT_SOURCE, reply(STOCK_RELEASED, cancelled.orderId, data));
+  await writeEvent(tx, EVENT_SOURCE, stockReleased({ orderId: cancelled.orderId }));
   return 'RELEASED';
 }

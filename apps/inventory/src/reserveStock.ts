@@ -1,14 +1,6 @@
-import {
-  type NewEvent,
-  type OrderCreatedV1,
-  queryRows,
-  type SqlExecutor,
-  STOCK_REJECTED,
-  STOCK_RESERVED,
-  type StockRejectedV1,
-  type StockReservedV1,
-  writeEvents,
-} from '@outbox/events';
+import { type NewEvent, type OrderCreatedV1, stockRejected, stockReserved } from '@outbox/contracts';
+import { writeEvents } from '@outbox/outbox';
+import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
 
 export const EVENT_SOURCE = '/inventory';
 
@@ -112,8 +104,7 @@ export async function reserveStocks(tx: SqlExecutor, orders: OrderCreatedV1[]): 
       changed.add(line.sku);
       items.push({ orderId: order.orderId, line });
     }
-    const data: StockReservedV1 = { orderId: order.orderId, items: lines };
-    return { outcome: 'RESERVED', replies: [reply(STOCK_RESERVED, order.orderId, data)] };
+    return { outcome: 'RESERVED', replies: [stockReserved({ orderId: order.orderId, items: lines })] };
   });
 
   if (changed.size > 0 || rejected.length > 0) {
@@ -142,8 +133,7 @@ export async function reserveStock(tx: SqlExecutor, order: OrderCreatedV1): Prom
 }
 
 function rejection(orderId: string, reason: string, sku?: string): NewEvent {
-  const data: StockRejectedV1 = { orderId, reason, ...(sku ? { sku } : {}) };
-  return reply(STOCK_REJECTED, orderId, data);
+  return stockRejected({ orderId, reason, ...(sku ? { sku } : {}) });
 }
 
 /** One line per SKU, sorted: an order that names a SKU twice wants the sum. */
@@ -170,9 +160,4 @@ function firstShortLine(
       };
   }
   return undefined;
-}
-
-/** Inventory's events are about the order's reservation, keyed by the order id. */
-export function reply<T>(type: string, orderId: string, data: T) {
-  return { type, schemaVersion: 1, aggregateType: 'reservation', aggregateId: orderId, data };
 }

@@ -3,10 +3,11 @@
 // timeouts it waits for ever, holding its partition, while its health says ok.
 import { randomUUID } from 'node:crypto';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { OrderCreatedV1 } from '@outbox/contracts';
 import { freePort } from '@outbox/devstack/ports';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyOnce, type OrderCreatedV1 } from '@outbox/events';
+import { applyOnce } from '@outbox/inbox';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type DatabaseTimeouts, migrate, type Prisma, type Tx } from '../src/db.ts';

@@ -2,16 +2,16 @@
 // Both arrival orders must end with no stock held for the cancelled order and exactly one answer
 // to orders; the real handlers, through applyOnce, on a real database.
 import { randomUUID } from 'node:crypto';
-import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import {
-  applyOnce,
-  type EventEnvelope,
+  type EventData,
+  type EventOf,
+  type EventType,
   ORDER_CANCELLED,
   ORDER_CREATED,
-  type OrderCancelledV1,
-  type OrderCreatedV1,
-} from '@outbox/events';
+} from '@outbox/contracts';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { applyOnce } from '@outbox/inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
 import { releaseStock } from '../src/releaseStock.ts';
@@ -31,14 +31,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function envelope<T>(type: string, data: T): EventEnvelope<T> {
+function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
   return {
     id: randomUUID(),
     source: '/orders',
     type,
     specversion: '1.0',
     time: new Date().toISOString(),
-    subject: (data as { orderId: string }).orderId,
+    subject: data.orderId,
     aggregatetype: 'order',
     schemaversion: 1,
     datacontenttype: 'application/json',
@@ -47,7 +47,9 @@ function envelope<T>(type: string, data: T): EventEnvelope<T> {
 }
 
 /** Deliver as the consumer does: the handler inside applyOnce, in its own transaction. */
-async function deliver(event: EventEnvelope): Promise<string | undefined> {
+async function deliver(
+  event: EventOf<typeof ORDER_CREATED> | EventOf<typeof ORDER_CANCELLED>,
+): Promise<string | undefined> {
   let outcome: string | undefined;
   await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
@@ -56,8 +58,8 @@ async function deliver(event: EventEnvelope): Promise<string | undefined> {
     async (tx) => {
       outcome =
         event.type === ORDER_CREATED
-          ? await reserveStock(tx, event.data as OrderCreatedV1)
-          : await releaseStock(tx, event.data as OrderCancelledV1);
+          ? await reserveStock(tx, event.data)
+          : await releaseStock(tx, event.data);
     },
   );
   return outcome;
@@ -81,9 +83,9 @@ async function stateOf(orderId: string) {
   return { status: reservation?.status, replies: replies.map((row) => row.event_type) };
 }
 
-function order(): { created: EventEnvelope; cancelled: EventEnvelope } {
+function order() {
   const orderId = randomUUID();
-  const data: OrderCreatedV1 = {
+  const data: EventData<typeof ORDER_CREATED> = {
     orderId,
     customerId: 'alice',
     currency: 'EUR',
@@ -95,7 +97,7 @@ function order(): { created: EventEnvelope; cancelled: EventEnvelope } {
   };
   return {
     created: envelope(ORDER_CREATED, data),
-    cancelled: envelope<OrderCancelledV1>(ORDER_CANCELLED, { orderId, reason: 'payment declined' }),
+    cancelled: envelope(ORDER_CANCELLED, { orderId, reason: 'payment declined' }),
   };
 }
 

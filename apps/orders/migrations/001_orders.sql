@@ -1,5 +1,5 @@
 -- Up Migration
--- The orders service's own tables. (The outbox comes from packages/events/migrations.)
+-- The orders service's own tables. (The outbox comes from packages/outbox/migrations.)
 
 -- What can be ordered and at what price. The API takes prices from here, never from the client.
 create table products (
@@ -31,13 +31,7 @@ create table order_items (
   primary key (order_id, sku)
 );
 
--- Seed catalog; the inventory service seeds stock for the same SKUs.
-insert into products (sku, name, currency, unit_price_cents) values
-  ('KB-101', 'Mechanical keyboard', 'EUR', 8900),
-  ('MS-202', 'Wireless mouse', 'EUR', 2900),
-  ('MN-303', '27" monitor', 'EUR', 24900),
-  ('HD-404', 'USB-C hub', 'EUR', 3900),
-  ('CB-505', 'Braided cable', 'EUR', 900);
+-- The catalog is seeded by 006_seed_catalog.ts, from the list the load generator reads too.
 
 -- Down Migration
 drop table order_items;

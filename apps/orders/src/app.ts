@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { MetricsRegistry } from '@outbox/service/ops-server';
+import type { MetricsRegistry } from '@outbox/runtime/ops-server';
+import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Prisma } from './db.ts';
@@ -7,7 +8,9 @@ import { answerClientErrors } from './http/clientErrors.ts';
 import { httpMetrics } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
 import { ordersRouter } from './http/ordersRouter.ts';
-import { HttpProblem, problemHandler } from './http/problem.ts';
+import { NOT_FOUND, ordersProblems } from './http/problem.ts';
+import { writeModeRouter } from './http/writeModeRouter.ts';
+import { OrderWriter } from './orders/writeModes.ts';
 
 export type AppDeps = {
   prisma: Prisma;
@@ -15,33 +18,44 @@ export type AppDeps = {
   registry: MetricsRegistry;
   /** The saga reply consumer's state and counters, reported on /healthz (as inventory and billing do). */
   replies?: () => object;
+  /** How orders are written (orders/writeModes.ts); the outbox when not given. */
+  writer?: OrderWriter;
+  /** The local demo's token for PUT /admin/write-mode; without it the route does not exist. */
+  writeModeAdminToken?: string;
 };
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
-export function createApp({ prisma, logger, registry, replies }: AppDeps): express.Express {
+export function createApp({
+  prisma,
+  logger,
+  registry,
+  replies,
+  writer = new OrderWriter({ prisma }),
+  writeModeAdminToken,
+}: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
   app.use(jsonBody());
 
-  app.use('/orders', ordersRouter(prisma));
+  app.use('/orders', ordersRouter(prisma, writer));
+  if (writeModeAdminToken !== undefined)
+    app.use('/admin', writeModeRouter(writer, writeModeAdminToken, logger));
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
   // not decide it: with Kafka away the API still takes orders (the outbox's point).
   app.get('/healthz', async (_req, res) => {
     await prisma.$queryRaw`select 1`;
-    res.json({ status: 'ok', ...(replies ? { replies: replies() } : {}) });
+    res.json({ status: 'ok', writeMode: writer.mode, ...(replies ? { replies: replies() } : {}) });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   });
 
   app.use((req, _res, next) =>
-    next(
-      new HttpProblem(404, 'urn:problem:not-found', 'Not found', `No route for ${req.method} ${req.path}.`),
-    ),
+    next(notFound(`No route for ${req.method} ${req.path}.`, { type: NOT_FOUND })),
   );
-  app.use(problemHandler(logger));
+  app.use(problemHandler(logger, ordersProblems(logger)));
   return app;
 }
 

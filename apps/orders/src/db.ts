@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { sharedMigrations } from '@outbox/events';
+import { sharedMigrations } from '@outbox/inbox';
 import {
   type DatabaseTimeouts,
   defaultDatabaseTimeouts,
   poolTimeouts,
   transactionTimeouts,
-} from '@outbox/service/database-timeouts';
-import { migrateDatabase } from '@outbox/service/migrate';
+} from '@outbox/runtime/database-timeouts';
+import { migrateDatabase } from '@outbox/runtime/migrate';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma as PrismaTypes } from './generated/prisma/client.ts';
 
@@ -16,7 +16,7 @@ export type Tx = PrismaTypes.TransactionClient;
 
 /**
  * The Prisma client over node-postgres. The timeouts (one definition for every app, in
- * @outbox/service) make a database that stops answering fail requests (503, see
+ * @outbox/runtime) make a database that stops answering fail requests (503, see
  * http/databaseUnavailable.ts) instead of hanging them with their locks held.
  */
 export function createPrisma(

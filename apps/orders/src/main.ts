@@ -1,57 +1,43 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
-// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
-import '@outbox/service/tracing-register';
-import { loadConfigOrExit } from '@outbox/service/config';
-import { createPool, transactionOn } from '@outbox/service/database';
-import { startEventConsumer } from '@outbox/service/event-consumer';
-import { createLogger } from '@outbox/service/logger';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
-import { onShutdown } from '@outbox/service/shutdown';
-import { shutdownTracing } from '@outbox/service/tracing';
+// `node --import @outbox/runtime/tracing-register` so http, express and pg are traced too.
+import '@outbox/runtime/tracing-register';
+import { startConsumerService } from '@outbox/inbox';
+import { onShutdown } from '@outbox/runtime/shutdown';
+import { shutdownTracing } from '@outbox/runtime/tracing';
 import { createApp, listen } from './app.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate } from './db.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
+import { NaivePublisher } from './orders/naivePublisher.ts';
 import { EVENT_SOURCE } from './orders/placeOrder.ts';
+import { OrderWriter } from './orders/writeModes.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
-const config = loadConfigOrExit('orders', configSchema);
-const logger = createLogger('orders', config.LOG_LEVEL);
-
-if (config.MIGRATE_ON_START) {
-  const applied = await migrate(config.DATABASE_URL);
-  logger.info({ applied }, 'database migrated');
-}
+// Orders starts the parts every consumer service has (config, migrations, the pool and the saga's
+// reply consumer) as inventory and billing do, but not runConsumerService: its HTTP API serves
+// /healthz and /metrics instead of an ops server, and on shutdown the API stops taking requests
+// before anything else closes. The consumer starts in the background and retries while Kafka is
+// away: the API takes orders whether or not Kafka is reachable (that is the outbox's point).
+const {
+  config,
+  logger,
+  pool,
+  registry,
+  consumer: replies,
+} = await startConsumerService({
+  name: 'orders',
+  configSchema,
+  migrate,
+  source: EVENT_SOURCE,
+  aggregateTypes: ['reservation', 'payment'],
+  handlers: () => replyHandlers,
+  inboxDedup: (config) => config.INBOX_DEDUP === 'on',
+});
 
 // The API writes through Prisma (an order and its event in one interactive transaction); the
-// reply consumer applies its chunks on a pool of its own (docs/design.md, "Consumers in chunks").
+// reply consumer applies its chunks on the pool above (docs/design.md, "Consumers in chunks").
 const prisma = createPrisma(config.DATABASE_URL, config);
-const pool = createPool(config.DATABASE_URL, config, (err) =>
-  logger.warn({ err }, 'an idle database connection failed; it is replaced'),
-);
-const registry = createMetricsRegistry('orders');
-
-// The saga's replies. The consumer starts in the background and retries while Kafka is away:
-// the API below takes orders whether or not Kafka is reachable (that is the outbox's point).
-const replies = startEventConsumer({
-  source: EVENT_SOURCE,
-  groupId: config.KAFKA_GROUP_ID,
-  kafka: {
-    brokers: config.KAFKA_BROKERS,
-    topicPrefix: config.KAFKA_TOPIC_PREFIX,
-    topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
-  },
-  aggregateTypes: ['reservation', 'payment'],
-  transaction: transactionOn(pool),
-  handlers: replyHandlers,
-  logger,
-  killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
-  killMidChunk: config.FAULT_KILL_MID_CHUNK,
-  inboxRetentionHours: config.INBOX_RETENTION_HOURS,
-  inboxDedup: config.INBOX_DEDUP === 'on',
-  registry,
-});
 
 const sagaTimeout = startSagaTimeout({
   prisma,
@@ -61,7 +47,40 @@ const sagaTimeout = startSagaTimeout({
   intervalMs: config.SAGA_SWEEP_INTERVAL_MS,
 });
 
-const app = createApp({ prisma, logger, registry, replies: () => replies.health() });
+// The naive write modes send ORDER_CREATED from the request, so they need a producer here; the
+// outbox mode never does (the relay publishes). Test and demo only: config.ts refuses them in production.
+const naive = config.WRITE_MODE !== 'outbox' || config.WRITE_MODES_SWITCHABLE;
+const publisher = naive
+  ? new NaivePublisher({
+      brokers: config.KAFKA_BROKERS,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+      logger,
+    })
+  : undefined;
+const writer = new OrderWriter({
+  prisma,
+  mode: config.WRITE_MODE,
+  ...(publisher ? { publisher } : {}),
+  faults: {
+    killBetweenWritesAt: config.FAULT_KILL_BETWEEN_WRITES_AT,
+    failCommitEvery: config.FAULT_FAIL_COMMIT_EVERY,
+  },
+  logger,
+});
+if (config.WRITE_MODE !== 'outbox')
+  logger.warn({ mode: config.WRITE_MODE }, 'naive write mode: events can be lost or invented');
+
+const app = createApp({
+  prisma,
+  logger,
+  registry,
+  replies: () => replies.health(),
+  writer,
+  ...(config.WRITE_MODES_SWITCHABLE && config.ORDERS_ADMIN_TOKEN
+    ? { writeModeAdminToken: config.ORDERS_ADMIN_TOKEN }
+    : {}),
+});
 const server = await listen(app, config.PORT, config.HOST);
 logger.info({ host: config.HOST, port: config.PORT }, 'orders API listening');
 const retention = startIdempotencyKeyRetention({
@@ -74,6 +93,7 @@ onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await retention.stop();
   await replies.stop();
+  await publisher?.disconnect();
   await sagaTimeout.stop();
   await prisma.$disconnect();
   await pool.end();

@@ -1,6 +1,7 @@
 // idempotency_keys does not grow for ever: keys older than the retention window are deleted by the
 // orders process, newer ones are kept and still answer a retry with the order they created.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { pino } from 'pino';
@@ -46,7 +47,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 
@@ -85,7 +86,7 @@ describe('idempotency key retention', () => {
     });
     try {
       // Aged after the first tick: only a later tick can delete it.
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       const expired = await keyAged(2);
       const kept = await keyAged(0.5);
       await eventually(async () => (await keysLeft([expired.key])).length === 0);
@@ -103,7 +104,7 @@ describe('idempotency key retention', () => {
       retentionHours: 0,
       intervalMs: 10,
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     await retention.stop();
     expect(await keysLeft([old.key])).toEqual([old.key]);
   });

@@ -3,9 +3,9 @@
 // priced from the catalog and written together with its ORDER_CREATED event, or not at all.
 
 import { randomUUID } from 'node:crypto';
+import { ORDER_CREATED, orderCreatedV1 } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { ORDER_CREATED, orderCreatedV1 } from '@outbox/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ITEMS, MAX_QUANTITY } from '../src/orders/orderRequest.ts';
 import { type OrdersApi, startOrdersApi } from './support/ordersApi.ts';

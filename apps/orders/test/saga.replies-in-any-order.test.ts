@@ -2,8 +2,6 @@
 // each arrives: every permutation of an order's replies, with duplicates, ends in the same state
 // with the same single decision event. Real database, the real reply handlers, through applyOnce.
 import { randomUUID } from 'node:crypto';
-import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { queryOnce } from '@outbox/devstack/testing/test-database';
 import {
   type EventEnvelope,
   PAYMENT_AUTHORIZED,
@@ -12,7 +10,9 @@ import {
   STOCK_REJECTED,
   STOCK_RELEASED,
   STOCK_RESERVED,
-} from '@outbox/events';
+} from '@outbox/contracts';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverReply } from './support/deliverReply.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';

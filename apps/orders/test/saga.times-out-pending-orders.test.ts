@@ -2,18 +2,18 @@
 // and outbox path as a reply, once, and a compensation still owed too long after a cancellation is
 // asked for once more. Real database, the real reply handlers through applyOnce, the real sweeper.
 import { randomUUID } from 'node:crypto';
-import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { eventually } from '@outbox/devstack/testing/stack';
-import { queryOnce } from '@outbox/devstack/testing/test-database';
 import {
   type EventEnvelope,
   PAYMENT_AUTHORIZED,
   PAYMENT_VOIDED,
   STOCK_RELEASED,
   STOCK_RESERVED,
-} from '@outbox/events';
-import { loadConfig } from '@outbox/service/config';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+} from '@outbox/contracts';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually } from '@outbox/devstack/testing/stack';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { loadConfig } from '@outbox/runtime/config';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
@@ -48,6 +48,7 @@ async function deliver(type: string, orderId: string): Promise<void> {
     id: randomUUID(),
     type,
     subject: orderId,
+    schemaversion: 1,
     data: replyData[type]?.(orderId),
   } as EventEnvelope;
   await deliverReply(api.prisma, event);

@@ -3,9 +3,11 @@
 // statement writes nothing unless every price it was given is the catalog's, and requests with
 // the same key are serialized by the key's primary key inside that statement.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { orderCreatedV1 } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { orderCreatedV1, prepareEvent } from '@outbox/events';
+import { prepareEvent } from '@outbox/outbox';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalogPricesOf } from '../src/orders/catalogPrices.ts';
@@ -155,7 +157,7 @@ describe('two requests with the same Idempotency-Key at once', () => {
   }
 
   const settled = (promise: Promise<unknown>, ms: number) =>
-    Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
+    Promise.race([promise.then(() => true), sleep(ms, false)]);
 
   it('makes the second wait for the first to commit, then answers with the first order', async () => {
     const key = randomUUID();

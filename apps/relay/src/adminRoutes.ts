@@ -1,6 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redrive } from '@outbox/events';
+import { redrive } from '@outbox/outbox';
+import { hasBearerToken, unauthorized } from '@outbox/runtime/bearer-auth';
+import { HttpProblem, writeProblem } from '@outbox/runtime/problem';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -12,21 +13,6 @@ export const redriveRequest = z.union([
   z.strictObject({ all: z.literal(true) }),
 ]);
 
-function sendJson(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  res.writeHead(status, { 'content-type': type });
-  res.end(JSON.stringify(body));
-}
-
-function problem(res: ServerResponse, status: number, title: string, detail: string): void {
-  sendJson(res, status, { type: 'about:blank', title, status, detail }, 'application/problem+json');
-}
-
-function authorized(req: IncomingMessage, token: string): boolean {
-  const given = Buffer.from(req.headers.authorization ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 async function readBody(req: IncomingMessage, limit = 4096): Promise<string> {
   let body = '';
   for await (const chunk of req) {
@@ -36,39 +22,51 @@ async function readBody(req: IncomingMessage, limit = 4096): Promise<string> {
   return body;
 }
 
+/** The redrive a request asks for; throws the problem that refuses it. */
+async function redriveSelector(
+  req: IncomingMessage,
+  token: string,
+): Promise<z.output<typeof redriveRequest>> {
+  if (req.method !== 'POST') throw new HttpProblem(405, 'Method not allowed', 'Use POST.');
+  if (!hasBearerToken(req.headers.authorization, token)) throw unauthorized('RELAY_ADMIN_TOKEN');
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch {
+    throw new HttpProblem(400, 'Malformed request', 'The body must be JSON of at most 4 KiB.');
+  }
+  const parsed = redriveRequest.safeParse(body);
+  if (!parsed.success) {
+    throw new HttpProblem(
+      422,
+      'Invalid redrive request',
+      'Send {"id": "<uuid>"}, {"eventType": "<type>"} or {"all": true}.',
+    );
+  }
+  return parsed.data;
+}
+
 /**
  * `POST /admin/redrive` with `Authorization: Bearer <RELAY_ADMIN_TOKEN>` and a JSON body
  * `{"id": "..."}`, `{"eventType": "ORDER_CREATED"}` or `{"all": true}`: re-queue dead-lettered
- * events. Answers `{ "redriven": [ids] }`. Returns false for requests that are not its own.
+ * events. Answers `{ "redriven": [ids] }`, or a problem+json refusal. Returns false for requests
+ * that are not its own.
  */
 export function adminRoutes(pool: pg.Pool, token: string, logger: Logger) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.url !== '/admin/redrive') return false;
-    if (req.method !== 'POST') {
-      problem(res, 405, 'Method not allowed', 'Use POST.');
-    } else if (!authorized(req, token)) {
-      problem(res, 401, 'Unauthorized', 'Send Authorization: Bearer <RELAY_ADMIN_TOKEN>.');
-    } else {
-      let parsed: z.ZodSafeParseResult<z.output<typeof redriveRequest>>;
-      try {
-        parsed = redriveRequest.safeParse(JSON.parse(await readBody(req)));
-      } catch {
-        problem(res, 400, 'Malformed request', 'The body must be JSON of at most 4 KiB.');
-        return true;
-      }
-      if (!parsed.success) {
-        problem(
-          res,
-          422,
-          'Invalid redrive request',
-          'Send {"id": "<uuid>"}, {"eventType": "<type>"} or {"all": true}.',
-        );
-        return true;
-      }
-      const redriven = await redrive(pool, parsed.data);
-      logger.info({ selector: parsed.data, count: redriven.length }, 'dead-lettered events redriven');
-      sendJson(res, 200, { redriven });
+    let selector: z.output<typeof redriveRequest>;
+    try {
+      selector = await redriveSelector(req, token);
+    } catch (err) {
+      if (!(err instanceof HttpProblem)) throw err;
+      writeProblem(res, err, req.url);
+      return true;
     }
+    const redriven = await redrive(pool, selector);
+    logger.info({ selector, count: redriven.length }, 'dead-lettered events redriven');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ redriven }));
     return true;
   };
 }

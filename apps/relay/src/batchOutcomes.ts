@@ -5,8 +5,8 @@ import {
   markPublished,
   renewLeases,
   scheduleRetry,
-} from '@outbox/events';
-import { exemplarOf } from '@outbox/service/exemplars';
+} from '@outbox/outbox';
+import { exemplarOf } from '@outbox/runtime/exemplars';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';

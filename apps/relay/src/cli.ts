@@ -3,8 +3,8 @@
 //   node apps/relay/src/cli.ts status
 // DATABASE_URL names the database (as for the relay itself).
 import { parseArgs } from 'node:util';
-import { outboxStats, type RedriveSelector, redrive } from '@outbox/events';
-import { postgresUrl } from '@outbox/service/config';
+import { outboxStats, type RedriveSelector, redrive } from '@outbox/outbox';
+import { postgresUrl } from '@outbox/runtime/config';
 import pg from 'pg';
 
 const usage = 'usage: relay-cli redrive (--id <event id> | --type <event type> | --all) | status';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/service/config';
+import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/runtime/config';
 import { z } from 'zod';
 
 /**

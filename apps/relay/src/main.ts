@@ -1,13 +1,13 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
-// `node --import @outbox/service/tracing-register` so http, express and pg are traced too.
-import '@outbox/service/tracing-register';
+// `node --import @outbox/runtime/tracing-register` so http, express and pg are traced too.
+import '@outbox/runtime/tracing-register';
 import { hostname } from 'node:os';
-import { loadConfigOrExit } from '@outbox/service/config';
-import { CUSTOM_PLANS } from '@outbox/service/database';
-import { createLogger } from '@outbox/service/logger';
-import { createMetricsRegistry, startOpsServer } from '@outbox/service/ops-server';
-import { onShutdown } from '@outbox/service/shutdown';
-import { shutdownTracing } from '@outbox/service/tracing';
+import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
+import { loadConfigOrExit } from '@outbox/runtime/config';
+import { createLogger } from '@outbox/runtime/logger';
+import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
+import { onShutdown } from '@outbox/runtime/shutdown';
+import { shutdownTracing } from '@outbox/runtime/tracing';
 import pg from 'pg';
 import { adminRoutes } from './adminRoutes.ts';
 import { configSchema } from './config.ts';
@@ -29,8 +29,8 @@ const pool = new pg.Pool({
   query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000, // after the server's own timeout had its chance
   idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
   keepAlive: true,
-  // Its hot statements are named (prepared once per connection); plan them for their parameters.
-  options: CUSTOM_PLANS,
+  // Custom plans for its named statements, and the claim on its index in order (outboxStore.ts).
+  options: OUTBOX_SESSION_OPTIONS,
 });
 // An idle pool connection that the server dropped (restart) must not crash the process.
 pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));

@@ -1,5 +1,5 @@
-import { type OutboxStats, outboxStats } from '@outbox/events';
-import type { MetricsRegistry } from '@outbox/service/ops-server';
+import { type OutboxStats, outboxStats } from '@outbox/outbox';
+import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';

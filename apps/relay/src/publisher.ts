@@ -1,13 +1,8 @@
 import type { Span } from '@opentelemetry/api';
-import {
-  type ClaimedRow,
-  createKafka,
-  ensureTopics,
-  toEnvelope,
-  toKafkaMessage,
-  topicFor,
-} from '@outbox/events';
-import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/service/tracing-messaging';
+import { toKafkaMessage, topicFor } from '@outbox/contracts';
+import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
+import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
 import {
   type Admin,
   type IHeaders,

@@ -1,5 +1,5 @@
-import { backoffDelayMs, type ClaimedRow, claimBatch } from '@outbox/events';
-import { toError } from '@outbox/service/errors';
+import { backoffDelayMs, type ClaimedRow, claimBatch } from '@outbox/outbox';
+import { toError } from '@outbox/runtime/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import {

@@ -1,4 +1,4 @@
-import { deletePublished } from '@outbox/events';
+import { deletePublished } from '@outbox/outbox';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 

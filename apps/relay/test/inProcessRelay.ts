@@ -1,6 +1,7 @@
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createRelayMetrics, type RelayMetrics } from '../src/metrics.ts';
@@ -34,7 +35,8 @@ export async function startInProcessRelay(
   options: Partial<RelayOptions> = {},
 ): Promise<InProcessRelay> {
   const db = await createOutboxDatabase(label);
-  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  // The relay's session settings, as apps/relay/src/main.ts sets them.
+  const pool = new pg.Pool({ connectionString: db.url, max: 4, options: OUTBOX_SESSION_OPTIONS });
   const logger = pino({ level: 'silent' });
   const kafka = new KafkaPublisher({
     clientId: label,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
@@ -6,7 +7,7 @@ import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstOccurrencesByKey, metricValue, sleep, startRelay, topicPrefix } from './relayProcess.ts';
+import { firstOccurrencesByKey, metricValue, startRelay, topicPrefix } from './relayProcess.ts';
 
 useLeakGuard();
 

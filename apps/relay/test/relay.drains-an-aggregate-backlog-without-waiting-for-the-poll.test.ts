@@ -1,17 +1,19 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, startRelay, topicPrefix } from './relayProcess.ts';
+import { startRelay, topicPrefix } from './relayProcess.ts';
 
 /**
  * Only the head event of an aggregate is claimable, so a batch holds at most one event per
  * aggregate and is smaller than RELAY_BATCH_SIZE whenever the backlog sits on few aggregates.
  * Publishing that batch makes each aggregate's next event claimable: there is still work, and no
  * NOTIFY will come for it (nothing was inserted). The relay must claim again at once, not sleep
- * the poll interval (relay.ts #loop sleeps whenever `claimed < batchSize`).
+ * the poll interval: the mark reports the aggregates it unblocked and wakes the loop (relay.ts,
+ * #loop and #published), which otherwise sleeps after a claim that did not fill its limit.
  */
 
 useLeakGuard();

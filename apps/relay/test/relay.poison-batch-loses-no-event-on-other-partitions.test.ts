@@ -3,7 +3,7 @@ import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { Partitioners } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';

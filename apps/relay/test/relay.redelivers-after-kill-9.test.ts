@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
@@ -11,7 +12,6 @@ import {
   firstOccurrencesByKey,
   idsByAggregate,
   metricValue,
-  sleep,
   startRelay,
   statusCounts,
   topicPrefix,

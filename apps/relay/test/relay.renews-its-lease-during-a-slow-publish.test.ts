@@ -1,12 +1,12 @@
 // A publish that takes longer than the lease (a slow broker) must not let another relay take the
 // batch over and publish it a second time: the relay renews its lease while the broker has it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { claimBatch } from '@outbox/events';
+import { claimBatch } from '@outbox/outbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterTotal, type InProcessRelay, startInProcessRelay } from './inProcessRelay.ts';
-import { sleep } from './relayProcess.ts';
 
 useLeakGuard();
 

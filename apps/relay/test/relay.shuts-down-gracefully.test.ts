@@ -1,5 +1,6 @@
 // SIGTERM mid-stream: the relay stops claiming, finishes the batch it holds (published and
 // marked, or handed back), closes its connections and exits 0 — leaving no row leased.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents } from '@outbox/devstack/testing/outbox-database';
@@ -7,7 +8,7 @@ import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, startRelay, statusCounts, topicPrefix } from './relayProcess.ts';
+import { startRelay, statusCounts, topicPrefix } from './relayProcess.ts';
 
 useLeakGuard();
 

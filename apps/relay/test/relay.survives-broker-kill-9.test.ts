@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
@@ -11,7 +12,6 @@ import {
   firstOccurrencesByKey,
   idsByAggregate,
   relayHealth,
-  sleep,
   startRelay,
   statusCounts,
   topicPrefix,

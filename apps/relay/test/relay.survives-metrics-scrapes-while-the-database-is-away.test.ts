@@ -2,6 +2,7 @@
 // read the outbox table when scraped; when that read fails, /metrics must still answer (what is
 // known, plus a scrape-error gauge) and the process must stay up: an ops endpoint never takes a
 // process down.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents } from '@outbox/devstack/testing/outbox-database';
@@ -10,7 +11,7 @@ import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseGate, startDatabaseGate } from './databaseGate.ts';
-import { metricValue, relayHealth, sleep, startRelay, statusCounts, topicPrefix } from './relayProcess.ts';
+import { metricValue, relayHealth, startRelay, statusCounts, topicPrefix } from './relayProcess.ts';
 
 useLeakGuard();
 

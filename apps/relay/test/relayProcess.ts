@@ -61,8 +61,6 @@ export async function statusCounts(url: string): Promise<Record<string, number>>
   }
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * For each key, the event ids in the order they appear on the topic (first occurrence only),
  * and how many ids occur more than once.

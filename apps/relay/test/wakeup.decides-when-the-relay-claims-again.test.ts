@@ -1,6 +1,7 @@
 // The relay claims again only after a wake-up (a NOTIFY, its own mark that unblocked an
 // aggregate, stop()) or the poll interval (relay.ts #loop). These are the rules it relies on.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Wakeup } from '../src/wakeup.ts';
@@ -36,7 +37,7 @@ describe('the relay wake-up', () => {
 
   it('says whether a wake-up arrived before a publish settled, without consuming it', async () => {
     const w = wakeup();
-    const slow = new Promise((resolve) => setTimeout(resolve, 300));
+    const slow = sleep(300);
     setTimeout(() => w.wake(), 50);
     expect(await w.wokenBefore(slow)).toBe(true);
     expect(await elapsed(w.sleep(5_000))).toBeLessThan(100); // still there for the next sleep

@@ -2,7 +2,7 @@ import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/dashboard';
 
 // The datasources of provisioning/datasources/*.yml, referred to by their fixed uids (never by
 // name or an import-time variable), so the dashboards load unchanged on any Grafana that
-// provisions those files. test/dashboards.test.ts checks that both sides agree.
+// provisions those files. test/dashboards.generated-and-shared-with-the-console.test.ts checks that both sides agree.
 
 /** Prometheus: every panel's metrics. */
 export const prometheus: DataSourceRef = { type: 'prometheus', uid: 'prometheus' };
@@ -13,5 +13,5 @@ export const prometheus: DataSourceRef = { type: 'prometheus', uid: 'prometheus'
  */
 export const jaeger: DataSourceRef = { type: 'jaeger', uid: 'jaeger' };
 
-/** The exemplar label that holds the trace id (packages/service/src/exemplars.ts writes it). */
+/** The exemplar label that holds the trace id (packages/runtime/src/exemplars.ts writes it). */
 export const TRACE_ID_LABEL = 'trace_id';

@@ -26,6 +26,12 @@ const AFTERMATH: Record<string, string> = {
     'Graceful stop: the consumer finished its event and committed its offset. New orders stay PENDING; their events wait in Kafka and the lag grows.',
   'consumer/kill':
     'kill -9 of a consumer: an event applied but not yet acknowledged to Kafka is delivered again when it is back, and its processed_events row makes the second copy harmless. New orders stay PENDING meanwhile.',
+  'write-mode/outbox':
+    'Back to the outbox: the order and its ORDER_CREATED are written in one transaction, and the relay publishes it whenever the broker is there. Kill the broker again: orders wait PENDING, then all complete. None gets lost.',
+  'write-mode/commit-then-publish':
+    'commit-then-publish: orders commits the order, then sends ORDER_CREATED itself. Now kill -9 the broker and place orders: they are committed, the send fails, and after 10 s they are marked LOST, PENDING for ever.',
+  'write-mode/publish-then-commit':
+    'publish-then-commit: orders sends ORDER_CREATED, then commits. When the commit fails after the send (the chaos suite makes it fail), inventory and billing act on an order that does not exist: a GHOST.',
   'consumer/start':
     'The consumer is back: it resumes from its committed offset, applies what waited (the lag drops to 0), and the pending orders complete.',
 };
@@ -76,7 +82,50 @@ function controlRow(
   );
 }
 
+/** Buttons that switch orders' write mode; the current one is pressed. */
+function renderWriteModeSwitch(status: DemoStatus, refresh: () => void): void {
+  const container = byId('write-mode-switch');
+  const writeMode = status.writeMode;
+  container.hidden = writeMode === undefined;
+  if (!writeMode) return;
+  const choose = async (mode: string) => {
+    const message = byId('demo-message');
+    if (!adminToken()) {
+      message.textContent = 'Enter the admin token first (the demo printed it, in the URL it gave you).';
+      return;
+    }
+    const answer = await postJson('/api/demo/write-mode', { mode }, { admin: true });
+    message.textContent = answer.ok
+      ? (AFTERMATH[`write-mode/${mode}`] ?? 'Done.')
+      : `${answer.status} ${answer.problem.title}: ${answer.problem.detail ?? ''}`;
+    refresh();
+  };
+  container.replaceChildren(
+    h('strong', {}, "Orders' write mode: "),
+    ...writeMode.modes.flatMap((mode) => [
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-write-mode': mode,
+          'aria-pressed': String(mode === writeMode.current),
+          disabled: mode === writeMode.current,
+          onclick: () => choose(mode),
+        },
+        mode,
+      ),
+      ' ',
+    ]),
+    h(
+      'div',
+      { class: 'muted' },
+      'The two naive modes are the dual writes the outbox replaces, here to be broken on purpose; a restarted orders process is back to the outbox.',
+    ),
+  );
+}
+
 export function renderDemoControls(status: DemoStatus, refresh: () => void): void {
+  renderWriteModeSwitch(status, refresh);
   const onAction = async (target: string, action: string) => {
     const message = byId('demo-message');
     if (!adminToken()) {

@@ -6,6 +6,7 @@ import type {
   ConsumersResponse,
   DemoStatus,
   OrdersResponse,
+  OrderTimeline,
   OutboxResponse,
 } from '../shared/api.ts';
 import { renderAlerts } from './alertsView.ts';
@@ -17,6 +18,7 @@ import { byId, h } from './dom.ts';
 import { setUpOrderForm } from './orderForm.ts';
 import { renderOrders } from './ordersView.ts';
 import { renderOutboxes } from './outboxView.ts';
+import { renderTimeline } from './timelineView.ts';
 
 /** Every view is read again this often: polling is simple and one second is live enough here. */
 const POLL_MS = 1000;
@@ -59,6 +61,23 @@ if (traces.available) {
     'Each order links to its trace: one trace from the POST through every relay and consumer.';
 }
 
+/** The order whose timeline is shown, chosen by a click in the orders table. */
+let selectedOrder: string | undefined;
+
+function selectOrder(id: string): void {
+  selectedOrder = id;
+  refresh();
+}
+
+/** Read again every round while selected: its hops fill in as the saga and its spans arrive. */
+async function readTimeline(id: string): Promise<void> {
+  try {
+    renderTimeline(await getJson<OrderTimeline>(`/api/orders/${id}/timeline`));
+  } catch (err) {
+    renderTimeline({ orderId: id, error: `Cannot read the timeline: ${String(err)}` });
+  }
+}
+
 let round = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let polling = false;
@@ -73,10 +92,11 @@ async function poll(): Promise<void> {
   polling = true;
   clearTimeout(timer);
   const reads: Promise<void>[] = [
-    getJson<OrdersResponse>('/api/orders').then(renderOrders),
+    getJson<OrdersResponse>('/api/orders').then((orders) => renderOrders(orders, selectedOrder, selectOrder)),
     getJson<OutboxResponse>('/api/outbox').then((outbox) => renderOutboxes(outbox, info.redrive, refresh)),
     getJson<ConsumersResponse>('/api/consumers').then(renderConsumers),
   ];
+  if (selectedOrder) reads.push(readTimeline(selectedOrder));
   if (prometheus.available) {
     reads.push(getJson<AlertsResponse>('/api/alerts').then(renderAlerts));
     if (round % CHART_EVERY === 0) reads.push(getJson<ChartsResponse>('/api/charts').then(renderCharts));

@@ -121,7 +121,11 @@ function showProblem(form: HTMLFormElement, result: HTMLElement, problem: Proble
   }
   result.replaceChildren(
     h('span', { class: 'bad' }, `${problem.status} ${problem.title}. `),
-    'Nothing was written: no order, no event. ',
+    // A refusal (4xx) writes nothing in any write mode. A failure (5xx) writes nothing with the
+    // outbox (one transaction), but commit-then-publish fails after its COMMIT when the send does.
+    problem.status < 500
+      ? 'Nothing was written: no order, no event. '
+      : 'With the outbox nothing was written (order and event are one transaction); in a naive write mode the order may be committed without its event. ',
     ...unplaced.map((line) => h('div', { class: 'field-error' }, line)),
   );
 }

@@ -1,4 +1,4 @@
-import type { OrdersResponse, OrderView } from '../shared/api.ts';
+import type { GhostOrderView, OrdersResponse, OrderView } from '../shared/api.ts';
 import { byId, formatAge, formatMoney, h, secondsSince, shortId } from './dom.ts';
 
 /** What each step of the saga looks like on screen. */
@@ -7,7 +7,7 @@ function stepBadge(label: string, value: string | null): HTMLElement {
   return h('span', { class: `badge ${state.toLowerCase()}` }, `${label}: ${state.toLowerCase()}`);
 }
 
-function orderRow(order: OrderView): HTMLElement {
+function orderRow(order: OrderView, selected: boolean, onSelect: (id: string) => void): HTMLElement {
   const created = Date.parse(order.createdAt);
   const history = order.history.map((entry) =>
     h(
@@ -20,7 +20,15 @@ function orderRow(order: OrderView): HTMLElement {
   );
   return h(
     'tr',
-    { 'data-order-id': order.id },
+    {
+      'data-order-id': order.id,
+      class: selected ? 'selectable selected' : 'selectable',
+      title: 'Show where the time went for this order',
+      onclick: (event) => {
+        // The trace link opens the trace; anywhere else on the row shows the timeline.
+        if (!(event.target instanceof HTMLAnchorElement)) onSelect(order.id);
+      },
+    },
     h(
       'td',
       {},
@@ -33,6 +41,8 @@ function orderRow(order: OrderView): HTMLElement {
       'td',
       {},
       h('span', { class: `badge ${order.status.toLowerCase()}`, 'data-field': 'status' }, order.status),
+      order.lost ? h('span', { class: 'badge lost', 'data-field': 'lost' }, 'LOST') : null,
+      order.lost ? h('div', { class: 'reason', 'data-field': 'lost-reason' }, LOST) : null,
       order.cancelReason
         ? h('div', { class: 'reason', 'data-field': 'cancel-reason' }, order.cancelReason)
         : null,
@@ -56,7 +66,55 @@ function orderRow(order: OrderView): HTMLElement {
   );
 }
 
-export function renderOrders(response: OrdersResponse): void {
+/** Why an order is marked: one line each, the failure the outbox prevents. */
+const LOST =
+  'Lost event: the order committed but its ORDER_CREATED never reached Kafka (commit-then-publish, the send failed or the process died after COMMIT). Nobody will ever answer it.';
+const GHOST =
+  "Ghost event: ORDER_CREATED was sent, then the order's transaction failed (publish-then-commit). Inventory and billing acted on an order that does not exist.";
+
+function ghostRow(ghost: GhostOrderView): HTMLElement {
+  return h(
+    'tr',
+    { 'data-ghost-id': ghost.id, class: 'ghost' },
+    h('td', {}, h('code', { title: ghost.id }, shortId(ghost.id))),
+    h('td', { class: 'muted' }, 'not in the orders database'),
+    h('td', {}),
+    h(
+      'td',
+      {},
+      h('span', { class: 'badge ghost', 'data-field': 'status' }, 'GHOST'),
+      h('div', { class: 'reason', 'data-field': 'ghost-reason' }, GHOST),
+    ),
+    h('td', {}, stepBadge('stock', ghost.reservation), ' ', stepBadge('payment', ghost.payment)),
+    h('td', {}),
+    h('td', { class: 'num' }, formatAge(secondsSince(ghost.at))),
+  );
+}
+
+/** Which write mode orders runs in; a naive one in red, with what it risks. */
+function renderWriteMode(mode: string | undefined): void {
+  const line = byId('orders-write-mode');
+  if (!mode) {
+    line.replaceChildren();
+    return;
+  }
+  const naive = mode !== 'outbox';
+  line.replaceChildren(
+    'Orders writes ORDER_CREATED with: ',
+    h('span', { class: `badge ${naive ? 'naive' : 'relay-ok'}`, 'data-field': 'write-mode' }, mode),
+    naive
+      ? ' — a naive dual write, for the lesson: orders marked LOST or GHOST below are what it does when something fails between its two writes.'
+      : ' — the order and its event in one transaction, published by the relay.',
+  );
+}
+
+/** The orders table; clicking a row selects its order, whose timeline shows under the table. */
+export function renderOrders(
+  response: OrdersResponse,
+  selected: string | undefined,
+  onSelect: (id: string) => void,
+): void {
+  renderWriteMode(response.writeMode);
   const body = byId('orders-body');
   if (response.error) {
     const message = `Cannot read the orders API: ${response.error}`;
@@ -66,6 +124,9 @@ export function renderOrders(response: OrdersResponse): void {
       h('tr', {}, h('td', { colspan: '7', class: 'muted' }, 'No orders yet: place one above.')),
     );
   } else {
-    body.replaceChildren(...response.orders.map(orderRow));
+    body.replaceChildren(
+      ...response.orders.map((order) => orderRow(order, order.id === selected, onSelect)),
+      ...response.ghosts.map(ghostRow),
+    );
   }
 }

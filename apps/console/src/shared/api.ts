@@ -44,10 +44,31 @@ export type OrderView = {
   items: { sku: string; quantity: number }[];
   history: { event: string; detail: string | null; at: string }[];
   traceUrl?: string;
+  /**
+   * Set when the order looks LOST: PENDING for a while, with no ORDER_CREATED in the outbox and
+   * nothing in inventory or billing. Only a naive write mode leaves orders like that.
+   */
+  lost?: true;
 };
 
+/**
+ * A GHOST: stock reserved or a payment made for an order id the orders database does not have,
+ * which only an event sent for a transaction that then rolled back can cause (publish-then-commit).
+ */
+export type GhostOrderView = { id: string; reservation: string | null; payment: string | null; at: string };
+
+/** How orders writes ORDER_CREATED (orders' WRITE_MODE): the outbox, or a naive dual write. */
+export const WRITE_MODES = ['outbox', 'commit-then-publish', 'publish-then-commit'] as const;
+export type WriteMode = (typeof WRITE_MODES)[number];
+
 /** GET /api/orders */
-export type OrdersResponse = { orders: OrderView[]; error?: string };
+export type OrdersResponse = {
+  orders: OrderView[];
+  ghosts: GhostOrderView[];
+  /** Orders' write mode, from its /healthz (absent when orders did not answer). */
+  writeMode?: string;
+  error?: string;
+};
 
 export type OutboxRowView = {
   id: string;
@@ -116,14 +137,23 @@ export type ConsumersResponse = {
 export type ProcessStatus = { running: boolean; busy: boolean; lastError?: string };
 
 /** GET /api/demo: only in demo mode. */
-export type DemoStatus = { broker: ProcessStatus; services: Record<string, ProcessStatus> };
+export type DemoStatus = {
+  broker: ProcessStatus;
+  services: Record<string, ProcessStatus>;
+  /** Present when the demo lets the console switch orders' write mode. */
+  writeMode?: { modes: readonly WriteMode[]; current?: string };
+};
 
-/** A problem+json body (RFC 9457), as the orders API and the console send them. */
+/**
+ * A problem+json body (RFC 9457), as the orders API and the console send them
+ * (packages/runtime/src/problem.ts; the browser code cannot import it, it is Node code).
+ */
 export type Problem = {
   type: string;
   title: string;
   status: number;
   detail?: string;
+  instance?: string;
   errors?: { pointer?: string; parameter?: string; header?: string; detail: string }[];
 };
 
@@ -172,4 +202,53 @@ export type AlertsResponse = {
   /** How often Prometheus evaluates the rules; null when it could not be read. */
   evaluationSeconds: number | null;
   error?: string;
+};
+
+/**
+ * One moment in an event's path: committed to its outbox, claimed and published by its relay,
+ * applied by a consumer. `at` is null while it has not happened (or nothing recorded it).
+ */
+export type TimelineStep = {
+  kind: 'committed' | 'claimed' | 'published' | 'applied';
+  /** Who did it: the service that wrote the event or applied it, or the relay (`relay-orders`). */
+  actor: string;
+  at: string | null;
+  /** Milliseconds since the step before it (the previous one of this event that is known, or for a
+   *  reply, its cause being applied); null when either end is unknown. */
+  delayMs: number | null;
+  /** Where `at` comes from: a table's timestamp, or a span of the order's trace. */
+  source: 'database' | 'trace' | null;
+  /** The span that covers this hop, when the trace has it (e.g. `relay-orders: publish order.events`). */
+  span?: { name: string; durationMs: number };
+  /** Why `at` is missing (pending, dead-lettered, not recorded without a trace). */
+  note?: string;
+};
+
+export type TimelineEvent = {
+  eventId: string;
+  eventType: string;
+  /** The service whose outbox holds it. */
+  outbox: ServiceName;
+  status: OutboxRowView['status'];
+  /** The event whose handling wrote this one in the same transaction; null for the order itself
+   *  (or a saga timeout's cancel). */
+  causedBy: string | null;
+  steps: TimelineStep[];
+  /** Who applies this type: none for ORDER_CONFIRMED, which inventory and billing receive and ignore. */
+  appliedBy: ServiceName[];
+};
+
+/** GET /api/orders/:id/timeline: where the time went for one order, event by event. */
+export type OrderTimeline = {
+  orderId: string;
+  status: OrderView['status'];
+  traceUrl?: string;
+  /** Whether the trace's spans were read (they add the claim times and each hop's span). */
+  trace: { available: true; spans: number } | { available: false; reason: string };
+  /** In causal order: each event after the one whose handling wrote it. */
+  events: TimelineEvent[];
+  /** The hop that took longest, to show where the time went. */
+  slowest: { eventId: string; step: number; delayMs: number } | null;
+  /** From ORDER_CREATED's commit to the commit of the decision (ORDER_CONFIRMED / ORDER_CANCELLED). */
+  decision: { eventType: string; at: string; afterMs: number } | null;
 };

@@ -1,5 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from '@outbox/runtime/problem';
 
 /** Node's HTTP parser codes that have a status of their own; every other parse error is a 400. */
 const STATUS_BY_CODE: Record<string, number> = {
@@ -21,15 +22,17 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const status = STATUS_BY_CODE[err.code ?? ''] ?? 400;
-    const body = JSON.stringify({
-      type: 'urn:problem:bad-request',
-      title: 'Malformed HTTP request',
+    const problem = new HttpProblem(
       status,
-      detail: `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`,
-    });
+      'Malformed HTTP request',
+      `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`,
+      { type: 'urn:problem:bad-request' },
+    );
+    // No request was parsed, so there is neither an instance to name nor a response object to use.
+    const body = JSON.stringify(problemBody(problem));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'content-type: application/problem+json\r\n' +
+        `content-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
         `content-length: ${Buffer.byteLength(body)}\r\n` +
         'connection: close\r\n\r\n' +
         body,

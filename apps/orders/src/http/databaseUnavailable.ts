@@ -1,4 +1,4 @@
-import { HttpProblem } from './problem.ts';
+import { HttpProblem } from '@outbox/runtime/problem';
 
 /**
  * Errors that mean "the database cannot be reached right now", as opposed to a bug: Prisma's
@@ -21,7 +21,18 @@ const UNAVAILABLE_CODES = new Set([
   '08006', // connection_failure
 ]);
 
-export const RETRY_AFTER_SECONDS = 5;
+/**
+ * What Prisma's PostgreSQL driver adapter (@prisma/adapter-pg) calls a connection that is gone:
+ * refused, reset, timed out, or the server out of connection slots.
+ */
+const UNAVAILABLE_ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
+
+const RETRY_AFTER_SECONDS = 5;
 
 /**
  * node-postgres reports a connection the server dropped in the middle of a statement (a restart in
@@ -29,17 +40,33 @@ export const RETRY_AFTER_SECONDS = 5;
  */
 const CONNECTION_LOST = /^Connection terminated/;
 
+/**
+ * Through the driver adapter an error arrives in one of three shapes, and each was seen while
+ * PostgreSQL restarted under load: Prisma's own code (`P1001`…); Prisma's generic `P2039` carrying
+ * the adapter's error in `meta.driverAdapterError` (a SQLSTATE such as 57P03 "starting up", or a
+ * kind such as `ConnectionClosed`); or the adapter's `DriverAdapterError` itself, its payload in
+ * `cause` (a commit on a connection the server reset). Each code or kind found is checked.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string') return UNAVAILABLE_CODES.has(code);
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, meta, cause } = err as { code?: unknown; meta?: unknown; cause?: unknown };
+  const adapterError = (meta as { driverAdapterError?: { cause?: unknown } } | undefined)?.driverAdapterError;
+  const payloads = [adapterError?.cause, (err as Error).name === 'DriverAdapterError' ? cause : undefined];
+  for (const payload of payloads) {
+    const { kind, code: sqlState } = (payload ?? {}) as { kind?: unknown; code?: unknown };
+    if (typeof kind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
+    if (typeof sqlState === 'string' && UNAVAILABLE_CODES.has(sqlState)) return true;
+  }
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
   return err instanceof Error && CONNECTION_LOST.test(err.message);
 }
 
+/** 503 with Retry-After: the transaction was rolled back, so the same request may simply be sent again. */
 export function databaseUnavailableProblem(): HttpProblem {
   return new HttpProblem(
     503,
-    'urn:problem:database-unavailable',
     'Database unavailable',
     `The orders database cannot be reached. Nothing was written; retry in ${RETRY_AFTER_SECONDS} seconds.`,
+    { type: 'urn:problem:database-unavailable', headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
   );
 }

@@ -1,5 +1,5 @@
-import { activeSpanExemplar } from '@outbox/service/exemplars';
-import type { MetricsRegistry } from '@outbox/service/ops-server';
+import { activeSpanExemplar } from '@outbox/runtime/exemplars';
+import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 

@@ -1,3 +1,4 @@
+import { HttpProblem } from '@outbox/runtime/problem';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
@@ -5,8 +6,8 @@ import type { UnorderableLine } from '../orders/catalogPrices.ts';
 import type { CreatedOrder } from '../orders/createOrder.ts';
 import { listOrders, listOrdersQuery } from '../orders/listOrders.ts';
 import { type OrderRequest, orderRequest } from '../orders/orderRequest.ts';
-import { placeOrder } from '../orders/placeOrder.ts';
-import { HttpProblem, validationProblem } from './problem.ts';
+import type { OrderWriter } from '../orders/writeModes.ts';
+import { NOT_FOUND, validationProblem } from './problem.ts';
 
 type HistoryEntry = { eventType: string; detail: string | null; at: Date };
 
@@ -55,48 +56,48 @@ function unorderableProblem(request: OrderRequest, lines: UnorderableLine[]): Ht
         ? `unknown sku ${line.sku}`
         : `${line.sku} is sold in ${line.soldIn}, not ${request.currency}`,
   }));
-  return new HttpProblem(
-    422,
-    'urn:problem:unorderable-items',
-    'Items cannot be ordered',
-    errors.map((error) => error.detail).join('; '),
+  return new HttpProblem(422, 'Items cannot be ordered', errors.map((error) => error.detail).join('; '), {
+    type: 'urn:problem:unorderable-items',
     errors,
-  );
+  });
 }
 
 function keyReusedProblem(key: string): HttpProblem {
   return new HttpProblem(
     422,
-    'urn:problem:idempotency-key-reused',
     'Idempotency-Key reused with a different request',
     `The key ${JSON.stringify(key)} was already used for a different order request; use a new key for a new order.`,
-    [{ header: 'Idempotency-Key', detail: 'already used with a different body' }],
+    {
+      type: 'urn:problem:idempotency-key-reused',
+      errors: [{ header: 'Idempotency-Key', detail: 'already used with a different body' }],
+    },
   );
 }
 
-export function ordersRouter(prisma: Prisma): Router {
+export function ordersRouter(prisma: Prisma, writer: OrderWriter): Router {
   const router = Router();
 
   router.post('/', async (req, res) => {
     if (!req.is('application/json')) {
       throw new HttpProblem(
         415,
-        'urn:problem:unsupported-media-type',
         'Unsupported media type',
         'Send the order as JSON with Content-Type: application/json.',
+        { type: 'urn:problem:unsupported-media-type' },
       );
     }
     const rawKey = req.get('Idempotency-Key');
     const key = rawKey === undefined ? undefined : idempotencyKeyHeader.safeParse(rawKey);
     if (key && !key.success) {
-      throw new HttpProblem(400, 'urn:problem:validation', 'Invalid Idempotency-Key', 'See errors.', [
-        { header: 'Idempotency-Key', detail: key.error.issues[0]?.message ?? 'invalid' },
-      ]);
+      throw new HttpProblem(400, 'Invalid Idempotency-Key', 'See errors.', {
+        type: 'urn:problem:validation',
+        errors: [{ header: 'Idempotency-Key', detail: key.error.issues[0]?.message ?? 'invalid' }],
+      });
     }
     const parsed = orderRequest.safeParse(req.body);
     if (!parsed.success) throw validationProblem(parsed.error);
 
-    const result = await placeOrder(prisma, parsed.data, key?.data);
+    const result = await writer.place(parsed.data, key?.data);
     if (result.kind === 'unorderable') throw unorderableProblem(parsed.data, result.lines);
     if (result.kind === 'key-reused') throw keyReusedProblem(key?.data ?? '');
     // A replay answers exactly like the original request did, and says that it is a replay.
@@ -114,20 +115,17 @@ export function ordersRouter(prisma: Prisma): Router {
   router.get('/:id', async (req, res) => {
     const id = z.uuid().safeParse(req.params.id);
     if (!id.success) {
-      throw new HttpProblem(
-        400,
-        'urn:problem:validation',
-        'Invalid order id',
-        'The order id must be a UUID.',
-        [{ parameter: 'id', detail: 'expected a UUID' }],
-      );
+      throw new HttpProblem(400, 'Invalid order id', 'The order id must be a UUID.', {
+        type: 'urn:problem:validation',
+        errors: [{ parameter: 'id', detail: 'expected a UUID' }],
+      });
     }
     const order = await prisma.order.findUnique({
       where: { id: id.data },
       include: { items: true, history: { orderBy: { id: 'asc' } } },
     });
     if (!order) {
-      throw new HttpProblem(404, 'urn:problem:not-found', 'Order not found', `No order has id ${id.data}.`);
+      throw new HttpProblem(404, 'Order not found', `No order has id ${id.data}.`, { type: NOT_FOUND });
     }
     res.json(toOrderResource(order, order.history));
   });

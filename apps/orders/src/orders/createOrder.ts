@@ -1,4 +1,4 @@
-import type { OutboxInsert } from '@outbox/events';
+import type { OutboxInsert } from '@outbox/outbox';
 import type { Tx } from '../db.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
@@ -79,6 +79,8 @@ const insertOrderItemsAndEvent = `
     insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
     select $8::uuid, $9::text, $10::text, $11::text, $12::text, $13::int, $14::jsonb, $17::jsonb
     from o
+    -- No event: a naive write mode (writeModes.ts) sends it to Kafka itself, where no transaction covers it.
+    where $8::uuid is not null
   )
   select guard.all_priced, exists (select 1 from claim) as key_claimed, o.created_at
   from guard
@@ -96,11 +98,14 @@ export type WriteOutcome =
   | { written: true; order: CreatedOrder }
   | { written: false; allPriced: boolean; keyClaimed: boolean };
 
-/** Write `order` and `event` (its ORDER_CREATED), claiming `claim` when given, in one statement. */
+/**
+ * Write `order` and `event` (its ORDER_CREATED), claiming `claim` when given, in one statement.
+ * Without `event` the order is written alone: only the naive write modes do that.
+ */
 export async function insertOrderWithEvent(
   tx: Tx,
   order: CreatedOrder,
-  event: OutboxInsert,
+  event: OutboxInsert | undefined,
   claim?: KeyClaim,
 ): Promise<WriteOutcome> {
   const [row] = await tx.$queryRawUnsafe<
@@ -114,16 +119,16 @@ export async function insertOrderWithEvent(
     order.items.map((item) => item.sku),
     order.items.map((item) => item.quantity),
     order.items.map((item) => item.unitPriceCents.toString()),
-    event.id,
-    event.source,
-    event.aggregateType,
-    event.aggregateId,
-    event.eventType,
-    event.schemaVersion,
-    event.payload,
+    event?.id ?? null,
+    event?.source ?? null,
+    event?.aggregateType ?? null,
+    event?.aggregateId ?? null,
+    event?.eventType ?? null,
+    event?.schemaVersion ?? null,
+    event?.payload ?? null,
     claim?.key ?? null,
     claim?.requestHash ?? null,
-    event.headers,
+    event?.headers ?? null,
   );
   if (!row) throw new Error('order insert returned no row');
   if (row.created_at === null) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type NewEvent, ORDER_CREATED, type OrderCreatedV1, prepareEvent } from '@outbox/events';
+import { type NewEvent, type OrderCreatedV1, orderCreated as orderCreatedEvent } from '@outbox/contracts';
+import { type OutboxInsert, prepareEvent } from '@outbox/outbox';
 import type { Prisma } from '../db.ts';
 import { catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
 import { type CreatedOrder, insertOrderWithEvent, type KeyClaim, newOrder } from './createOrder.ts';
@@ -25,6 +26,16 @@ export type PlaceOrderResult =
   | { kind: 'unorderable'; lines: UnorderableLine[] };
 
 /**
+ * How the naive write modes (writeModes.ts) bend the write; the outbox mode passes nothing.
+ */
+export type WriteOptions = {
+  /** false: the order is written without its outbox row (a naive mode sends the event itself). */
+  outboxRow?: boolean;
+  /** Runs inside the transaction after the order was written, right before COMMIT. */
+  beforeCommit?: (order: CreatedOrder, event: OutboxInsert) => Promise<void>;
+};
+
+/**
  * The heart of the pattern. The order, its items and its ORDER_CREATED event are written in ONE
  * interactive transaction: if any statement fails, none of them exists; if the commit succeeds,
  * the event is durably queued and the relay will publish it, however long Kafka is away.
@@ -41,6 +52,7 @@ export async function placeOrder(
   prisma: Prisma,
   request: OrderRequest,
   idempotencyKey?: string,
+  { outboxRow = true, beforeCommit }: WriteOptions = {},
 ): Promise<PlaceOrderResult> {
   const catalog = catalogPricesOf(prisma);
   const claim: KeyClaim | undefined =
@@ -60,8 +72,11 @@ export async function placeOrder(
       } else {
         const order = newOrder(orderId, request, pricing.lines);
         const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
-        const outcome = await insertOrderWithEvent(tx, order, event, claim);
-        if (outcome.written) return { kind: 'created', order: outcome.order };
+        const outcome = await insertOrderWithEvent(tx, order, outboxRow ? event : undefined, claim);
+        if (outcome.written) {
+          await beforeCommit?.(outcome.order, event);
+          return { kind: 'created', order: outcome.order };
+        }
         if (claim && outcome.allPriced && !outcome.keyClaimed) {
           const earlier = await earlierRequest(tx, claim);
           // The key was held by a request whose row is gone again only if retention deleted it
@@ -77,21 +92,15 @@ export async function placeOrder(
 }
 
 export function orderCreated(order: CreatedOrder): NewEvent<OrderCreatedV1> {
-  return {
-    type: ORDER_CREATED,
-    schemaVersion: 1,
-    aggregateType: 'order',
-    aggregateId: order.id,
-    data: {
-      orderId: order.id,
-      customerId: order.customerId,
-      currency: order.currency,
-      totalCents: order.totalCents.toString(),
-      items: order.items.map((item) => ({
-        sku: item.sku,
-        quantity: item.quantity,
-        unitPriceCents: item.unitPriceCents.toString(),
-      })),
-    },
-  };
+  return orderCreatedEvent({
+    orderId: order.id,
+    customerId: order.customerId,
+    currency: order.currency,
+    totalCents: order.totalCents.toString(),
+    items: order.items.map((item) => ({
+      sku: item.sku,
+      quantity: item.quantity,
+      unitPriceCents: item.unitPriceCents.toString(),
+    })),
+  });
 }

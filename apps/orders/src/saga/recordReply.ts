@@ -1,13 +1,6 @@
-import {
-  type NewEvent,
-  ORDER_CANCELLED,
-  ORDER_CONFIRMED,
-  type OrderCancelledV1,
-  type OrderConfirmedV1,
-  queryRows,
-  type SqlExecutor,
-  writeEvent,
-} from '@outbox/events';
+import { type NewEvent, ORDER_CANCELLED, orderCancelled, orderConfirmed } from '@outbox/contracts';
+import { writeEvent } from '@outbox/outbox';
+import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
 import { EVENT_SOURCE } from '../orders/placeOrder.ts';
 
 /** What one reply from inventory or billing says about an order. */
@@ -117,13 +110,11 @@ export function decide(order: OrderState, reply: Reply): { outcome: string; even
   if (order.stock_status === 'REJECTED' || order.payment_status === 'DECLINED') {
     const reason = reply.reason ?? reply.eventType;
     Object.assign(order, { status: 'CANCELLED', cancel_reason: reason, decided: true });
-    const data: OrderCancelledV1 = { orderId: reply.orderId, reason };
-    return { outcome: 'CANCELLED', event: orderEvent(ORDER_CANCELLED, reply.orderId, data) };
+    return { outcome: 'CANCELLED', event: orderCancelled({ orderId: reply.orderId, reason }) };
   }
   if (order.stock_status === 'RESERVED' && order.payment_status === 'AUTHORIZED') {
     Object.assign(order, { status: 'CONFIRMED', decided: true });
-    const data: OrderConfirmedV1 = { orderId: reply.orderId };
-    return { outcome: 'CONFIRMED', event: orderEvent(ORDER_CONFIRMED, reply.orderId, data) };
+    return { outcome: 'CONFIRMED', event: orderConfirmed({ orderId: reply.orderId }) };
   }
   return { outcome: 'PENDING' };
 }
@@ -142,16 +133,11 @@ export async function cancelOrder(tx: SqlExecutor, orderId: string, reason: stri
      update orders set status = 'CANCELLED', cancel_reason = $3, decided_at = now() where id = $1::uuid`,
     [orderId, ORDER_CANCELLED, reason],
   );
-  const data: OrderCancelledV1 = { orderId, reason };
-  await writeEvent(tx, EVENT_SOURCE, orderEvent(ORDER_CANCELLED, orderId, data));
+  await writeEvent(tx, EVENT_SOURCE, orderCancelled({ orderId, reason }));
 }
 
 /** A side's new status: the reply's, unless the side has already said its last word. */
 function forward(current: string | null, incoming: string | null): string | null {
   if (incoming === null) return current;
   return current !== null && FINAL_SIDE_STATUSES.has(current) ? current : incoming;
-}
-
-export function orderEvent<T>(type: string, orderId: string, data: T) {
-  return { type, schemaVersion: 1, aggregateType: 'order', aggregateId: orderId, data };
 }

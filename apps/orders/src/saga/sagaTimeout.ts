@@ -1,10 +1,11 @@
-import { ORDER_CANCELLED, type OrderCancelledV1, writeEvent } from '@outbox/events';
-import type { MetricsRegistry } from '@outbox/service/ops-server';
+import { orderCancelled } from '@outbox/contracts';
+import { writeEvent } from '@outbox/outbox';
+import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { Prisma, Tx } from '../db.ts';
 import { EVENT_SOURCE } from '../orders/placeOrder.ts';
-import { cancelOrder, orderEvent } from './recordReply.ts';
+import { cancelOrder } from './recordReply.ts';
 
 export type SagaTimeoutOptions = {
   /** An order still PENDING this long after it was placed is cancelled. */
@@ -78,8 +79,8 @@ async function resendOverdueCancels(tx: Tx, timeoutMs: number, batchSize: number
           for update skip locked)
     returning id::text, cancel_reason`;
   for (const order of overdue) {
-    const data: OrderCancelledV1 = { orderId: order.id, reason: order.cancel_reason ?? 'cancelled' };
-    await writeEvent(tx, EVENT_SOURCE, orderEvent(ORDER_CANCELLED, order.id, data));
+    const reason = order.cancel_reason ?? 'cancelled';
+    await writeEvent(tx, EVENT_SOURCE, orderCancelled({ orderId: order.id, reason }));
     await tx.$executeRaw`
       insert into order_history (order_id, event_type, detail)
       values (${order.id}::uuid, 'ORDER_CANCELLED_RESENT', 'compensation overdue')`;

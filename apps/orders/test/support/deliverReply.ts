@@ -1,8 +1,8 @@
-import { applyOnce, type EventEnvelope } from '@outbox/events';
-import { applyOne } from '@outbox/service/event-consumer';
+import type { EventEnvelope } from '@outbox/contracts';
+import { applyOnce, applyOne } from '@outbox/inbox';
 import type { Prisma, Tx } from '../../src/db.ts';
 import { EVENT_SOURCE } from '../../src/orders/placeOrder.ts';
-import { replyHandlers } from '../../src/saga/replyHandlers.ts';
+import { replyHandler, replyHandlers } from '../../src/saga/replyHandlers.ts';
 
 /**
  * Deliver one reply as the consumer does: its handler inside applyOnce, in its own transaction,
@@ -10,15 +10,14 @@ import { replyHandlers } from '../../src/saga/replyHandlers.ts';
  * Returns what applyOnce says ('applied' or 'duplicate') and the handler's outcome.
  */
 export async function deliverReply(prisma: Prisma, event: EventEnvelope) {
-  const handler = replyHandlers[event.type];
-  if (!handler) throw new Error(`no handler for ${event.type}`);
+  if (!(event.type in replyHandlers)) throw new Error(`no handler for ${event.type}`);
   let outcome: string | undefined;
   const result = await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
     'orders',
     event,
     async (tx) => {
-      outcome = await applyOne(tx, EVENT_SOURCE, handler, event);
+      outcome = await applyOne(tx, EVENT_SOURCE, replyHandler, event);
     },
   );
   return { result, outcome };

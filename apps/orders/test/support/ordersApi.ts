@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { createMetricsRegistry } from '@outbox/service/ops-server';
+import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { pino } from 'pino';
 import { createApp, listen } from '../../src/app.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';

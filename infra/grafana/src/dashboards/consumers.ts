@@ -1,12 +1,12 @@
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
-import { labelVariable, outboxDashboard } from '../outboxDashboard.ts';
+import { dashboardBase, labelVariable } from '../dashboardBase.ts';
 import { quantiles, timeseriesPanel } from '../panels.ts';
 
 const services = 'job=~"$job"';
 
 /** The consumers: throughput by result (rate), lag (saturation), dead letters (errors), latency (duration). */
 export function consumers(): dashboard.Dashboard {
-  return outboxDashboard(
+  return dashboardBase(
     'outbox-consumers',
     'Outbox consumers',
     'The Kafka consumers of orders, inventory and billing: events handled by result (rate), duplicates skipped, lag (saturation), dead letters (errors), handler and commit-to-consume latency (duration). docs/runbooks.md, "Dashboards".',

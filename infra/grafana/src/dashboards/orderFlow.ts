@@ -1,6 +1,6 @@
 import type * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import { liveCharts } from '../charts.ts';
-import { outboxDashboard } from '../outboxDashboard.ts';
+import { dashboardBase } from '../dashboardBase.ts';
 import { timeseriesPanel } from '../panels.ts';
 
 /**
@@ -8,7 +8,7 @@ import { timeseriesPanel } from '../panels.ts';
  * the web console draws from the same definitions. Two charts a row, in the console's order.
  */
 export function orderFlow(): dashboard.Dashboard {
-  const builder = outboxDashboard(
+  const builder = dashboardBase(
     'outbox-order-flow',
     'Order flow overview',
     "One order's way through the system: orders accepted → published by the relays → applied by the consumers, the backlog and age an outage builds up, end-to-end latency, dead letters, lag and the saga's outcomes. The web console draws the same charts from the same queries (infra/grafana/src/charts.ts).",

@@ -1,5 +1,5 @@
 import type * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
-import { labelVariable, outboxDashboard } from '../outboxDashboard.ts';
+import { dashboardBase, labelVariable } from '../dashboardBase.ts';
 import { quantiles, statPanel, timeseriesPanel } from '../panels.ts';
 
 const api = 'job="orders", route=~"$route"';
@@ -9,7 +9,7 @@ const answered = (status: string) =>
 
 /** The orders API, RED: rate, errors, duration. */
 export function ordersApi(): dashboard.Dashboard {
-  return outboxDashboard(
+  return dashboardBase(
     'outbox-orders-api',
     'Orders API',
     'The HTTP API of the orders service (RED): requests per second, error ratio (5xx: our fault, 4xx: the client\'s), and duration p50/p95/p99 by route pattern. docs/runbooks.md, "Dashboards".',

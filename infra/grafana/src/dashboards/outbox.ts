@@ -1,12 +1,12 @@
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
-import { labelVariable, outboxDashboard } from '../outboxDashboard.ts';
+import { dashboardBase, labelVariable } from '../dashboardBase.ts';
 import { quantiles, statPanel, timeseriesPanel } from '../panels.ts';
 
 const relays = 'job=~"$job"';
 
 /** The relays: is each outbox drained, how fast, how many attempts fail, how late events are. */
 export function outboxOverview(): dashboard.Dashboard {
-  return outboxDashboard(
+  return dashboardBase(
     'outbox-overview',
     'Outbox overview',
     'The relays: are the six processes scraped, how many events wait in each outbox and for how long, how fast each relay publishes them and how many attempts fail, the commit-to-publish latency, dead letters, lease takeovers and the duration of each relay step. docs/runbooks.md, "Dashboards".',

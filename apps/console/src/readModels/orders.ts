@@ -1,0 +1,88 @@
+import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
+import type { OrdersResponse, OrderView } from '../shared/api.ts';
+import { ghostOrders, lostOrders } from './dualWriteAnomalies.ts';
+
+const RECENT_ORDERS = 8;
+
+/**
+ * The trace id of each order's ORDER_CREATED, from the trace context `writeEvent` stored in the
+ * outbox row (W3C traceparent `00-<trace id>-<span id>-<flags>`). Published rows are deleted after
+ * the relay's retention, so older orders have none.
+ */
+const traceIdsSql = `
+  select aggregate_id, split_part(headers->>'traceparent', '-', 2) as trace_id
+    from outbox
+   where aggregate_type = 'order' and event_type = 'ORDER_CREATED'
+     and aggregate_id = any($1::text[]) and headers ? 'traceparent'`;
+
+/**
+ * The newest orders with their saga progress, as the orders API reports them: the list for the
+ * order of things, then each order for its history (the replies it received, in order). Orders
+ * that look lost are marked, and ghosts (effects for orders that do not exist) listed, with the
+ * write mode orders runs in: what a naive dual write does (dualWriteAnomalies.ts).
+ */
+export async function ordersView(
+  ordersUrl: string,
+  services: { orders: Service; inventory: Service; billing: Service },
+  traceUrlTemplate: string | undefined,
+  { dualWriteAnomalies = false }: { dualWriteAnomalies?: boolean } = {},
+): Promise<OrdersResponse> {
+  const { orders } = services;
+  try {
+    const list = await fetchWithTimeout(`${ordersUrl}/orders?limit=${RECENT_ORDERS}`);
+    if (!list.ok) throw new Error(`GET /orders answered ${list.status}`);
+    const { items } = (await list.json()) as { items: { id: string }[] };
+    const details = await Promise.all(
+      items.map(
+        async ({ id }) => (await (await fetchWithTimeout(`${ordersUrl}/orders/${id}`)).json()) as OrderView,
+      ),
+    );
+    // Only where orders can run a naive write mode (the local demo): with the outbox alone there
+    // is nothing to find, and the ghost search reads inventory's and billing's newest rows.
+    const [lost, ghosts, writeMode] = await Promise.all([
+      dualWriteAnomalies
+        ? lostOrders(
+            details.filter((order) => order.status === 'PENDING'),
+            services,
+          )
+        : new Set<string>(),
+      dualWriteAnomalies ? ghostOrders(services) : [],
+      writeModeOf(ordersUrl),
+    ]);
+    const traceIds = traceUrlTemplate
+      ? await traceIdsOf(
+          orders,
+          items.map(({ id }) => id),
+        )
+      : new Map();
+    return {
+      orders: details.map((order) => {
+        const traceId = traceIds.get(order.id);
+        return {
+          ...order,
+          ...(traceId && traceUrlTemplate
+            ? { traceUrl: traceUrlTemplate.replace('{traceId}', traceId) }
+            : {}),
+          ...(lost.has(order.id) ? { lost: true as const } : {}),
+        };
+      }),
+      ghosts,
+      ...(writeMode ? { writeMode } : {}),
+    };
+  } catch (err) {
+    return { orders: [], ghosts: [], error: errorMessage(err) };
+  }
+}
+
+/** The write mode orders reports on its /healthz. */
+async function writeModeOf(ordersUrl: string): Promise<string | undefined> {
+  const res = await fetchWithTimeout(`${ordersUrl}/healthz`).catch(() => undefined);
+  if (!res?.ok) return undefined;
+  const body = (await res.json()) as { writeMode?: unknown };
+  return typeof body.writeMode === 'string' ? body.writeMode : undefined;
+}
+
+async function traceIdsOf(orders: Service, ids: string[]): Promise<Map<string, string>> {
+  const { rows } = await orders.pool.query<{ aggregate_id: string; trace_id: string }>(traceIdsSql, [ids]);
+  return new Map(rows.filter((row) => row.trace_id).map((row) => [row.aggregate_id, row.trace_id]));
+}

@@ -1,0 +1,93 @@
+import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
+import type { OutboxInsert } from '@outbox/outbox';
+import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import { endSpan, startPublishSpan } from '@outbox/runtime/trace-hand-off';
+import { type Admin, type IHeaders, Partitioners, type Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+
+export type NaivePublisherOptions = {
+  brokers: string[];
+  topicPrefix: string;
+  topicPartitions: number;
+  logger: Logger;
+};
+
+/**
+ * What the naive write modes send ORDER_CREATED with, from the request itself: the very message
+ * the relay would publish for the outbox row (envelope, key, CloudEvents headers, topic, the
+ * murmur2 partitioner), so inventory and billing handle it unchanged. Only the write path differs.
+ *
+ * Bounded retries, like the relay's producer: with the broker gone a send fails within seconds
+ * and the request answers an error instead of hanging. Not idempotent: a naive producer shared by
+ * concurrent requests has no sequence to protect, and its duplicates are part of the lesson.
+ */
+export class NaivePublisher {
+  readonly #producer: Producer;
+  readonly #admin: Admin;
+  readonly #options: NaivePublisherOptions;
+  #topicReady: Promise<void> | undefined;
+
+  constructor(options: NaivePublisherOptions) {
+    this.#options = options;
+    const kafka = createKafka({
+      clientId: 'orders-naive-write',
+      brokers: options.brokers,
+      logger: options.logger,
+      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
+    this.#producer = kafka.producer({
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    this.#admin = kafka.admin();
+  }
+
+  /** Send `event` (ORDER_CREATED, as prepareEvent made it) and resolve once the broker acknowledged it. */
+  async send(event: OutboxInsert, createdAt: Date): Promise<void> {
+    const topic = topicFor(event.aggregateType, this.#options.topicPrefix);
+    await this.#connect(topic).catch((err: unknown) => {
+      this.#topicReady = undefined; // a broker that was away: try again with the next order
+      throw err;
+    });
+    const trace = JSON.parse(event.headers) as Record<string, string>;
+    const envelope: EventEnvelope & { baggage?: string } = {
+      id: event.id,
+      source: event.source,
+      type: event.eventType,
+      specversion: '1.0',
+      time: createdAt.toISOString(),
+      subject: event.aggregateId,
+      aggregatetype: event.aggregateType,
+      schemaversion: event.schemaVersion,
+      datacontenttype: 'application/json',
+      data: JSON.parse(event.payload),
+      ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
+      ...(trace.tracestate ? { tracestate: trace.tracestate } : {}),
+      ...(trace.baggage ? { baggage: trace.baggage } : {}),
+    };
+    const message = toKafkaMessage(envelope);
+    const headers: IHeaders = { ...message.headers };
+    const span = startPublishSpan(envelope, topic, headers);
+    try {
+      await this.#producer.send({ topic, messages: [{ ...message, headers }], acks: -1 });
+      endSpan(span);
+    } catch (err) {
+      endSpan(span, err);
+      throw err;
+    }
+  }
+
+  #connect(topic: string): Promise<void> {
+    this.#topicReady ??= (async () => {
+      await this.#producer.connect();
+      await this.#admin.connect();
+      await ensureTopics(this.#admin, [topic], this.#options.topicPartitions);
+    })();
+    return this.#topicReady;
+  }
+
+  async disconnect(): Promise<void> {
+    await this.#producer.disconnect();
+    await this.#admin.disconnect();
+  }
+}

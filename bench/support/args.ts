@@ -1,0 +1,29 @@
+import { parseDuration } from '@outbox/loadgen';
+
+// The flag checks every bench shares. Each bench declares its flags with node:util's parseArgs
+// (strict: an unknown flag is refused) and turns the strings into numbers here, so a bad value
+// stops the run before any set-up, naming the flag.
+
+export function positiveInt(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new Error(`--${name} must be a positive integer, not ${value}`);
+  return parsed;
+}
+
+export function positiveInts(name: string, value: string): number[] {
+  return value.split(',').map((item) => positiveInt(name, item));
+}
+
+export function positiveNumber(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`--${name} must be a positive number, not ${value}`);
+  return parsed;
+}
+
+export function durationMs(name: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new Error(`--${name}: not a duration: ${value} (e.g. 60s, 2m)`);
+  return ms;
+}

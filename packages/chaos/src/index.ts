@@ -1,7 +1,0 @@
-// The chaos suite as a library: the tests in tests/chaos run scenarios through the same runner
-// as the CLI (src/cli.ts).
-export { checkInvariants, INVARIANTS, type InvariantResult } from './invariants/index.ts';
-export { formatMarkdown, formatText, writeReports } from './report.ts';
-export { type RunOptions, runScenario, type ScenarioReport } from './runner.ts';
-export type { Scenario, ScenarioContext } from './scenario.ts';
-export { findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';

@@ -1,0 +1,107 @@
+import { type consumerServiceSchema, loadConfigOrExit } from '@outbox/runtime/config';
+import { createPool, transactionOn } from '@outbox/runtime/database';
+import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { createLogger } from '@outbox/runtime/logger';
+import { createMetricsRegistry, type MetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
+import { onShutdown } from '@outbox/runtime/shutdown';
+import { shutdownTracing } from '@outbox/runtime/tracing';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { type EventConsumer, type EventHandlers, startEventConsumer } from './eventConsumer.ts';
+
+// How every service that consumes events starts: inventory and billing through runConsumerService,
+// orders (an HTTP API with a reply consumer) through startConsumerService. Tracing is not started
+// here: it must be the entry module's first import (`import '@outbox/runtime/tracing-register'`),
+// before anything that loads pg, to trace pg at all.
+
+/** The settings of every consumer service (consumerServiceSchema) and its database timeouts. */
+export type ConsumerServiceConfig = z.output<ReturnType<typeof consumerServiceSchema>> & DatabaseTimeouts;
+
+export type ConsumerServiceOptions<S extends z.ZodType<ConsumerServiceConfig>> = {
+  /** `inventory`: names the config errors, the logs and the metrics' `service` label. */
+  name: string;
+  configSchema: S;
+  /** Applies the service's migrations (when MIGRATE_ON_START); returns the ones it applied. */
+  migrate: (databaseUrl: string) => Promise<string[]>;
+  /** The service's CloudEvents `source` (`/inventory`), for the events its handlers answer with. */
+  source: string;
+  /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
+  aggregateTypes: string[];
+  /** The service's handlers, given its config and pool (for lookups before a chunk's transaction). */
+  handlers: (service: { config: z.output<S>; pool: pg.Pool }) => EventHandlers<pg.PoolClient>;
+  /** Test-only: false applies redelivered events again (orders' INBOX_DEDUP=off). */
+  inboxDedup?: (config: z.output<S>) => boolean;
+};
+
+export type ConsumerService<C> = {
+  config: C;
+  logger: Logger;
+  /** The consumer's pool: one connection per chunk in progress. */
+  pool: pg.Pool;
+  registry: MetricsRegistry;
+  consumer: EventConsumer;
+};
+
+/**
+ * The parts every consumer service has, started: config parsed from the environment (or the
+ * process exits naming the bad variables), logger, migrations, the pool, the metrics registry and
+ * the event consumer with the config's fault switches and inbox retention. The consumer starts in
+ * the background and retries while Kafka is away. The caller serves and shuts down.
+ */
+export async function startConsumerService<S extends z.ZodType<ConsumerServiceConfig>>(
+  options: ConsumerServiceOptions<S>,
+): Promise<ConsumerService<z.output<S>>> {
+  const config: ConsumerServiceConfig & z.output<S> = loadConfigOrExit(options.name, options.configSchema);
+  const logger = createLogger(options.name, config.LOG_LEVEL);
+  if (config.MIGRATE_ON_START)
+    logger.info({ applied: await options.migrate(config.DATABASE_URL) }, 'database migrated');
+
+  const pool = createPool(config.DATABASE_URL, config, (err) =>
+    logger.warn({ err }, 'an idle database connection failed; it is replaced'),
+  );
+  const registry = createMetricsRegistry(options.name);
+  const consumer = startEventConsumer({
+    source: options.source,
+    groupId: config.KAFKA_GROUP_ID,
+    kafka: {
+      brokers: config.KAFKA_BROKERS,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+    },
+    aggregateTypes: options.aggregateTypes,
+    transaction: transactionOn(pool),
+    handlers: options.handlers({ config, pool }),
+    logger,
+    killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
+    killMidChunk: config.FAULT_KILL_MID_CHUNK,
+    inboxRetentionHours: config.INBOX_RETENTION_HOURS,
+    ...(options.inboxDedup ? { inboxDedup: options.inboxDedup(config) } : {}),
+    registry,
+  });
+  return { config, logger, pool, registry, consumer };
+}
+
+/**
+ * A service that only consumes (inventory, billing): its parts (startConsumerService), the ops
+ * server (/healthz with the consumer's health, /metrics) on PORT, and a graceful shutdown on
+ * SIGTERM: the consumer finishes its chunks first, then the server and the pool close.
+ */
+export async function runConsumerService<S extends z.ZodType<ConsumerServiceConfig>>(
+  options: ConsumerServiceOptions<S>,
+): Promise<void> {
+  const { config, logger, pool, registry, consumer } = await startConsumerService(options);
+  const server = await startOpsServer({
+    port: config.PORT,
+    registry,
+    health: () => consumer.health(),
+  });
+  logger.info({ port: config.PORT }, `${options.name} started`);
+
+  onShutdown(logger, async () => {
+    await consumer.stop();
+    server.close();
+    await pool.end();
+    await shutdownTracing(); // last: export the spans of the shutdown too
+  });
+}

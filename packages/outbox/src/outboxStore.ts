@@ -1,0 +1,326 @@
+import type { EventEnvelope } from '@outbox/contracts';
+import { CUSTOM_PLANS } from '@outbox/runtime/database';
+import type pg from 'pg';
+
+/**
+ * The outbox store: every statement the relay and its tools run against the `outbox` table, and
+ * the state machine they implement, in one place. (The write side, `writeEvent`, runs inside the
+ * business transaction and lives in writeEvent.ts.)
+ *
+ *   pending ──claim──▶ in_flight ──markPublished──▶ published ──deletePublished──▶ (gone)
+ *      ▲                  │  │
+ *      └──scheduleRetry───┘  └──markFailed──▶ failed ──redrive──▶ pending
+ *
+ * Every transition out of `in_flight` is fenced by `lease_owner = $owner`: a relay whose lease
+ * expired (and whose rows another relay took over) cannot overwrite the newer owner's state. Each
+ * function returns what it really changed, so callers count only that.
+ */
+
+type Db = pg.Pool | pg.ClientBase;
+
+/**
+ * The session settings of a connection that runs these statements (the relay's pool, as libpq
+ * `options`). Besides custom plans (see CUSTOM_PLANS), no bitmap scans: the claim must walk
+ * `outbox_claimable_idx` in `seq` order and stop at its limit. A plain index scan marks the entries
+ * of rows published since as dead while it passes them, so the next claims skip them and the index
+ * reclaims their space; a bitmap scan, which the planner prefers when it expects few due rows,
+ * never does, and until a vacuum every claim reads the heap page of every row published since
+ * (docs/performance.md, "Round three: the claim on a grown outbox"). The relay's other statements lose nothing:
+ * they look rows up by key.
+ */
+export const OUTBOX_SESSION_OPTIONS = `${CUSTOM_PLANS} -c enable_bitmapscan=off`;
+
+/** An outbox row as the relay claims it. */
+export type OutboxRow = {
+  id: string;
+  seq: string;
+  source: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  event_type: string;
+  schema_version: number;
+  payload: unknown;
+  headers: Record<string, string>;
+  attempts: number;
+  created_at: Date;
+};
+
+export type ClaimedRow = OutboxRow & {
+  /** Taken over from a relay whose lease expired: it may have reached the broker already. */
+  lease_expired: boolean;
+};
+
+export function toEnvelope(row: OutboxRow): EventEnvelope {
+  return {
+    id: row.id,
+    source: row.source,
+    type: row.event_type,
+    specversion: '1.0',
+    time: row.created_at.toISOString(),
+    subject: row.aggregate_id,
+    aggregatetype: row.aggregate_type,
+    schemaversion: row.schema_version,
+    datacontenttype: 'application/json',
+    data: row.payload,
+    ...(row.headers.traceparent ? { traceparent: row.headers.traceparent } : {}),
+    ...(row.headers.tracestate ? { tracestate: row.headers.tracestate } : {}),
+  };
+}
+
+/**
+ * The statements, exported so that benchmarks and EXPLAIN probes run exactly what the relay runs.
+ *
+ * claim — up to $3 due events in one statement, leased to $1 for $2 ms.
+ * Due: pending and past its backoff, or in flight under a lease that expired (its relay died).
+ * Ordered: an event is claimable only when it is the head of its aggregate, the lowest `seq` not
+ * yet published. So at most one event per aggregate is in flight at any time, whichever relay
+ * holds it; a retry or a dead-lettered event holds back the later events of its own aggregate,
+ * and nothing else. This is safe under concurrency without further locking: another relay's
+ * concurrent claim can only make an earlier event look *unpublished* to this statement, which
+ * holds ours back.
+ * Written as `seq = (select min(seq) ...)`, not as `not exists (an earlier unpublished event)`:
+ * the same rows qualify, but the min() is one probe of outbox_aggregate_idx per candidate
+ * whatever the planner's statistics say, while the NOT EXISTS anti-join degraded to scanning
+ * that whole index per candidate when statistics were stale (as after an outage drained a
+ * backlog); figures in docs/benchmarks.md (claim probe of bench/relay-throughput.ts).
+ * FOR UPDATE SKIP LOCKED lets relays claim side by side without waiting for each other; the row
+ * locks end with this statement, and the lease keeps other relays away while this one publishes.
+ */
+export const outboxSql = {
+  claim: `
+  with claimable as (
+    select o.id, o.status as previous_status
+      from outbox o
+     where ((o.status = 'pending' and o.next_attempt_at <= now())
+         or (o.status = 'in_flight' and o.lease_expires_at < now()))
+       and o.seq = (
+             select min(head.seq)
+               from outbox head
+              where head.aggregate_type = o.aggregate_type
+                and head.aggregate_id = o.aggregate_id
+                and head.status <> 'published')
+     order by o.seq
+     limit $3
+       for update of o skip locked)
+  update outbox o
+     set status = 'in_flight',
+         lease_owner = $1,
+         lease_expires_at = now() + make_interval(secs => $2::int / 1000.0),
+         attempts = o.attempts + 1
+    from claimable
+   where o.id = claimable.id
+  returning o.id, o.seq, o.source, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
+            o.payload, o.headers, o.attempts, o.created_at,
+            claimable.previous_status = 'in_flight' as lease_expired`,
+
+  /**
+   * After the broker acknowledged the batch; one statement for the whole batch. Each marked row
+   * also says whether its aggregate has a later unpublished event: that event has just become
+   * its aggregate's head, claimable now, and no NOTIFY will announce it (it was committed long
+   * ago), so the relay claims again at once instead of leaving it to the poll. (The subquery reads
+   * the statement's snapshot, where the batch's other rows are still in flight; a batch holds
+   * one event per aggregate, so they never count as a later event of the same aggregate.)
+   */
+  markPublished: `
+  update outbox o
+     set status = 'published',
+         published_at = now(),
+         lease_owner = null,
+         lease_expires_at = null,
+         last_error = null
+   where o.id = any($1::uuid[])
+     and o.lease_owner = $2
+  returning o.id,
+            exists (
+              select 1
+                from outbox later
+               where later.aggregate_type = o.aggregate_type
+                 and later.aggregate_id = o.aggregate_id
+                 and later.seq > o.seq
+                 and later.status <> 'published') as unblocks_later`,
+
+  /** Keep a slow publish's rows ours: push the lease out again while the broker has them. */
+  renewLeases: `
+  update outbox
+     set lease_expires_at = now() + make_interval(secs => $3::int / 1000.0)
+   where id = any($1::uuid[])
+     and lease_owner = $2
+     and status = 'in_flight'`,
+
+  /**
+   * Back to `pending`, due after $4 ms, the error kept for operators. $5 false refunds the attempt
+   * the claim counted: used when the broker was unreachable, which says nothing about the events,
+   * so a long outage never dead-letters healthy events.
+   */
+  scheduleRetry: `
+  update outbox
+     set status = 'pending',
+         lease_owner = null,
+         lease_expires_at = null,
+         last_error = $3,
+         next_attempt_at = now() + make_interval(secs => $4::int / 1000.0),
+         attempts = attempts - (case when $5::boolean then 0 else 1 end)
+   where id = any($1::uuid[])
+     and lease_owner = $2`,
+
+  /**
+   * Dead-letter: not retried until an operator redrives it. The row stays with its last error, so
+   * nothing is lost; later events of the same aggregate wait behind it rather than overtaking it.
+   */
+  markFailed: `
+  update outbox
+     set status = 'failed',
+         lease_owner = null,
+         lease_expires_at = null,
+         last_error = $3
+   where id = $1::uuid
+     and lease_owner = $2`,
+
+  /** Dead-lettered events back in line after a fix: `pending`, due now, attempts reset. */
+  redrive: `
+  update outbox
+     set status = 'pending',
+         attempts = 0,
+         next_attempt_at = now(),
+         last_error = null
+   where status = 'failed'
+     and ($1::uuid is null or id = $1::uuid)
+     and ($2::text is null or event_type = $2)
+  returning id`,
+
+  /**
+   * Retention: up to $2 events published longer than $1 ms ago. Small batches keep each delete
+   * short (no long lock, no WAL spike); rows that are not published are never touched.
+   */
+  deletePublished: `
+  delete from outbox
+   where id in (
+         select id
+           from outbox
+          where status = 'published'
+            and published_at < now() - make_interval(secs => $1::bigint / 1000.0)
+          limit $2
+            for update skip locked)`,
+
+  /** Unpublished rows only: counting published ones would scan the table. */
+  stats: `
+  select status, count(*)::int as count,
+         coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_seconds
+    from outbox
+   where status <> 'published'
+   group by status`,
+} as const;
+
+/**
+ * The relay's hot statements run as named prepared statements: node-postgres prepares each once
+ * per connection, and PostgreSQL then skips parsing and analysis on every later call (and, once
+ * its plan cache judges a generic plan as good as the custom ones, planning too). The plans stay
+ * on the partial indexes either way: test/claim-query-plan.test.ts explains the generic plan too.
+ */
+export const preparedStatementNames = {
+  claim: 'outbox_claim',
+  markPublished: 'outbox_mark_published',
+  renewLeases: 'outbox_renew_leases',
+} as const;
+
+export async function claimBatch(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedRow[]> {
+  const { rows } = await db.query<ClaimedRow>({
+    name: preparedStatementNames.claim,
+    text: outboxSql.claim,
+    values: [owner, leaseMs, limit],
+  });
+  // UPDATE ... RETURNING does not keep the subquery's order.
+  return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+}
+
+export type Marked = {
+  /** The ids really marked: a row whose lease another relay took over is not among them. */
+  ids: Set<string>;
+  /** How many of them had a later unpublished event of their aggregate, claimable from now on. */
+  unblocked: number;
+};
+
+export async function markPublished(db: Db, ids: string[], owner: string): Promise<Marked> {
+  const { rows } = await db.query<{ id: string; unblocks_later: boolean }>({
+    name: preparedStatementNames.markPublished,
+    text: outboxSql.markPublished,
+    values: [ids, owner],
+  });
+  return {
+    ids: new Set(rows.map((row) => row.id)),
+    unblocked: rows.filter((row) => row.unblocks_later).length,
+  };
+}
+
+export async function renewLeases(db: Db, ids: string[], owner: string, leaseMs: number): Promise<number> {
+  const { rowCount } = await db.query({
+    name: preparedStatementNames.renewLeases,
+    text: outboxSql.renewLeases,
+    values: [ids, owner, Math.round(leaseMs)],
+  });
+  return rowCount ?? 0;
+}
+
+export async function scheduleRetry(
+  db: Db,
+  ids: string[],
+  owner: string,
+  retry: { error: string; delayMs: number; countAttempt: boolean },
+): Promise<number> {
+  const { rowCount } = await db.query(outboxSql.scheduleRetry, [
+    ids,
+    owner,
+    retry.error.slice(0, 2000),
+    Math.round(retry.delayMs),
+    retry.countAttempt,
+  ]);
+  return rowCount ?? 0;
+}
+
+export async function markFailed(db: Db, id: string, owner: string, error: string): Promise<boolean> {
+  const { rowCount } = await db.query(outboxSql.markFailed, [id, owner, error.slice(0, 2000)]);
+  return rowCount === 1;
+}
+
+export type RedriveSelector = { id: string } | { eventType: string } | { all: true };
+
+/** Returns the ids re-queued; only `failed` rows are touched. */
+export async function redrive(db: Db, selector: RedriveSelector): Promise<string[]> {
+  const id = 'id' in selector ? selector.id : null;
+  const eventType = 'eventType' in selector ? selector.eventType : null;
+  const { rows } = await db.query<{ id: string }>(outboxSql.redrive, [id, eventType]);
+  return rows.map((row) => row.id);
+}
+
+/** The caller repeats until fewer than `batchSize` rows come back. */
+export async function deletePublished(db: Db, retentionMs: number, batchSize: number): Promise<number> {
+  const { rowCount } = await db.query(outboxSql.deletePublished, [retentionMs, batchSize]);
+  return rowCount ?? 0;
+}
+
+export type OutboxStats = {
+  /** Unpublished rows by status. */
+  byStatus: Record<'pending' | 'in_flight' | 'failed', number>;
+  /** Age of the oldest event not yet published (pending or in flight), 0 when there is none. */
+  oldestUnpublishedSeconds: number;
+};
+
+export async function outboxStats(db: Db): Promise<OutboxStats> {
+  const { rows } = await db.query<{
+    status: keyof OutboxStats['byStatus'];
+    count: number;
+    oldest_seconds: number;
+  }>(outboxSql.stats);
+  const byStatus = { pending: 0, in_flight: 0, failed: 0 };
+  let oldest = 0;
+  for (const row of rows) {
+    byStatus[row.status] = row.count;
+    if (row.status !== 'failed') oldest = Math.max(oldest, row.oldest_seconds);
+  }
+  return { byStatus, oldestUnpublishedSeconds: oldest };
+}

@@ -1,0 +1,53 @@
+// npm run chaos -- <scenario|all|dual-writes> [--json file] [--markdown file] [--seed n]
+// Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { startOwnBroker } from './faults/ownBroker.ts';
+import { formatText, writeReports } from './report.ts';
+import { runScenario, type ScenarioReport } from './runner.ts';
+import { DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
+
+fixKafkajsIdleTimerLoop();
+const resultsDir = join(import.meta.dirname, '../../../test-results/chaos');
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'string', default: join(resultsDir, 'chaos.json') },
+    markdown: { type: 'string', default: join(resultsDir, 'chaos.md') },
+    seed: { type: 'string' },
+  },
+});
+
+const [which] = positionals;
+const groups: Record<string, typeof SCENARIOS> = { all: SCENARIOS, 'dual-writes': DUAL_WRITES };
+const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
+if (selected.length === 0 || selected.some((scenario) => scenario === undefined)) {
+  const names = [...SCENARIOS, ...PROOFS, ...DUAL_WRITES].map((scenario) => `  ${scenario.name}`).join('\n');
+  console.error(
+    `usage: npm run chaos -- <scenario|all|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+  );
+  process.exit(64);
+}
+
+// Scenarios that leave the broker alone share one, started here; the others start their own.
+const needsShared = selected.some((scenario) => !scenario?.needs?.ownBroker);
+const shared = needsShared ? await startOwnBroker('shared') : undefined;
+const reports: ScenarioReport[] = [];
+try {
+  for (const scenario of selected) {
+    if (!scenario) continue;
+    const report = await runScenario(scenario, {
+      ...(shared ? { kafkaBrokers: shared.broker.brokers } : {}),
+      ...(values.seed ? { seed: Number(values.seed) } : {}),
+      log: (line) => console.error(line),
+    });
+    reports.push(report);
+    console.log(formatText(report));
+    writeReports(reports, { json: values.json, markdown: values.markdown });
+  }
+} finally {
+  await shared?.dispose();
+}
+console.log(`\nreports: ${values.json}, ${values.markdown}`);
+process.exit(reports.every((report) => report.passed) ? 0 : 1);

@@ -1,0 +1,110 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DUAL_WRITE_COUNTS } from './invariants/index.ts';
+import type { ScenarioReport } from './runner.ts';
+
+const seconds = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`);
+const counts = (values: Record<string, number>) =>
+  Object.entries(values)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
+
+/** A few lines per scenario for the terminal: verdict, figures, and every violation. */
+export function formatText(report: ScenarioReport): string {
+  const lines = [
+    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}): ${report.breaks}`,
+    `  load: ${report.load.accepted} orders accepted of ${report.load.sent} sent, ${report.load.retries} retries` +
+      ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
+    `  quiet ${seconds(report.quiescence.afterLoadMs)} after the load; recovered ${seconds(report.quiescence.recoveryMs)} after the last fault was cleared`,
+  ];
+  if (!report.quiescence.reached) lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}`);
+  for (const result of report.invariants) {
+    lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
+    for (const violation of result.violations) lines.push(`      ${violation}`);
+  }
+  const ops = report.opsEndpoints;
+  lines.push(`  ${ops.failures.length === 0 ? '✓' : '✗'} ops endpoints answered: scrapes ${ops.scrapes}`);
+  for (const failure of ops.failures) lines.push(`      ${failure}`);
+  if (report.error) lines.push(`  ERROR: ${report.error}`);
+  return lines.join('\n');
+}
+
+const DUAL_WRITE_HEADINGS: Record<(typeof DUAL_WRITE_COUNTS)[number], string> = {
+  committed: 'orders committed',
+  lost: 'lost events',
+  ghost: 'ghost events',
+  ghostReservations: 'ghost reservations',
+  ghostPayments: 'ghost payments',
+  duplicates: 'duplicate ORDER_CREATED',
+  stuckPending: 'stuck PENDING',
+};
+
+/**
+ * The naive dual writes next to the outbox: one row per scenario, the figures of
+ * no-lost-or-ghost-orders (lost, ghost, duplicates, stuck orders). Empty without a naive run.
+ */
+export function formatDualWriteTable(reports: ScenarioReport[]): string {
+  if (!reports.some((r) => r.writeMode !== 'outbox')) return '';
+  const out = [
+    `| write mode | verdict | orders accepted | ${DUAL_WRITE_COUNTS.map((name) => DUAL_WRITE_HEADINGS[name]).join(' | ')} |`,
+    `| --- | --- | --- | ${DUAL_WRITE_COUNTS.map(() => '---').join(' | ')} |`,
+  ];
+  for (const r of reports) {
+    const counts = r.invariants.find((result) => result.name === 'no-lost-or-ghost-orders')?.counts ?? {};
+    out.push(
+      `| ${r.writeMode} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.load.accepted} / ${r.load.sent} | ` +
+        `${DUAL_WRITE_COUNTS.map((name) => counts[name] ?? '–').join(' | ')} |`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** The same as a Markdown section per scenario, for CI artifacts and docs/chaos.md. */
+export function formatMarkdown(reports: ScenarioReport[]): string {
+  const out = ['# Chaos run', ''];
+  const dualWrites = formatDualWriteTable(reports);
+  if (dualWrites) out.push('## What the outbox prevents: naive dual writes vs the outbox', '', dualWrites);
+  out.push('| scenario | verdict | orders accepted | retries | quiet after load | recovery | duration |');
+  out.push('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of reports) {
+    out.push(
+      `| ${r.scenario} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.load.accepted} / ${r.load.sent} | ${r.load.retries} | ` +
+        `${seconds(r.quiescence.afterLoadMs)} | ${seconds(r.quiescence.recoveryMs)} | ${seconds(r.durationMs)} |`,
+    );
+  }
+  for (const r of reports) {
+    out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
+    out.push(
+      `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}.`,
+      '',
+    );
+    if (r.timeline.length > 0) {
+      out.push('| at | fault |', '| --- | --- |');
+      for (const step of r.timeline) out.push(`| ${seconds(step.atMs)} | ${step.what} |`);
+      out.push('');
+    }
+    if (!r.quiescence.reached)
+      out.push(`**Not quiet at the deadline:** ${r.quiescence.outstanding.join('; ')}`, '');
+    out.push('| invariant | verdict | counts |', '| --- | --- | --- |');
+    for (const result of r.invariants) {
+      out.push(`| ${result.name} | ${result.passed ? 'pass' : '**FAIL**'} | ${counts(result.counts)} |`);
+    }
+    const violations = r.invariants.flatMap((result) =>
+      result.violations.map((v) => `- ${result.name}: ${v}`),
+    );
+    const ops = r.opsEndpoints;
+    out.push(
+      `| ops endpoints answered (/metrics, /healthz every ~1 s) | ${ops.failures.length === 0 ? 'pass' : '**FAIL**'} | scrapes ${ops.scrapes} |`,
+    );
+    violations.push(...ops.failures.map((failure) => `- ops endpoints: ${failure}`));
+    if (violations.length > 0) out.push('', '**Violations:**', '', ...violations);
+    if (r.error) out.push('', '**Error:**', '', '```', r.error, '```');
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function writeReports(reports: ScenarioReport[], paths: { json: string; markdown: string }): void {
+  for (const path of [paths.json, paths.markdown]) mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(paths.json, `${JSON.stringify(reports, null, 2)}\n`);
+  writeFileSync(paths.markdown, formatMarkdown(reports));
+}

@@ -1,0 +1,62 @@
+import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
+import type { OrderMix } from '@outbox/loadgen';
+import type { ExpectedDeadLetters } from './invariants/index.ts';
+import type { ChaosStack, StackOptions } from './stack.ts';
+import type { TcpProxy } from './tcpProxy.ts';
+
+/** What a scenario's fault script can reach while the load runs. */
+export type ScenarioContext = {
+  stack: ChaosStack;
+  /** The scenario's own broker (only when it asked for one with `needs.ownBroker`). */
+  broker: KafkaBroker | undefined;
+  /** The latency proxy in front of the own broker (with `needs.brokerLatencyMs`). */
+  brokerProxy: TcpProxy | undefined;
+  /** The private PostgreSQL server (only with `needs.privatePostgres`). */
+  postgres: PrivatePostgres | undefined;
+  /** Milliseconds since the load started. */
+  elapsed(): number;
+  sleep(ms: number): Promise<void>;
+  /** Record a fault (or a step of one) in the report's timeline. */
+  fault(what: string): void;
+  /**
+   * The system is whole again (broker back, process restarted...): recovery is measured from the
+   * last call to this until the system is quiet.
+   */
+  restored(what: string): void;
+  /** Poison the scenario planted on purpose: the checker expects exactly these dead letters. */
+  expectDeadLetters(expected: Partial<ExpectedDeadLetters>): void;
+  log(message: string): void;
+};
+
+/**
+ * How the orders service writes ORDER_CREATED (apps/orders/src/orders/writeModes.ts): through the
+ * outbox, or one of the two naive dual writes the dual-write scenarios break on purpose.
+ */
+export type WriteMode = 'outbox' | 'commit-then-publish' | 'publish-then-commit';
+
+export type Scenario = {
+  /** Command-line name, e.g. `broker-kill-9`. */
+  name: string;
+  /** One line: what breaks. */
+  breaks: string;
+  /** What the system is expected to do about it (shown in the report and docs). */
+  expectation: string;
+  needs?: {
+    /** The scenario breaks the broker, so it gets one of its own. */
+    ownBroker?: boolean;
+    /** Clients reach the own broker through a loopback proxy adding this one-way latency. */
+    brokerLatencyMs?: number;
+    /** The scenario restarts PostgreSQL, so it gets a private server. */
+    privatePostgres?: boolean;
+  };
+  stack?: Pick<StackOptions, 'env' | 'extraRelays'>;
+  /** Orders' WRITE_MODE; the outbox when not given. */
+  writeMode?: WriteMode;
+  /** Default: 75 orders/s for 15 s (5× the rate of the first chaos runs) with the load generator's default mix. */
+  load?: { rate?: number; durationMs?: number; mix?: OrderMix };
+  /** How long the system may take to go quiet after the load and the faults ended. Default 90 s. */
+  quiescenceTimeoutMs?: number;
+  /** The fault script; runs alongside the load and must leave the system whole when it returns. */
+  inject(context: ScenarioContext): Promise<void>;
+};

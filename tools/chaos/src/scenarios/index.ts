@@ -1,0 +1,48 @@
+import type { Scenario } from '../scenario.ts';
+import { brokenDedup } from './brokenDedup.ts';
+import { brokerKill9 } from './brokerKill9.ts';
+import { brokerStoppedLong } from './brokerStoppedLong.ts';
+import { competingRelays } from './competingRelays.ts';
+import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
+import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
+import { consumerRestartLoop } from './consumerRestartLoop.ts';
+import { DUAL_WRITES } from './dualWrites.ts';
+import { poisonAfterDecode } from './poisonAfterDecode.ts';
+import { poisonEvents } from './poisonEvents.ts';
+import { poisonMidChunk } from './poisonMidChunk.ts';
+import { postgresRestart } from './postgresRestart.ts';
+import { relayConnectionDropped } from './relayConnectionDropped.ts';
+import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
+import { relayKill9 } from './relayKill9.ts';
+import { relayKill9Pipelined } from './relayKill9Pipelined.ts';
+import { slowBroker } from './slowBroker.ts';
+import { slowPaymentProvider } from './slowPaymentProvider.ts';
+
+/** Every scenario `npm run chaos -- all` runs, in that order. */
+export const SCENARIOS: Scenario[] = [
+  brokerKill9,
+  brokerStoppedLong,
+  slowBroker,
+  relayKill9,
+  relayCrashAfterPublish,
+  relayKill9Pipelined,
+  competingRelays,
+  relayConnectionDropped,
+  consumerKillAfterCommit,
+  consumerKillMidChunk,
+  consumerRestartLoop,
+  postgresRestart,
+  poisonEvents,
+  poisonAfterDecode,
+  poisonMidChunk,
+  slowPaymentProvider,
+];
+
+/** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
+export const PROOFS: Scenario[] = [brokenDedup];
+
+export { DUAL_WRITES };
+
+export function findScenario(name: string): Scenario | undefined {
+  return [...SCENARIOS, ...PROOFS, ...DUAL_WRITES].find((scenario) => scenario.name === name);
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { freePort } from '@outbox/devstack/ports';
+import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
+import {
+  type ProcessName as PlannedProcess,
+  type ProcessPlan,
+  planStack,
+  SERVICES,
+} from '@outbox/devstack/stack-plan';
+import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
+
+export type DatabaseName = 'orders' | 'inventory' | 'billing';
+export const DATABASES: DatabaseName[] = ['orders', 'inventory', 'billing'];
+
+/** A process of the stack: a service, its own relay (`relay-orders`) or an extra one (`relay-orders-2`). */
+export type ProcessName = PlannedProcess | `relay-${DatabaseName}-${number}`;
+
+export type StackOptions = {
+  label: string;
+  kafkaBrokers: string[];
+  /** Admin URL of the PostgreSQL server the databases are created on. */
+  postgresUrl: string;
+  /** Extra environment per process (an extra relay gets its stack relay's). */
+  env?: Partial<Record<ProcessName, Record<string, string>>>;
+  /** Extra relays per database, next to the stack's own: they compete for the same outbox. */
+  extraRelays?: Partial<Record<DatabaseName, number>>;
+};
+
+export type ChaosStack = {
+  databases: Record<DatabaseName, ScenarioDatabase>;
+  topicPrefix: string;
+  /** Consumer groups (also the consumers' names in processed_events). */
+  groups: Record<DatabaseName, string>;
+  process(name: ProcessName): ServiceProcess;
+  /** Every process of the stack, by name. */
+  names(): ProcessName[];
+  /** Stopped or killed through the stack and not restarted since: not expected to answer. */
+  expectedDown(name: ProcessName): boolean;
+  /** Start a process again (after kill or stop) on the same port, with extra environment if given. */
+  restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+};
+
+/**
+ * The whole system as real processes, like devstack's startStack, with what the chaos scenarios
+ * need on top: databases on any PostgreSQL server (a private one for the restart scenario), extra
+ * relays on one outbox, and relays that connect as `application_name=<relay name>`, so a scenario
+ * can find and terminate exactly their connections.
+ */
+export async function startChaosStack(options: StackOptions): Promise<ChaosStack> {
+  const { label } = options;
+  const topicPrefix = `chaos-${label}-${randomBytes(3).toString('hex')}.`;
+  const databases = {} as Record<DatabaseName, ScenarioDatabase>;
+  for (const name of DATABASES)
+    databases[name] = await createDatabase(options.postgresUrl, `${label}_${name}`);
+  const databaseUrls = {
+    orders: databases.orders.url,
+    inventory: databases.inventory.url,
+    billing: databases.billing.url,
+  };
+  const base = planStack({
+    databaseUrls,
+    kafkaBrokers: options.kafkaBrokers,
+    topicPrefix,
+    groupPrefix: topicPrefix,
+  });
+
+  const plans = new Map<ProcessName, ProcessPlan>();
+  const env = options.env ?? {};
+  for (const name of SERVICES) {
+    const plan = base[name];
+    plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
+  }
+  for (const database of DATABASES) {
+    const own = base[`relay-${database}`];
+    const extra = options.extraRelays?.[database] ?? 0;
+    const names: ProcessName[] = [own.name];
+    for (let n = 2; n <= extra + 1; n++) names.push(`relay-${database}-${n}`);
+    for (const name of names) {
+      plans.set(name, {
+        ...own,
+        env: {
+          ...own.env,
+          DATABASE_URL: withApplicationName(databaseUrls[database], name),
+          RELAY_ID: name,
+          // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
+          // still well above the producer's few-second send timeout (docs/design.md).
+          RELAY_LEASE_MS: '5000',
+          RELAY_POLL_INTERVAL_MS: '500',
+          // Keep published rows: the invariant checker reads them after the run.
+          RELAY_RETENTION_HOURS: '0',
+          ...env[own.name],
+        },
+      });
+    }
+  }
+
+  const processes = new Map<ProcessName, ServiceProcess>();
+  const ports = new Map<ProcessName, number>();
+  const down = new Set<ProcessName>();
+  /** The process, with stop() and kill() noting that it is down on purpose (see opsScraper.ts). */
+  const watched = (name: ProcessName, service: ServiceProcess): ServiceProcess => {
+    const wrapper: ServiceProcess = Object.create(service);
+    wrapper.stop = () => {
+      down.add(name);
+      return service.stop();
+    };
+    wrapper.kill = () => {
+      down.add(name);
+      return service.kill();
+    };
+    return wrapper;
+  };
+  const start = async (name: ProcessName, extraEnv?: Record<string, string>) => {
+    const plan = plans.get(name);
+    if (!plan) throw new Error(`no process named ${name} in this stack`);
+    const port = ports.get(name) ?? (await freePort());
+    ports.set(name, port);
+    down.add(name); // until it answers
+    const service = watched(
+      name,
+      await startService(plan.app, { ...plan.env, ...extraEnv }, { port, label: `chaos-${label}`, name }),
+    );
+    processes.set(name, service);
+    down.delete(name);
+    return service;
+  };
+  const stopAll = () => Promise.allSettled([...processes.values()].map((service) => service.stop()));
+
+  try {
+    await startTogether(SERVICES, start);
+    const relays = [...plans.keys()].filter((name) => !SERVICES.includes(name as PlannedProcess));
+    await startTogether(relays, start);
+  } catch (err) {
+    await Promise.allSettled([...processes.values()].map((service) => service.kill()));
+    await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    throw err;
+  }
+  return {
+    databases,
+    topicPrefix,
+    groups: {
+      orders: base.orders.env.KAFKA_GROUP_ID ?? '',
+      inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
+      billing: base.billing.env.KAFKA_GROUP_ID ?? '',
+    },
+    process: (name) => {
+      const service = processes.get(name);
+      if (!service) throw new Error(`no process named ${name} in this stack`);
+      return service;
+    },
+    names: () => [...processes.keys()],
+    expectedDown: (name) => down.has(name),
+    restart: start,
+    stop: async () => {
+      await stopAll();
+      await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { topicFor } from '@outbox/contracts';
+import { deadLetterTopic } from '@outbox/inbox';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { Kafka, logLevel } from 'kafkajs';
+import type { DatabaseName } from './stack.ts';
+
+/** Which database's outbox feeds which topic: each service publishes its own aggregate type. */
+export const AGGREGATE_OF: Record<DatabaseName, string> = {
+  orders: 'order',
+  inventory: 'reservation',
+  billing: 'payment',
+};
+
+export type TopicMessage = {
+  topic: string;
+  partition: number;
+  offset: number;
+  /** The Kafka key: the aggregate id. */
+  key: string | undefined;
+  /** CloudEvents id (`ce_id`): the outbox row id. */
+  eventId: string | undefined;
+  /** CloudEvents type (`ce_type`). */
+  type: string | undefined;
+  /** On a dead-letter topic: the consumer group that refused the message. */
+  deadLetteredBy: string | undefined;
+};
+
+/** The system's topics under a prefix, and their dead-letter topics. */
+export function systemTopics(prefix: string): {
+  events: Record<DatabaseName, string>;
+  deadLetters: string[];
+} {
+  const events = {
+    orders: topicFor(AGGREGATE_OF.orders, prefix),
+    inventory: topicFor(AGGREGATE_OF.inventory, prefix),
+    billing: topicFor(AGGREGATE_OF.billing, prefix),
+  };
+  return { events, deadLetters: Object.values(events).map(deadLetterTopic) };
+}
+
+/**
+ * Read every message of the given topics from offset 0, up to their end offsets as of the call,
+ * with one consumer of its own (a fresh group; it commits nothing). Topics that do not exist are
+ * read as empty. Returns messages per topic, sorted by partition then offset.
+ */
+export async function readTopics(
+  brokers: string[],
+  topics: string[],
+  timeoutMs = 60_000,
+): Promise<Map<string, TopicMessage[]>> {
+  fixKafkajsIdleTimerLoop();
+  const kafka = new Kafka({ clientId: 'chaos-checker', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
+  const result = new Map<string, TopicMessage[]>(topics.map((topic) => [topic, []]));
+  await admin.connect();
+  let existing: string[];
+  try {
+    const known = new Set(await admin.listTopics());
+    existing = topics.filter((topic) => known.has(topic));
+    for (const topic of existing) {
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        if (Number(p.high) > 0) ends.set(`${topic}/${p.partition}`, Number(p.high));
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  if (ends.size === 0) return result;
+
+  const remaining = new Set(ends.keys());
+  const consumer = kafka.consumer({
+    groupId: `chaos-checker-${randomBytes(6).toString('hex')}`,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: 200,
+  });
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const header = (value: unknown): string | undefined => {
+    const first = Array.isArray(value) ? value[0] : value;
+    return first === undefined || first === null ? undefined : String(first);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: existing, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const key = `${batch.topic}/${batch.partition}`;
+        const end = ends.get(key) ?? 0;
+        for (const message of batch.messages) {
+          const offset = Number(message.offset);
+          if (offset >= end) continue; // published after the call: not part of this snapshot
+          result.get(batch.topic)?.push({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset,
+            key: message.key?.toString(),
+            eventId: header(message.headers?.ce_id),
+            type: header(message.headers?.ce_type),
+            deadLetteredBy: header(message.headers?.dlt_consumer),
+          });
+          if (offset + 1 >= end) remaining.delete(key);
+        }
+        if (remaining.size === 0) finish();
+      },
+    });
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    if ((await Promise.race([finished, timedOut])) === 'timeout') {
+      throw new Error(`reading ${[...remaining].join(', ')} timed out after ${timeoutMs} ms`);
+    }
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect();
+  }
+  for (const messages of result.values())
+    messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+  return result;
+}
+
+/** Committed offset vs. end offset, summed over the partitions of the topics a group consumes. */
+export async function consumerLag(brokers: string[], groupId: string, topics: string[]): Promise<number> {
+  fixKafkajsIdleTimerLoop();
+  const kafka = new Kafka({ clientId: 'chaos-lag', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const known = new Set(await admin.listTopics());
+    const present = topics.filter((topic) => known.has(topic));
+    let lag = 0;
+    const committed = await admin.fetchOffsets({ groupId, topics: present });
+    for (const { topic, partitions } of committed) {
+      for (const end of await admin.fetchTopicOffsets(topic)) {
+        const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+        lag += Math.max(0, Number(end.high) - Math.max(done, Number(end.low)));
+      }
+    }
+    return lag;
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Whether a process with this pid exists and is not a zombie. `kill(pid, 0)` alone is not enough:
+ * a child we SIGKILLed stays a zombie until Node reaps it, and signal 0 still "succeeds" for it.
+ */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else; still alive.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const stat = readProcFile(pid, 'stat');
+  if (stat === undefined) return true; // no /proc (macOS): trust kill(0)
+  // Format: "pid (comm) S ..."; comm may contain spaces or parentheses, so split at the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (state !== 'Z' && state !== 'X') return true;
+  // A multi-threaded process (the JVM) shows its main thread as a zombie while the other threads
+  // are still being torn down, and until they are, its sockets stay bound. Only a zombie without
+  // live threads is really gone.
+  return liveThreadCount(pid) > 1;
+}
+
+function liveThreadCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** The command line of a process, or undefined where /proc is unavailable or the process is gone. */
+export function processCommandLine(pid: number): string | undefined {
+  return readProcFile(pid, 'cmdline')?.replaceAll('\0', ' ');
+}
+
+/** Polls until the process is gone; true if it went away within the timeout. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isProcessAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/** Sends a signal, ignoring "no such process" (it already exited, which is what we wanted). */
+export function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+function readProcFile(pid: number, name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,63 @@
+import type { AppName } from './serviceProcess.ts';
+
+/** The processes of the whole system: one per app, and one relay per service database. */
+export type ProcessName =
+  | 'orders'
+  | 'inventory'
+  | 'billing'
+  | 'relay-orders'
+  | 'relay-inventory'
+  | 'relay-billing';
+
+export type ProcessPlan = { name: ProcessName; app: AppName; env: Record<string, string> };
+
+export type StackSettings = {
+  /** e.g. postgresql://postgres@127.0.0.1:5432/orders, per service database. */
+  databaseUrls: Record<'orders' | 'inventory' | 'billing', string>;
+  kafkaBrokers: string[];
+  topicPrefix?: string;
+  /** Prefix for consumer groups, so several stacks can share a broker. */
+  groupPrefix?: string;
+  /** Extra environment per service (e.g. a short poll interval in tests). */
+  extraEnv?: Partial<Record<ProcessName, Record<string, string>>>;
+};
+
+/** The three services first: they create and migrate the databases the relays then read. */
+export const SERVICES: ProcessName[] = ['orders', 'inventory', 'billing'];
+export const RELAYS: ProcessName[] = ['relay-orders', 'relay-inventory', 'relay-billing'];
+
+/**
+ * Which processes make up the system and how each is configured. Each service database has its
+ * own outbox and its own relay: a relay drains exactly one database.
+ */
+export function planStack(settings: StackSettings): Record<ProcessName, ProcessPlan> {
+  const kafka = {
+    KAFKA_BROKERS: settings.kafkaBrokers.join(','),
+    ...(settings.topicPrefix ? { KAFKA_TOPIC_PREFIX: settings.topicPrefix } : {}),
+  };
+  const service = (name: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({
+    name,
+    app: name,
+    env: {
+      DATABASE_URL: settings.databaseUrls[name],
+      ...kafka,
+      KAFKA_GROUP_ID: `${settings.groupPrefix ?? ''}${name}`,
+    },
+  });
+  const relay = (of: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({
+    name: `relay-${of}`,
+    app: 'relay',
+    env: { DATABASE_URL: settings.databaseUrls[of], ...kafka, RELAY_ID: `relay-${of}` },
+  });
+  const plans = [
+    service('orders'),
+    service('inventory'),
+    service('billing'),
+    relay('orders'),
+    relay('inventory'),
+    relay('billing'),
+  ];
+  return Object.fromEntries(
+    plans.map((plan) => [plan.name, { ...plan, env: { ...plan.env, ...settings.extraEnv?.[plan.name] } }]),
+  ) as Record<ProcessName, ProcessPlan>;
+}

@@ -1,0 +1,47 @@
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import type { TestProject } from 'vitest/node';
+import { probePostgres, startEmbeddedPostgres } from '../embeddedPostgres.ts';
+import { startTestBroker } from './testBroker.ts';
+import { testPostgresUrl } from './testDatabase.ts';
+
+/**
+ * PostgreSQL for the run: the server at TEST_POSTGRES_URL (default 127.0.0.1:5432) when one answers;
+ * when nothing listens there, on this machine, an embedded one on that port, as `./dev demo` does
+ * (docs/design.md, The local demo), so every test and tool finds it at the URL it already uses.
+ * TEST_EMBEDDED_POSTGRES=off refuses that. Returns how to stop what was started.
+ */
+async function ensurePostgres(): Promise<() => Promise<void>> {
+  const probe = await probePostgres(testPostgresUrl);
+  if (probe.state === 'up') return async () => {};
+  const url = new URL(testPostgresUrl);
+  if (probe.state === 'error')
+    throw new Error(`PostgreSQL at ${url.host} refused the tests: ${probe.message}`);
+  if (process.env.TEST_EMBEDDED_POSTGRES === 'off' || !['127.0.0.1', 'localhost'].includes(url.hostname)) {
+    throw new Error(`no PostgreSQL answers at ${url.host}: start one or set TEST_POSTGRES_URL`);
+  }
+  const embedded = await startEmbeddedPostgres({ port: Number(url.port || 5432) });
+  console.log(
+    `no PostgreSQL answered at ${url.host}: the tests run on an embedded one (${embedded.dataDir})`,
+  );
+  return () => embedded.stop();
+}
+
+/**
+ * One real Kafka broker for the whole test run. Test files share it but never a topic or a
+ * consumer group (each uses its own prefix). Tests that kill a broker start their own instead,
+ * so they cannot disturb the others. TEST_KAFKA_BROKERS=host:port reuses a running broker.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
+  const stopPostgres = await ensurePostgres();
+  if (process.env.TEST_KAFKA_BROKERS) {
+    project.provide('kafkaBrokers', process.env.TEST_KAFKA_BROKERS.split(','));
+    return stopPostgres;
+  }
+  const { broker, dispose } = await startTestBroker('test');
+  project.provide('kafkaBrokers', broker.brokers);
+  return async () => {
+    await dispose();
+    await stopPostgres();
+  };
+}

@@ -1,0 +1,92 @@
+import { sharedMigrations } from '@outbox/inbox';
+import { migrateDatabase } from '@outbox/runtime/migrate';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+/**
+ * A fresh database (see createTestDatabase) with the shared migrations applied: the outbox and
+ * processed_events tables, exactly as every service database has them. For tests of the relay,
+ * which never migrates a database itself.
+ */
+export async function createOutboxDatabase(label: string): Promise<TestDatabase> {
+  const database = await createTestDatabase(label);
+  try {
+    await migrateDatabase(database.url, [sharedMigrations]);
+  } catch (err) {
+    await database.drop();
+    throw err;
+  }
+  return database;
+}
+
+export type InsertEventsOptions = {
+  count: number;
+  /** Events go round-robin to `<aggregateIdPrefix><n % aggregates>`, n = 0 .. count-1. */
+  aggregates: number;
+  /** Default `agg-`. */
+  aggregateIdPrefix?: string;
+  /** Default `order` (topic `<prefix>order.events`). */
+  aggregateType?: string;
+  /** Default ORDER_CREATED (schema version 1). */
+  eventType?: string;
+  /** The same payload for every row. Default: a valid ORDER_CREATED v1 with a fresh orderId per row. */
+  payload?: unknown;
+};
+
+const insertSql = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+  select gen_random_uuid(), '/orders', $3, $2 || ((n - 1) % $4)::text, $5, 1,
+         coalesce($6::jsonb, jsonb_build_object(
+           'orderId', gen_random_uuid()::text,
+           'customerId', 'customer-' || ((n - 1) % $4)::text,
+           'currency', 'EUR',
+           'totalCents', '1999',
+           'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999'))))
+    from generate_series(1, $1::int) as n
+   order by n`;
+
+/**
+ * Insert `count` outbox rows in one statement (one transaction, one NOTIFY), in seq order per
+ * aggregate. Returns nothing: read ids and seqs back from the table.
+ */
+export async function insertEvents(url: string, options: InsertEventsOptions): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(insertSql, [
+      options.count,
+      options.aggregateIdPrefix ?? 'agg-',
+      options.aggregateType ?? 'order',
+      options.aggregates,
+      options.eventType ?? 'ORDER_CREATED',
+      options.payload === undefined ? null : JSON.stringify(options.payload),
+    ]);
+  } finally {
+    await client.end();
+  }
+}
+
+export type OutboxRowSummary = {
+  id: string;
+  seq: number;
+  aggregate_id: string;
+  status: 'pending' | 'in_flight' | 'published' | 'failed';
+  attempts: number;
+  lease_owner: string | null;
+  last_error: string | null;
+};
+
+/** Every outbox row (without payloads), in seq order. */
+export async function outboxRows(url: string): Promise<OutboxRowSummary[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<OutboxRowSummary>(
+      `select id, seq::int as seq, aggregate_id, status, attempts, lease_owner, last_error
+         from outbox order by seq`,
+    );
+    return rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../ports.ts';
+import { type ServiceProcess, startService, startTogether } from '../serviceProcess.ts';
+import { type ProcessName, planStack, RELAYS, SERVICES, type StackSettings } from '../stackPlan.ts';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export type Stack = {
+  databases: Record<'orders' | 'inventory' | 'billing', TestDatabase>;
+  services: Record<ProcessName, ServiceProcess>;
+  topicPrefix: string;
+  /** Start one service again with the same databases, topics and port (after a stop or a kill). */
+  restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+};
+
+/**
+ * The whole system as real processes against the real broker (three services, three relays),
+ * each service with a database of its own created for this test file, and topics and consumer
+ * groups under a prefix of its own. The services migrate their databases at start, as in production.
+ */
+export async function startStack(
+  label: string,
+  kafkaBrokers: string[],
+  extraEnv?: StackSettings['extraEnv'],
+): Promise<Stack> {
+  const topicPrefix = `${label}-${randomBytes(3).toString('hex')}.`;
+  const databases = {
+    orders: await createTestDatabase(`${label}_orders`),
+    inventory: await createTestDatabase(`${label}_inventory`),
+    billing: await createTestDatabase(`${label}_billing`),
+  };
+  const plans = planStack({
+    databaseUrls: {
+      orders: databases.orders.url,
+      inventory: databases.inventory.url,
+      billing: databases.billing.url,
+    },
+    kafkaBrokers,
+    topicPrefix,
+    groupPrefix: topicPrefix,
+    extraEnv: {
+      ...extraEnv,
+      ...Object.fromEntries(
+        RELAYS.map((name) => [name, { RELAY_POLL_INTERVAL_MS: '500', ...extraEnv?.[name] }]),
+      ),
+    },
+  });
+  const ports: Partial<Record<ProcessName, number>> = {};
+  const services = {} as Record<ProcessName, ServiceProcess>;
+  const start = async (name: ProcessName, env?: Record<string, string>) => {
+    const plan = plans[name];
+    ports[name] ??= await freePort();
+    const port = ports[name];
+    services[name] = await startService(plan.app, { ...plan.env, ...env }, { port, label, name });
+    return services[name];
+  };
+  try {
+    await startTogether(SERVICES, start);
+    await startTogether(RELAYS, start);
+  } catch (err) {
+    await Promise.allSettled(Object.values(services).map((service) => service.kill()));
+    await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    throw err;
+  }
+  return {
+    databases,
+    services,
+    topicPrefix,
+    restart: start,
+    stop: async () => {
+      await Promise.allSettled(Object.values(services).map((service) => service.stop()));
+      await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
+    },
+  };
+}
+
+/** Poll `check` until it returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(
+  description: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${description}`);
+    await sleep(200);
+  }
+}

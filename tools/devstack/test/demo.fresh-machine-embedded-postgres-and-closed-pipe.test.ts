@@ -1,0 +1,185 @@
+// `./dev demo` on a machine where no PostgreSQL answers: the demo starts an embedded one, the
+// services migrate their databases, an order is placed and confirmed; the start-up prints no
+// ERROR, no warning and no stack trace; and when the demo's output pipe closes (`./dev demo | head`)
+// the demo keeps running, and Ctrl-C still stops every process it started, broker and PostgreSQL included.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localDir, repoRoot } from '../src/paths.ts';
+import { isPortInUse } from '../src/ports.ts';
+import { isProcessAlive, signal, waitForExit } from '../src/processes.ts';
+
+const hookTimeout = 240_000;
+
+/** Ten consecutive free ports: PostgreSQL, the six processes, the console, Kafka and its controller. */
+async function freePortBlock(size: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const used = await Promise.all(Array.from({ length: size }, (_, i) => isPortInUse(base + i)));
+    if (!used.includes(true)) return base;
+  }
+  throw new Error('no block of free ports found');
+}
+
+let base: number;
+let demo: ChildProcess;
+let output = '';
+let brokerPid: number | undefined;
+let postgresPid: number | undefined;
+const kafkaDir = () => join(localDir, 'kafka', `demo-${base + 8}`);
+const postgresDir = () => join(localDir, `postgres-${base}`);
+const ordersUrl = () => `http://127.0.0.1:${base + 1}`;
+
+async function placeOrder(customerId: string): Promise<string> {
+  const res = await fetch(`${ordersUrl()}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ customerId, currency: 'EUR', items: [{ sku: 'KB-101', quantity: 1 }] }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function statusOf(id: string): Promise<string | undefined> {
+  const res = await fetch(`${ordersUrl()}/orders/${id}`);
+  return res.ok ? ((await res.json()) as { status: string }).status : undefined;
+}
+
+async function waitForStatus(id: string, wanted: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string | undefined;
+  while (Date.now() < deadline) {
+    last = await statusOf(id);
+    if (last === wanted) return;
+    await sleep(250);
+  }
+  throw new Error(`order ${id} is ${last}, not ${wanted}, after ${timeoutMs / 1000} s`);
+}
+
+beforeAll(async () => {
+  base = await freePortBlock(10);
+  demo = spawn(process.execPath, ['scripts/demo.ts'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      // Nothing listens there: the demo must bring its own PostgreSQL.
+      DEMO_POSTGRES_URL: `postgresql://postgres@127.0.0.1:${base}`,
+      DEMO_BASE_PORT: String(base),
+      CONSOLE_PORT: String(base + 7),
+      KAFKA_PORT: String(base + 8),
+      DEMO_PROMETHEUS: 'off',
+      FORCE_COLOR: '0',
+      NO_COLOR: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  demo.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  demo.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const deadline = Date.now() + 200_000;
+  while (!output.includes('Ctrl-C stops everything')) {
+    if (demo.exitCode !== null) throw new Error(`the demo exited during start-up:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`the demo did not start within 200 s:\n${output}`);
+    await sleep(250);
+  }
+  brokerPid = Number(readFileSync(join(kafkaDir(), 'broker.pid'), 'utf8').trim());
+  postgresPid = Number(readFileSync(join(postgresDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
+}, hookTimeout);
+
+/** The demo's service processes (each in its own process group): this repo's apps on our ports. */
+function servicePids(): number[] {
+  const ours = new Set(Array.from({ length: 6 }, (_, i) => `PORT=${base + 1 + i}`));
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!cmdline.includes(join(repoRoot, 'apps'))) return false;
+        return readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .some((entry) => ours.has(entry));
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+afterAll(async () => {
+  // Only when a test failed half-way: nothing of this file may outlive it.
+  if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+  for (const pid of [brokerPid, postgresPid, ...(base ? servicePids() : [])]) {
+    if (pid && isProcessAlive(pid)) signal(pid, 'SIGKILL');
+  }
+  if (base) {
+    rmSync(kafkaDir(), { recursive: true, force: true });
+    rmSync(postgresDir(), { recursive: true, force: true });
+  }
+}, hookTimeout);
+
+describe('the demo on a machine without PostgreSQL', () => {
+  it('starts an embedded PostgreSQL and confirms an order, with a quiet start-up', async () => {
+    expect(output).toContain(`No PostgreSQL answers at 127.0.0.1:${base}: starting an embedded one`);
+    expect(postgresPid).toBeGreaterThan(0);
+    expect(isProcessAlive(postgresPid ?? 0)).toBe(true);
+    // Nothing a newcomer would take for a failure: no ERROR or WARN line, no stack trace, no Node warning.
+    expect(output).not.toMatch(/ERROR|WARN|Warning|\n\s+at /);
+    // The services' own log lines reach the terminal (the demo follows their log files).
+    // They are read as the files grow, so the last may follow the banner by a moment.
+    for (const line of [/\norders\s+│ \S+ INFO /, /\nrelay-billing\s+│ \S+ INFO /]) {
+      const deadline = Date.now() + 10_000;
+      while (!line.test(output) && Date.now() < deadline) await sleep(100);
+      expect(output).toMatch(line);
+    }
+
+    const id = await placeOrder('fresh-machine');
+    await waitForStatus(id, 'CONFIRMED', 60_000);
+  }, 120_000);
+
+  it("listens on loopback only: the relays', consumers' and console's ports refuse another interface", async () => {
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((nic) => nic && nic.family === 'IPv4' && !nic.internal)?.address;
+    if (!address) return; // a machine with loopback only has nothing to refuse
+    const answers = (port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect({ host: address, port, timeout: 2000 });
+        const done = (answered: boolean) => {
+          socket.destroy();
+          resolve(answered);
+        };
+        socket.once('connect', () => done(true));
+        socket.once('error', () => done(false));
+        socket.once('timeout', () => done(false));
+      });
+    // The orders API (base + 1) takes HOST from its own config; the ops servers and the console here.
+    for (const port of [base + 2, base + 3, base + 4, base + 5, base + 6, base + 7]) {
+      expect({ port, answers: await answers(port) }).toEqual({ port, answers: false });
+    }
+  });
+
+  it('keeps running when its output pipe closes, and Ctrl-C then stops everything it started', async () => {
+    // `./dev demo | head -5`: the reader goes away; the demo's next lines hit a closed pipe (EPIPE).
+    demo.stdout?.destroy();
+    demo.stderr?.destroy();
+    const id = await placeOrder('after-the-pipe-closed'); // log lines are written after the close
+    await waitForStatus(id, 'CONFIRMED', 60_000);
+    expect(demo.exitCode).toBeNull();
+
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
+    demo.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(await waitForExit(brokerPid ?? 0, 30_000)).toBe(true);
+    expect(await waitForExit(postgresPid ?? 0, 30_000)).toBe(true);
+    expect(servicePids()).toEqual([]);
+    for (let port = base; port <= base + 9; port++)
+      expect({ port, inUse: await isPortInUse(port) }).toEqual({ port, inUse: false });
+  }, 150_000);
+});
