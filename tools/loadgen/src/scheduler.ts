@@ -49,11 +49,16 @@ export async function runScheduled(
   let lastStartAt = startedAt;
   while ((count === undefined || index < count) && !signal?.aborted) {
     if (rate !== undefined) {
-      const due = startedAt + (index * 1000) / rate;
-      // Never sleep past the end of the run: a slow rate would otherwise overrun the duration.
-      const end = durationMs === undefined ? due : Math.min(due, startedAt + durationMs);
-      const wait = end - now();
-      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      const dueIn = (index * 1000) / rate;
+      // A task due at or after the end of the run is not started: at a steady rate the run starts
+      // exactly duration × rate tasks, whatever the clock reads when a timer fires.
+      if (durationMs !== undefined && dueIn >= durationMs) break;
+      const due = startedAt + dueIn;
+      // A timer may fire up to a millisecond early (libuv counts whole milliseconds), so sleep
+      // again until the due time has really come.
+      for (let wait = due - now(); wait > 0 && !signal?.aborted; wait = due - now()) {
+        await sleep(wait, undefined, { signal }).catch(() => undefined);
+      }
     }
     while (running.size >= concurrency) await Promise.race(running);
     if (signal?.aborted || timeIsUp()) break;
