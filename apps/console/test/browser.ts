@@ -28,6 +28,29 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+export type ConsolePage = {
+  browser: Browser;
+  page: Page;
+  /** What the page logged as an error or threw, in order: a healthy console logs nothing. */
+  errors: string[];
+};
+
+/**
+ * A Chromium on the console at `url`, 1400 × 1000, signed in with `token` when given (the demo
+ * controls need it), recording the page's errors from the first request on.
+ */
+export async function openConsole(url: string, token?: string): Promise<ConsolePage> {
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(token ? `${url}/#token=${token}` : url);
+  return { browser, page, errors };
+}
+
 /** A full-page screenshot under test-results/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(screenshotDir, { recursive: true });

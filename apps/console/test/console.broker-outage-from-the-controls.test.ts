@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
 import { brokerControl } from '../src/processControls.ts';
-import { launchBrowser, screenshot } from './browser.ts';
+import { openConsole, screenshot } from './browser.ts';
 import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
@@ -28,9 +28,7 @@ beforeAll(async () => {
     services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(`${consoleApp.url}/#token=${CONSOLE_TOKEN}`);
+  ({ browser, page } = await openConsole(consoleApp.url, CONSOLE_TOKEN));
   await brokerState().filter({ hasText: 'running' }).waitFor();
 });
 

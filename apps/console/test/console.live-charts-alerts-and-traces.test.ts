@@ -16,9 +16,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
-import { brokerControl, serviceControl } from '../src/processControls.ts';
-import { launchBrowser, screenshot, screenshotDir } from './browser.ts';
-import { CONSOLE_TOKEN, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
+import { brokerControl } from '../src/processControls.ts';
+import { openConsole, screenshot, screenshotDir } from './browser.ts';
+import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
 
@@ -32,6 +32,7 @@ let prometheus: TestPrometheus;
 let consoleApp: RunningConsole;
 let browser: Browser;
 let page: Page;
+let pageErrors: string[];
 
 beforeAll(async () => {
   zipkin = new ZipkinServer({ name: `console-test-${process.pid}`, port: await freePort() });
@@ -53,15 +54,7 @@ beforeAll(async () => {
   );
   const controls: DemoControls = {
     broker: brokerControl(testBroker.broker),
-    services: Object.fromEntries(
-      PROCESSES.map((name) => [
-        name,
-        serviceControl(
-          () => stack.services[name],
-          () => stack.restart(name),
-        ),
-      ]),
-    ),
+    services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, {
     controls,
@@ -71,9 +64,7 @@ beforeAll(async () => {
       TRACE_URL_TEMPLATE: zipkin.traceUrlTemplate,
     },
   });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(`${consoleApp.url}/#token=${CONSOLE_TOKEN}`);
+  ({ browser, page, errors: pageErrors } = await openConsole(consoleApp.url, CONSOLE_TOKEN));
 });
 
 afterAll(async () => {
@@ -176,6 +167,10 @@ describe('the console with Prometheus and Zipkin', () => {
       // A background tab gets no animation frames, and Playwright's clicks wait for them.
       await page.bringToFront();
     }
+  });
+
+  it('logs no error in the browser console while it draws charts and links traces', () => {
+    expect(pageErrors).toEqual([]);
   });
 
   it('raises the backlog and the age alert while the broker is dead, and clears them when it is back', async () => {

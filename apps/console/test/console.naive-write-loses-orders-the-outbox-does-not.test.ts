@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { DemoControls } from '../src/demoControls.ts';
 import { brokerControl, ordersWriteModeSwitch } from '../src/processControls.ts';
-import { launchBrowser, screenshot } from './browser.ts';
+import { openConsole, screenshot } from './browser.ts';
 import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
@@ -41,9 +41,7 @@ beforeAll(async () => {
     writeMode: ordersWriteModeSwitch(stack.services.orders.url, ORDERS_TOKEN),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(`${consoleApp.url}/#token=${CONSOLE_TOKEN}`);
+  ({ browser, page } = await openConsole(consoleApp.url, CONSOLE_TOKEN));
   await brokerState().filter({ hasText: 'running' }).waitFor();
 });
 

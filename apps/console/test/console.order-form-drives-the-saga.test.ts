@@ -7,7 +7,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import { launchBrowser, screenshot } from './browser.ts';
+import { openConsole, screenshot } from './browser.ts';
 import { CONSOLE_TOKEN, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
@@ -16,13 +16,12 @@ let stack: Stack;
 let consoleApp: RunningConsole;
 let browser: Browser;
 let page: Page;
+let pageErrors: string[];
 
 beforeAll(async () => {
   stack = await startStack('consoleform', sharedKafkaBrokers(), relayAdminEnv);
   consoleApp = await startConsoleFor(stack, sharedKafkaBrokers());
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(`${consoleApp.url}/#token=${CONSOLE_TOKEN}`);
+  ({ browser, page, errors: pageErrors } = await openConsole(consoleApp.url, CONSOLE_TOKEN));
   await page.locator('#order-items input[name="sku"]').first().waitFor();
 });
 
@@ -91,6 +90,11 @@ describe('the order form', () => {
       .poll(() => reason.textContent(), { timeout: 5000 })
       .toContain('insufficient stock for MN-303');
     await screenshot(page, 'console-order-cancelled');
+  });
+
+  // Before the validation test: Chromium logs every 4xx answer as a console error, as it should.
+  it('logs no error in the browser console while orders are placed and followed', () => {
+    expect(pageErrors).toEqual([]);
   });
 
   it('shows each validation error next to its field and creates no order', async () => {

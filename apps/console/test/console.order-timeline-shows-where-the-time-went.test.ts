@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
 import type { OrderTimeline, TimelineStep } from '../src/shared/api.ts';
-import { launchBrowser, screenshot, screenshotDir } from './browser.ts';
+import { openConsole, screenshot, screenshotDir } from './browser.ts';
 import { startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
@@ -170,9 +170,7 @@ describe("an order's timeline", () => {
   });
 
   it('shows the timeline of a clicked order, its slowest hop and a link to the full trace', async () => {
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.goto(traced.url);
+    ({ browser, page } = await openConsole(traced.url));
     await page.click(`#orders-body tr[data-order-id="${orderId}"] td`);
     const box = page.locator(`#order-timeline[data-order-id="${orderId}"]`);
     await box.waitFor();

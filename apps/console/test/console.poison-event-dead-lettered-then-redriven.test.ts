@@ -9,7 +9,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import { launchBrowser, screenshot } from './browser.ts';
+import { openConsole, screenshot } from './browser.ts';
 import { CONSOLE_TOKEN, relayAdminEnv, startConsoleFor } from './consoleStack.ts';
 
 useLeakGuard();
@@ -22,9 +22,7 @@ let page: Page;
 beforeAll(async () => {
   stack = await startStack('consolepoison', sharedKafkaBrokers(), relayAdminEnv);
   consoleApp = await startConsoleFor(stack, sharedKafkaBrokers());
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(`${consoleApp.url}/#token=${CONSOLE_TOKEN}`);
+  ({ browser, page } = await openConsole(consoleApp.url, CONSOLE_TOKEN));
 });
 
 afterAll(async () => {
