@@ -9,10 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-
-type CallFrame = { functionName: string; url: string };
-type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
-type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+import { busyStacks, type CpuProfile } from './support/cpuProfile.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -37,7 +34,7 @@ function ownerOf(url: string): string | null {
   return ours ? (ours[1] ?? null) : null;
 }
 
-async function takeProfile(): Promise<Profile> {
+async function takeProfile(): Promise<CpuProfile> {
   process.kill(pid, 'SIGUSR1');
   let targets: { webSocketDebuggerUrl: string }[] = [];
   for (let attempt = 0; attempt < 20 && targets.length === 0; attempt++) {
@@ -69,32 +66,24 @@ async function takeProfile(): Promise<Profile> {
   await call('Profiler.setSamplingInterval', { interval: 500 });
   await call('Profiler.start');
   await sleep(Number(values.seconds) * 1000);
-  const { profile } = (await call('Profiler.stop')) as { profile: Profile };
+  const { profile } = (await call('Profiler.stop')) as { profile: CpuProfile };
   socket.close();
   return profile;
 }
 
-function summarize(profile: Profile): void {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+function summarize(profile: CpuProfile): void {
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
   let busy = 0;
-  profile.samples.forEach((leaf, index) => {
-    const micros = profile.timeDeltas[index] ?? 0;
-    const frame = nodes.get(leaf)?.callFrame;
-    if (!frame || frame.functionName === '(idle)') return;
+  for (const { stack, micros } of busyStacks(profile)) {
+    const [frame] = stack;
+    if (!frame) continue;
     busy += micros;
     const selfKey = ownerOf(frame.url) ?? (frame.url ? 'node' : `(${frame.functionName || 'native'})`);
     self.set(selfKey, (self.get(selfKey) ?? 0) + micros);
-    const onStack = new Set<string>();
-    for (let id: number | undefined = leaf; id !== undefined; id = parents.get(id)) {
-      const owner = ownerOf(nodes.get(id)?.callFrame.url ?? '');
-      if (owner) onStack.add(owner);
-    }
+    const onStack = new Set(stack.flatMap((caller) => ownerOf(caller.url) ?? []));
     for (const owner of onStack) inclusive.set(owner, (inclusive.get(owner) ?? 0) + micros);
-  });
+  }
   const top = Number(values.top);
   const print = (title: string, totals: Map<string, number>) => {
     console.log(`\n${title}`);

@@ -6,11 +6,18 @@
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
-//                                 [--tracing] [--node-options=--max-semi-space-size=16]
+//                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
 //                                 [--out bench/results/where-time-goes]
+//
+// --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
+// splits each one's busy main-thread time in the load window by library (Prisma, node-postgres,
+// kafkajs, HTTP, ...) and says how much of it was socket writes.
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
@@ -21,7 +28,8 @@ import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveNumber } from './support/args.ts';
-import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
+import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
+import { type ProfileShares, profileShares, readProfiles } from './support/cpuProfile.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 
@@ -38,6 +46,7 @@ const { values: args } = parseArgs({
     // NODE_OPTIONS for every Node process of the stack (V8's young generation size, say), to
     // compare their CPU and memory against a run without.
     'node-options': { type: 'string', default: '' },
+    'cpu-prof': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/where-time-goes' },
   },
 });
@@ -124,7 +133,10 @@ const { broker, dispose } = await startTestBroker('where-time-goes');
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
 const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
 for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
-const nodeOptions = args['node-options'];
+const profileDir = args['cpu-prof'] ? mkdtempSync(join(tmpdir(), 'where-time-goes-')) : undefined;
+const nodeOptions = [args['node-options'], profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
+  .filter(Boolean)
+  .join(' ');
 const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
   PROCESSES.map((name) => [
     name,
@@ -170,7 +182,17 @@ try {
   if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
   const ticks = () =>
     Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map((pid) => procTicks(pid))]));
+  // The Kafka JVM's main thread only waits for its other threads: its figure would mean nothing.
+  const waits = () =>
+    Object.fromEntries(
+      Object.entries(pids)
+        .filter(([name]) => name !== 'kafka')
+        .map(([name, list]) => [name, list.map((pid) => runQueueWaitNs(pid))]),
+    );
   const before = ticks();
+  const waitedBefore = waits();
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n); // the clock V8 stamps samples with
+  const window = { fromUs: nowUs(), toUs: 0 };
   log(`load: ${rate} orders/s for ${seconds} s`);
   const load = await runLoad({
     ordersUrl: stack.process('orders').url,
@@ -180,6 +202,8 @@ try {
     concurrency: 256,
   });
   const after = ticks();
+  const waitedAfter = waits();
+  window.toUs = nowUs();
   const rss = Object.fromEntries(
     Object.entries(pids)
       .filter(([name]) => name !== 'postgres')
@@ -192,6 +216,14 @@ try {
       return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
     }, 0);
     cpuMsPerOrder[name] = Number(((used * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted)).toFixed(2));
+  }
+  const waitMsPerOrder: Record<string, number> = {};
+  for (const [name, ends] of Object.entries(waitedAfter)) {
+    const waited = ends.reduce((sum, end, i) => {
+      const start = waitedBefore[name]?.[i] ?? Number.NaN;
+      return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
+    }, 0);
+    waitMsPerOrder[name] = Number((waited / 1e6 / Math.max(1, load.accepted)).toFixed(2));
   }
   cpuMsPerOrder.total = Number(
     Object.values(cpuMsPerOrder)
@@ -222,7 +254,9 @@ try {
     orderIds: load.orders.flatMap((order) => (order.orderId ? [order.orderId] : [])),
     timeoutMs: 30_000,
   });
+  const profiles = profileDir ? await profilesOf(stack, profileDir, window) : {};
   const perOrder = (calls: number) => (calls / Math.max(1, load.accepted)).toFixed(2);
+  const msPerOrder = (ms: number) => (ms / Math.max(1, load.accepted)).toFixed(2);
   const report = {
     date: new Date().toISOString(),
     machine: machineInfo(),
@@ -235,9 +269,11 @@ try {
     accepted: load.accepted,
     latencyMs: outcome.latencyMs,
     cpuMsPerOrder,
+    waitMsPerOrder,
     rssMiB: rss,
     statements,
     outboxes,
+    profiles,
   };
   const markdown = [
     '# Where the time goes',
@@ -247,8 +283,13 @@ try {
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
     ...table(
-      ['process', 'CPU ms per order', 'RSS MiB'],
-      Object.entries(cpuMsPerOrder).map(([name, ms]) => [name, String(ms), String(rss[name] ?? '—')]),
+      ['process', 'CPU ms per order', 'main thread waiting for a core, ms per order', 'RSS MiB'],
+      Object.entries(cpuMsPerOrder).map(([name, ms]) => [
+        name,
+        String(ms),
+        String(waitMsPerOrder[name] ?? '—'),
+        String(rss[name] ?? '—'),
+      ]),
     ),
     '',
     withStatements
@@ -291,6 +332,18 @@ try {
     '',
     ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
     '',
+    ...Object.entries(profiles).flatMap(([name, shares]) => [
+      `${name}'s main thread in the load window (\`--cpu-prof\`): ${msPerOrder(shares.busyMs)} ms busy per order, ` +
+        `of which socket writes ${msPerOrder(shares.socketWritesMs)} ms (${percent(shares.socketWritesMs, shares.busyMs)}); ` +
+        `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
+        'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
+      '',
+      ...table(
+        ['part (the first library on the stack)', 'ms per order', 'share of busy'],
+        shares.parts.map((p) => [p.part, msPerOrder(p.ms), percent(p.ms, shares.busyMs)]),
+      ),
+      '',
+    ]),
   ].join('\n');
   writeResults(args.out, report, markdown);
   console.log(markdown);
@@ -300,3 +353,23 @@ try {
   await dispose();
 }
 process.exit(0);
+
+/** Each Node process's profile, written when it exits: the processes are stopped here for that. */
+async function profilesOf(
+  stack: Awaited<ReturnType<typeof startChaosStack>>,
+  dir: string,
+  window: { fromUs: number; toUs: number },
+): Promise<Record<string, ProfileShares>> {
+  const pidOf = new Map(PROCESSES.map((name) => [stack.process(name).pid, name]));
+  await Promise.all(PROCESSES.map((name) => stack.process(name).stop()));
+  const shares: Record<string, ProfileShares> = {};
+  for (const [pid, profile] of readProfiles(dir)) {
+    const name = pidOf.get(pid);
+    if (name) shares[name] = profileShares(profile, window);
+  }
+  return shares;
+}
+
+function percent(part: number, whole: number): string {
+  return `${Math.round((100 * part) / Math.max(whole, Number.EPSILON))}%`;
+}

@@ -20,6 +20,19 @@ export function procTicks(pid: number): number {
   }
 }
 
+/**
+ * Nanoseconds a process's main thread has spent runnable but waiting for a core so far
+ * (/proc/<pid>/schedstat, its second field); NaN when it is gone or the kernel does not keep it.
+ * On a saturated host this is the latency a process adds without using any CPU.
+ */
+export function runQueueWaitNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function postgresPids(): number[] {
   const pids: number[] = [];
   let entries: string[];
