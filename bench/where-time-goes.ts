@@ -2,6 +2,7 @@
 // as bench:system starts it), a steady load of valid orders, and for that window
 //   - CPU milliseconds per order of every process (each app, each relay, the Kafka JVM, the
 //     PostgreSQL backends of the three databases), from /proc, and each process's resident memory;
+//   - how long each process's main thread waited for a core (/proc/<pid>/schedstat);
 //   - every SQL statement the system ran, how many times per order and its mean execution time,
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
@@ -209,22 +210,20 @@ try {
       .filter(([name]) => name !== 'postgres')
       .map(([name, [pid]]) => [name, rssMiB(pid as number)]),
   );
-  const cpuMsPerOrder: Record<string, number> = {};
-  for (const name of Object.keys(pids)) {
-    const used = (after[name] ?? []).reduce((sum, end, i) => {
-      const start = before[name]?.[i] ?? Number.NaN;
-      return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
-    }, 0);
-    cpuMsPerOrder[name] = Number(((used * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted)).toFixed(2));
-  }
-  const waitMsPerOrder: Record<string, number> = {};
-  for (const [name, ends] of Object.entries(waitedAfter)) {
-    const waited = ends.reduce((sum, end, i) => {
-      const start = waitedBefore[name]?.[i] ?? Number.NaN;
-      return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
-    }, 0);
-    waitMsPerOrder[name] = Number((waited / 1e6 / Math.max(1, load.accepted)).toFixed(2));
-  }
+  /** Per process, what its counters grew by over the window, in ms per accepted order. */
+  const perOrderOf = (start: Record<string, number[]>, end: Record<string, number[]>, msPerUnit: number) =>
+    Object.fromEntries(
+      Object.entries(end).map(([name, ends]) => {
+        // A PostgreSQL backend that ended meanwhile reads NaN and counts nothing.
+        const grown = ends.reduce((sum, value, i) => {
+          const from = start[name]?.[i] ?? Number.NaN;
+          return Number.isFinite(value) && Number.isFinite(from) ? sum + value - from : sum;
+        }, 0);
+        return [name, Number(((grown * msPerUnit) / Math.max(1, load.accepted)).toFixed(2))];
+      }),
+    );
+  const cpuMsPerOrder: Record<string, number> = perOrderOf(before, after, 1000 / TICKS_PER_SECOND);
+  const waitMsPerOrder = perOrderOf(waitedBefore, waitedAfter, 1e-6);
   cpuMsPerOrder.total = Number(
     Object.values(cpuMsPerOrder)
       .reduce((a, b) => a + b, 0)
@@ -367,6 +366,7 @@ async function profilesOf(
     const name = pidOf.get(pid);
     if (name) shares[name] = profileShares(profile, window);
   }
+  log(`profiles in ${dir} (Chrome DevTools and speedscope open them)`);
   return shares;
 }
 
