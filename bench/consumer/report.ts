@@ -1,6 +1,6 @@
 /** The results file: what the report records, and its Markdown. */
 import type { machineInfo } from '../support/environment.ts';
-import { table } from '../support/environment.ts';
+import { perRunRatiosTable, table } from '../support/environment.ts';
 import { round, times } from '../support/stats.ts';
 import type { Measurement } from './measure.ts';
 import { params, type Variant, variants } from './params.ts';
@@ -93,19 +93,7 @@ export function markdownReport(result: Report): string {
     );
   }
   if (result.runs.length > 1) {
-    lines.push(
-      '## Per-run ratios',
-      '',
-      ...table(
-        ['ratio', 'per run', 'median'],
-        Object.entries(result.acrossRuns).map(([name, value]) => [
-          name,
-          value.perRun.map((v) => v.toFixed(3)).join(', '),
-          value.median.toFixed(3),
-        ]),
-      ),
-      '',
-    );
+    lines.push('## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns), '');
   }
   return lines.join('\n');
 }

@@ -37,24 +37,26 @@ export function toPlatformaticMessages(messages: Message[], topic: string) {
   });
 }
 
-export async function measurePlatformatic(
-  fixture: PlatformaticFixture,
-  messages: Message[],
+/**
+ * Send `items` in batches of the relay's batch size, each producer one batch at a time, all
+ * producers sharing one cursor; timed from the first send to the last acknowledgement.
+ */
+async function timeSends<P, T>(
+  variant: ThroughputVariant,
+  producers: P[],
+  items: T[],
+  send: (producer: P, batch: T[]) => Promise<unknown>,
   roundIndex: number,
   brokerPid: number,
 ): Promise<ThroughputRound> {
-  const { producers, topic, variant } = fixture;
   const groups = { broker: [brokerPid] };
-  const converted = toPlatformaticMessages(messages, topic);
   const cpu0 = cpuSnapshot(groups);
   let cursor = 0;
-  const worker = async (producer: PlatformaticProducer<string, Buffer, string, string>) => {
-    while (cursor < converted.length) {
-      const batch = converted.slice(cursor, cursor + params.batchSize);
+  const worker = async (producer: P) => {
+    while (cursor < items.length) {
+      const batch = items.slice(cursor, cursor + params.batchSize);
       cursor += batch.length;
-      // Configured like the relay's producer: idempotent, acks=all (-1), one batch at a time,
-      // the Java client's murmur2 partitioner.
-      await producer.send({ messages: batch, acks: ProduceAcks.ALL });
+      await send(producer, batch);
     }
   };
   const start = performance.now();
@@ -63,42 +65,38 @@ export async function measurePlatformatic(
   return {
     round: roundIndex,
     variant: variant.key,
-    events: messages.length,
+    events: items.length,
     elapsedMs: round(elapsedMs, 1),
-    eventsPerSec: round((messages.length / elapsedMs) * 1000, 1),
+    eventsPerSec: round((items.length / elapsedMs) * 1000, 1),
     cpu: cpuSince(cpu0, groups),
   };
 }
 
-export async function measureProducers(
-  fixture: ProducerFixture,
+export function measurePlatformatic(
+  { producers, topic, variant }: PlatformaticFixture,
   messages: Message[],
   roundIndex: number,
   brokerPid: number,
 ): Promise<ThroughputRound> {
-  const { producers, topic, variant } = fixture;
-  const groups = { broker: [brokerPid] };
-  const cpu0 = cpuSnapshot(groups);
-  let cursor = 0;
-  const worker = async (producer: Producer) => {
-    while (cursor < messages.length) {
-      const batch = messages.slice(cursor, cursor + params.batchSize);
-      cursor += batch.length;
-      // Exactly the relay's call: sendBatch with acks=-1, one request in flight per producer.
-      await producer.sendBatch({ topicMessages: [{ topic, messages: batch }], acks: -1 });
-    }
-  };
-  const start = performance.now();
-  await Promise.all(producers.map(worker));
-  const elapsedMs = performance.now() - start;
-  return {
-    round: roundIndex,
-    variant: variant.key,
-    events: messages.length,
-    elapsedMs: round(elapsedMs, 1),
-    eventsPerSec: round((messages.length / elapsedMs) * 1000, 1),
-    cpu: cpuSince(cpu0, groups),
-  };
+  // Converted before the clock starts, as the kafkajs messages are built before it.
+  const converted = toPlatformaticMessages(messages, topic);
+  // Configured like the relay's producer: idempotent, acks=all (-1), one batch at a time, the
+  // Java client's murmur2 partitioner.
+  const send = (producer: PlatformaticProducer<string, Buffer, string, string>, batch: typeof converted) =>
+    producer.send({ messages: batch, acks: ProduceAcks.ALL });
+  return timeSends(variant, producers, converted, send, roundIndex, brokerPid);
+}
+
+export function measureProducers(
+  { producers, topic, variant }: ProducerFixture,
+  messages: Message[],
+  roundIndex: number,
+  brokerPid: number,
+): Promise<ThroughputRound> {
+  // Exactly the relay's call: sendBatch with acks=-1, one request in flight per producer.
+  const send = (producer: Producer, batch: Message[]) =>
+    producer.sendBatch({ topicMessages: [{ topic, messages: batch }], acks: -1 });
+  return timeSends(variant, producers, messages, send, roundIndex, brokerPid);
 }
 
 /** A fresh topic and `variant.count` connected kafkajs producers, configured like the relay's. */

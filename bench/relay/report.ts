@@ -1,6 +1,6 @@
 /** The results file: what the report records, and its Markdown. */
 import type { machineInfo } from '../support/environment.ts';
-import { table } from '../support/environment.ts';
+import { perRunRatiosTable, table } from '../support/environment.ts';
 import { times } from '../support/stats.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
 import type { LatencyRound } from './latency.ts';
@@ -190,17 +190,7 @@ export function markdownReport(result: Report): string {
   }
   if (result.runs.length > 1) {
     lines.push('## Per-run ratios', '');
-    lines.push(
-      ...table(
-        ['ratio', 'per run', 'median'],
-        Object.entries(result.acrossRuns).map(([name, value]) => [
-          name,
-          value.perRun.map((v) => v.toFixed(3)).join(', '),
-          value.median.toFixed(3),
-        ]),
-      ),
-      '',
-    );
+    lines.push(...perRunRatiosTable(result.acrossRuns), '');
   }
   lines.push(`Anchors: ${Object.values(anchors).join('; ')}.`, '');
   return lines.join('\n');

@@ -73,3 +73,15 @@ export function table(header: string[], rows: string[][]): string[] {
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ];
 }
+
+/** Each ratio's value in every run and its median over runs: the table of a report over several runs. */
+export function perRunRatiosTable(ratios: Record<string, { median: number; perRun: number[] }>): string[] {
+  return table(
+    ['ratio', 'per run', 'median'],
+    Object.entries(ratios).map(([name, value]) => [
+      name,
+      value.perRun.map((v) => v.toFixed(3)).join(', '),
+      value.median.toFixed(3),
+    ]),
+  );
+}

@@ -1,6 +1,6 @@
 /** The results file: what the report records, and its Markdown. */
 import type { machineInfo } from '../support/environment.ts';
-import { table } from '../support/environment.ts';
+import { perRunRatiosTable, table } from '../support/environment.ts';
 import { pct } from '../support/stats.ts';
 import { params } from './params.ts';
 import type { RunResult } from './run.ts';
@@ -55,19 +55,7 @@ export function markdownReport(result: Report): string {
   });
   lines.push(...table(head2, absoluteRows));
   if (result.runs.length > 1) {
-    lines.push(
-      '',
-      '## Per-run ratios',
-      '',
-      ...table(
-        ['ratio', 'per run', 'median'],
-        Object.entries(result.acrossRuns).map(([name, value]) => [
-          name,
-          value.perRun.map((v) => v.toFixed(3)).join(', '),
-          value.median.toFixed(3),
-        ]),
-      ),
-    );
+    lines.push('', '## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns));
   }
   lines.push('');
   return lines.join('\n');
