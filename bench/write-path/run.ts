@@ -102,50 +102,7 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
     }
     await admin.query('vacuum analyze');
 
-    const latencyRounds: LatencyRound[] = [];
-    const throughputRounds: ThroughputRound[] = [];
-    const pooled = new Map<VariantKey, number[]>();
-    for (let r = 0; r < params.rounds; r++) {
-      for (const variant of orderFor(r)) {
-        await segment(variant, async () => {
-          const samples = await runLatency(prisma as Prisma, variant, params.iterations);
-          pooled.set(variant.key, [...(pooled.get(variant.key) ?? []), ...samples]);
-          latencyRounds.push({
-            round: r,
-            variant: variant.key,
-            n: samples.length,
-            medianMs: round(median(samples), 4),
-            p99Ms: round(quantile(samples, 0.99), 4),
-          });
-        });
-      }
-      for (const concurrency of params.concurrency) {
-        for (const variant of orderFor(r)) {
-          await segment(variant, async () => {
-            const result = await runThroughput(
-              prisma as Prisma,
-              variant,
-              concurrency,
-              params.txPerThroughputRound,
-            );
-            throughputRounds.push({
-              round: r,
-              variant: variant.key,
-              concurrency,
-              n: params.txPerThroughputRound,
-              elapsedMs: round(result.elapsedMs, 1),
-              txPerSec: round(result.txPerSec, 1),
-              medianLatencyMs: round(result.medianLatencyMs, 3),
-            });
-          });
-        }
-      }
-      const a = latencyRounds.find((x) => x.round === r && x.variant === 'A');
-      const b = latencyRounds.find((x) => x.round === r && x.variant === 'B');
-      log(
-        `run ${run}: round ${r + 1}/${params.rounds} done (c=1 median A ${a?.medianMs} ms, B ${b?.medianMs} ms)`,
-      );
-    }
+    const { latencyRounds, throughputRounds, pooled } = await measureRounds(prisma, segment, run);
 
     const [counts] = (
       await admin.query<{ orders: number; outbox: number }>(
@@ -172,4 +129,51 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
     await admin.end().catch(() => {});
     await db.drop();
   }
+}
+
+/** Runs `fn` as one variant's stretch of work (its NOTIFY trigger as it wants it, its notifications counted). */
+type Segment = <T>(variant: Variant, fn: () => Promise<T>) => Promise<T>;
+
+/** The measured rounds: every variant at c=1, then at each concurrency, in an order rotating per round. */
+async function measureRounds(prisma: Prisma, segment: Segment, run: number) {
+  const latencyRounds: LatencyRound[] = [];
+  const throughputRounds: ThroughputRound[] = [];
+  const pooled = new Map<VariantKey, number[]>();
+  for (let r = 0; r < params.rounds; r++) {
+    for (const variant of orderFor(r)) {
+      await segment(variant, async () => {
+        const samples = await runLatency(prisma, variant, params.iterations);
+        pooled.set(variant.key, [...(pooled.get(variant.key) ?? []), ...samples]);
+        latencyRounds.push({
+          round: r,
+          variant: variant.key,
+          n: samples.length,
+          medianMs: round(median(samples), 4),
+          p99Ms: round(quantile(samples, 0.99), 4),
+        });
+      });
+    }
+    for (const concurrency of params.concurrency) {
+      for (const variant of orderFor(r)) {
+        await segment(variant, async () => {
+          const result = await runThroughput(prisma, variant, concurrency, params.txPerThroughputRound);
+          throughputRounds.push({
+            round: r,
+            variant: variant.key,
+            concurrency,
+            n: params.txPerThroughputRound,
+            elapsedMs: round(result.elapsedMs, 1),
+            txPerSec: round(result.txPerSec, 1),
+            medianLatencyMs: round(result.medianLatencyMs, 3),
+          });
+        });
+      }
+    }
+    const a = latencyRounds.find((x) => x.round === r && x.variant === 'A');
+    const b = latencyRounds.find((x) => x.round === r && x.variant === 'B');
+    log(
+      `run ${run}: round ${r + 1}/${params.rounds} done (c=1 median A ${a?.medianMs} ms, B ${b?.medianMs} ms)`,
+    );
+  }
+  return { latencyRounds, throughputRounds, pooled };
 }
