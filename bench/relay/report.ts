@@ -1,5 +1,5 @@
 /** The results file: what the report records, and its Markdown. */
-import type { machineInfo } from '../support/environment.ts';
+import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable, table } from '../support/environment.ts';
 import { times } from '../support/stats.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
@@ -24,12 +24,8 @@ export type RunResult = {
   summary: RunSummary;
 };
 
-export type Report = {
+export type Report = RunHeader & {
   benchmark: 'relay-throughput';
-  date: string;
-  machine: ReturnType<typeof machineInfo>;
-  node: string;
-  postgres: Record<string, string>;
   kafka: { version: string; broker: string };
   parameters: typeof params;
   throughputVariants: ThroughputVariant[];

@@ -14,6 +14,14 @@ export type MachineInfo = {
   totalMemGiB: number;
 };
 
+/** Where and when a benchmark ran: the head of every results file. */
+export type RunHeader = {
+  date: string;
+  machine: MachineInfo;
+  node: string;
+  postgres: Record<string, string>;
+};
+
 export function machineInfo(): MachineInfo {
   return {
     platform: os.platform(),

@@ -1,5 +1,5 @@
 /** The results file: what the report records, and its Markdown. */
-import type { machineInfo } from '../support/environment.ts';
+import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable, table } from '../support/environment.ts';
 import { pct } from '../support/stats.ts';
 import { params } from './params.ts';
@@ -61,12 +61,8 @@ export function markdownReport(result: Report): string {
   return lines.join('\n');
 }
 
-export type Report = {
+export type Report = RunHeader & {
   benchmark: 'write-path';
-  date: string;
-  machine: ReturnType<typeof machineInfo>;
-  node: string;
-  postgres: Record<string, string>;
   parameters: typeof params;
   variants: { key: string; label: string; statementsPerTx: number; notifyTrigger: boolean }[];
   runs: RunResult[];
