@@ -27,6 +27,8 @@
  * the median over rounds is reported (with --runs N also the median of the per-run medians).
  * For I and B, pg_stat_statements (when the server loads it) is reset for their database before
  * each measurement and read after it: calls and execution time per statement, per event.
+ * The parts: bench/consumer/: params (and the variants), workload, fixture, loops (one per variant
+ * kind), measure, summary, report.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { migrate as migrateBilling } from '@outbox/billing';

@@ -38,6 +38,8 @@
  * statements and batches (its step metric) per event published: at low rates, claims that find
  * nothing are the relay's main cost.
  *
+ * The parts: bench/relay/: params, relays (the processes), backlog, throughputVariants, measureRelays,
+ * bareProducers, throughput, claimProbe, latency, summary, report.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';

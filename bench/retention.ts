@@ -22,6 +22,8 @@
  * ROLLBACK, so nothing is consumed. Claim measurements are interleaved: each round claims on every
  * table in an order that rotates from round to round. Not a test: it prints a table and writes
  * <out>.json (machine, settings, parameters, every raw sample, the plans) and <out>.md.
+ * The parts: bench/retention/: params, timing, claims, plans, tables, stages (claim at scale, the
+ * partitioned copy), removal (retention A and B, the lock demonstration), report.
  */
 
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';

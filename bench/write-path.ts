@@ -13,6 +13,8 @@
  * Before the warm-up, each variant's statements per transaction are counted (node-postgres'
  * Client#query, which the Prisma adapter sends every statement through, BEGIN and COMMIT included)
  * and reported beside the declared figure.
+ * The parts: bench/write-path/: params, baselines (the write paths production left, kept on purpose),
+ * variants, workload, run, summary, report.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
