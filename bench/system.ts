@@ -27,9 +27,10 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { durationMs, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA, nextRate, record, type SearchState, verdict } from './system/capacitySearch.ts';
+import { markdown, type Step, type Variant, type VariantReport } from './system/report.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
 const { values: args } = parseArgs({
@@ -51,24 +52,6 @@ const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
 
 type Stack = Awaited<ReturnType<typeof StackModule.startChaosStack>>;
-type Variant = 'baseline' | 'current';
-
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  accepted: number;
-  seconds: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
-  pendingAtEnd: number;
-  settled: boolean;
-  sustained: boolean;
-  reasons: string[];
-  /** CPU ms per accepted order, per process (and the Kafka JVM, and PostgreSQL backends). */
-  cpuMsPerOrder: Record<string, number>;
-  /** Resident memory at the end of the load, MiB. */
-  rssMiB: Record<string, number>;
-  loadavg: number[];
-};
 
 /** The code of `rev` in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
@@ -199,17 +182,6 @@ async function measure(
   };
 }
 
-type VariantReport = {
-  variant: Variant;
-  checkout: string;
-  revision: string;
-  capacity?: number;
-  steps: Step[];
-  atHalfCapacity?: Step;
-  atNinetyPercent?: Step;
-  atFixedRate?: Step;
-};
-
 async function benchVariant(variant: Variant, brokers: string[], brokerPid: number | undefined) {
   const checkout = checkoutOf(variant);
   const revision = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
@@ -274,93 +246,6 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
 
 const round = (x: number, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
-function markdown(reports: VariantReport[], meta: Record<string, unknown>): string {
-  const lines = [
-    '# bench:system — the whole saga',
-    '',
-    `Run ${meta.date}; ${JSON.stringify(meta.machine)}; ${meta.postgres}; steps of ${args.step}` +
-      (stepMs < 60_000 ? ' (shorter than the 60 s the definition asks: a quick run)' : '') +
-      '; load average at the end of each step is in system.json.',
-    '',
-    'Sustained = the API accepted ≥ 95% of the rate, end-to-end p99 ≤ 1 s (order created → decided, orders database), no more than 1 s of orders pending when the load stopped, and everything settled.',
-    '',
-    ...table(
-      [
-        'variant',
-        'revision',
-        'capacity (orders/s)',
-        'p50 / p95 / p99 at 50%',
-        'p50 / p95 / p99 at 90%',
-        `p50 / p99 at ${args['fixed-rate']}/s`,
-        'CPU ms/order at capacity',
-      ],
-      reports.map((r) => {
-        const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
-        const lat = (s?: Step) =>
-          s ? `${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} ms` : '—';
-        return [
-          r.variant,
-          r.revision,
-          String(r.capacity ?? '—'),
-          lat(r.atHalfCapacity),
-          lat(r.atNinetyPercent),
-          r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
-          String(atCapacity?.cpuMsPerOrder.total ?? '—'),
-        ];
-      }),
-    ),
-  ];
-  const [baseline, current] = [
-    reports.find((r) => r.variant === 'baseline'),
-    reports.find((r) => r.variant === 'current'),
-  ];
-  if (baseline?.capacity && current?.capacity)
-    lines.push(
-      '',
-      `**Capacity ratio current ÷ baseline: ${(current.capacity / baseline.capacity).toFixed(2)}×**`,
-    );
-  for (const r of reports) {
-    const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
-    lines.push('', `## ${r.variant} (${r.revision}): every step`, '');
-    lines.push(
-      ...table(
-        ['offered/s', 'accepted/s', 'p50', 'p95', 'p99', 'pending at end', 'verdict', 'CPU ms/order'],
-        [
-          ...r.steps,
-          ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
-          ...(r.atNinetyPercent ? [r.atNinetyPercent] : []),
-          ...(r.atFixedRate ? [r.atFixedRate] : []),
-        ].map((s) => [
-          String(s.offeredRate),
-          s.achievedRate.toFixed(1),
-          `${s.latencyMs.p50} ms`,
-          `${s.latencyMs.p95} ms`,
-          `${s.latencyMs.p99} ms`,
-          String(s.pendingAtEnd),
-          s.sustained ? 'sustained' : s.reasons.join('; '),
-          String(s.cpuMsPerOrder.total),
-        ]),
-      ),
-    );
-    if (atCapacity) {
-      lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
-      const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
-      lines.push(
-        ...table(
-          ['process', 'CPU ms/order', 'RSS MiB'],
-          names.map((n) => [n, String(atCapacity.cpuMsPerOrder[n]), String(atCapacity.rssMiB[n] ?? '—')]),
-        ),
-      );
-    }
-  }
-  lines.push(
-    '',
-    "PostgreSQL: the backends serving the stack's three databases (its WAL writer and checkpointer are shared with the rest of the server and not counted).",
-    '',
-  );
-  return lines.join('\n');
-}
-
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)
   if (variant !== 'baseline' && variant !== 'current') throw new Error(`unknown variant ${variant}`);
@@ -385,5 +270,5 @@ const meta = {
   criteria: DEFAULT_CRITERIA,
   args,
 };
-writeResults(args.out, { ...meta, reports }, markdown(reports, meta));
+writeResults(args.out, { ...meta, reports }, markdown(reports, meta, stepMs));
 process.exit(0);

@@ -26,13 +26,12 @@ import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
-import pg from 'pg';
 import { positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
-import { type ProfileShares, profileShares, readProfiles } from './support/cpuProfile.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
+import { profilesOf } from './where-time-goes/profiles.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,79 +55,6 @@ const seconds = positiveNumber('seconds', args.seconds);
 const log = logger('where-time-goes');
 
 type Statement = { database: string; calls: number; meanMs: number; maxMs: number; query: string };
-
-/** What the claim costs on each outbox as the run leaves it, and why: its plan's time and pages, dead rows, index sizes. */
-type OutboxState = {
-  database: string;
-  claimExecutionMs: number;
-  claimSharedBlocks: number;
-  claimPlan: string;
-  liveRows: number;
-  deadRows: number;
-  claimableIndexKiB: number;
-  aggregateIndexKiB: number;
-};
-
-type PlanNode = {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
-  Plans?: PlanNode[];
-};
-type ExplainRoot = { Plan: PlanNode; 'Execution Time': number };
-
-/** A plan as one line, depth first: `Update > Nested Loop > … > Index Scan (outbox_claimable_idx, 12 buffers)`. */
-function planOutline(node: PlanNode): string {
-  const on = node['Index Name'] ?? node['Relation Name'];
-  const buffers = node['Shared Hit Blocks'] + node['Shared Read Blocks'];
-  const here = `${node['Node Type']}${on ? ` (${on}, ${buffers} buffers)` : ''}`;
-  return [here, ...(node.Plans ?? []).map(planOutline)].join(' > ');
-}
-
-async function outboxState(database: string, url: string): Promise<OutboxState> {
-  // The relay's session settings, so the plan is the relay's.
-  const client = new pg.Client({ connectionString: url, options: OUTBOX_SESSION_OPTIONS });
-  await client.connect();
-  try {
-    // EXPLAIN ANALYZE runs the claim: in a transaction rolled back, so nothing stays claimed.
-    await client.query('begin');
-    const explained = await client.query<{ 'QUERY PLAN': ExplainRoot[] }>(
-      `explain (analyze, buffers, format json) ${outboxSql.claim}`,
-      ['where-time-goes-probe', 30_000, 100],
-    );
-    await client.query('rollback');
-    const root = explained.rows[0]?.['QUERY PLAN'][0];
-    const { rows } = await client.query<{ live: number; dead: number; claimable: number; aggregate: number }>(
-      `select n_live_tup::int as live, n_dead_tup::int as dead,
-              pg_relation_size('outbox_claimable_idx')::int / 1024 as claimable,
-              pg_relation_size('outbox_aggregate_idx')::int / 1024 as aggregate
-         from pg_stat_user_tables where relname = 'outbox'`,
-    );
-    return {
-      database,
-      claimExecutionMs: Number((root?.['Execution Time'] ?? Number.NaN).toFixed(3)),
-      claimSharedBlocks: (root?.Plan['Shared Hit Blocks'] ?? 0) + (root?.Plan['Shared Read Blocks'] ?? 0),
-      claimPlan: root ? planOutline(root.Plan) : '',
-      liveRows: rows[0]?.live ?? 0,
-      deadRows: rows[0]?.dead ?? 0,
-      claimableIndexKiB: rows[0]?.claimable ?? 0,
-      aggregateIndexKiB: rows[0]?.aggregate ?? 0,
-    };
-  } finally {
-    await client.end();
-  }
-}
-
-async function statementsAvailable(): Promise<boolean> {
-  const rows = await queryOnce<{ loaded: boolean }>(
-    postgresUrl,
-    `select exists (select 1 from pg_extension where extname = 'pg_stat_statements')
-        and current_setting('shared_preload_libraries') like '%pg_stat_statements%' as loaded`,
-  );
-  return rows[0]?.loaded === true;
-}
 
 const { broker, dispose } = await startTestBroker('where-time-goes');
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
@@ -352,23 +278,6 @@ try {
   await dispose();
 }
 process.exit(0);
-
-/** Each Node process's profile, written when it exits: the processes are stopped here for that. */
-async function profilesOf(
-  stack: Awaited<ReturnType<typeof startChaosStack>>,
-  dir: string,
-  window: { fromUs: number; toUs: number },
-): Promise<Record<string, ProfileShares>> {
-  const pidOf = new Map(PROCESSES.map((name) => [stack.process(name).pid, name]));
-  await Promise.all(PROCESSES.map((name) => stack.process(name).stop()));
-  const shares: Record<string, ProfileShares> = {};
-  for (const [pid, profile] of readProfiles(dir)) {
-    const name = pidOf.get(pid);
-    if (name) shares[name] = profileShares(profile, window);
-  }
-  log(`profiles in ${dir} (Chrome DevTools and speedscope open them)`);
-  return shares;
-}
 
 function percent(part: number, whole: number): string {
   return `${Math.round((100 * part) / Math.max(whole, Number.EPSILON))}%`;

@@ -14,6 +14,14 @@ export type MachineInfo = {
   totalMemGiB: number;
 };
 
+/** Where and when a benchmark ran: the head of every results file. */
+export type RunHeader = {
+  date: string;
+  machine: MachineInfo;
+  node: string;
+  postgres: Record<string, string>;
+};
+
 export function machineInfo(): MachineInfo {
   return {
     platform: os.platform(),
@@ -72,4 +80,16 @@ export function table(header: string[], rows: string[][]): string[] {
     `|${header.map(() => '---').join('|')}|`,
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ];
+}
+
+/** Each ratio's value in every run and its median over runs: the table of a report over several runs. */
+export function perRunRatiosTable(ratios: Record<string, { median: number; perRun: number[] }>): string[] {
+  return table(
+    ['ratio', 'per run', 'median'],
+    Object.entries(ratios).map(([name, value]) => [
+      name,
+      value.perRun.map((v) => v.toFixed(3)).join(', '),
+      value.median.toFixed(3),
+    ]),
+  );
 }

@@ -2,7 +2,7 @@
 // real write (placeOrder) with its variants on one database. The service itself starts from main.ts.
 export { createPrisma, migrate, type Prisma, type Tx } from './db.ts';
 export { catalogPricesOf } from './orders/catalogPrices.ts';
-export { type CreatedOrder, newOrder } from './orders/createOrder.ts';
+export { type CreatedOrder, insertOrderWithEvent, newOrder } from './orders/createOrder.ts';
 export { requestHash } from './orders/idempotency.ts';
 export type { OrderRequest } from './orders/orderRequest.ts';
 export { EVENT_SOURCE, orderCreated, placeOrder } from './orders/placeOrder.ts';

@@ -13,6 +13,7 @@ export {
   startConsumerService,
 } from './consumerService.ts';
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './deadLetter.ts';
+export { recordProcessed } from './dedup.ts';
 export {
   type Applied,
   applyOne,

@@ -1,0 +1,109 @@
+/**
+ * One measurement: empty what the variant writes, start its loop, wait until it handled N
+ * messages, stop it, and check that every event left exactly one effect.
+ */
+import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
+import { freshName } from '../support/kafka.ts';
+import { readStatements, resetStatements, type StatementStats } from '../support/statements.ts';
+import { round } from '../support/stats.ts';
+import { checkSql, type Fixture, progress, resetSql, type ServiceDatabase } from './fixture.ts';
+import { startLoop, type Tally } from './loops.ts';
+import { log, type Variant } from './params.ts';
+
+export type Measurement = {
+  round: number;
+  variant: string;
+  events: number;
+  elapsedMs: number;
+  eventsPerSec: number;
+  /** Transactions committed (DB variants) and kafkajs batches seen (eachBatch variants). */
+  transactions: number;
+  batches: number;
+  meanBatchSize: number;
+  cpu: CpuReport;
+  /** I and B: pg_stat_statements of the service database over the measurement. */
+  statements?: StatementStats[];
+};
+
+export async function measure(
+  fixture: Fixture,
+  variant: Variant,
+  events: number,
+  roundIndex: number,
+): Promise<Measurement> {
+  await fixture.admin.query('truncate processed_events, bench_effects');
+  const service = variant.key === 'I' ? fixture.inventory : variant.key === 'B' ? fixture.billing : undefined;
+  if (service) {
+    await service.admin.query(resetSql[variant.key] as string);
+    if (fixture.statements) await resetStatements(fixture.statements, service.db.name);
+  }
+  const groupId = freshName(`consumer-${variant.key.toLowerCase()}`);
+  const tally: Tally = { track: progress(events), transactions: 0, batches: 0, batchMessages: 0 };
+  const groups = { broker: [fixture.brokerPid] };
+  const cpu0 = cpuSnapshot(groups);
+  const stop = await startLoop({ fixture, variant, events, groupId, tally, ...(service ? { service } : {}) });
+
+  const timeout = setTimeout(() => {
+    log(`${variant.key}: still ${events - tally.track.count} messages to go after 300 s`);
+  }, 300_000);
+  try {
+    await tally.track.done;
+  } finally {
+    clearTimeout(timeout);
+    await stop();
+  }
+  const cpu = cpuSince(cpu0, groups);
+  const statements =
+    service && fixture.statements ? await readStatements(fixture.statements, service.db.name) : undefined;
+  await checkEffects(fixture, variant, events, service);
+  const elapsedMs = tally.track.elapsedMs();
+  return {
+    round: roundIndex,
+    variant: variant.key,
+    events,
+    elapsedMs: round(elapsedMs, 1),
+    eventsPerSec: round((events / elapsedMs) * 1000, 1),
+    transactions: tally.transactions,
+    batches: tally.batches,
+    meanBatchSize: round(tally.batches > 0 ? tally.batchMessages / tally.batches : Number.NaN, 1),
+    cpu,
+    ...(statements ? { statements } : {}),
+  };
+}
+
+/** A measurement that lost or doubled an effect measured nothing: refuse it. */
+async function checkEffects(
+  fixture: Fixture,
+  variant: Variant,
+  events: number,
+  service: ServiceDatabase | undefined,
+): Promise<void> {
+  if (service) {
+    const { rows } = await service.admin.query<{
+      processed: number;
+      decided: number;
+      decisions: number;
+      replies: number;
+    }>(checkSql[variant.key] as string);
+    const counts = rows[0];
+    // Every event decided once and answered once; with stock raised and no declines, all positively.
+    if (
+      !counts ||
+      counts.processed < events ||
+      counts.decisions !== counts.processed ||
+      counts.decided !== counts.processed ||
+      counts.replies !== counts.processed
+    )
+      throw new Error(`${variant.key}: ${JSON.stringify(counts)}, expected ${events} of each`);
+  } else if (variant.key !== 'A' && variant.key !== 'V') {
+    const { rows } = await fixture.admin.query<{ processed: number; effects: number }>(
+      'select (select count(*) from processed_events)::int as processed, (select count(*) from bench_effects)::int as effects',
+    );
+    const counts = rows[0];
+    // A chunk may overshoot the target by less than its size; what matters is one effect per record.
+    if (!counts || counts.processed < events || counts.effects !== counts.processed)
+      throw new Error(
+        `${variant.key}: ${counts?.processed} processed, ${counts?.effects} effects, expected ${events}`,
+      );
+  }
+}

@@ -1,0 +1,95 @@
+/** The results file: what the report records, and its Markdown. */
+import type { RunHeader } from '../support/environment.ts';
+import { perRunRatiosTable, table } from '../support/environment.ts';
+import { round, times } from '../support/stats.ts';
+import type { Measurement } from './measure.ts';
+import { params, type Variant, variants } from './params.ts';
+import { comparisons, type RunSummary } from './summary.ts';
+
+export type RunResult = {
+  run: number;
+  durationSec: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  rounds: Measurement[];
+  summary: RunSummary;
+};
+
+export type Report = RunHeader & {
+  benchmark: 'consumer-throughput';
+  kafka: { version: string; broker: string };
+  parameters: typeof params;
+  variants: Variant[];
+  runs: RunResult[];
+  acrossRuns: Record<string, { median: number; perRun: number[] }>;
+};
+
+export function markdownReport(result: Report): string {
+  const last = result.runs[result.runs.length - 1] as RunResult;
+  const ratio = (name: string) => result.acrossRuns[name]?.median;
+  const runsNote =
+    result.runs.length > 1
+      ? `median of the per-run medians over ${result.runs.length} runs`
+      : 'single run: median of the paired per-round ratios';
+  const lines = ['# Consumer throughput results', ''];
+  lines.push(
+    `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
+    '',
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds × ${params.events} ORDER_CREATED events, ${params.partitions} partitions, one consumer (partitionsConsumedConcurrently 1 for A and C/D, 3 for V, P, P1, I and B: the production default), pg pool ${params.poolSize} (I and B: createPool, node-postgres's default 10, as the apps); warm-up ${params.warmup} events per variant.`,
+    '',
+    `## Events per second (run ${last.run}: median over rounds; ratio: ${runsNote})`,
+    '',
+  );
+  lines.push(
+    ...table(
+      ['variant', 'events/s', '÷ A', 'transactions/s', 'mean kafkajs batch', 'CPU s per 1,000 events'],
+      variants.map((v) => [
+        `${v.key}: ${v.label}`,
+        last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+        v.key === 'A' ? '1.00×' : times(ratio(`${v.key}/A`), 3),
+        last.summary.transactionsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+        Number.isNaN(last.summary.meanBatchSize[v.key]) ? '—' : String(last.summary.meanBatchSize[v.key]),
+        Object.entries(last.summary.cpuPer1000[v.key] ?? {})
+          .map(([group, s]) => `${group} ${s.toFixed(2)}`)
+          .join(', '),
+      ]),
+    ),
+    '',
+    `Ratios (${runsNote}):`,
+    '',
+    ...table(
+      ['ratio', 'value'],
+      comparisons().map(([name]) => [name, times(ratio(name), 3)]),
+    ),
+    '',
+  );
+  for (const [key, rows] of Object.entries(last.summary.statements)) {
+    const mine = last.rounds.filter((m) => m.variant === key);
+    const chunks = mine.reduce((sum, m) => sum + m.transactions, 0);
+    const events = mine.reduce((sum, m) => sum + m.events, 0);
+    const total = rows.reduce((sum, row) => sum + row.execMsPer1000, 0);
+    lines.push(
+      `## ${key}: PostgreSQL execution time per statement (pg_stat_statements, run ${last.run}, all ${mine.length} rounds)`,
+      '',
+      `${chunks} chunk transactions for ${events} events (${round(events / chunks, 1)} events per chunk); execution time of all statements ${total.toFixed(1)} ms per 1,000 events (exec only: no round trip, no commit flush).`,
+      '',
+      ...table(
+        ['statement', 'calls per chunk', 'rows per call', 'exec ms per 1,000 events', 'mean ms'],
+        rows
+          .filter((row) => row.callsPerChunk >= 0.01)
+          .map((row) => [
+            `\`${row.query.replaceAll('|', '\\|')}\``,
+            row.callsPerChunk.toFixed(2),
+            row.rowsPerCall.toFixed(1),
+            row.execMsPer1000.toFixed(2),
+            row.meanMs.toFixed(3),
+          ]),
+      ),
+      '',
+    );
+  }
+  if (result.runs.length > 1) {
+    lines.push('## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns), '');
+  }
+  return lines.join('\n');
+}

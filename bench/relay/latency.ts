@@ -1,0 +1,175 @@
+/** The latency phase: one relay per poll interval, a steady offered load, commit-to-ack per event. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { topicFor } from '@outbox/contracts';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
+import type { TestDatabase } from '@outbox/devstack/testing/test-database';
+import pg from 'pg';
+import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
+import { benchKafka, createTopic, freshName } from '../support/kafka.ts';
+import { quantile, rotated, round } from '../support/stats.ts';
+import { type LatencyMode, log, modeInfo, params } from './params.ts';
+import {
+  connect,
+  type Relay,
+  relayPids,
+  relaySteps,
+  type StepTotals,
+  setNotifyTrigger,
+  startRelays,
+  waitAllPublished,
+} from './relays.ts';
+
+export type LatencyRound = {
+  round: number;
+  mode: LatencyMode;
+  rate: number;
+  offered: number;
+  /** Events actually inserted per second (the generator is open loop, but runs on a busy host). */
+  achievedRate: number;
+  lateTicks: number;
+  events: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The relay's claim statements in the cell (its step metric), per event published. */
+  claimsPerEvent: number;
+  /** The relay's batches sent to the broker in the cell, per event published. */
+  batchesPerEvent: number;
+  cpu: CpuReport;
+};
+
+export const insertSome = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+  select gen_random_uuid(), '/orders', 'order', 'lat-' || ((($2::int + n) % $3::int))::text, 'ORDER_CREATED', 1,
+         jsonb_build_object(
+           'orderId', gen_random_uuid()::text,
+           'customerId', 'customer-' || n::text,
+           'currency', 'EUR',
+           'totalCents', '1999',
+           'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999')))
+    from generate_series(1, $1::int) as n`;
+
+/**
+ * Offer `rate` events/s for `seconds`: a transaction of rate/txPerSec events every 1/txPerSec s,
+ * on a schedule fixed in advance (open loop: a slow insert does not delay the next one).
+ */
+export async function offerLoad(pool: pg.Pool, rate: number, seconds: number) {
+  const perTx = Math.max(1, Math.round(rate / params.txPerSec));
+  const intervalMs = (1000 * perTx) / rate;
+  const transactions = Math.round((rate * seconds) / perTx);
+  const inflight: Promise<unknown>[] = [];
+  let lateTicks = 0;
+  let aggregateCursor = 0;
+  const start = performance.now();
+  for (let i = 0; i < transactions; i++) {
+    const due = start + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    else if (wait < -intervalMs) lateTicks++;
+    inflight.push(pool.query(insertSome, [perTx, aggregateCursor, params.aggregates]));
+    aggregateCursor += perTx;
+  }
+  await Promise.all(inflight);
+  const elapsed = (performance.now() - start) / 1000;
+  return { events: transactions * perTx, achievedRate: (transactions * perTx) / elapsed, lateTicks };
+}
+
+export type LatencyFixture = {
+  pollMs: number;
+  db: TestDatabase;
+  admin: pg.Client;
+  pool: pg.Pool;
+  relays: Relay[];
+};
+
+export async function latencyPhase(
+  run: number,
+  brokers: string[],
+  brokerPid: number,
+): Promise<LatencyRound[]> {
+  const kafka = benchKafka('bench-relay-latency', brokers);
+  const fixtures = new Map<number, LatencyFixture>();
+  const rounds: LatencyRound[] = [];
+  try {
+    for (const pollMs of [...new Set(params.modes.map((m) => modeInfo[m].pollMs))]) {
+      const db = await createOutboxDatabase(`bench_relay_latency_${pollMs}`);
+      const admin = await connect(db.url);
+      const prefix = `${freshName(`lat${pollMs}`)}.`;
+      await createTopic(kafka, topicFor('order', prefix), params.topicPartitions);
+      const fixture: LatencyFixture = {
+        pollMs,
+        db,
+        admin,
+        pool: new pg.Pool({ connectionString: db.url, max: 8 }),
+        relays: [],
+      };
+      fixtures.set(pollMs, fixture);
+      fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`);
+    }
+    const cells = params.rates.flatMap((rate) => params.modes.map((mode) => ({ mode, rate })));
+
+    const measure = async (mode: LatencyMode, rate: number, r: number, seconds: number) => {
+      const fixture = fixtures.get(modeInfo[mode].pollMs) as LatencyFixture;
+      await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
+      const { rows } = await fixture.admin.query<{ seq: string }>(
+        'select coalesce(max(seq), 0)::text as seq from outbox',
+      );
+      const afterSeq = rows[0]?.seq ?? '0';
+      const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
+      const cpu0 = cpuSnapshot(groups);
+      const steps0 = await Promise.all(fixture.relays.map(relaySteps));
+      const offered = await offerLoad(fixture.pool, rate, seconds);
+      if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
+        throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
+      const cpu = cpuSince(cpu0, groups);
+      const steps = await Promise.all(fixture.relays.map(relaySteps));
+      const stepCount = (step: keyof StepTotals) =>
+        steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
+      const { rows: samples } = await fixture.admin.query<{ ms: number }>(
+        `select extract(epoch from published_at - created_at) * 1000 as ms
+           from outbox where seq > $1::bigint`,
+        [afterSeq],
+      );
+      const ms = samples.map((s) => Number(s.ms));
+      return {
+        round: r,
+        mode,
+        rate,
+        offered: rate,
+        achievedRate: round(offered.achievedRate, 1),
+        lateTicks: offered.lateTicks,
+        events: ms.length,
+        p50Ms: round(quantile(ms, 0.5), 2),
+        p90Ms: round(quantile(ms, 0.9), 2),
+        p99Ms: round(quantile(ms, 0.99), 2),
+        maxMs: round(Math.max(...ms), 2),
+        claimsPerEvent: round(stepCount('claim') / ms.length, 3),
+        batchesPerEvent: round(stepCount('publish') / ms.length, 3),
+        cpu,
+      };
+    };
+
+    log(`run ${run}: latency warm-up`);
+    for (const { mode, rate } of cells) await measure(mode, rate, -1, 1);
+    for (let r = 0; r < params.latencyRounds; r++) {
+      const line: string[] = [];
+      for (const { mode, rate } of rotated(cells, r)) {
+        const result = await measure(mode, rate, r, params.latencySeconds);
+        rounds.push(result);
+        line.push(
+          `${mode}@${rate} p50 ${result.p50Ms} p99 ${result.p99Ms} claims/event ${result.claimsPerEvent}`,
+        );
+      }
+      log(`run ${run}: latency round ${r + 1}/${params.latencyRounds}: ${line.join('; ')}`);
+    }
+    return rounds;
+  } finally {
+    for (const fixture of fixtures.values()) {
+      await Promise.allSettled(fixture.relays.map((r) => r.process.stop()));
+      await fixture.pool.end().catch(() => {});
+      await fixture.admin.end().catch(() => {});
+      await fixture.db.drop();
+    }
+  }
+}

@@ -1,0 +1,113 @@
+/** The relay processes a measurement runs, and what they report about themselves. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@outbox/devstack/ports';
+import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import type { TestDatabase } from '@outbox/devstack/testing/test-database';
+import pg from 'pg';
+import { round } from '../support/stats.ts';
+import { params } from './params.ts';
+
+export async function connect(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+export type Relay = { process: ServiceProcess; id: string };
+
+export async function startRelays(
+  db: TestDatabase,
+  brokers: string[],
+  prefix: string,
+  count: number,
+  pollMs: number,
+  label: string,
+): Promise<Relay[]> {
+  const relays: Relay[] = [];
+  // One after another: four Node processes booting at once on two cores take longer in total.
+  for (let i = 0; i < count; i++) {
+    const id = `${label}-${i + 1}`;
+    const service = await startService(
+      'relay',
+      {
+        DATABASE_URL: db.url,
+        KAFKA_BROKERS: brokers.join(','),
+        KAFKA_TOPIC_PREFIX: prefix,
+        KAFKA_TOPIC_PARTITIONS: String(params.topicPartitions),
+        RELAY_ID: id,
+        RELAY_BATCH_SIZE: String(params.batchSize),
+        RELAY_POLL_INTERVAL_MS: String(pollMs),
+      },
+      { port: await freePort(), label: 'bench-relay', name: id, timeoutMs: 60_000 },
+    );
+    relays.push({ process: service, id });
+  }
+  return relays;
+}
+
+export async function relayPublished(relay: Relay): Promise<number> {
+  const body = (await (await fetch(`${relay.process.url}/healthz`)).json()) as { published: number };
+  return body.published;
+}
+
+export type StepTotals = Record<'claim' | 'publish' | 'mark', { sum: number; count: number }>;
+
+/** The relay's own per-step histogram (outbox_relay_batch_duration_seconds): sums and counts. */
+export async function relaySteps(relay: Relay): Promise<StepTotals> {
+  const text = await (await fetch(`${relay.process.url}/metrics`)).text();
+  const totals: StepTotals = {
+    claim: { sum: 0, count: 0 },
+    publish: { sum: 0, count: 0 },
+    mark: { sum: 0, count: 0 },
+  };
+  for (const line of text.split('\n')) {
+    const match = /^outbox_relay_batch_duration_seconds_(sum|count)\{([^}]*)\}\s+(\S+)/.exec(line);
+    const stepName = /step="(claim|publish|mark)"/.exec(match?.[2] ?? '')?.[1];
+    if (!match || !stepName) continue;
+    totals[stepName as keyof StepTotals][match[1] as 'sum' | 'count'] += Number(match[3]);
+  }
+  return totals;
+}
+
+/** Per batch, mean ms of each step over the window (all relays together), and batches counted. */
+export function stepMeans(before: StepTotals[], after: StepTotals[]) {
+  const out: Record<string, number> = {};
+  for (const step of ['claim', 'publish', 'mark'] as const) {
+    let sum = 0;
+    let count = 0;
+    after.forEach((a, i) => {
+      sum += a[step].sum - (before[i]?.[step].sum ?? 0);
+      count += a[step].count - (before[i]?.[step].count ?? 0);
+    });
+    out[`${step}Ms`] = round(count > 0 ? (sum / count) * 1000 : Number.NaN, 2);
+    if (step === 'publish') out.batches = count;
+  }
+  return out;
+}
+
+export const relayPids = (relays: Relay[]) =>
+  relays.map((r) => r.process.pid).filter((pid): pid is number => pid !== undefined);
+
+export async function setNotifyTrigger(client: pg.Client, enabled: boolean) {
+  await client.query(
+    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_notify_after_insert`,
+  );
+}
+
+/** Wait until no row (of those with seq > afterSeq) is unpublished; false on timeout. */
+export async function waitAllPublished(
+  client: pg.Client,
+  afterSeq: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from outbox where status <> 'published' and seq > $1::bigint`,
+      [afterSeq],
+    );
+    if (rows[0]?.n === 0) return true;
+    await sleep(50);
+  }
+  return false;
+}

@@ -1,0 +1,137 @@
+/** The Markdown of the results file. */
+import type { ClaimPhase, ClaimSummary, LoopSummary } from './claims.ts';
+import { claimers } from './claims.ts';
+import { params } from './params.ts';
+import type { Plan } from './plans.ts';
+import type { Stage } from './stages.ts';
+import type { Sizes } from './tables.ts';
+import { fmt, int } from './timing.ts';
+
+export type Retention = {
+  A: {
+    rowsDeleted: number;
+    batches: number;
+    totalMs: number;
+    rowsPerSec: number;
+    batchMs: { median: number; p99: number; max: number };
+    walMiB: number;
+    vacuumMs: number;
+    vacuumWalMiB: number;
+    sizesBefore: Sizes;
+    sizesAfter: Sizes;
+    sizesAfterVacuum: Sizes;
+    claimDuring: LoopSummary;
+    baselineClaimDuring: LoopSummary;
+  };
+  B: {
+    rowsDeleted: number;
+    partitions: { partition: string; rows: number; guardMs: number; detachMs: number; dropMs: number }[];
+    totalMs: number;
+    rowsPerSec: number;
+    walMiB: number;
+    sizesBefore: Sizes;
+    sizesAfter: Sizes;
+    claimDuring: LoopSummary;
+    baselineClaimDuring: LoopSummary;
+  };
+  lockDemo: {
+    method: string;
+    ddlMs: number;
+    claimsDuring: number;
+    maxClaimMs: number;
+    claimsOver100ms: number;
+  }[];
+};
+
+const loopCell = (s: LoopSummary) => `${fmt(s.medianMs)} / ${fmt(s.p99Ms)} / ${fmt(s.maxMs)} (${s.n})`;
+
+export function markdownReport(r: Record<string, unknown>, stages: Stage[]): string {
+  const claimPhases = r.claimPhases as ClaimPhase[];
+  const plans = r.plans as Plan[];
+  const machine = r.machine as Record<string, string | number>;
+  const postgres = r.postgres as Record<string, string>;
+  const retention = r.retention as Retention;
+  const lines: string[] = [
+    '# Retention and the claim query at scale',
+    '',
+    `${r.date} · ${machine.cpuModel} × ${machine.cpus} · Node ${r.node} · ${postgres.version} (shared_buffers=${postgres.shared_buffers}, max_wal_size=${postgres.max_wal_size}, autovacuum=${postgres.autovacuum}) · load average before ${(r.loadavgBefore as number[]).join(' ')}, after ${(r.loadavgAfter as number[]).join(' ')} · ${r.durationSec} s`,
+    '',
+    `Parameters: ${int(params.published)} published rows over ${params.days} days + ${int(params.pending)} pending rows over ${int(params.aggregates)} aggregates; retention ${params.retentionDays} days; deletePublished batch ${params.batch}; claim limit ${params.claimLimit}, ${params.rounds} rounds × ${params.claimsPerRound} claims per table, each in BEGIN … ROLLBACK.`,
+    '',
+    '## Claim latency vs published rows (real table)',
+    '',
+    '| published rows | table size MiB | claim median ms | claim p99 ms | 0-published baseline median ms | ratio vs baseline | EXPLAIN ANALYZE planning + execution ms | rows claimed |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const s of stages) {
+    const a = s.claims.summary.A as ClaimSummary;
+    const ref = s.claims.summary.R as ClaimSummary;
+    lines.push(
+      `| ${int(s.published)} | ${s.sizes.totalMiB} | ${fmt(a.medianMs)} | ${fmt(a.p99Ms)} | ${fmt(ref.medianMs)} | ${fmt(a.vsRef ?? Number.NaN)}× | ${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)} | ${a.rowsPerClaim} |`,
+    );
+  }
+  lines.push(
+    '',
+    '## Claim latency, real table vs partitioned',
+    '',
+    '| phase | table | median ms | p99 ms | max ms | ratio vs baseline |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const phase of claimPhases) {
+    for (const [key, s] of Object.entries(phase.summary)) {
+      lines.push(
+        `| ${phase.phase} | ${claimers[key as 'A' | 'P' | 'R'].label} | ${fmt(s.medianMs)} | ${fmt(s.p99Ms)} | ${fmt(s.maxMs)} | ${s.vsRef === undefined ? '—' : `${fmt(s.vsRef)}×`} |`,
+      );
+    }
+  }
+  const { A, B } = retention;
+  lines.push(
+    '',
+    '## Retention',
+    '',
+    '| | A: deletePublished batches (relay) | B: drop day partitions |',
+    '|---|---|---|',
+    `| rows removed | ${int(A.rowsDeleted)} | ${int(B.rowsDeleted)} |`,
+    `| statements | ${A.batches} deletes of ≤ ${params.batch} | ${B.partitions.length} × (guard, detach concurrently, drop) |`,
+    `| total time | ${fmt(A.totalMs / 1000, 1)} s | ${fmt(B.totalMs / 1000, 2)} s |`,
+    `| rows/s | ${int(A.rowsPerSec)} | ${int(B.rowsPerSec)} |`,
+    `| longest statement | ${fmt(A.batchMs.max)} ms (batch median ${fmt(A.batchMs.median)}, p99 ${fmt(A.batchMs.p99)}) | detach ${fmt(Math.max(...B.partitions.map((p) => p.detachMs)))} ms, drop ${fmt(Math.max(...B.partitions.map((p) => p.dropMs)))} ms |`,
+    `| WAL (cluster-wide LSN diff) | ${A.walMiB} MiB (+ ${A.vacuumWalMiB} MiB for VACUUM) | ${B.walMiB} MiB |`,
+    `| size before → after | ${A.sizesBefore.totalMiB} → ${A.sizesAfter.totalMiB} MiB (after VACUUM ${A.sizesAfterVacuum.totalMiB} MiB) | ${B.sizesBefore.totalMiB} → ${B.sizesAfter.totalMiB} MiB |`,
+    `| VACUUM afterwards | ${fmt(A.vacuumMs / 1000, 1)} s (space reusable, not returned to the OS) | not needed |`,
+    `| claim on the table during retention (median / p99 / max ms, n) | ${loopCell(A.claimDuring)} | ${loopCell(B.claimDuring)} |`,
+    `| claim on the 0-published baseline meanwhile (machine busy) | ${loopCell(A.baselineClaimDuring)} | ${loopCell(B.baselineClaimDuring)} |`,
+    '',
+    '| partition | rows | guard ms | detach concurrently ms | drop ms |',
+    '|---|---|---|---|---|',
+    ...B.partitions.map(
+      (p) =>
+        `| ${p.partition} | ${int(p.rows)} | ${fmt(p.guardMs)} | ${fmt(p.detachMs)} | ${fmt(p.dropMs)} |`,
+    ),
+    '',
+    `### Partition DDL behind a transaction holding ACCESS SHARE on the parent for ${params.blockerMs} ms`,
+    '',
+    '| method | DDL ms | claims during | max claim ms | claims > 100 ms |',
+    '|---|---|---|---|---|',
+    ...retention.lockDemo.map(
+      (d) =>
+        `| ${d.method} | ${fmt(d.ddlMs)} | ${d.claimsDuring} | ${fmt(d.maxClaimMs)} | ${d.claimsOver100ms} |`,
+    ),
+    '',
+    '## Plans (EXPLAIN (ANALYZE, BUFFERS), claim in a rolled-back transaction)',
+    '',
+  );
+  for (const plan of plans) {
+    lines.push(
+      `### ${plan.table}, ${plan.phase}`,
+      '',
+      `Scans: ${plan.scans.join('; ')}.`,
+      '',
+      '```',
+      plan.text,
+      '```',
+      '',
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,70 @@
+/** The results file: what the report records, and its Markdown. */
+import type { RunHeader } from '../support/environment.ts';
+import { perRunRatiosTable, table } from '../support/environment.ts';
+import { pct } from '../support/stats.ts';
+import { params } from './params.ts';
+import type { RunResult } from './run.ts';
+import { comparisons } from './summary.ts';
+import { variants } from './variants.ts';
+
+export function markdownReport(result: Report): string {
+  const last = result.runs[result.runs.length - 1] as RunResult;
+  const ratio = (name: string) => result.acrossRuns[name]?.median;
+  const runsNote =
+    result.runs.length > 1
+      ? `median of the per-run ratios over ${result.runs.length} runs`
+      : 'single run (use --runs 3 for a median over runs)';
+  const lines: string[] = [];
+  lines.push('# Write-path benchmark results', '');
+  lines.push(
+    `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}, fsync=${result.postgres.fsync}) · Prisma pool ${params.prismaPoolSize}`,
+    '',
+    `Parameters: ${params.runs} run(s) × ${params.rounds} rounds; per round and variant ${params.iterations} tx at c=1 and ${params.txPerThroughputRound} tx at each c in {${params.concurrency.join(', ')}}; warm-up ${params.warmup}.`,
+    '',
+  );
+  lines.push(`## Ratios vs baseline (${runsNote})`, '');
+  const header = ['comparison', 'c=1 median latency', 'c=1 p99 latency'];
+  for (const c of params.concurrency) header.push(`c=${c} throughput`);
+  const ratioRows = comparisons
+    .filter(([name]) => ratio(`latencyMedian ${name}`) !== undefined)
+    .map(([name]) => [
+      name,
+      pct(ratio(`latencyMedian ${name}`)),
+      pct(ratio(`latencyP99 ${name}`)),
+      ...params.concurrency.map((c) => pct(ratio(`throughput c=${c} ${name}`))),
+    ]);
+  lines.push(
+    ...table(header, ratioRows),
+    '',
+    'Latency: + means slower. Throughput: − means fewer transactions per second.',
+    '',
+    `## Absolute figures (run ${last.run} of ${result.runs.length}: median over rounds; p99 pooled over ${params.rounds * params.iterations} tx)`,
+    '',
+  );
+  const head2 = ['variant', 'statements/tx (counted)', 'c=1 median ms', 'c=1 p99 ms'];
+  for (const c of params.concurrency) head2.push(`c=${c} tx/s`);
+  const absoluteRows = variants.map((variant) => {
+    const lat = last.summary.latency[variant.key];
+    return [
+      `${variant.key}: ${variant.label}`,
+      `${variant.roundTrips} (${last.statementsPerTx[variant.key] ?? 'n/a'})`,
+      lat?.medianMs.toFixed(2) ?? 'n/a',
+      lat?.p99Ms.toFixed(2) ?? 'n/a',
+      ...params.concurrency.map((c) => last.summary.throughput[c]?.[variant.key]?.toFixed(0) ?? 'n/a'),
+    ];
+  });
+  lines.push(...table(head2, absoluteRows));
+  if (result.runs.length > 1) {
+    lines.push('', '## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns));
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+export type Report = RunHeader & {
+  benchmark: 'write-path';
+  parameters: typeof params;
+  variants: { key: string; label: string; statementsPerTx: number; notifyTrigger: boolean }[];
+  runs: RunResult[];
+  acrossRuns: Record<string, { median: number; perRun: number[] }>;
+};

@@ -1,0 +1,179 @@
+/** One run: a fresh database, statement counts, a warm-up, then interleaved rounds of every variant. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestDatabase } from '@outbox/devstack/testing/test-database';
+import { createPrisma, migrate, type Prisma } from '@outbox/orders';
+import pg from 'pg';
+import { loadavg } from '../support/environment.ts';
+import { median, quantile, round } from '../support/stats.ts';
+import { log, params } from './params.ts';
+import { type RunSummary, summarizeRun } from './summary.ts';
+import { type Variant, type VariantKey, variants } from './variants.ts';
+import { countStatements, runLatency, runThroughput } from './workload.ts';
+
+export type LatencyRound = { round: number; variant: VariantKey; n: number; medianMs: number; p99Ms: number };
+export type ThroughputRound = {
+  round: number;
+  variant: VariantKey;
+  concurrency: number;
+  n: number;
+  elapsedMs: number;
+  txPerSec: number;
+  medianLatencyMs: number;
+};
+/** Toggle the NOTIFY trigger. ALTER TABLE takes a lock on outbox, so only ever between variants. */
+export async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
+  await admin.query(
+    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_notify_after_insert`,
+  );
+}
+
+/** Rotate the variant order each round so no variant always runs first (or right after C). */
+export const orderFor = (round: number) =>
+  variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
+
+export type RunResult = {
+  run: number;
+  database: string;
+  durationSec: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  notificationsReceived: number;
+  /** Notifications the LISTEN connection received while each variant ran (warm-up included). */
+  notificationsByVariant: Record<string, number>;
+  /** Statements per transaction each variant sent, counted (see countStatements). */
+  statementsPerTx: Record<string, number>;
+  rows: { orders: number; outbox: number };
+  latencyRounds: LatencyRound[];
+  throughputRounds: ThroughputRound[];
+  summary: RunSummary;
+};
+
+export async function benchmarkRun(run: number): Promise<RunResult> {
+  const startedAt = Date.now();
+  const loadavgBefore = loadavg();
+  const db = await createTestDatabase('bench_write_path');
+  const admin = new pg.Client({ connectionString: db.url });
+  const listener = new pg.Client({ connectionString: db.url });
+  let prisma: Prisma | undefined;
+  try {
+    await migrate(db.url);
+    await admin.connect();
+    // Like a relay: one connection LISTENs on the channel and consumes what the trigger sends.
+    await listener.connect();
+    let notificationsReceived = 0;
+    listener.on('notification', () => {
+      notificationsReceived++;
+    });
+    await listener.query('listen outbox');
+    prisma = createPrisma(db.url);
+
+    // One variant's stretch of work: the trigger set as the variant wants it, and a count of the
+    // notifications it caused (a sanity check: C must cause none, B one per transaction).
+    const notificationsByVariant: Record<string, number> = {};
+    const settle = async () => {
+      await sleep(20);
+      await listener.query('select 1');
+    };
+    const segment = async <T>(variant: Variant, fn: () => Promise<T>): Promise<T> => {
+      if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
+      const before = notificationsReceived;
+      try {
+        return await fn();
+      } finally {
+        if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
+        await settle();
+        notificationsByVariant[variant.key] =
+          (notificationsByVariant[variant.key] ?? 0) + notificationsReceived - before;
+      }
+    };
+
+    const statementsPerTx: Record<string, number> = {};
+    for (const variant of variants) {
+      statementsPerTx[variant.key] = round(await countStatements(prisma, variant, 20), 2);
+    }
+    log(`run ${run}: statements per transaction ${JSON.stringify(statementsPerTx)}`);
+
+    log(`run ${run}: warm-up (${params.warmup} tx per variant at c=1, then ${params.warmup} at c=8)`);
+    for (const variant of variants) {
+      await segment(variant, async () => {
+        await runLatency(prisma as Prisma, variant, params.warmup);
+        await runThroughput(prisma as Prisma, variant, 8, params.warmup);
+      });
+    }
+    await admin.query('vacuum analyze');
+
+    const { latencyRounds, throughputRounds, pooled } = await measureRounds(prisma, segment, run);
+
+    const [counts] = (
+      await admin.query<{ orders: number; outbox: number }>(
+        'select (select count(*) from orders)::int as orders, (select count(*) from outbox)::int as outbox',
+      )
+    ).rows;
+    return {
+      run,
+      database: db.name,
+      durationSec: round((Date.now() - startedAt) / 1000, 1),
+      loadavgBefore,
+      loadavgAfter: loadavg(),
+      notificationsReceived,
+      notificationsByVariant,
+      statementsPerTx,
+      rows: counts ?? { orders: 0, outbox: 0 },
+      latencyRounds,
+      throughputRounds,
+      summary: summarizeRun(latencyRounds, throughputRounds, pooled),
+    };
+  } finally {
+    await prisma?.$disconnect();
+    await listener.end().catch(() => {});
+    await admin.end().catch(() => {});
+    await db.drop();
+  }
+}
+
+/** Runs `fn` as one variant's stretch of work (its NOTIFY trigger as it wants it, its notifications counted). */
+type Segment = <T>(variant: Variant, fn: () => Promise<T>) => Promise<T>;
+
+/** The measured rounds: every variant at c=1, then at each concurrency, in an order rotating per round. */
+async function measureRounds(prisma: Prisma, segment: Segment, run: number) {
+  const latencyRounds: LatencyRound[] = [];
+  const throughputRounds: ThroughputRound[] = [];
+  const pooled = new Map<VariantKey, number[]>();
+  for (let r = 0; r < params.rounds; r++) {
+    for (const variant of orderFor(r)) {
+      await segment(variant, async () => {
+        const samples = await runLatency(prisma, variant, params.iterations);
+        pooled.set(variant.key, [...(pooled.get(variant.key) ?? []), ...samples]);
+        latencyRounds.push({
+          round: r,
+          variant: variant.key,
+          n: samples.length,
+          medianMs: round(median(samples), 4),
+          p99Ms: round(quantile(samples, 0.99), 4),
+        });
+      });
+    }
+    for (const concurrency of params.concurrency) {
+      for (const variant of orderFor(r)) {
+        await segment(variant, async () => {
+          const result = await runThroughput(prisma, variant, concurrency, params.txPerThroughputRound);
+          throughputRounds.push({
+            round: r,
+            variant: variant.key,
+            concurrency,
+            n: params.txPerThroughputRound,
+            elapsedMs: round(result.elapsedMs, 1),
+            txPerSec: round(result.txPerSec, 1),
+            medianLatencyMs: round(result.medianLatencyMs, 3),
+          });
+        });
+      }
+    }
+    const a = latencyRounds.find((x) => x.round === r && x.variant === 'A');
+    const b = latencyRounds.find((x) => x.round === r && x.variant === 'B');
+    log(
+      `run ${run}: round ${r + 1}/${params.rounds} done (c=1 median A ${a?.medianMs} ms, B ${b?.medianMs} ms)`,
+    );
+  }
+  return { latencyRounds, throughputRounds, pooled };
+}
