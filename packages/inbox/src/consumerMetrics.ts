@@ -3,7 +3,10 @@ import { exemplarOf } from '@outbox/runtime/exemplars';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Admin } from 'kafkajs';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { FailingPartition, HandleResult } from './runConsumer.ts';
+import type { ChunkResult } from './chunk.ts';
+
+/** One event of a committed chunk, as the metrics see it. */
+export type HandledEvent = { event: EventEnvelope; result: ChunkResult; seconds: number };
 
 /**
  * A consumer's metrics. Labels stay low-cardinality: consumer group, event type, result, topic,
@@ -12,7 +15,7 @@ import type { FailingPartition, HandleResult } from './runConsumer.ts';
 export function createConsumerMetrics(
   registry: MetricsRegistry,
   consumer: string,
-  failing: () => FailingPartition[] = () => [],
+  failing: () => readonly { topic: string; partition: number; since: number }[] = () => [],
 ) {
   const registers = [registry];
   const handled = new Counter({
@@ -77,21 +80,28 @@ export function createConsumerMetrics(
       }
     },
   });
+  const onHandled = ({ event, result, seconds }: HandledEvent) => {
+    handled.inc({ consumer, event_type: event.type, result });
+    if (result !== 'applied') return;
+    const exemplarLabels = exemplarOf(event.traceparent);
+    handlerDuration.observe({ labels: { consumer, event_type: event.type }, value: seconds, exemplarLabels });
+    // A foreign producer's `time` may be no date: the event is applied all the same, unmeasured.
+    const committedAt = Date.parse(event.time);
+    if (Number.isNaN(committedAt)) return;
+    const sinceCommit = Math.max(0, (Date.now() - committedAt) / 1000);
+    commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
+  };
   return {
-    deadLettered,
-    chunkSize,
-    retries,
-    onHandled(event: EventEnvelope, result: HandleResult, seconds: number) {
-      handled.inc({ consumer, event_type: event.type, result });
-      if (result !== 'applied') return;
-      const exemplarLabels = exemplarOf(event.traceparent);
-      handlerDuration.observe({
-        labels: { consumer, event_type: event.type },
-        value: seconds,
-        exemplarLabels,
-      });
-      const sinceCommit = Math.max(0, (Date.now() - Date.parse(event.time)) / 1000);
-      commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
+    /** A chunk committed: its size, and each event's result and handler time. */
+    onCommitted(events: readonly HandledEvent[]) {
+      chunkSize.observe(events.length);
+      for (const handledEvent of events) onHandled(handledEvent);
+    },
+    onDeadLettered(topic: string) {
+      deadLettered.inc({ consumer, topic });
+    },
+    onRetry(topic: string, partition: number) {
+      retries.inc({ consumer, topic, partition: String(partition) });
     },
     /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
     async updateLag(admin: Admin, topics: string[]) {
