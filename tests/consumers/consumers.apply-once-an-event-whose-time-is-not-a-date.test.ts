@@ -6,33 +6,21 @@
 import { randomBytes } from 'node:crypto';
 import { ORDER_CREATED } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { type EventConsumer, startEventConsumer } from '@outbox/inbox';
 import { transactionOn } from '@outbox/runtime/database';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
-import pg from 'pg';
+import type pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrderTopics, orderCreated, produce, testKafka } from './support.ts';
+import { afterAll, expect, it } from 'vitest';
+import { createOrderTopics, orderCreated, produce, testKafka, useEffectsDatabase } from './support.ts';
 
 useLeakGuard();
 
-let database: TestDatabase;
-let pool: pg.Pool;
+const pool = useEffectsDatabase('not-a-date');
 let consumer: EventConsumer | undefined;
-beforeAll(async () => {
-  database = await createOutboxDatabase('not-a-date');
-  pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  await pool.query('create table effects (event_id uuid primary key)');
-});
-afterAll(async () => {
-  await consumer?.stop();
-  await pool?.end();
-  await database?.drop();
-});
+afterAll(() => consumer?.stop());
 
 it('applies an event whose ce_time is "not-a-date" once, and never logs its committed chunk as rolled back', {
   timeout: 120_000,
@@ -51,7 +39,7 @@ it('applies an event whose ce_time is "not-a-date" once, and never logs its comm
     groupId: `${prefix}consumer`,
     kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
     aggregateTypes: ['order'],
-    transaction: transactionOn(pool),
+    transaction: transactionOn(pool()),
     handlers: {
       [ORDER_CREATED]: async (tx, { id }) => {
         await tx.query('insert into effects (event_id) values ($1)', [id]);
@@ -69,7 +57,7 @@ it('applies an event whose ce_time is "not-a-date" once, and never logs its comm
     return now.applied + now.duplicates > 0 ? now : undefined;
   });
   expect(health).toMatchObject({ status: 'ok', applied: 1, duplicates: 0, deadLettered: 0 });
-  const { rows } = await pool.query('select event_id::text from effects');
+  const { rows } = await pool().query('select event_id::text from effects');
   expect(rows).toEqual([{ event_id: event.id }]);
   expect(logs.filter((line) => /rolled back/.test(line.msg))).toEqual([]);
   expect(await registry.getSingleMetricAsString('consumer_events_total')).toMatch(

@@ -8,17 +8,22 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ORDER_CREATED } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { type EventConsumer, startEventConsumer } from '@outbox/inbox';
 import { transactionOn } from '@outbox/runtime/database';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
-import pg from 'pg';
+import type pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrderTopics, groupCaughtUp, orderCreated, produce, testKafka } from './support.ts';
+import { afterAll, expect, it } from 'vitest';
+import {
+  createOrderTopics,
+  groupCaughtUp,
+  orderCreated,
+  produce,
+  testKafka,
+  useEffectsDatabase,
+} from './support.ts';
 
 useLeakGuard();
 
@@ -28,19 +33,9 @@ const SESSION_TIMEOUT_MS = 6000;
 const HANDLER_MS = 1500;
 const EVENTS = 8;
 
-let database: TestDatabase;
-let pool: pg.Pool;
+const pool = useEffectsDatabase('long-chunk');
 let consumer: EventConsumer | undefined;
-beforeAll(async () => {
-  database = await createOutboxDatabase('long-chunk');
-  pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  await pool.query('create table effects (event_id uuid primary key)');
-});
-afterAll(async () => {
-  await consumer?.stop();
-  await pool?.end();
-  await database?.drop();
-});
+afterAll(() => consumer?.stop());
 
 it('applies a chunk that takes twice the session timeout once, without a rebalance or redelivery', {
   timeout: 180_000,
@@ -59,7 +54,7 @@ it('applies a chunk that takes twice the session timeout once, without a rebalan
     groupId,
     kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
     aggregateTypes: ['order'],
-    transaction: transactionOn(pool),
+    transaction: transactionOn(pool()),
     handlers: {
       [ORDER_CREATED]: async (tx, { id }) => {
         calls.push(id);
@@ -80,7 +75,7 @@ it('applies a chunk that takes twice the session timeout once, without a rebalan
     async () => ((await groupCaughtUp(kafka, groupId, [topic]).catch(() => false)) ? true : undefined),
     120_000,
   );
-  const { rows } = await pool.query('select count(*)::int as n from effects');
+  const { rows } = await pool().query('select count(*)::int as n from effects');
   expect(rows[0].n).toBe(EVENTS);
   // One chunk, applied once: each handler ran once and nothing came back as a redelivery.
   expect(calls).toEqual(events.map((event) => event.id));

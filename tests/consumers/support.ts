@@ -3,10 +3,13 @@
 // copied back onto a topic byte for byte and dead-letter headers can be inspected.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually, type Stack } from '@outbox/devstack/testing/stack';
+import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { type IHeaders, Kafka, logLevel } from 'kafkajs';
-import { expect } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export type Order = {
   id: string;
@@ -227,4 +230,23 @@ export async function produce(kafka: Kafka, topic: string, events: EventEnvelope
   } finally {
     await producer.disconnect();
   }
+}
+
+/**
+ * A database of this test file's own, with the inbox and outbox tables and `effects`, one row per
+ * applied event; dropped after the file (after the file's own afterAll hooks, which run first).
+ */
+export function useEffectsDatabase(name: string): () => pg.Pool {
+  let database: TestDatabase | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    database = await createOutboxDatabase(name);
+    pool = new pg.Pool({ connectionString: database.url, max: 3 });
+    await pool.query('create table effects (event_id uuid primary key)');
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+  return () => pool as pg.Pool;
 }
