@@ -8,8 +8,8 @@
 // - a partition that keeps failing makes /healthz degraded with the reason, and its
 //   consumer_partition_stuck_seconds grows while nothing new arrives; fixed, it recovers;
 // - the `prepare` step of a handler runs before the transaction.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
+import { randomBytes } from 'node:crypto';
+import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1 } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
@@ -21,7 +21,7 @@ import type { Kafka } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { header, readMessages, testKafka } from './support.ts';
+import { createOrderTopics, header, orderCreated, produce, readMessages, testKafka } from './support.ts';
 
 useLeakGuard();
 
@@ -59,27 +59,6 @@ const transaction = async <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
     client.release();
   }
 };
-
-function orderCreated(customerId: string, quantity: number): EventEnvelope<OrderCreatedV1> {
-  return {
-    id: randomUUID(),
-    source: '/chunk-test',
-    type: ORDER_CREATED,
-    specversion: '1.0',
-    time: new Date().toISOString(),
-    subject: 'one-key', // one partition, in this order
-    aggregatetype: 'order',
-    schemaversion: 1,
-    datacontenttype: 'application/json',
-    data: {
-      orderId: randomUUID(),
-      customerId,
-      currency: 'EUR',
-      totalCents: '100',
-      items: [{ sku: 'CB-505', quantity, unitPriceCents: '100' }],
-    },
-  };
-}
 
 /** The test's consumer; `failFirst` customers throw 40001 that many times, `down` ones always. */
 function startTestConsumer(prefix: string, faults: { failFirst: Map<string, number>; down: Set<string> }) {
@@ -120,31 +99,6 @@ function startTestConsumer(prefix: string, faults: { failFirst: Map<string, numb
   return { consumer, registry };
 }
 
-async function produce(topic: string, events: EventEnvelope[]): Promise<void> {
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  try {
-    await producer.send({ topic, acks: -1, messages: events.map(toKafkaMessage) });
-  } finally {
-    await producer.disconnect();
-  }
-}
-
-async function createTopics(prefix: string): Promise<string> {
-  const topic = `${prefix}order.events`;
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [topic, `${topic}.dlt`].map((name) => ({ topic: name, numPartitions: 1 })),
-    });
-  } finally {
-    await admin.disconnect();
-  }
-  return topic;
-}
-
 const effectsOf = async (customers: string[]) =>
   (
     await pool.query<{ event_id: string; customer: string; prepared: boolean }>(
@@ -161,12 +115,12 @@ describe('consumers apply events in chunks', () => {
     timeout: 120_000,
   }, async () => {
     const prefix = `chunks-${randomBytes(4).toString('hex')}.`;
-    const topic = await createTopics(prefix);
+    const topic = await createOrderTopics(kafka, prefix);
     // Nine events on one partition, produced before the consumer starts: one batch, one chunk.
     const events = Array.from({ length: 9 }, (_, i) =>
       orderCreated(`c-${i}`, i === 3 ? 40_000 /* > smallint */ : i + 1),
     );
-    await produce(topic, events);
+    await produce(kafka, topic, events);
     const faults = { failFirst: new Map([['c-6', 2]]), down: new Set<string>() };
     const { consumer, registry } = startTestConsumer(prefix, faults);
     running = consumer;
@@ -200,9 +154,9 @@ describe('consumers apply events in chunks', () => {
   }, async () => {
     await running?.stop();
     const prefix = `stuck-${randomBytes(4).toString('hex')}.`;
-    const topic = await createTopics(prefix);
+    const topic = await createOrderTopics(kafka, prefix);
     const events = [orderCreated('s-0', 1), orderCreated('s-down', 1), orderCreated('s-2', 1)];
-    await produce(topic, events);
+    await produce(kafka, topic, events);
     const faults = { failFirst: new Map<string, number>(), down: new Set(['s-down']) };
     const { consumer, registry } = startTestConsumer(prefix, faults);
     running = consumer;

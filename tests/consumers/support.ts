@@ -1,11 +1,15 @@
 // Helpers shared by the consumer tests: the orders API, the consumers' /healthz counters, and a
 // topic reader that keeps what the devstack reader drops (value and headers), so messages can be
 // copied back onto a topic byte for byte and dead-letter headers can be inspected.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually, type Stack } from '@outbox/devstack/testing/stack';
+import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { type IHeaders, Kafka, logLevel } from 'kafkajs';
-import { expect } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export type Order = {
   id: string;
@@ -177,4 +181,72 @@ export async function groupCaughtUp(kafka: Kafka, groupId: string, topics: strin
   } finally {
     await admin.disconnect();
   }
+}
+
+/** An ORDER_CREATED event for `customerId`, keyed `one-key`: all on one partition, in order. */
+export function orderCreated(customerId: string, quantity = 1): EventEnvelope<OrderCreatedV1> {
+  return {
+    id: randomUUID(),
+    source: '/consumers-test',
+    type: ORDER_CREATED,
+    specversion: '1.0',
+    time: new Date().toISOString(),
+    subject: 'one-key',
+    aggregatetype: 'order',
+    schemaversion: 1,
+    datacontenttype: 'application/json',
+    data: {
+      orderId: randomUUID(),
+      customerId,
+      currency: 'EUR',
+      totalCents: '100',
+      items: [{ sku: 'CB-505', quantity, unitPriceCents: '100' }],
+    },
+  };
+}
+
+/** `<prefix>order.events` and its dead-letter topic, one partition each; returns the topic. */
+export async function createOrderTopics(kafka: Kafka, prefix: string): Promise<string> {
+  const topic = `${prefix}order.events`;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [topic, `${topic}.dlt`].map((name) => ({ topic: name, numPartitions: 1 })),
+    });
+  } finally {
+    await admin.disconnect();
+  }
+  return topic;
+}
+
+/** Put events on a topic as the relay does (CloudEvents binary mode), acknowledged by all. */
+export async function produce(kafka: Kafka, topic: string, events: EventEnvelope[]): Promise<void> {
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    await producer.send({ topic, acks: -1, messages: events.map(toKafkaMessage) });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/**
+ * A database of this test file's own, with the inbox and outbox tables and `effects`, one row per
+ * applied event; dropped after the file (after the file's own afterAll hooks, which run first).
+ */
+export function useEffectsDatabase(name: string): () => pg.Pool {
+  let database: TestDatabase | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    database = await createOutboxDatabase(name);
+    pool = new pg.Pool({ connectionString: database.url, max: 3 });
+    await pool.query('create table effects (event_id uuid primary key)');
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+  return () => pool as pg.Pool;
 }

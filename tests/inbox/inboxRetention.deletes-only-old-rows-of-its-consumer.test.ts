@@ -1,6 +1,7 @@
+import { applyOnce } from '@outbox/devstack/testing/apply-once';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyOnce, deleteProcessed, startInboxRetention } from '@outbox/inbox';
+import { deleteProcessed, startInboxRetention } from '@outbox/inbox';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import {
   ORDER_CREATED,
   type OrderCreatedV1,
 } from '@outbox/contracts';
-import { applyOnce, applyOne } from '@outbox/inbox';
+import { applyOnce, applyOne } from '@outbox/devstack/testing/apply-once';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';

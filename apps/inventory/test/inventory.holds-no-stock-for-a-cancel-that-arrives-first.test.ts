@@ -9,9 +9,9 @@ import {
   ORDER_CANCELLED,
   ORDER_CREATED,
 } from '@outbox/contracts';
+import { applyOnce } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyOnce } from '@outbox/inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
 import { releaseStock } from '../src/releaseStock.ts';

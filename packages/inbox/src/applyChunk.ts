@@ -1,102 +1,196 @@
-import type { EventEnvelope } from '@outbox/contracts';
+import { context, trace } from '@opentelemetry/api';
+import { writeEvents } from '@outbox/outbox';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
-import type { ApplyOnceOptions } from './applyOnce.ts';
+import { endSpan, inProcessSpan, startProcessSpan } from '@outbox/runtime/trace-hand-off';
+import type { Logger } from 'pino';
+import type { ChunkHandler, ChunkItem, ChunkResult } from './chunk.ts';
+import type { ConsumerMetrics, HandledEvent } from './consumerMetrics.ts';
 import { recordProcessed } from './dedup.ts';
+import { EventFailedError } from './failure.ts';
+import type { ConsumerFaults } from './faultPoints.ts';
+import { type BatchHandler, type HandlerTable, inChunk, type PreparedHandler } from './handlers.ts';
 
-/** What happened to one event of a chunk. */
-export type ChunkResult = 'applied' | 'duplicate' | 'ignored';
+export type Transaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
-/** The handler of the event at `index` of the chunk threw `cause`; the transaction rolled back. */
-export class EventFailedError extends Error {
-  override readonly name = 'EventFailedError';
-  readonly index: number;
-  override readonly cause: unknown;
-  constructor(index: number, cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-    this.index = index;
-    this.cause = cause;
-  }
-}
-
-export type ApplyChunkOptions<Tx> = ApplyOnceOptions & {
-  /** Whether this consumer handles the event's type at all; other events are neither recorded nor run. */
-  handles(event: EventEnvelope): boolean;
-  /** The event's effect, inside the chunk's transaction. */
-  apply(tx: Tx, event: EventEnvelope, index: number): Promise<void>;
-  /**
-   * Events applied together rather than one by one: consecutive new events of the chunk with the
-   * same key (e.g. their type) go to `applyRun` in one call, in offset order, so a handler can
-   * apply them with a few set-based statements. An event with no key goes to `apply` alone. Other
-   * events between two of a run (duplicates, types this consumer ignores) do not break it: only
-   * a new event with another key does, because events of different types may touch one order.
-   */
-  runKey?(event: EventEnvelope): string | undefined;
-  /** The effects of a run (indexes into the chunk, ascending), inside the chunk's transaction. */
-  applyRun?(tx: Tx, indexes: number[]): Promise<void>;
-  /**
-   * Runs around every event of the chunk applied alone (not in a run) and around every ignored or
-   * duplicate event, in offset order (e.g. to give each event its `process` span). Must call and
-   * return `work()`.
-   */
-  around?(index: number, work: () => Promise<ChunkResult>): Promise<ChunkResult>;
+export type ChunkStepDeps<Tx> = {
+  /** The consumer group: the consumer's name in processed_events and on its spans. */
+  consumer: string;
+  /** The service's CloudEvents `source`, for the replies of batch handlers. */
+  source: string;
+  handlers: HandlerTable<Tx>;
+  transaction: Transaction<Tx>;
+  faults: ConsumerFaults;
+  metrics: ConsumerMetrics;
+  logger: Logger;
 };
 
+/** What became of one event inside the transaction: its result, its handler's word, its time. */
+type Done = { result: ChunkResult; outcome?: string | undefined; seconds: number };
+
 /**
- * Apply a chunk of events exactly once in effect, in ONE transaction: the dedup rows of all of
- * them in one set-based statement, then the effects of the newly recorded ones in offset order,
- * runs of one kind together (`runKey`). A failure pinned on one event throws `EventFailedError`
- * naming it, after the whole transaction rolled back (the caller decides: dead-letter that event
- * and re-run the rest, or retry); a failure of a run of several events is rethrown as it is (the
- * caller re-runs the events one at a time to find the culprit).
- * The chunk-sized sibling of `applyOnce`, which it replaces in the consumer loop.
+ * The chunk step: apply a chunk exactly once in effect.
+ *
+ * 1. prepare: the handlers' steps before the transaction, outside any (handlers.ts);
+ * 2. in ONE transaction: the dedup rows of all handled events in one set-based statement
+ *    (dedup.ts), then the effects of the newly recorded ones in offset order, consecutive events
+ *    of one batch handler together, each with its `process` span, and their replies written to
+ *    the service's outbox;
+ * 3. COMMIT; then the metrics, which never fail the chunk.
+ *
+ * A failure pinned on one event throws `EventFailedError` naming it, after the whole transaction
+ * rolled back; a failure of a run of several events is thrown as it is (chunkOutcomes.ts decides).
  */
-export async function applyChunk<Tx extends SqlExecutor>(
-  transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>,
-  consumer: string,
-  events: EventEnvelope[],
-  options: ApplyChunkOptions<Tx>,
-): Promise<ChunkResult[]> {
-  const ours = events.filter((event) => options.handles(event));
-  const around = options.around ?? ((_index, work) => work());
-  return transaction(async (tx) => {
-    const fresh = await recordProcessed(tx, consumer, ours);
-    const results: ChunkResult[] = new Array(events.length);
-    let run: { key: string; indexes: number[] } | undefined;
-    const flush = async () => {
-      if (!run) return;
-      const { indexes } = run;
-      run = undefined;
-      try {
-        await options.applyRun?.(tx, indexes);
-      } catch (err) {
-        throw indexes.length === 1 ? new EventFailedError(indexes[0] as number, err) : err;
-      }
-      for (const index of indexes) results[index] = 'applied';
-    };
-    for (const [index, event] of events.entries()) {
-      const handled = options.handles(event);
-      // delete: a second copy of the same event in this chunk is a duplicate.
-      const isNew = handled && (fresh.delete(event.id.toLowerCase()) || options.dedup === false);
-      const key = isNew && options.applyRun ? options.runKey?.(event) : undefined;
-      if (key !== undefined) {
-        if (run && run.key !== key) await flush();
-        run ??= { key, indexes: [] };
-        run.indexes.push(index);
-        continue;
-      }
-      if (isNew) await flush();
-      results[index] = await around(index, async () => {
-        if (!handled) return 'ignored';
-        if (!isNew) return 'duplicate';
-        try {
-          await options.apply(tx, event, index);
-        } catch (err) {
-          throw new EventFailedError(index, err);
-        }
-        return 'applied';
+export function chunkStep<Tx extends SqlExecutor>(deps: ChunkStepDeps<Tx>): ChunkHandler {
+  return async (items) => {
+    await deps.handlers.prepare(items.map((item) => item.event));
+    const done = await deps.transaction(async (tx) => {
+      const handled = items.filter((item) => deps.handlers.route(item.event.type));
+      const fresh = await recordProcessed(
+        tx,
+        deps.consumer,
+        handled.map((item) => item.event),
+      );
+      const done = await applyInOrder(tx, deps, items, fresh);
+      deps.faults.beforeCommit(done.map((d) => d.result));
+      return done;
+    });
+    const results = done.map((d) => d.result);
+    deps.faults.afterCommit(results);
+    recordCommitted(deps, items, done);
+    return results;
+  };
+}
+
+/** The chunk's events in offset order: new ones applied (alone or in runs), the others skipped. */
+async function applyInOrder<Tx extends SqlExecutor>(
+  tx: Tx,
+  deps: ChunkStepDeps<Tx>,
+  items: ChunkItem[],
+  fresh: Set<string>,
+): Promise<Done[]> {
+  const done: Done[] = new Array(items.length);
+  let run: { handler: BatchHandler<Tx>; indexes: number[] } | undefined;
+  const flush = async () => {
+    if (run) await applyRun(tx, deps, items, run.handler, run.indexes, done);
+    run = undefined;
+  };
+  for (const [index, item] of items.entries()) {
+    const route = deps.handlers.route(item.event.type);
+    // delete: a second copy of the same event in this chunk is a duplicate.
+    if (!route || !(fresh.delete(item.event.id.toLowerCase()) || !deps.faults.dedup)) {
+      // Not new: it does not break a run, and nothing runs for it.
+      done[index] = await skip(deps, item, route ? 'duplicate' : 'ignored');
+    } else if (route.kind === 'run') {
+      // A new event of another handler ends the run: events of different types may touch one order.
+      if (run?.handler !== route.handler) await flush();
+      run ??= { handler: route.handler, indexes: [] };
+      run.indexes.push(index);
+    } else {
+      await flush();
+      done[index] = await applyAlone(tx, deps, item, route.handler, index);
+    }
+  }
+  await flush();
+  return done;
+}
+
+/** One event through its own handler, in its `process` span. */
+function applyAlone<Tx>(
+  tx: Tx,
+  deps: ChunkStepDeps<Tx>,
+  item: ChunkItem,
+  handler: PreparedHandler<Tx>,
+  index: number,
+): Promise<Done> {
+  return inProcessSpan(item, deps.consumer, async () => {
+    const started = performance.now();
+    let outcome: string | undefined;
+    try {
+      outcome = await handler.apply(tx, item.event);
+    } catch (err) {
+      throw new EventFailedError(index, err);
+    }
+    trace.getActiveSpan()?.setAttributes({
+      'outbox.consumer.result': 'applied',
+      ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
+    });
+    return { result: 'applied', outcome, seconds: (performance.now() - started) / 1000 };
+  });
+}
+
+/** A duplicate or an event of a type not handled here: nothing runs, but it gets its span. */
+function skip<Tx>(deps: ChunkStepDeps<Tx>, item: ChunkItem, result: ChunkResult): Promise<Done> {
+  return inProcessSpan(item, deps.consumer, async () => {
+    trace.getActiveSpan()?.setAttributes({ 'outbox.consumer.result': result });
+    return { result, seconds: 0 };
+  });
+}
+
+/**
+ * A run of new events of one batch handler: one call, then their replies with one statement, each
+ * in the trace of the event it answers. The run's statements serve all its events; they are traced
+ * under the first one's span (each event's span says how large its run was).
+ */
+async function applyRun<Tx extends SqlExecutor>(
+  tx: Tx,
+  deps: ChunkStepDeps<Tx>,
+  items: ChunkItem[],
+  handler: BatchHandler<Tx>,
+  indexes: number[],
+  done: Done[],
+): Promise<void> {
+  const run = indexes.map((index) => items[index] as ChunkItem);
+  const spans = run.map((item) => startProcessSpan(item, deps.consumer));
+  const started = performance.now();
+  try {
+    const applied = await context.with(spans[0]?.context ?? context.active(), () =>
+      handler.applyAll(
+        tx,
+        run.map((item) => item.event),
+      ),
+    );
+    if (applied.length !== run.length)
+      throw new Error(`handler of ${run[0]?.event.type} answered ${applied.length} of ${run.length} events`);
+    const replies = applied.flatMap((result, k) =>
+      (result.replies ?? []).map((event) => ({ event, traceContext: spans[k]?.context })),
+    );
+    await writeEvents(tx, deps.source, replies);
+    const seconds = (performance.now() - started) / 1000 / run.length;
+    for (const [k, index] of indexes.entries()) {
+      const outcome = applied[k]?.outcome;
+      done[index] = { result: 'applied', outcome, seconds };
+      spans[k]?.span.setAttributes({
+        'outbox.consumer.result': 'applied',
+        'outbox.consumer.run_size': run.length,
+        'outbox.consumer.outcome': outcome ?? '',
       });
     }
-    await flush();
-    return results;
-  });
+  } catch (err) {
+    for (const { span } of spans) endSpan(span, err);
+    throw indexes.length === 1 ? new EventFailedError(indexes[0] as number, err) : inChunk(indexes, err);
+  }
+  for (const { span } of spans) span.end();
+}
+
+/**
+ * Committed: count and log (debug only: no log line per event at info on the hot path). Nothing
+ * here may throw into the chunk: it committed, and a throw would read as a rollback and re-run it.
+ */
+function recordCommitted<Tx>(deps: ChunkStepDeps<Tx>, items: ChunkItem[], done: Done[]): void {
+  try {
+    const handled: HandledEvent[] = items.map(({ event }, index) => ({
+      event,
+      result: done[index]?.result ?? 'ignored',
+      seconds: done[index]?.seconds ?? 0,
+    }));
+    deps.metrics.onCommitted(handled);
+    if (!deps.logger.isLevelEnabled('debug')) return;
+    for (const [index, { event }] of items.entries()) {
+      const { id, type, subject } = event;
+      const { result, outcome } = done[index] ?? {};
+      deps.logger.debug({ eventId: id, type, subject, result, outcome }, 'event handled');
+    }
+  } catch (err) {
+    deps.logger.warn({ err }, 'chunk committed; recording its metrics failed');
+  }
 }

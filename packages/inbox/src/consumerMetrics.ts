@@ -3,7 +3,12 @@ import { exemplarOf } from '@outbox/runtime/exemplars';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Admin } from 'kafkajs';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { FailingPartition, HandleResult } from './runConsumer.ts';
+import type { ChunkResult } from './chunk.ts';
+
+/** One event of a committed chunk, as the metrics see it. */
+export type HandledEvent = { event: EventEnvelope; result: ChunkResult; seconds: number };
+
+type Failing = () => readonly { topic: string; partition: number; since: number }[];
 
 /**
  * A consumer's metrics. Labels stay low-cardinality: consumer group, event type, result, topic,
@@ -12,8 +17,13 @@ import type { FailingPartition, HandleResult } from './runConsumer.ts';
 export function createConsumerMetrics(
   registry: MetricsRegistry,
   consumer: string,
-  failing: () => FailingPartition[] = () => [],
+  failing: Failing = () => [],
 ) {
+  return { ...eventMetrics(registry, consumer), ...partitionMetrics(registry, consumer, failing) };
+}
+
+/** What became of the events of committed chunks, and how long their handlers took. */
+function eventMetrics(registry: MetricsRegistry, consumer: string) {
   const registers = [registry];
   const handled = new Counter({
     name: 'consumer_events_total',
@@ -37,6 +47,36 @@ export function createConsumerMetrics(
     registers,
     enableExemplars: true,
   });
+  const chunkSize = new Histogram({
+    name: 'consumer_chunk_events',
+    help: 'Events per committed chunk (one transaction).',
+    labelNames: ['consumer'],
+    buckets: [1, 2, 5, 10, 25, 50, 100, 200, 500],
+    registers,
+  }).labels({ consumer });
+  const onHandled = ({ event, result, seconds }: HandledEvent) => {
+    handled.inc({ consumer, event_type: event.type, result });
+    if (result !== 'applied') return;
+    const exemplarLabels = exemplarOf(event.traceparent);
+    handlerDuration.observe({ labels: { consumer, event_type: event.type }, value: seconds, exemplarLabels });
+    // A foreign producer's `time` may be no date: the event is applied all the same, unmeasured.
+    const committedAt = Date.parse(event.time);
+    if (Number.isNaN(committedAt)) return;
+    const sinceCommit = Math.max(0, (Date.now() - committedAt) / 1000);
+    commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
+  };
+  return {
+    /** A chunk committed: its size, and each event's result and handler time. */
+    onCommitted(events: readonly HandledEvent[]) {
+      chunkSize.observe(events.length);
+      for (const handledEvent of events) onHandled(handledEvent);
+    },
+  };
+}
+
+/** Per partition: dead letters, retries, how long one has been stuck, and the lag. */
+function partitionMetrics(registry: MetricsRegistry, consumer: string, failing: Failing) {
+  const registers = [registry];
   const deadLettered = new Counter({
     name: 'consumer_dead_lettered_total',
     help: 'Messages this consumer sent to a dead-letter topic: unreadable, or failing deterministically in the handler.',
@@ -49,13 +89,6 @@ export function createConsumerMetrics(
     labelNames: ['consumer', 'topic', 'partition'],
     registers,
   });
-  const chunkSize = new Histogram({
-    name: 'consumer_chunk_events',
-    help: 'Events per committed chunk (one transaction).',
-    labelNames: ['consumer'],
-    buckets: [1, 2, 5, 10, 25, 50, 100, 200, 500],
-    registers,
-  }).labels({ consumer });
   const retries = new Counter({
     name: 'consumer_chunk_retries_total',
     help: 'Chunks rolled back on a transient failure and retried, by partition.',
@@ -78,20 +111,11 @@ export function createConsumerMetrics(
     },
   });
   return {
-    deadLettered,
-    chunkSize,
-    retries,
-    onHandled(event: EventEnvelope, result: HandleResult, seconds: number) {
-      handled.inc({ consumer, event_type: event.type, result });
-      if (result !== 'applied') return;
-      const exemplarLabels = exemplarOf(event.traceparent);
-      handlerDuration.observe({
-        labels: { consumer, event_type: event.type },
-        value: seconds,
-        exemplarLabels,
-      });
-      const sinceCommit = Math.max(0, (Date.now() - Date.parse(event.time)) / 1000);
-      commitToConsume.observe({ labels: { consumer }, value: sinceCommit, exemplarLabels });
+    onDeadLettered(topic: string) {
+      deadLettered.inc({ consumer, topic });
+    },
+    onRetry(topic: string, partition: number) {
+      retries.inc({ consumer, topic, partition: String(partition) });
     },
     /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
     async updateLag(admin: Admin, topics: string[]) {

@@ -8,7 +8,8 @@ import { shutdownTracing } from '@outbox/runtime/tracing';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { type EventConsumer, type EventHandlers, startEventConsumer } from './eventConsumer.ts';
+import { type EventConsumer, startEventConsumer } from './eventConsumer.ts';
+import type { EventHandlers } from './handlers.ts';
 
 // How every service that consumes events starts: inventory and billing through runConsumerService,
 // orders (an HTTP API with a reply consumer) through startConsumerService. Tracing is not started

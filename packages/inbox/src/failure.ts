@@ -13,6 +13,21 @@
  */
 export type FailureKind = 'deterministic' | 'transient';
 
+/**
+ * The handler of the event at `index` of the chunk (or of the events a batch handler was given)
+ * threw `cause`; the transaction rolled back. Classified by its cause.
+ */
+export class EventFailedError extends Error {
+  override readonly name = 'EventFailedError';
+  readonly index: number;
+  override readonly cause: unknown;
+  constructor(index: number, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.index = index;
+    this.cause = cause;
+  }
+}
+
 /** Thrown by a handler that knows an event can never be applied (the consumer dead-letters it). */
 export class PoisonEventError extends Error {
   override readonly name = 'PoisonEventError';

@@ -1,10 +1,13 @@
+export type { Transaction } from './applyChunk.ts';
 export {
-  type ApplyChunkOptions,
-  applyChunk,
+  type ChunkHandler,
+  type ChunkItem,
   type ChunkResult,
-  EventFailedError,
-} from './applyChunk.ts';
-export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './applyOnce.ts';
+  checkEventData,
+  decodeChunk,
+  type Unreadable,
+} from './chunk.ts';
+export type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
 export {
   type ConsumerService,
   type ConsumerServiceConfig,
@@ -15,28 +18,27 @@ export {
 export { deadLetterTopic, fromDeadLetterMessage, toDeadLetterMessage } from './deadLetter.ts';
 export { recordProcessed } from './dedup.ts';
 export {
-  type Applied,
-  applyOne,
-  type BatchHandler,
-  type EffectHandler,
+  type ConsumerHealth,
   type EventConsumer,
   type EventConsumerOptions,
-  type EventHandlers,
-  type PreparedHandler,
   startEventConsumer,
 } from './eventConsumer.ts';
-export { classifyFailure, type Failure, type FailureKind, PoisonEventError } from './failure.ts';
+export {
+  classifyFailure,
+  EventFailedError,
+  type Failure,
+  type FailureKind,
+  PoisonEventError,
+} from './failure.ts';
+export type { ConsumerFaultSwitches } from './faultPoints.ts';
+export type {
+  Applied,
+  BatchHandler,
+  EffectHandler,
+  EventHandlers,
+  PreparedHandler,
+} from './handlers.ts';
+export { type RunConsumerOptions, type RunningConsumer, runConsumer } from './kafkaLoop.ts';
 export { sharedMigrations } from './migrations.ts';
 export { type ReplayResult, replayDeadLetters } from './replayDeadLetters.ts';
 export { deleteProcessed, type InboxRetentionOptions, startInboxRetention } from './retention.ts';
-export {
-  type ChunkHandler,
-  type ChunkItem,
-  type ConsumerStats,
-  checkEventData,
-  type FailingPartition,
-  type HandleResult,
-  type RunConsumerOptions,
-  type RunningConsumer,
-  runConsumer,
-} from './runConsumer.ts';

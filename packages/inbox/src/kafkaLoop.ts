@@ -1,0 +1,165 @@
+import { ensureTopics } from '@outbox/runtime/kafka';
+import { type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
+import type { Logger } from 'pino';
+import { type ChunkHandler, decodeChunk } from './chunk.ts';
+import {
+  ChunkOutcomes,
+  type ChunkOutcomesDeps,
+  type ConsumerStats,
+  type FailingPartition,
+} from './chunkOutcomes.ts';
+import { deadLetterTopic } from './deadLetter.ts';
+
+export type RunConsumerOptions = {
+  kafka: Kafka;
+  /** Consumer group; also the consumer's name in processed_events and dead-letter headers. */
+  groupId: string;
+  topics: string[];
+  topicPartitions: number;
+  logger: Logger;
+  /** The chunk step: applies a chunk in one transaction (applyChunk.ts's chunkStep). */
+  handleChunk: ChunkHandler;
+  /** At most this many events per transaction (default 200). */
+  maxChunk?: number;
+  /** Partitions processed at once, each with its own transaction (default 3). */
+  partitionsConsumedConcurrently?: number;
+  /** Backoff of a transiently failing chunk (default 200 ms doubling to 5 s, full jitter). */
+  retry?: { baseMs: number; capMs: number };
+  /** The group's session timeout (kafkajs default 30 s): a member silent this long is dropped. */
+  sessionTimeoutMs?: number;
+  /** How often this member heartbeats, also while a chunk runs (kafkajs default 3 s). */
+  heartbeatIntervalMs?: number;
+  /** Counts dead letters and retries (consumerMetrics.ts); none when left out. */
+  metrics?: ChunkOutcomesDeps['metrics'];
+};
+
+export type RunningConsumer = {
+  stats: ConsumerStats;
+  /** Partitions whose chunk is failing right now, being retried. */
+  failing(): FailingPartition[];
+  stop(): Promise<void>;
+};
+
+/**
+ * The Kafka loop: fetch batches, cut them into chunks, hand each chunk to `handleChunk` (one
+ * transaction), then resolve and commit its offsets and heartbeat.
+ *
+ * - Offsets are resolved and committed only after the chunk's transaction committed: a crash in
+ *   between redelivers the chunk, and the processed_events rows make that harmless.
+ * - A message that can never be read goes to `<topic>.dlt` with the reason, and the partition
+ *   moves on; what becomes of a chunk that fails is chunkOutcomes.ts's to say.
+ * - The member heartbeats while a chunk runs, however long it takes (a catch-up of many slow
+ *   events), so the group does not drop it and redeliver a chunk that committed.
+ * - Partitions are processed concurrently, each in offset order: per-key order is kept.
+ */
+export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
+  const { kafka, groupId, topics, logger } = options;
+  await ensureConsumerTopics(kafka, topics, options.topicPartitions);
+  const producer = kafka.producer({
+    idempotent: true,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/publisher.ts)
+  });
+  await producer.connect();
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
+  const consumer = kafka.consumer({
+    groupId,
+    allowAutoTopicCreation: false,
+    heartbeatInterval: heartbeatIntervalMs,
+    ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
+  });
+  await consumer.connect();
+  const outcomes = new ChunkOutcomes({
+    groupId,
+    producer,
+    handleChunk: options.handleChunk,
+    logger,
+    retry: options.retry ?? { baseMs: 200, capMs: 5000 },
+    metrics: options.metrics,
+  });
+  const batches = { outcomes, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
+
+  // A new group starts at the earliest offset: events published before this consumer first ran
+  // are still consumed. (An existing group resumes from its committed offsets.)
+  await consumer.subscribe({ topics, fromBeginning: true });
+  await consumer.run({
+    eachBatchAutoResolve: false,
+    // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
+    autoCommitThreshold: 1,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+    eachBatch: (payload) => consumeBatch(payload, batches),
+  });
+
+  return {
+    stats: outcomes.stats,
+    failing: () => outcomes.failing(),
+    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved),
+    // commits the resolved offsets and leaves the group.
+    stop: async () => {
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+  };
+}
+
+/** The topics and their dead-letter topics, created if missing. */
+async function ensureConsumerTopics(kafka: Kafka, topics: string[], partitions: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, [...topics, ...topics.map(deadLetterTopic)], partitions);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+type Batches = { outcomes: ChunkOutcomes; maxChunk: number; heartbeatIntervalMs: number; logger: Logger };
+
+/** One partition's batch, chunk after chunk: decode, apply, then resolve and commit the offsets. */
+async function consumeBatch(payload: EachBatchPayload, { outcomes, maxChunk, ...beat }: Batches) {
+  const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+  const where = { topic: batch.topic, partition: batch.partition };
+  const control = { isRunning, isStale, heartbeat };
+  try {
+    for (let start = 0; start < batch.messages.length; start += maxChunk) {
+      const messages = batch.messages.slice(start, start + maxChunk);
+      const { items, unreadable } = decodeChunk(where.topic, where.partition, messages);
+      await outcomes.deadLetter(where, unreadable);
+      const settled = await heartbeatWhile(heartbeat, beat, () => outcomes.settle(where, items, control));
+      if (!settled) return;
+      resolveOffset((messages[messages.length - 1] as KafkaMessage).offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+    }
+  } catch (err) {
+    // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
+    // partition is no longer being retried here.
+    outcomes.forget(where);
+    throw err;
+  } finally {
+    // Stopped, or rebalanced away: this process no longer retries the partition.
+    if (!isRunning() || isStale()) outcomes.forget(where);
+  }
+}
+
+/**
+ * kafkajs heartbeats only when asked; a chunk that runs longer than the session timeout would
+ * get this member dropped from the group, its partitions reassigned and the committed chunk
+ * redelivered. So heartbeat on a timer while the chunk runs (kafkajs sends at most one per
+ * interval). A refusal here is only logged: the heartbeat after the chunk meets it again and
+ * hands it to kafkajs, which rejoins.
+ */
+async function heartbeatWhile<T>(
+  heartbeat: () => Promise<void>,
+  { heartbeatIntervalMs, logger }: { heartbeatIntervalMs: number; logger: Logger },
+  work: () => Promise<T>,
+): Promise<T> {
+  const timer = setInterval(() => {
+    heartbeat().catch((err: unknown) => logger.debug({ err }, 'heartbeat during a chunk refused'));
+  }, heartbeatIntervalMs / 2);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
