@@ -7,7 +7,7 @@ import {
   ORDER_CREATED,
   type OrderCreatedV1,
 } from '@outbox/contracts';
-import { applyOnce, applyOne } from '@outbox/inbox';
+import { applyOnce, applyOne, checkEventData } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
@@ -45,9 +45,10 @@ export function orderEvents(customerId = 'alice') {
 }
 
 /**
- * Deliver as the consumer loop does: the handler's step before the transaction first (when
- * `prepare` is on), outside any transaction, then the handler inside applyOnce (a batch handler
- * with a run of one event, its replies written to the outbox as the loop writes them).
+ * Deliver as the consumer loop does: the event's data checked against its contract, the
+ * handler's step before the transaction first (when `prepare` is on), outside any transaction,
+ * then the handler inside applyOnce (a run of one event, its replies written to the outbox as the
+ * loop writes them).
  */
 export async function deliver(
   prisma: Prisma,
@@ -55,28 +56,16 @@ export async function deliver(
   event: EventOf<typeof ORDER_CREATED> | EventOf<typeof ORDER_CANCELLED>,
   options: { prepare?: boolean } = {},
 ): Promise<string | undefined> {
+  const checked = checkEventData(event) as typeof event;
+  const handler = handlers[checked.type];
+  if (options.prepare !== false) await handler.prepareAll?.([checked]);
   let outcome: string | undefined;
-  if (event.type === ORDER_CREATED) {
-    const handler = handlers[ORDER_CREATED];
-    if (options.prepare !== false) await handler.prepareAll?.([event]);
-    await applyOnce<Tx>(
-      (work) => prisma.$transaction(work),
-      'billing',
-      event,
-      async (tx) => {
-        outcome = await applyOne(tx, EVENT_SOURCE, handler, event);
-      },
-    );
-    return outcome;
-  }
-  const handler = handlers[ORDER_CANCELLED];
-  if (options.prepare !== false) await handler.prepare?.(event);
   await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
     'billing',
-    event,
+    checked,
     async (tx) => {
-      outcome = await handler.apply(tx, event);
+      outcome = await applyOne(tx, EVENT_SOURCE, handler, checked);
     },
   );
   return outcome;
