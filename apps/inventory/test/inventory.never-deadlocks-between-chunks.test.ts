@@ -72,6 +72,14 @@ function applyAsTheConsumer(transaction: Parameters<typeof applyChunk<PgClientLi
   });
 }
 
+/** The SQLSTATE of a database error, also when the consumer wrapped it (EventFailedError). */
+function sqlstateOf(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}
+
 const locksStock = (text: string) => /from stock\b[\s\S]*for update/.test(text);
 
 /** Two transactions meeting after their first statement that locks stock rows (see the top). */
@@ -147,7 +155,7 @@ describe('inventory chunks on competing partitions', () => {
       ]);
       for (const outcome of outcomes) {
         if (outcome.status === 'fulfilled') continue;
-        if ((outcome.reason as { code?: string }).code !== DEADLOCK_DETECTED) throw outcome.reason;
+        if (sqlstateOf(outcome.reason) !== DEADLOCK_DETECTED) throw outcome.reason;
         deadlocks += 1;
       }
     }
