@@ -12,7 +12,7 @@ import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
 import { billingHandlers } from '../src/handlers.ts';
 import { PaymentProvider } from '../src/paymentProvider.ts';
-import { deliver, orderEvents } from './support.ts';
+import { deliver, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -46,19 +46,7 @@ class RecordingProvider extends PaymentProvider {
   }
 }
 
-async function stateOf(orderId: string) {
-  const [payment] = await queryOnce<{ status: string }>(
-    db.url,
-    'select status from payments where order_id = $1',
-    [orderId],
-  );
-  const replies = await queryOnce<{ event_type: string }>(
-    db.url,
-    'select event_type from outbox where aggregate_id = $1 order by seq',
-    [orderId],
-  );
-  return { status: payment?.status, replies: replies.map((row) => row.event_type) };
-}
+const stateOf = (orderId: string) => stateIn(db.url, orderId);
 
 /** `tx`, except that another connection commits `sql` just before the run writes its payments. */
 function racedBeforeSave(tx: Tx, sql: string, values: unknown[]): SqlExecutor {

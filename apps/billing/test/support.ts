@@ -7,6 +7,7 @@ import {
   ORDER_CREATED,
   type OrderCreatedV1,
 } from '@outbox/contracts';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { applyOnce, applyOne, checkEventData } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
@@ -69,4 +70,19 @@ export async function deliver(
     },
   );
   return outcome;
+}
+
+/** An order's payment status and the replies billing wrote for it, in order. */
+export async function stateOf(url: string, orderId: string) {
+  const [payment] = await queryOnce<{ status: string }>(
+    url,
+    'select status from payments where order_id = $1',
+    [orderId],
+  );
+  const replies = await queryOnce<{ event_type: string }>(
+    url,
+    'select event_type from outbox where aggregate_id = $1 order by seq',
+    [orderId],
+  );
+  return { status: payment?.status, replies: replies.map((row) => row.event_type) };
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
 import { releaseStock } from '../src/releaseStock.ts';
 import { reserveStock } from '../src/reserveStock.ts';
-import { envelope } from './support.ts';
+import { available as availableIn, envelope, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -45,23 +45,8 @@ async function deliver(
   return outcome;
 }
 
-const available = async (sku: string) =>
-  (await queryOnce<{ available: number }>(db.url, 'select available from stock where sku = $1', [sku]))[0]
-    ?.available;
-
-async function stateOf(orderId: string) {
-  const [reservation] = await queryOnce<{ status: string }>(
-    db.url,
-    'select status from reservations where order_id = $1',
-    [orderId],
-  );
-  const replies = await queryOnce<{ event_type: string }>(
-    db.url,
-    'select event_type from outbox where aggregate_id = $1 order by seq',
-    [orderId],
-  );
-  return { status: reservation?.status, replies: replies.map((row) => row.event_type) };
-}
+const available = (sku: string) => availableIn(db.url, sku);
+const stateOf = (orderId: string) => stateIn(db.url, orderId);
 
 function order() {
   const orderId = randomUUID();

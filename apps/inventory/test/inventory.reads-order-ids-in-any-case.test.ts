@@ -3,14 +3,14 @@
 // no stock taken and no reply, or, after its cancel, answered nothing (issue 23). The contract
 // now lower-cases order ids, so the handler sees one spelling.
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { applyOne } from '@outbox/inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma } from '../src/db.ts';
 import { inventoryHandlers } from '../src/handlers.ts';
 import { releaseStock } from '../src/releaseStock.ts';
 import { EVENT_SOURCE } from '../src/reserveStock.ts';
-import { orderEvents } from './support.ts';
+import { available as availableIn, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -26,23 +26,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const available = async (sku: string) =>
-  (await queryOnce<{ available: number }>(db.url, 'select available from stock where sku = $1', [sku]))[0]
-    ?.available;
-
-async function stateOf(orderId: string) {
-  const [reservation] = await queryOnce<{ status: string }>(
-    db.url,
-    'select status from reservations where order_id = $1',
-    [orderId],
-  );
-  const replies = await queryOnce<{ event_type: string }>(
-    db.url,
-    'select event_type from outbox where aggregate_id = $1 order by seq',
-    [orderId],
-  );
-  return { status: reservation?.status, replies: replies.map((row) => row.event_type) };
-}
+const available = (sku: string) => availableIn(db.url, sku);
+const stateOf = (orderId: string) => stateIn(db.url, orderId);
 
 /** An ORDER_CREATED whose order id is in upper case, applied as the consumer applies it. */
 async function deliverShouted(created: ReturnType<typeof orderEvents>['created']) {
