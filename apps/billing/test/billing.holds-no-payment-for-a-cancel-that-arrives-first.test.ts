@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma } from '../src/db.ts';
 import { billingHandlers } from '../src/handlers.ts';
 import { PaymentProvider } from '../src/paymentProvider.ts';
-import { deliver, orderEvents } from './support.ts';
+import { deliver, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -26,19 +26,7 @@ afterAll(async () => {
 
 const newProvider = () => new PaymentProvider({ limitCents: 1_000_000n, faultRate: 0, latencyMs: 0 });
 
-async function stateOf(orderId: string) {
-  const [payment] = await queryOnce<{ status: string }>(
-    db.url,
-    'select status from payments where order_id = $1',
-    [orderId],
-  );
-  const replies = await queryOnce<{ event_type: string }>(
-    db.url,
-    'select event_type from outbox where aggregate_id = $1 order by seq',
-    [orderId],
-  );
-  return { status: payment?.status, replies: replies.map((row) => row.event_type) };
-}
+const stateOf = (orderId: string) => stateIn(db.url, orderId);
 
 describe('billing, whatever the arrival order of an order and its cancel', () => {
   for (const prepare of [true, false]) {

@@ -8,6 +8,8 @@ import {
   type OrderCreatedV1,
 } from '@outbox/contracts';
 import { applyOnce, applyOne } from '@outbox/devstack/testing/apply-once';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { checkEventData } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
@@ -45,9 +47,10 @@ export function orderEvents(customerId = 'alice') {
 }
 
 /**
- * Deliver as the consumer loop does: the handler's step before the transaction first (when
- * `prepare` is on), outside any transaction, then the handler inside applyOnce (a batch handler
- * with a run of one event, its replies written to the outbox as the loop writes them).
+ * Deliver as the consumer loop does: the event's data checked against its contract, the
+ * handler's step before the transaction first (when `prepare` is on), outside any transaction,
+ * then the handler inside applyOnce (a run of one event, its replies written to the outbox as the
+ * loop writes them).
  */
 export async function deliver(
   prisma: Prisma,
@@ -55,29 +58,32 @@ export async function deliver(
   event: EventOf<typeof ORDER_CREATED> | EventOf<typeof ORDER_CANCELLED>,
   options: { prepare?: boolean } = {},
 ): Promise<string | undefined> {
+  const checked = checkEventData(event) as typeof event;
+  const handler = handlers[checked.type];
+  if (options.prepare !== false) await handler.prepareAll?.([checked]);
   let outcome: string | undefined;
-  if (event.type === ORDER_CREATED) {
-    const handler = handlers[ORDER_CREATED];
-    if (options.prepare !== false) await handler.prepareAll?.([event]);
-    await applyOnce<Tx>(
-      (work) => prisma.$transaction(work),
-      'billing',
-      event,
-      async (tx) => {
-        outcome = await applyOne(tx, EVENT_SOURCE, handler, event);
-      },
-    );
-    return outcome;
-  }
-  const handler = handlers[ORDER_CANCELLED];
-  if (options.prepare !== false) await handler.prepare?.(event);
   await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
     'billing',
-    event,
+    checked,
     async (tx) => {
-      outcome = await handler.apply(tx, event);
+      outcome = await applyOne(tx, EVENT_SOURCE, handler, checked);
     },
   );
   return outcome;
+}
+
+/** An order's payment status and the replies billing wrote for it, in order. */
+export async function stateOf(url: string, orderId: string) {
+  const [payment] = await queryOnce<{ status: string }>(
+    url,
+    'select status from payments where order_id = $1',
+    [orderId],
+  );
+  const replies = await queryOnce<{ event_type: string }>(
+    url,
+    'select event_type from outbox where aggregate_id = $1 order by seq',
+    [orderId],
+  );
+  return { status: payment?.status, replies: replies.map((row) => row.event_type) };
 }

@@ -1,7 +1,7 @@
 import { type OrderCancelledV1, stockReleased } from '@outbox/contracts';
-import { writeEvent } from '@outbox/outbox';
+import { writeEvents } from '@outbox/outbox';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
-import { EVENT_SOURCE } from './reserveStock.ts';
+import { type Decision, EVENT_SOURCE } from './reserveStock.ts';
 
 export type ReleaseOutcome = 'RELEASED' | 'NOTHING_HELD' | 'CANCELLED_BEFORE_CREATED';
 
@@ -16,7 +16,8 @@ const markReleased = `
    where order_id = $1::uuid and status = 'RESERVED'
   returning order_id`;
 
-// Stock rows locked in SKU order, as reserveStocks locks them, so the two never deadlock.
+// The stock rows are locked already (applyOrderEvents); a release on its own (releaseStock)
+// locks them here, in one statement, in SKU order.
 const returnStock = `
   with locked as (
     select s.sku, i.quantity
@@ -30,23 +31,37 @@ const returnStock = `
    where s.sku = l.sku`;
 
 /**
- * ORDER_CANCELLED: return a reserved order's stock and say so (STOCK_RELEASED), once: only a
- * RESERVED row moves to RELEASED, so a second cancel of the same order (orders re-sends one when a
- * compensation is overdue) releases nothing. Nothing to do for a rejected order. Cancels are the
- * rare path (an order refused by the other side), so they are applied one at a time.
+ * ORDER_CANCELLED, in the consumer's chunk transaction: return a reserved order's stock and
+ * answer STOCK_RELEASED, once: only a RESERVED row moves to RELEASED, so a second cancel of the
+ * same order (orders re-sends one when a compensation is overdue) releases nothing. Nothing to do
+ * for a rejected order. Cancels are the rare path (an order refused by the other side), so each
+ * takes a few statements of its own.
  *
  * The cancel usually follows its ORDER_CREATED (same topic, same key), but a dead-letter replay
  * can bring the create later. With no reservation yet, the cancel is remembered as a CANCELLED
  * row, and reserveStocks refuses the late create.
  */
-export async function releaseStock(tx: SqlExecutor, cancelled: OrderCancelledV1): Promise<ReleaseOutcome> {
+export async function releaseReservation(
+  tx: SqlExecutor,
+  cancelled: OrderCancelledV1,
+): Promise<Decision<ReleaseOutcome>> {
   const remembered = await queryRows(tx, rememberCancel, [cancelled.orderId, cancelled.reason]);
-  if (remembered.length > 0) return 'CANCELLED_BEFORE_CREATED';
+  if (remembered.length > 0) return { outcome: 'CANCELLED_BEFORE_CREATED', replies: [] };
 
   const released = await queryRows(tx, markReleased, [cancelled.orderId]);
-  if (released.length === 0) return 'NOTHING_HELD';
+  if (released.length === 0) return { outcome: 'NOTHING_HELD', replies: [] };
 
   await queryRows(tx, returnStock, [cancelled.orderId]);
-  await writeEvent(tx, EVENT_SOURCE, stockReleased({ orderId: cancelled.orderId }));
-  return 'RELEASED';
+  return { outcome: 'RELEASED', replies: [stockReleased({ orderId: cancelled.orderId })] };
+}
+
+/** One ORDER_CANCELLED on its own: releaseReservation, its reply written to the outbox. */
+export async function releaseStock(tx: SqlExecutor, cancelled: OrderCancelledV1): Promise<ReleaseOutcome> {
+  const { outcome, replies } = await releaseReservation(tx, cancelled);
+  await writeEvents(
+    tx,
+    EVENT_SOURCE,
+    replies.map((event) => ({ event })),
+  );
+  return outcome;
 }

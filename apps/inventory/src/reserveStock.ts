@@ -8,7 +8,7 @@ export type ReserveOutcome = 'RESERVED' | 'REJECTED' | 'REFUSED_CANCELLED' | 'AL
 
 type Line = { sku: string; quantity: number };
 /** What a run's handler answers for each event (the consumer's `Applied`). */
-export type Decision = { outcome: ReserveOutcome; replies: NewEvent[] };
+export type Decision<Outcome extends string = ReserveOutcome> = { outcome: Outcome; replies: NewEvent[] };
 
 // Each order's claim: its reservation row. An order whose row is already there was decided by an
 // earlier ORDER_CREATED (another event id), or its ORDER_CANCELLED got here first. The primary
@@ -22,9 +22,10 @@ const claimOrders = `
 const lockExisting = `
   select order_id::text, status from reservations where order_id = any($1::uuid[]) for update`;
 
-// Every stock row the claimed orders need, locked in SKU order: chunks of other partitions lock
-// theirs in the same order, so two chunks sharing SKUs never deadlock. The locks see the latest
-// committed stock, so orders of concurrent chunks cannot oversell.
+// Every stock row the claimed orders need, with its level, locked in SKU order. In the consumer
+// they are locked already, with every other stock row of the chunk (applyOrderEvents: why that
+// keeps chunks from deadlocking); a reservation on its own (reserveStock) locks them here. The
+// locks see the latest committed stock, so orders of concurrent chunks cannot oversell.
 const lockStock = `
   select sku, available from stock where sku = any($1::text[]) order by sku for update`;
 

@@ -2,13 +2,7 @@
 // Both arrival orders must end with no stock held for the cancelled order and exactly one answer
 // to orders; the real handlers, through applyOnce, on a real database.
 import { randomUUID } from 'node:crypto';
-import {
-  type EventData,
-  type EventOf,
-  type EventType,
-  ORDER_CANCELLED,
-  ORDER_CREATED,
-} from '@outbox/contracts';
+import { type EventData, type EventOf, ORDER_CANCELLED, ORDER_CREATED } from '@outbox/contracts';
 import { applyOnce } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
@@ -16,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
 import { releaseStock } from '../src/releaseStock.ts';
 import { reserveStock } from '../src/reserveStock.ts';
+import { available as availableIn, envelope, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -30,21 +25,6 @@ afterAll(async () => {
   await prisma?.$disconnect();
   await db?.drop();
 });
-
-function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
-  return {
-    id: randomUUID(),
-    source: '/orders',
-    type,
-    specversion: '1.0',
-    time: new Date().toISOString(),
-    subject: data.orderId,
-    aggregatetype: 'order',
-    schemaversion: 1,
-    datacontenttype: 'application/json',
-    data,
-  };
-}
 
 /** Deliver as the consumer does: the handler inside applyOnce, in its own transaction. */
 async function deliver(
@@ -65,23 +45,8 @@ async function deliver(
   return outcome;
 }
 
-const available = async (sku: string) =>
-  (await queryOnce<{ available: number }>(db.url, 'select available from stock where sku = $1', [sku]))[0]
-    ?.available;
-
-async function stateOf(orderId: string) {
-  const [reservation] = await queryOnce<{ status: string }>(
-    db.url,
-    'select status from reservations where order_id = $1',
-    [orderId],
-  );
-  const replies = await queryOnce<{ event_type: string }>(
-    db.url,
-    'select event_type from outbox where aggregate_id = $1 order by seq',
-    [orderId],
-  );
-  return { status: reservation?.status, replies: replies.map((row) => row.event_type) };
-}
+const available = (sku: string) => availableIn(db.url, sku);
+const stateOf = (orderId: string) => stateIn(db.url, orderId);
 
 function order() {
   const orderId = randomUUID();

@@ -1,4 +1,5 @@
 import type { NewEvent } from './envelope.ts';
+import { orderId } from './limits.ts';
 import { ORDER_CREATED } from './orderCreated.ts';
 import { ORDER_CANCELLED, ORDER_CONFIRMED } from './orderSaga.ts';
 import { PAYMENT_AUTHORIZED, PAYMENT_DECLINED, PAYMENT_VOIDED } from './payment.ts';
@@ -15,14 +16,15 @@ export type NewEventOf<T extends EventType, V extends EventVersion<T>> = NewEven
  * The factory of `type` events at `version` (the version services write today), about the
  * aggregate `aggregateType`. Every event of ours is about one order (the order itself, its stock
  * reservation, its payment) and keyed by that order's id, so the key is the data's `orderId`: an
- * order's events of one aggregate type stay on one partition, in order.
+ * order's events of one aggregate type stay on one partition, in order. The key is the id as the
+ * schema stores it (lower-case), so two spellings of one id never make two keys.
  */
 function factory<T extends EventType, V extends EventVersion<T>>(type: T, version: V, aggregateType: string) {
   return (data: EventInput<T, V> & { orderId: string }): NewEventOf<T, V> => ({
     type,
     schemaVersion: version,
     aggregateType,
-    aggregateId: data.orderId,
+    aggregateId: orderId.parse(data.orderId),
     data,
   });
 }

@@ -13,3 +13,11 @@ export const quantity = z.number().int().positive().max(2_147_483_647);
 
 /** A SKU: `text`, and Kafka keys and logs stay readable. */
 export const sku = z.string().min(1).max(200);
+
+/**
+ * An order id: a UUID, lower-cased. PostgreSQL compares uuids whatever their case and prints
+ * them lower-case, but the handlers keep order ids in maps and sets keyed by what the database
+ * printed: an id spelled in upper case would miss its own row there (issue 23). Every event
+ * schema and the event factories (the Kafka key) read order ids through this one definition.
+ */
+export const orderId = z.uuid().toLowerCase();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { orderId } from './limits.ts';
 
 // The orders service's decisions, on the `order.events` topic (aggregate: the order).
 
@@ -7,7 +8,7 @@ export const ORDER_CANCELLED = 'ORDER_CANCELLED';
 
 /** ORDER_CONFIRMED v1: stock is reserved and payment authorized; the order will be fulfilled. */
 export const orderConfirmedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
 });
 
 /**
@@ -15,7 +16,7 @@ export const orderConfirmedV1 = z.strictObject({
  * billing voids its authorization, whichever of them said yes.
  */
 export const orderCancelledV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   reason: z.string().min(1),
 });
 

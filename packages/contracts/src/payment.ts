@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveCents } from './limits.ts';
+import { orderId, positiveCents } from './limits.ts';
 
 // The billing service's replies, on the `payment.events` topic (aggregate: the order's payment,
 // keyed by the order id).
@@ -10,7 +10,7 @@ export const PAYMENT_VOIDED = 'PAYMENT_VOIDED';
 
 /** PAYMENT_AUTHORIZED v1: the provider authorized the order total. */
 export const paymentAuthorizedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   authorizationId: z.string().min(1),
   amountCents: positiveCents,
   currency: z.string().regex(/^[A-Z]{3}$/),
@@ -18,13 +18,13 @@ export const paymentAuthorizedV1 = z.strictObject({
 
 /** PAYMENT_DECLINED v1: the provider refused; nothing is held. */
 export const paymentDeclinedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   reason: z.string().min(1),
 });
 
 /** PAYMENT_VOIDED v1: the authorization of a cancelled order was released. */
 export const paymentVoidedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   authorizationId: z.string().min(1),
 });
 

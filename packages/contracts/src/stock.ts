@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quantity, sku } from './limits.ts';
+import { orderId, quantity, sku } from './limits.ts';
 
 // The inventory service's replies, on the `reservation.events` topic (aggregate: the order's
 // stock reservation, keyed by the order id).
@@ -10,13 +10,13 @@ export const STOCK_RELEASED = 'STOCK_RELEASED';
 
 /** STOCK_RESERVED v1: every line of the order is reserved. */
 export const stockReservedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   items: z.array(z.strictObject({ sku, quantity })).min(1),
 });
 
 /** STOCK_REJECTED v1: at least one line could not be reserved, so none is. */
 export const stockRejectedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
   reason: z.string().min(1),
   /** The first SKU that was short, when that is the reason. */
   sku: z.string().min(1).optional(),
@@ -24,7 +24,7 @@ export const stockRejectedV1 = z.strictObject({
 
 /** STOCK_RELEASED v1: the reservation of a cancelled order was returned to stock. */
 export const stockReleasedV1 = z.strictObject({
-  orderId: z.uuid(),
+  orderId,
 });
 
 export type StockReservedV1 = z.infer<typeof stockReservedV1>;

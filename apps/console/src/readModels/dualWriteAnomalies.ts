@@ -11,7 +11,8 @@ const LOST_AFTER_MS = 10_000;
 const GHOST_AFTER_MS = 3_000;
 const RECENT = 20;
 
-const withOrderCreated = `
+/** Looked up by outbox_aggregate_id_idx, as the orders list's trace ids are (orders.ts). */
+export const withOrderCreatedSql = `
   select aggregate_id from outbox
    where aggregate_type = 'order' and event_type = 'ORDER_CREATED' and aggregate_id = any($1::text[])`;
 
@@ -38,7 +39,7 @@ export async function lostOrders(
     .map((o) => o.id);
   if (ids.length === 0) return new Set();
   const [queued, reserved, paid] = await Promise.all([
-    services.orders.pool.query<{ aggregate_id: string }>(withOrderCreated, [ids]),
+    services.orders.pool.query<{ aggregate_id: string }>(withOrderCreatedSql, [ids]),
     services.inventory.pool.query<{ order_id: string }>(
       'select order_id::text from reservations where order_id = any($1::uuid[])',
       [ids],

@@ -13,15 +13,23 @@ import {
 // its events from the three outboxes and their consumers' processed_events (the console reads the
 // service databases directly, as outboxView does), and, when Zipkin is there, the order's trace.
 
-/** Every event of the saga is keyed by the order id (docs/events.md), whatever its outbox. */
-const outboxSql = `
+/** An order's saga writes a handful of events to each outbox; a bound all the same. */
+const ORDER_EVENTS = 100;
+
+/**
+ * Every event of the saga is keyed by the order id (docs/events.md), whatever its outbox. Read by
+ * outbox_aggregate_id_idx (packages/outbox/migrations/004_outbox_aggregate_reads.sql), published
+ * rows included: a few index entries, not the day's outbox.
+ */
+export const orderEventsSql = `
   select id, event_type, status, attempts, last_error,
          extract(epoch from created_at)::float8 * 1000 as created_ms,
          extract(epoch from published_at)::float8 * 1000 as published_ms,
          split_part(headers->>'traceparent', '-', 2) as trace_id
     from outbox
-   where aggregate_id = $1
-   order by seq`;
+   where aggregate_id = $1::text
+   order by seq
+   limit $2::int`;
 
 /**
  * The consumers' records of those events. An event is applied after its order was created, so the
@@ -67,7 +75,7 @@ export async function orderTimelineView(orderId: string, sources: TimelineSource
   const order = await readOrder(sources.ordersUrl, orderId);
   const outboxes = await Promise.all(
     sources.services.map(async (service) => {
-      const { rows } = await service.pool.query<OutboxRow>(outboxSql, [orderId]);
+      const { rows } = await service.pool.query<OutboxRow>(orderEventsSql, [orderId, ORDER_EVENTS]);
       return rows.map((row) => ({ service: service.name, row }));
     }),
   );

@@ -7,9 +7,10 @@ const RECENT_ORDERS = 8;
 /**
  * The trace id of each order's ORDER_CREATED, from the trace context `writeEvent` stored in the
  * outbox row (W3C traceparent `00-<trace id>-<span id>-<flags>`). Published rows are deleted after
- * the relay's retention, so older orders have none.
+ * the relay's retention, so older orders have none. A few orders, looked up by
+ * outbox_aggregate_id_idx: the read costs the same whatever the size of the outbox.
  */
-const traceIdsSql = `
+export const traceIdsSql = `
   select aggregate_id, split_part(headers->>'traceparent', '-', 2) as trace_id
     from outbox
    where aggregate_type = 'order' and event_type = 'ORDER_CREATED'

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type EventData,
+  type EventOf,
+  type EventType,
+  ORDER_CANCELLED,
+  ORDER_CREATED,
+} from '@outbox/contracts';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+
+export function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
+  return {
+    id: randomUUID(),
+    source: '/orders',
+    type,
+    specversion: '1.0',
+    time: new Date().toISOString(),
+    subject: data.orderId,
+    aggregatetype: 'order',
+    schemaversion: 1,
+    datacontenttype: 'application/json',
+    data,
+  };
+}
+
+/** An order of `lines` and its cancellation, as orders would publish them. */
+export function orderEvents(lines: { sku: string; quantity: number }[], orderId: string = randomUUID()) {
+  return {
+    orderId,
+    created: envelope(ORDER_CREATED, {
+      orderId,
+      customerId: 'alice',
+      currency: 'EUR',
+      totalCents: String(lines.length * 100),
+      items: lines.map((line) => ({ ...line, unitPriceCents: '100' })),
+    }),
+    cancelled: envelope(ORDER_CANCELLED, { orderId, reason: 'payment declined' }),
+  };
+}
+
+/** Units of `sku` on hand in the database at `url`. */
+export async function available(url: string, sku: string): Promise<number | undefined> {
+  return (await queryOnce<{ available: number }>(url, 'select available from stock where sku = $1', [sku]))[0]
+    ?.available;
+}
+
+/** An order's reservation status and the replies inventory wrote for it, in order. */
+export async function stateOf(url: string, orderId: string) {
+  const [reservation] = await queryOnce<{ status: string }>(
+    url,
+    'select status from reservations where order_id = $1',
+    [orderId],
+  );
+  const replies = await queryOnce<{ event_type: string }>(
+    url,
+    'select event_type from outbox where aggregate_id = $1 order by seq',
+    [orderId],
+  );
+  return { status: reservation?.status, replies: replies.map((row) => row.event_type) };
+}
