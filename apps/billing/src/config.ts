@@ -1,6 +1,6 @@
 import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/runtime/config';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { z } from 'zod';
-import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
 const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
   ...databaseTimeoutSettings,

@@ -1,6 +1,6 @@
 import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/runtime/config';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import type { z } from 'zod';
-import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
 export const configSchema = refuseKillAfterCommitInProduction(
   refineDatabaseTimeouts(

@@ -1,3 +1,4 @@
+import { WRITE_MODES } from '@outbox/contracts';
 import {
   host,
   inboxRetentionHours,
@@ -11,7 +12,6 @@ import {
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { z } from 'zod';
-import { WRITE_MODES } from './orders/writeModes.ts';
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),

@@ -1,4 +1,5 @@
-import { backoffDelayMs, type ClaimedRow, claimBatch } from '@outbox/outbox';
+import { type ClaimedRow, claimBatch } from '@outbox/outbox';
+import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';

@@ -6,7 +6,8 @@ import {
   type NewEvent,
   topicFor,
 } from '@outbox/contracts';
-import { exponentialDelayMs, writeEvents } from '@outbox/outbox';
+import { writeEvents } from '@outbox/outbox';
+import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import { createKafka } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';

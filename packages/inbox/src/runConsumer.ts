@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventEnvelope } from '@outbox/contracts';
 import { fromKafkaMessage, schemaFor } from '@outbox/contracts';
-import { backoffDelayMs } from '@outbox/outbox';
+import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { ensureTopics } from '@outbox/runtime/kafka';
 import {
   type Consumer,

@@ -1,8 +1,9 @@
+import { WRITE_MODES } from '@outbox/contracts';
 import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type OrderWriter, WRITE_MODES } from '../orders/writeModes.ts';
+import type { OrderWriter } from '../orders/writeModes.ts';
 import { validationProblem } from './problem.ts';
 
 const writeModeRequest = z.strictObject({ mode: z.enum(WRITE_MODES) });

@@ -1,3 +1,4 @@
+import type { WriteMode } from '@outbox/contracts';
 import type { OutboxInsert } from '@outbox/outbox';
 import type { Logger } from 'pino';
 import type { Prisma } from '../db.ts';
@@ -23,8 +24,6 @@ import { type PlaceOrderResult, placeOrder } from './placeOrder.ts';
  * chaos suite can show them failing on the same system under the same faults (docs/chaos.md).
  * Neither writes an outbox row for ORDER_CREATED; the saga's later events still go through it.
  */
-export const WRITE_MODES = ['outbox', 'commit-then-publish', 'publish-then-commit'] as const;
-export type WriteMode = (typeof WRITE_MODES)[number];
 
 /** Test-only fault points between the two writes (refused in production by config.ts). */
 export type WriteFaults = {
