@@ -8,6 +8,7 @@ import { shutdownTracing } from '@outbox/runtime/tracing';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { ConsumerFaults } from './consumerFaults.ts';
 import { type EventConsumer, type EventHandlers, startEventConsumer } from './eventConsumer.ts';
 
 // How every service that consumes events starts: inventory and billing through runConsumerService,
@@ -30,8 +31,8 @@ export type ConsumerServiceOptions<S extends z.ZodType<ConsumerServiceConfig>> =
   aggregateTypes: string[];
   /** The service's handlers, given its config and pool (for lookups before a chunk's transaction). */
   handlers: (service: { config: z.output<S>; pool: pg.Pool }) => EventHandlers<pg.PoolClient>;
-  /** Test-only: false applies redelivered events again (orders' INBOX_DEDUP=off). */
-  inboxDedup?: (config: z.output<S>) => boolean;
+  /** Test and demo hooks, from the app's config (apps/<app>/src/main.ts); production has none. */
+  faults?: (config: z.output<S>) => ConsumerFaults;
 };
 
 export type ConsumerService<C> = {
@@ -46,7 +47,7 @@ export type ConsumerService<C> = {
 /**
  * The parts every consumer service has, started: config parsed from the environment (or the
  * process exits naming the bad variables), logger, migrations, the pool, the metrics registry and
- * the event consumer with the config's fault switches and inbox retention. The consumer starts in
+ * the event consumer with its inbox retention (and the app's fault hooks, in tests). The consumer starts in
  * the background and retries while Kafka is away. The caller serves and shuts down.
  */
 export async function startConsumerService<S extends z.ZodType<ConsumerServiceConfig>>(
@@ -61,6 +62,8 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     logger.warn({ err }, 'an idle database connection failed; it is replaced'),
   );
   const registry = createMetricsRegistry(options.name);
+  const faults = options.faults?.(config) ?? {};
+  const transaction = transactionOn(pool);
   const consumer = startEventConsumer({
     source: options.source,
     groupId: config.KAFKA_GROUP_ID,
@@ -70,13 +73,11 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
       topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
     },
     aggregateTypes: options.aggregateTypes,
-    transaction: transactionOn(pool),
+    transaction: faults.transaction ? faults.transaction(transaction) : transaction,
     handlers: options.handlers({ config, pool }),
     logger,
-    killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
-    killMidChunk: config.FAULT_KILL_MID_CHUNK,
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
-    ...(options.inboxDedup ? { inboxDedup: options.inboxDedup(config) } : {}),
+    ...(faults.dedup === false ? { inboxDedup: false } : {}),
     registry,
   });
   return { config, logger, pool, registry, consumer };

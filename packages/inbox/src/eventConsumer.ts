@@ -108,14 +108,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** One handler per event type; other types on the topics are ignored (and not recorded). */
   handlers: EventHandlers<Tx>;
   logger: Logger;
-  killAfterCommit?: boolean;
-  /**
-   * Test-only fault point: kill -9 this process inside a chunk's transaction once it applied two
-   * events or more, before COMMIT. Proves a chunk dies whole: nothing of it is kept, all of it is
-   * applied once after the restart.
-   */
-  killMidChunk?: boolean;
-  /** Test-only: false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
+  /** Test-only (consumerFaults.ts): false runs effects again for redelivered events (see ApplyOnceOptions.dedup). */
   inboxDedup?: boolean;
   /** Where the consumer's metrics (consumer_*) are registered. */
   registry: MetricsRegistry;
@@ -224,21 +217,11 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     for (const { span } of spans) span.end();
   };
 
-  const transaction: typeof options.transaction = options.killMidChunk
-    ? (work) =>
-        options.transaction(async (tx) => {
-          const result = await work(tx);
-          const applied = Array.isArray(result) ? result.filter((r) => r === 'applied').length : 0;
-          if (applied >= 2) process.kill(process.pid, 'SIGKILL');
-          return result;
-        })
-    : options.transaction;
-
   const handleChunk = async (items: ChunkItem[]): Promise<HandleResult[]> => {
     const seconds: number[] = [];
     const outcomes: (string | undefined)[] = [];
     const results = await applyChunk(
-      transaction,
+      options.transaction,
       groupId,
       items.map((item) => item.event),
       {
@@ -341,7 +324,6 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
           ? { partitionsConsumedConcurrently: options.partitionsConsumedConcurrently }
           : {}),
         ...(options.retry ? { retry: options.retry } : {}),
-        ...(options.killAfterCommit ? { killAfterCommit: true } : {}),
       });
       lastError = undefined;
       logger.info({ groupId }, 'consuming');

@@ -6,6 +6,12 @@ export {
 } from './applyChunk.ts';
 export { type ApplyOnceOptions, type ApplyResult, applyOnce } from './applyOnce.ts';
 export {
+  type ConsumerFaults,
+  consumerFaultSettings,
+  consumerFaultSwitches,
+  consumerFaults,
+} from './consumerFaults.ts';
+export {
   type ConsumerService,
   type ConsumerServiceConfig,
   type ConsumerServiceOptions,

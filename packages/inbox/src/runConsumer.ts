@@ -74,11 +74,6 @@ export type RunConsumerOptions = {
   onDeadLettered?: (topic: string, reason: string) => void;
   /** Called after a chunk failed transiently and will be retried. */
   onRetry?: (topic: string, partition: number, failure: Failure) => void;
-  /**
-   * Test-only fault point: kill -9 this process right after the first effect commits, before
-   * its offset is committed. Proves a redelivery after a crash applies nothing twice.
-   */
-  killAfterCommit?: boolean;
 };
 
 export type RunningConsumer = {
@@ -247,7 +242,6 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
         continue;
       }
       failing.delete(key);
-      if (options.killAfterCommit && results.includes('applied')) process.kill(process.pid, 'SIGKILL');
       for (const result of results) {
         if (result === 'applied') stats.applied += 1;
         else if (result === 'duplicate') stats.duplicates += 1;
