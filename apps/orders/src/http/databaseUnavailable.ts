@@ -3,8 +3,9 @@ import { HttpProblem } from '@outbox/runtime/problem';
 /**
  * Errors that mean "the database cannot be reached right now", as opposed to a bug: Prisma's
  * connection error codes (https://www.prisma.io/docs/orm/reference/error-reference) and the
- * PostgreSQL SQLSTATEs a server sends while shutting down or starting up. The transaction they
- * interrupted was rolled back, so nothing is half-written and the client may simply retry.
+ * PostgreSQL SQLSTATEs a server sends while shutting down or starting up. One that reaches the
+ * edge wrote nothing: an order whose COMMIT was on its way when it struck was checked first
+ * (orders/commitOutcome.ts), and comes here only when it was certainly not committed.
  */
 const UNAVAILABLE_CODES = new Set([
   'P1001', // can't reach database server
@@ -68,5 +69,22 @@ export function databaseUnavailableProblem(): HttpProblem {
     'Database unavailable',
     `The orders database cannot be reached. Nothing was written; retry in ${RETRY_AFTER_SECONDS} seconds.`,
     { type: 'urn:problem:database-unavailable', headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+  );
+}
+
+/**
+ * 503 for an order whose COMMIT lost its answer and could not be checked: it may exist. The client
+ * learns its id, where to look, and the one retry that cannot create it twice.
+ */
+export function commitOutcomeUnknownProblem(orderId: string): HttpProblem {
+  return new HttpProblem(
+    503,
+    'Order outcome unknown',
+    `The connection to the orders database broke while order ${orderId} was being committed, and ` +
+      'whether it was could not be checked: the order may exist. GET /orders/' +
+      `${orderId} shows it once it does. Retry with the same Idempotency-Key in ${RETRY_AFTER_SECONDS} ` +
+      'seconds: it answers with this order if it was created, and creates the order once if it was ' +
+      'not. A retry without that key may create a second order.',
+    { type: 'urn:problem:commit-outcome-unknown', headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
   );
 }

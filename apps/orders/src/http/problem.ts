@@ -1,7 +1,12 @@
 import { type FieldError, HttpProblem, type ProblemMapper } from '@outbox/runtime/problem';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { databaseUnavailableProblem, isDatabaseUnavailable } from './databaseUnavailable.ts';
+import { CommitOutcomeUnknown } from '../orders/commitOutcome.ts';
+import {
+  commitOutcomeUnknownProblem,
+  databaseUnavailableProblem,
+  isDatabaseUnavailable,
+} from './databaseUnavailable.ts';
 
 /**
  * The orders API's own errors as problems (problem+json itself is @outbox/runtime/problem's):
@@ -52,9 +57,16 @@ export function toPointer(path: readonly PropertyKey[]): string {
     .join('')}`;
 }
 
-/** What problemHandler cannot know by itself: a database that is away is a 503, not a 500. */
+/**
+ * What problemHandler cannot know by itself: a database that is away is a 503, not a 500; so is an
+ * order whose commit may or may not have happened, but that one says so.
+ */
 export function ordersProblems(logger: Logger): ProblemMapper {
   return (err) => {
+    if (err instanceof CommitOutcomeUnknown) {
+      logger.error({ err, orderId: err.orderId }, 'commit outcome unknown');
+      return commitOutcomeUnknownProblem(err.orderId);
+    }
     if (!isDatabaseUnavailable(err)) return undefined;
     logger.warn({ err }, 'database unavailable');
     return databaseUnavailableProblem();

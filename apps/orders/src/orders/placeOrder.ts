@@ -3,6 +3,7 @@ import { type NewEvent, type OrderCreatedV1, orderCreated as orderCreatedEvent }
 import { type OutboxInsert, prepareEvent } from '@outbox/outbox';
 import type { Prisma } from '../db.ts';
 import { catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
+import { outcomeOfLostCommit } from './commitOutcome.ts';
 import { type CreatedOrder, insertOrderWithEvent, type KeyClaim, newOrder } from './createOrder.ts';
 import { earlierRequest, requestHash } from './idempotency.ts';
 import type { OrderRequest } from './orderRequest.ts';
@@ -57,8 +58,10 @@ export async function placeOrder(
   const catalog = catalogPricesOf(prisma);
   const claim: KeyClaim | undefined =
     idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: requestHash(request) };
-  return prisma.$transaction(async (tx): Promise<PlaceOrderResult> => {
-    const orderId = randomUUID();
+  // Chosen before the transaction: if the answer to its COMMIT is lost, this id finds out what happened.
+  const orderId = randomUUID();
+  let committing = false;
+  const placed = prisma.$transaction(async (tx): Promise<PlaceOrderResult> => {
     let refresh = false;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const pricing = await catalog.price(tx, request, refresh);
@@ -75,6 +78,7 @@ export async function placeOrder(
         const outcome = await insertOrderWithEvent(tx, order, outboxRow ? event : undefined, claim);
         if (outcome.written) {
           await beforeCommit?.(outcome.order, event);
+          committing = true;
           return { kind: 'created', order: outcome.order };
         }
         if (claim && outcome.allPriced && !outcome.keyClaimed) {
@@ -88,6 +92,12 @@ export async function placeOrder(
       refresh = true;
     }
     throw new Error(`the catalog changed under order ${orderId} ${MAX_ATTEMPTS} times in a row`);
+  });
+  return placed.catch(async (err: unknown): Promise<PlaceOrderResult> => {
+    // Until the callback returns the order, no COMMIT was sent and the failure wrote nothing.
+    // After, the server may have committed before the connection broke: ask it.
+    if (!committing) throw err;
+    return { kind: 'created', order: await outcomeOfLostCommit(prisma, orderId, err) };
   });
 }
 

@@ -9,15 +9,17 @@ export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; clo
 
 /**
  * The orders API from its factory, on an ephemeral port, over a fresh migrated database of its
- * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there).
+ * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there), or
+ * rewrites the URL of its own (e.g. to go through a proxy).
  */
 export async function startOrdersApi(
   label: string,
-  options: { databaseUrl?: string } = {},
+  options: { databaseUrl?: string | ((own: string) => string) } = {},
 ): Promise<OrdersApi> {
   const db = await createTestDatabase(label);
   await migrate(db.url);
-  const prisma = createPrisma(options.databaseUrl ?? db.url);
+  const { databaseUrl = db.url } = options;
+  const prisma = createPrisma(typeof databaseUrl === 'string' ? databaseUrl : databaseUrl(db.url));
   const app = createApp({
     prisma,
     logger: pino({ level: 'silent' }),
