@@ -17,20 +17,20 @@ const REFUSED = 'is a test or demo switch and is refused unless OUTBOX_ALLOW_FAU
 const NODE_ENVS = [undefined, 'development', 'test', 'staging', 'production'];
 
 type Schema = Parameters<typeof loadConfig>[1];
-const SWITCHES: [service: string, schema: Schema, variable: string, value: string][] = [
-  ['relay', relayConfig, 'RELAY_FAULT', 'crash-after-publish'],
-  ['relay', relayConfig, 'RELAY_FAULT', 'crash-with-pipelined-batch:3'],
-  ['orders', ordersConfig, 'WRITE_MODE', 'commit-then-publish'],
-  ['orders', ordersConfig, 'WRITE_MODE', 'publish-then-commit'],
-  ['orders', ordersConfig, 'FAULT_KILL_BETWEEN_WRITES_AT', '45'],
-  ['orders', ordersConfig, 'FAULT_FAIL_COMMIT_EVERY', '10'],
-  ['orders', ordersConfig, 'INBOX_DEDUP', 'off'],
+const SWITCHES: [service: string, variable: string, value: string, schema: Schema][] = [
+  ['relay', 'RELAY_FAULT', 'crash-after-publish', relayConfig],
+  ['relay', 'RELAY_FAULT', 'crash-with-pipelined-batch:3', relayConfig],
+  ['orders', 'WRITE_MODE', 'commit-then-publish', ordersConfig],
+  ['orders', 'WRITE_MODE', 'publish-then-commit', ordersConfig],
+  ['orders', 'FAULT_KILL_BETWEEN_WRITES_AT', '45', ordersConfig],
+  ['orders', 'FAULT_FAIL_COMMIT_EVERY', '10', ordersConfig],
+  ['orders', 'INBOX_DEDUP', 'off', ordersConfig],
   ...(['orders', 'inventory', 'billing'] as const).flatMap((service) => {
     const schema = { orders: ordersConfig, inventory: inventoryConfig, billing: billingConfig }[service];
     return [
-      [service, schema, 'FAULT_KILL_AFTER_COMMIT', 'true'],
-      [service, schema, 'FAULT_KILL_MID_CHUNK', 'true'],
-    ] as [string, Schema, string, string][];
+      [service, 'FAULT_KILL_AFTER_COMMIT', 'true', schema],
+      [service, 'FAULT_KILL_MID_CHUNK', 'true', schema],
+    ] as [string, string, string, Schema][];
   }),
 ];
 
@@ -41,7 +41,7 @@ function withNodeEnv(env: Record<string, string>, nodeEnv: string | undefined): 
 describe('test and demo switches', () => {
   it.each(SWITCHES)(
     '%s refuses %s=%s without OUTBOX_ALLOW_FAULTS, whatever NODE_ENV',
-    (service, schema, name, value) => {
+    (service, name, value, schema) => {
       for (const nodeEnv of NODE_ENVS) {
         expect(
           () => loadConfig(service, schema, withNodeEnv({ ...base, [name]: value }, nodeEnv)),
@@ -53,7 +53,7 @@ describe('test and demo switches', () => {
 
   it.each(SWITCHES)(
     '%s takes %s=%s with OUTBOX_ALLOW_FAULTS=test or demo',
-    (service, schema, name, value) => {
+    (service, name, value, schema) => {
       for (const allow of ['test', 'demo']) {
         const config = loadConfig(service, schema, {
           ...base,
@@ -154,5 +154,5 @@ describe('test and demo switches', () => {
     });
     expect(code, stderr).toBe(78);
     expect(stderr).toContain(`RELAY_FAULT: ${REFUSED}`);
-  });
+  }, 90_000); // a Node start on a busy 2-core machine; the process itself exits at its config
 });
