@@ -1,10 +1,5 @@
-import {
-  type DatabaseTimeouts,
-  defaultDatabaseTimeouts,
-  poolTimeouts,
-  transactionTimeouts,
-} from '@outbox/runtime/database-timeouts';
-import { PrismaPg } from '@prisma/adapter-pg';
+import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { prismaOptions } from '@outbox/runtime/prisma';
 import { PrismaClient, type Prisma as PrismaTypes } from '../src/generated/prisma/client.ts';
 
 // The tests read and write inventory's tables through Prisma, with the timeouts a service would have.
@@ -14,12 +9,6 @@ export type Prisma = InstanceType<typeof PrismaClient>;
 export type Tx = PrismaTypes.TransactionClient;
 export type { DatabaseTimeouts };
 
-export function createPrisma(
-  databaseUrl: string,
-  timeouts: DatabaseTimeouts = defaultDatabaseTimeouts,
-): Prisma {
-  return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, ...poolTimeouts(timeouts) }),
-    transactionOptions: transactionTimeouts(timeouts),
-  });
+export function createPrisma(databaseUrl: string, timeouts?: DatabaseTimeouts): Prisma {
+  return new PrismaClient(prismaOptions(databaseUrl, timeouts));
 }
