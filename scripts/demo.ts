@@ -262,6 +262,9 @@ const databaseUrls = {
 const plans = planStack({
   databaseUrls,
   kafkaBrokers: kafka.brokers,
+  // The console's write-mode switch and the chaos buttons need the demo switches, which every
+  // app refuses unless told otherwise.
+  allowFaults: 'demo',
   extraEnv: Object.fromEntries(
     [...SERVICES, ...RELAYS].map((name) => [
       name,

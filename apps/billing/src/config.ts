@@ -1,9 +1,12 @@
-import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/runtime/config';
+import { consumerFaultSettings, consumerFaultSwitches } from '@outbox/inbox';
+import { allowFaults, consumerServiceSchema, refuseFaultsUnlessAllowed } from '@outbox/runtime/config';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { z } from 'zod';
-import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
 const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
   ...databaseTimeoutSettings,
+  ...allowFaults,
+  ...consumerFaultSettings,
   /** The simulated payment provider declines authorizations above this amount (minor units). */
   PAYMENT_LIMIT_CENTS: z.coerce.bigint().positive().default(1_000_000n),
   /** Share of provider calls that fail as if it were down (0..1); such events are retried. */
@@ -18,11 +21,12 @@ const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).exten
 
 // A consumer that does not run the provider call before its transaction makes it inside: the
 // call must then fit in the transaction.
-export const configSchema = refuseKillAfterCommitInProduction(
+export const configSchema = refuseFaultsUnlessAllowed(
   refineDatabaseTimeouts(settings).refine(
     (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
     { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
   ),
+  consumerFaultSwitches,
 );
 
 export type Config = z.output<typeof configSchema>;

@@ -1,7 +1,7 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
 // `node --import @outbox/runtime/tracing-register` so http, express and pg are traced too.
 import '@outbox/runtime/tracing-register';
-import { runConsumerService } from '@outbox/inbox';
+import { consumerFaults, runConsumerService } from '@outbox/inbox';
 import { EVENT_SOURCE } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
 import { migrate } from './db.ts';
@@ -14,6 +14,8 @@ await runConsumerService({
   migrate,
   source: EVENT_SOURCE,
   aggregateTypes: ['order'],
+  // The chaos suite's kill switches, when its config allows them; none in production.
+  faults: consumerFaults,
   handlers: ({ config, pool }) =>
     billingHandlers(
       pool,

@@ -7,9 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma, migrate, type Prisma } from '../src/db.ts';
+import { migrate } from '../src/db.ts';
 import { billingHandlers } from '../src/handlers.ts';
 import { PaymentProvider, PaymentProviderUnavailable } from '../src/paymentProvider.ts';
+import { createPrisma, type Prisma } from './prisma.ts';
 import { deliver, orderEvents } from './support.ts';
 
 useLeakGuard();

@@ -11,8 +11,8 @@ import { applyOnce, applyOne } from '@outbox/devstack/testing/apply-once';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { checkEventData } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
-import type { Prisma, Tx } from '../src/db.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
+import type { Prisma, Tx } from './prisma.ts';
 
 export function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
   return {

@@ -1,8 +1,9 @@
+import { WRITE_MODES, type WriteMode } from '@outbox/contracts';
 import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { HttpProblem } from '@outbox/runtime/problem';
 import { Router } from 'express';
 import { z } from 'zod';
-import { type DemoStatus, type ProcessStatus, WRITE_MODES, type WriteMode } from './shared/api.ts';
+import type { DemoStatus, ProcessStatus } from './shared/api.ts';
 
 /** A process the local demo owns and lets a newcomer break: the broker, a service or a relay. */
 export type ProcessControl = {

@@ -1,11 +1,19 @@
-import { consumerServiceSchema, refuseKillAfterCommitInProduction } from '@outbox/runtime/config';
+import { consumerFaultSettings, consumerFaultSwitches } from '@outbox/inbox';
+import { allowFaults, consumerServiceSchema, refuseFaultsUnlessAllowed } from '@outbox/runtime/config';
+import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import type { z } from 'zod';
-import { databaseTimeoutSettings, refineDatabaseTimeouts } from './db.ts';
 
-export const configSchema = refuseKillAfterCommitInProduction(
+// The chaos suite's kill switches are refused unless OUTBOX_ALLOW_FAULTS allows them; main.ts
+// hands them to the consumer as hooks (consumerFaults in @outbox/inbox).
+export const configSchema = refuseFaultsUnlessAllowed(
   refineDatabaseTimeouts(
-    consumerServiceSchema({ port: 3003, groupId: 'inventory' }).extend(databaseTimeoutSettings),
+    consumerServiceSchema({ port: 3003, groupId: 'inventory' }).extend({
+      ...databaseTimeoutSettings,
+      ...allowFaults,
+      ...consumerFaultSettings,
+    }),
   ),
+  consumerFaultSwitches,
 );
 
 export type Config = z.output<typeof configSchema>;

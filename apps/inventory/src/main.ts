@@ -1,7 +1,7 @@
 // Tracing, off unless OTEL_* variables turn it on (docs/tracing.md). Start the app with
 // `node --import @outbox/runtime/tracing-register` so http, express and pg are traced too.
 import '@outbox/runtime/tracing-register';
-import { runConsumerService } from '@outbox/inbox';
+import { consumerFaults, runConsumerService } from '@outbox/inbox';
 import { configSchema } from './config.ts';
 import { migrate } from './db.ts';
 import { inventoryHandlers } from './handlers.ts';
@@ -13,5 +13,7 @@ await runConsumerService({
   migrate,
   source: EVENT_SOURCE,
   aggregateTypes: ['order'],
+  // The chaos suite's kill switches, when its config allows them; none in production.
+  faults: consumerFaults,
   handlers: () => inventoryHandlers,
 });

@@ -10,8 +10,9 @@ import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma, type DatabaseTimeouts, migrate, type Prisma, type Tx } from '../src/db.ts';
+import { migrate } from '../src/db.ts';
 import { reserveStock } from '../src/reserveStock.ts';
+import { createPrisma, type DatabaseTimeouts, type Prisma, type Tx } from './prisma.ts';
 
 useLeakGuard();
 

@@ -7,9 +7,10 @@ import { applyOnce } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
+import { migrate } from '../src/db.ts';
 import { releaseStock } from '../src/releaseStock.ts';
 import { reserveStock } from '../src/reserveStock.ts';
+import { createPrisma, type Prisma, type Tx } from './prisma.ts';
 import { available as availableIn, envelope, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();

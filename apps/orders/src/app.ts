@@ -7,10 +7,9 @@ import type { Prisma } from './db.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
 import { httpMetrics } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
-import { ordersRouter } from './http/ordersRouter.ts';
+import { type OrderPlacer, ordersRouter } from './http/ordersRouter.ts';
 import { NOT_FOUND, ordersProblems } from './http/problem.ts';
-import { writeModeRouter } from './http/writeModeRouter.ts';
-import { OrderWriter } from './orders/writeModes.ts';
+import { placeOrder } from './orders/placeOrder.ts';
 
 export type AppDeps = {
   prisma: Prisma;
@@ -18,10 +17,10 @@ export type AppDeps = {
   registry: MetricsRegistry;
   /** The saga reply consumer's state and counters, reported on /healthz (as inventory and billing do). */
   replies?: () => object;
-  /** How orders are written (orders/writeModes.ts); the outbox when not given. */
-  writer?: OrderWriter;
-  /** The local demo's token for PUT /admin/write-mode; without it the route does not exist. */
-  writeModeAdminToken?: string;
+  /** The demo's and the chaos suite's writer (src/demo/); production has none: placeOrder. */
+  writer?: OrderPlacer;
+  /** The local demo's PUT /admin/write-mode (src/demo/); without it the route does not exist. */
+  admin?: express.Router;
 };
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
@@ -30,8 +29,8 @@ export function createApp({
   logger,
   registry,
   replies,
-  writer = new OrderWriter({ prisma }),
-  writeModeAdminToken,
+  writer = { mode: 'outbox', place: (request, key) => placeOrder(prisma, request, key) },
+  admin,
 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -39,8 +38,7 @@ export function createApp({
   app.use(jsonBody());
 
   app.use('/orders', ordersRouter(prisma, writer));
-  if (writeModeAdminToken !== undefined)
-    app.use('/admin', writeModeRouter(writer, writeModeAdminToken, logger));
+  if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
   // not decide it: with Kafka away the API still takes orders (the outbox's point).

@@ -1,13 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { sharedMigrations } from '@outbox/inbox';
-import {
-  type DatabaseTimeouts,
-  defaultDatabaseTimeouts,
-  poolTimeouts,
-  transactionTimeouts,
-} from '@outbox/runtime/database-timeouts';
+import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { migrateDatabase } from '@outbox/runtime/migrate';
-import { PrismaPg } from '@prisma/adapter-pg';
+import { prismaOptions } from '@outbox/runtime/prisma';
 import { PrismaClient, type Prisma as PrismaTypes } from './generated/prisma/client.ts';
 
 export type Prisma = InstanceType<typeof PrismaClient>;
@@ -15,18 +10,11 @@ export type Prisma = InstanceType<typeof PrismaClient>;
 export type Tx = PrismaTypes.TransactionClient;
 
 /**
- * The Prisma client over node-postgres. The timeouts (one definition for every app, in
- * @outbox/runtime) make a database that stops answering fail requests (503, see
- * http/databaseUnavailable.ts) instead of hanging them with their locks held.
+ * The Prisma client over node-postgres, with the timeouts every app shares: a database that stops
+ * answering fails requests (503, see http/databaseUnavailable.ts) instead of hanging them.
  */
-export function createPrisma(
-  databaseUrl: string,
-  timeouts: DatabaseTimeouts = defaultDatabaseTimeouts,
-): Prisma {
-  return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, ...poolTimeouts(timeouts) }),
-    transactionOptions: transactionTimeouts(timeouts),
-  });
+export function createPrisma(databaseUrl: string, timeouts?: DatabaseTimeouts): Prisma {
+  return new PrismaClient(prismaOptions(databaseUrl, timeouts));
 }
 
 const ordersMigrations = {

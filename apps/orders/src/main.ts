@@ -7,10 +7,9 @@ import { shutdownTracing } from '@outbox/runtime/tracing';
 import { createApp, listen } from './app.ts';
 import { configSchema } from './config.ts';
 import { createPrisma, migrate } from './db.ts';
+import { replyConsumerFaults, startOrdersDemo } from './demo/index.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
-import { NaivePublisher } from './orders/naivePublisher.ts';
 import { EVENT_SOURCE } from './orders/placeOrder.ts';
-import { OrderWriter } from './orders/writeModes.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
@@ -32,7 +31,8 @@ const {
   source: EVENT_SOURCE,
   aggregateTypes: ['reservation', 'payment'],
   handlers: () => replyHandlers,
-  inboxDedup: (config) => config.INBOX_DEDUP === 'on',
+  // The chaos suite's kill switches and broken dedup (src/demo/), when allowed; none in production.
+  faults: replyConsumerFaults,
 });
 
 // The API writes through Prisma (an order and its event in one interactive transaction); the
@@ -47,39 +47,17 @@ const sagaTimeout = startSagaTimeout({
   intervalMs: config.SAGA_SWEEP_INTERVAL_MS,
 });
 
-// The naive write modes send ORDER_CREATED from the request, so they need a producer here; the
-// outbox mode never does (the relay publishes). Test and demo only: config.ts refuses them in production.
-const naive = config.WRITE_MODE !== 'outbox' || config.WRITE_MODES_SWITCHABLE;
-const publisher = naive
-  ? new NaivePublisher({
-      brokers: config.KAFKA_BROKERS,
-      topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
-      logger,
-    })
-  : undefined;
-const writer = new OrderWriter({
-  prisma,
-  mode: config.WRITE_MODE,
-  ...(publisher ? { publisher } : {}),
-  faults: {
-    killBetweenWritesAt: config.FAULT_KILL_BETWEEN_WRITES_AT,
-    failCommitEvery: config.FAULT_FAIL_COMMIT_EVERY,
-  },
-  logger,
-});
-if (config.WRITE_MODE !== 'outbox')
-  logger.warn({ mode: config.WRITE_MODE }, 'naive write mode: events can be lost or invented');
+// The demo's naive write modes and the chaos suite's fault points, when its switches are on and
+// allowed (src/demo/); without them, as in production, POST /orders is placeOrder.
+const demo = startOrdersDemo(config, { prisma, logger });
 
 const app = createApp({
   prisma,
   logger,
   registry,
   replies: () => replies.health(),
-  writer,
-  ...(config.WRITE_MODES_SWITCHABLE && config.ORDERS_ADMIN_TOKEN
-    ? { writeModeAdminToken: config.ORDERS_ADMIN_TOKEN }
-    : {}),
+  ...(demo ? { writer: demo.writer } : {}),
+  ...(demo?.admin ? { admin: demo.admin } : {}),
 });
 const server = await listen(app, config.PORT, config.HOST);
 logger.info({ host: config.HOST, port: config.PORT }, 'orders API listening');
@@ -93,7 +71,7 @@ onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await retention.stop();
   await replies.stop();
-  await publisher?.disconnect();
+  await demo?.stop();
   await sagaTimeout.stop();
   await prisma.$disconnect();
   await pool.end();

@@ -1,4 +1,4 @@
-// The naive write modes (orders/writeModes.ts) exist to be broken on purpose, so they must be the
+// The naive write modes (src/demo/orderWriter.ts) exist to be broken on purpose, so they must be the
 // real thing: the order committed without an outbox row, and ORDER_CREATED sent from the request
 // as exactly the message the relay would publish (CloudEvents envelope and headers, key, topic), so
 // inventory and billing read it unchanged. publish-then-commit's transaction failing after the send
@@ -15,8 +15,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, listen } from '../src/app.ts';
 import { createPrisma, migrate, type Prisma } from '../src/db.ts';
-import { NaivePublisher } from '../src/orders/naivePublisher.ts';
-import { OrderWriter, type WriteFaults } from '../src/orders/writeModes.ts';
+import { NaivePublisher } from '../src/demo/naivePublisher.ts';
+import { OrderWriter, type WriteFaults } from '../src/demo/orderWriter.ts';
+import { writeModeRouter } from '../src/demo/writeModeRouter.ts';
 import { postOrder } from './support/ordersApi.ts';
 
 useLeakGuard();
@@ -51,12 +52,13 @@ afterAll(async () => {
 
 async function startApi(faults: WriteFaults = {}, adminToken?: string): Promise<Api> {
   const writer = new OrderWriter({ prisma, publisher, faults });
+  const logger = pino({ level: 'silent' });
   const app = createApp({
     prisma,
-    logger: pino({ level: 'silent' }),
+    logger,
     registry: createMetricsRegistry('orders-naive-test'),
     writer,
-    ...(adminToken ? { writeModeAdminToken: adminToken } : {}),
+    ...(adminToken ? { admin: writeModeRouter(writer, adminToken, logger) } : {}),
   });
   const server = await listen(app, 0, '127.0.0.1');
   return {

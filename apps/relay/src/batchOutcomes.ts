@@ -1,11 +1,5 @@
-import {
-  backoffDelayMs,
-  type ClaimedRow,
-  markFailed,
-  markPublished,
-  renewLeases,
-  scheduleRetry,
-} from '@outbox/outbox';
+import { type ClaimedRow, markFailed, markPublished, renewLeases, scheduleRetry } from '@outbox/outbox';
+import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { exemplarOf } from '@outbox/runtime/exemplars';
 import type pg from 'pg';
 import type { Logger } from 'pino';

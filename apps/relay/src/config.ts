@@ -1,27 +1,16 @@
 import { hostname } from 'node:os';
-import { kafkaBrokers, logLevel, port, positiveInt, postgresUrl, topicPrefix } from '@outbox/runtime/config';
+import {
+  allowFaults,
+  kafkaBrokers,
+  logLevel,
+  port,
+  positiveInt,
+  postgresUrl,
+  refuseFaultsUnlessAllowed,
+  topicPrefix,
+} from '@outbox/runtime/config';
 import { z } from 'zod';
-
-/**
- * Test-only fault points (the chaos suite, docs/chaos.md); the relay kills itself with kill -9:
- * - `crash-after-publish[:n]`: after the n-th batch the broker acknowledged (default 1), before it
- *   marks that batch published, the moment that turns a crash into duplicates on the topic;
- * - `crash-with-pipelined-batch[:n]`: the n-th time a claim returns rows while the previous batch
- *   is with the broker, so it dies holding two leased batches, one sent and one only claimed.
- */
-const relayFault = z
-  .string()
-  .regex(
-    /^(crash-after-publish|crash-with-pipelined-batch)(:[1-9][0-9]*)?$/,
-    'expected crash-after-publish[:<n>] or crash-with-pipelined-batch[:<n>]',
-  )
-  .transform((value) => {
-    const [point, n] = value.split(':');
-    const after = Number(n ?? 1);
-    return point === 'crash-after-publish'
-      ? { crashAfterPublish: after }
-      : { crashWithPipelinedBatch: after };
-  });
+import { relayFaultSettings } from './faultPoints.ts';
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),
@@ -65,16 +54,13 @@ const settings = z.object({
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
-  RELAY_FAULT: relayFault.optional(),
+  ...allowFaults,
+  ...relayFaultSettings,
 });
 
 // A stray fault variable must not be able to take a production relay down.
-export const configSchema = settings.refine(
-  (config) => !(config.RELAY_FAULT && config.NODE_ENV === 'production'),
-  {
-    path: ['RELAY_FAULT'],
-    message: 'is a test-only fault point and is refused when NODE_ENV=production',
-  },
-);
+export const configSchema = refuseFaultsUnlessAllowed(settings, {
+  RELAY_FAULT: (config) => config.RELAY_FAULT !== undefined,
+});
 
 export type Config = z.output<typeof configSchema>;

@@ -1,12 +1,39 @@
 import type { Logger } from 'pino';
+import { z } from 'zod';
 
-/** Which test-only fault points are armed (RELAY_FAULT in config.ts); never set in production. */
+/** Which test-only fault points are armed (RELAY_FAULT); never in production. */
 export type RelayFault = { crashAfterPublish?: number; crashWithPipelinedBatch?: number };
+
+/**
+ * Test-only fault points (the chaos suite, docs/chaos.md); the relay kills itself with kill -9:
+ * - `crash-after-publish[:n]`: after the n-th batch the broker acknowledged (default 1), before it
+ *   marks that batch published, the moment that turns a crash into duplicates on the topic;
+ * - `crash-with-pipelined-batch[:n]`: the n-th time a claim returns rows while the previous batch
+ *   is with the broker, so it dies holding two leased batches, one sent and one only claimed.
+ */
+const relayFault = z
+  .string()
+  .regex(
+    /^(crash-after-publish|crash-with-pipelined-batch)(:[1-9][0-9]*)?$/,
+    'expected crash-after-publish[:<n>] or crash-with-pipelined-batch[:<n>]',
+  )
+  .transform((value) => {
+    const [point, n] = value.split(':');
+    const after = Number(n ?? 1);
+    return point === 'crash-after-publish'
+      ? { crashAfterPublish: after }
+      : { crashWithPipelinedBatch: after };
+  });
+
+/** RELAY_FAULT, for the relay's config schema, which refuses it unless OUTBOX_ALLOW_FAULTS allows it. */
+export const relayFaultSettings = { RELAY_FAULT: relayFault.optional() };
+
+/** Where the relay's loop calls its fault points; main.ts passes FaultPoints only when RELAY_FAULT is set. */
+export type RelayFaultHooks = Pick<FaultPoints, 'afterBrokerAck' | 'pipelinedClaim'>;
 
 /**
  * The relay's test-only fault points: each makes the process kill -9 itself at one of the worst
  * moments for a relay to die, so the chaos suite can prove nothing is lost (docs/chaos.md).
- * Unarmed, each is a counter check and nothing else.
  */
 export class FaultPoints {
   readonly #fault: RelayFault;
@@ -14,8 +41,8 @@ export class FaultPoints {
   #acknowledgedBatches = 0;
   #pipelinedClaims = 0;
 
-  constructor(fault: RelayFault | undefined, logger: Logger) {
-    this.#fault = fault ?? {};
+  constructor(fault: RelayFault, logger: Logger) {
+    this.#fault = fault;
     this.#logger = logger;
   }
 

@@ -11,6 +11,7 @@ import { shutdownTracing } from '@outbox/runtime/tracing';
 import pg from 'pg';
 import { adminRoutes } from './adminRoutes.ts';
 import { configSchema } from './config.ts';
+import { FaultPoints } from './faultPoints.ts';
 import { createRelayMetrics } from './metrics.ts';
 import { KafkaPublisher } from './publisher.ts';
 import { Relay } from './relay.ts';
@@ -56,8 +57,9 @@ const relay = new Relay({
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     maxAttempts: config.RELAY_MAX_ATTEMPTS,
-    ...(config.RELAY_FAULT ? { fault: config.RELAY_FAULT } : {}),
   },
+  // The chaos suite's kill -9 points, when its config allows RELAY_FAULT; none in production.
+  ...(config.RELAY_FAULT ? { faults: new FaultPoints(config.RELAY_FAULT, logger) } : {}),
 });
 
 // Start even while Kafka is away: the relay retries in its loop, and says so on /healthz.

@@ -1,4 +1,5 @@
-import { backoffDelayMs, type ClaimedRow, claimBatch } from '@outbox/outbox';
+import { type ClaimedRow, claimBatch } from '@outbox/outbox';
+import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -9,7 +10,7 @@ import {
   renewLeasesWhilePublishing,
   retryOrDeadLetter,
 } from './batchOutcomes.ts';
-import { FaultPoints, type RelayFault } from './faultPoints.ts';
+import type { RelayFaultHooks } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
 import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
 import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
@@ -25,8 +26,6 @@ export type RelayOptions = {
   pollIntervalMs: number;
   /** Attempts before a transiently failing event is dead-lettered. */
   maxAttempts: number;
-  /** Test-only fault points (RELAY_FAULT in config.ts); never set in production. */
-  fault?: RelayFault;
 };
 
 /** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
@@ -59,7 +58,7 @@ export class Relay {
   readonly #metrics: RelayMetrics;
   readonly #options: RelayOptions;
   readonly #outcomes: OutcomeDeps;
-  readonly #faults: FaultPoints;
+  readonly #faults: RelayFaultHooks | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
   #consecutiveFailures = 0;
@@ -75,6 +74,8 @@ export class Relay {
     logger: Logger;
     metrics: RelayMetrics;
     options: RelayOptions;
+    /** Test-only fault points (faultPoints.ts); none in production. */
+    faults?: RelayFaultHooks;
   }) {
     this.#pool = deps.pool;
     this.#publisher = deps.publisher;
@@ -83,7 +84,7 @@ export class Relay {
     this.#metrics = deps.metrics;
     this.#options = deps.options;
     const { id: owner, leaseMs, maxAttempts } = deps.options;
-    this.#faults = new FaultPoints(deps.options.fault, deps.logger);
+    this.#faults = deps.faults;
     this.#outcomes = {
       pool: deps.pool,
       owner,
@@ -124,7 +125,7 @@ export class Relay {
       this.#wakeup.reset();
       const claimed = await this.#claim(limit);
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
-        this.#faults.pipelinedClaim(claimed.rows.length);
+        this.#faults?.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
       if ('retryInMs' in claimed) {
@@ -246,7 +247,7 @@ export class Relay {
 
   /** Acknowledged by the broker: mark published (fenced by our lease). */
   async #published(rows: ClaimedRow[]): Promise<void> {
-    this.#faults.afterBrokerAck(rows.length);
+    this.#faults?.afterBrokerAck(rows.length);
     const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     let marked: Awaited<ReturnType<typeof markBatchPublished>>;
     try {

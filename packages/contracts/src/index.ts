@@ -60,3 +60,4 @@ export {
   stockReservedV1,
 } from './stock.ts';
 export { topicFor } from './topics.ts';
+export { WRITE_MODES, type WriteMode } from './writeModes.ts';

@@ -7,7 +7,7 @@ import type { ChunkHandler, ChunkItem, ChunkResult } from './chunk.ts';
 import type { ConsumerMetrics, HandledEvent } from './consumerMetrics.ts';
 import { recordProcessed } from './dedup.ts';
 import { EventFailedError } from './failure.ts';
-import type { ConsumerFaults } from './faultPoints.ts';
+import type { FaultHooks } from './faultPoints.ts';
 import { type BatchHandler, type HandlerTable, inChunk, type PreparedHandler } from './handlers.ts';
 
 export type Transaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
@@ -19,7 +19,7 @@ export type ChunkStepDeps<Tx> = {
   source: string;
   handlers: HandlerTable<Tx>;
   transaction: Transaction<Tx>;
-  faults: ConsumerFaults;
+  faults: FaultHooks;
   metrics: ConsumerMetrics;
   logger: Logger;
 };

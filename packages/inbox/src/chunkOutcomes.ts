@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelayMs } from '@outbox/outbox';
+import { backoffDelayMs } from '@outbox/runtime/backoff';
 import type { Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ChunkHandler, ChunkItem, ChunkResult, Unreadable } from './chunk.ts';

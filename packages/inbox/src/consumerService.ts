@@ -9,6 +9,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { type EventConsumer, startEventConsumer } from './eventConsumer.ts';
+import type { ConsumerFaultSwitches } from './faultPoints.ts';
 import type { EventHandlers } from './handlers.ts';
 
 // How every service that consumes events starts: inventory and billing through runConsumerService,
@@ -31,8 +32,8 @@ export type ConsumerServiceOptions<S extends z.ZodType<ConsumerServiceConfig>> =
   aggregateTypes: string[];
   /** The service's handlers, given its config and pool (for lookups before a chunk's transaction). */
   handlers: (service: { config: z.output<S>; pool: pg.Pool }) => EventHandlers<pg.PoolClient>;
-  /** Test-only: false applies redelivered events again (orders' INBOX_DEDUP=off). */
-  inboxDedup?: (config: z.output<S>) => boolean;
+  /** Test and demo switches, from the app's config (apps/<app>/src/main.ts); production has none. */
+  faults?: (config: z.output<S>) => ConsumerFaultSwitches;
 };
 
 export type ConsumerService<C> = {
@@ -47,7 +48,7 @@ export type ConsumerService<C> = {
 /**
  * The parts every consumer service has, started: config parsed from the environment (or the
  * process exits naming the bad variables), logger, migrations, the pool, the metrics registry and
- * the event consumer with the config's fault switches and inbox retention. The consumer starts in
+ * the event consumer with its inbox retention (and the app's fault switches, in tests). The consumer starts in
  * the background and retries while Kafka is away. The caller serves and shuts down.
  */
 export async function startConsumerService<S extends z.ZodType<ConsumerServiceConfig>>(
@@ -74,10 +75,8 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     transaction: transactionOn(pool),
     handlers: options.handlers({ config, pool }),
     logger,
-    killAfterCommit: config.FAULT_KILL_AFTER_COMMIT,
-    killMidChunk: config.FAULT_KILL_MID_CHUNK,
+    ...options.faults?.(config),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
-    ...(options.inboxDedup ? { inboxDedup: options.inboxDedup(config) } : {}),
     registry,
   });
   return { config, logger, pool, registry, consumer };

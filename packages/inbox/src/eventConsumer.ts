@@ -1,5 +1,5 @@
 import { topicFor } from '@outbox/contracts';
-import { exponentialDelayMs } from '@outbox/outbox';
+import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import { createKafka } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
 import { type ConsumerMetrics, createConsumerMetrics } from './consumerMetrics.ts';
-import { type ConsumerFaultSwitches, consumerFaults } from './faultPoints.ts';
+import { type ConsumerFaultSwitches, faultHooks } from './faultPoints.ts';
 import { type EventHandlers, HandlerTable } from './handlers.ts';
 import { type RunConsumerOptions, type RunningConsumer, runConsumer } from './kafkaLoop.ts';
 import { startInboxRetention } from './retention.ts';
@@ -70,7 +70,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     source: options.source,
     handlers: new HandlerTable(options.handlers),
     transaction: options.transaction,
-    faults: consumerFaults(options),
+    faults: faultHooks(options),
     metrics,
     logger,
   });

@@ -1,10 +1,13 @@
+import type { FaultSwitches } from '@outbox/runtime/config';
+import { z } from 'zod';
 import type { ChunkResult } from './chunk.ts';
 
-/**
- * A consumer's test-only switches, as the apps' config gives them (FAULT_KILL_AFTER_COMMIT,
- * FAULT_KILL_MID_CHUNK, INBOX_DEDUP): the chaos suite uses them to prove what the consumer
- * promises. Never set in production.
- */
+// The consumers' kill switches, which the chaos suite uses to prove that a crash at the worst
+// moment of a chunk loses and doubles nothing. They live apart from the consumer loop: an app
+// passes them in at start-up (ConsumerServiceOptions.faults); production passes nothing, and its
+// config refuses the switches unless OUTBOX_ALLOW_FAULTS allows them (refuseFaultsUnlessAllowed).
+
+/** A consumer's test-only switches, as the app's config gives them. Never set in production. */
 export type ConsumerFaultSwitches = {
   /**
    * kill -9 this process right after the first chunk that applied an event commits, before its
@@ -25,8 +28,29 @@ export type ConsumerFaultSwitches = {
   inboxDedup?: boolean;
 };
 
+/** The kill switches' settings, for the config schema of every consumer service. */
+export const consumerFaultSettings = {
+  /** Test-only fault point: kill -9 the process after the first effect commits, before its offset does. */
+  FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
+  /** Test-only fault point: kill -9 the process inside a chunk's transaction, after ≥ 2 effects, before COMMIT. */
+  FAULT_KILL_MID_CHUNK: z.stringbool().default(false),
+};
+
+type ConsumerFaultConfig = { FAULT_KILL_AFTER_COMMIT: boolean; FAULT_KILL_MID_CHUNK: boolean };
+
+/** For refuseFaultsUnlessAllowed: when each kill switch is on. */
+export const consumerFaultSwitches: FaultSwitches<ConsumerFaultConfig> = {
+  FAULT_KILL_AFTER_COMMIT: (config) => config.FAULT_KILL_AFTER_COMMIT,
+  FAULT_KILL_MID_CHUNK: (config) => config.FAULT_KILL_MID_CHUNK,
+};
+
+/** The switches a consumer service's config turns on (ConsumerServiceOptions.faults). */
+export function consumerFaults(config: ConsumerFaultConfig): ConsumerFaultSwitches {
+  return { killAfterCommit: config.FAULT_KILL_AFTER_COMMIT, killMidChunk: config.FAULT_KILL_MID_CHUNK };
+}
+
 /** The points in a chunk where the switches act; with none set, they do nothing. */
-export type ConsumerFaults = {
+export type FaultHooks = {
   /** Whether an event recorded before is skipped (false only with `inboxDedup: false`). */
   dedup: boolean;
   /** Inside the chunk's transaction, its effects done, before COMMIT. */
@@ -38,7 +62,7 @@ export type ConsumerFaults = {
 const applied = (results: readonly ChunkResult[]) => results.filter((r) => r === 'applied').length;
 const kill = () => process.kill(process.pid, 'SIGKILL');
 
-export function consumerFaults(switches: ConsumerFaultSwitches = {}): ConsumerFaults {
+export function faultHooks(switches: ConsumerFaultSwitches = {}): FaultHooks {
   return {
     dedup: switches.inboxDedup !== false,
     beforeCommit: (results) => {

@@ -30,7 +30,12 @@ export {
   type FailureKind,
   PoisonEventError,
 } from './failure.ts';
-export type { ConsumerFaultSwitches } from './faultPoints.ts';
+export {
+  type ConsumerFaultSwitches,
+  consumerFaultSettings,
+  consumerFaultSwitches,
+  consumerFaults,
+} from './faultPoints.ts';
 export type {
   Applied,
   BatchHandler,

@@ -1,5 +1,11 @@
-export { backoffDelayMs, exponentialDelayMs } from './backoff.ts';
 export { outboxMigrationsDir } from './migrations.ts';
+export {
+  insertOutboxRow,
+  insertOutboxRows,
+  type OutboxInsert,
+  outboxColumnArrays,
+  outboxValues,
+} from './outboxRow.ts';
 export {
   type ClaimedRow,
   claimBatch,
@@ -18,7 +24,6 @@ export {
   toEnvelope,
 } from './outboxStore.ts';
 export {
-  type OutboxInsert,
   prepareEvent,
   UnknownEventTypeError,
   writeEvent,

@@ -3,29 +3,19 @@ import { type Context, context, propagation } from '@opentelemetry/api';
 import type { NewEvent } from '@outbox/contracts';
 import { schemaFor } from '@outbox/contracts';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
+import {
+  insertOutboxRow,
+  insertOutboxRows,
+  type OutboxInsert,
+  outboxColumnArrays,
+  outboxValues,
+} from './outboxRow.ts';
 
 export class UnknownEventTypeError extends Error {
   readonly code = 'UNKNOWN_EVENT_TYPE';
 }
 
-const insertEvent = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
-  values ($1::uuid, $2, $3, $4, $5, $6::int, $7::jsonb, $8::jsonb)
-  returning id`;
-
-/** An event ready for the outbox's columns: validated, with its id and trace context. */
-export type OutboxInsert = {
-  id: string;
-  source: string;
-  aggregateType: string;
-  aggregateId: string;
-  eventType: string;
-  schemaVersion: number;
-  /** The validated data, as JSON text for a `::jsonb` parameter. */
-  payload: string;
-  /** The W3C trace context of the active span, as JSON text for a `::jsonb` parameter. */
-  headers: string;
-};
+const insertEvent = `${insertOutboxRow(1)} returning id`;
 
 /**
  * Everything writeEvent does before its INSERT: validate the data against the event's registered
@@ -66,28 +56,10 @@ export function prepareEvent(
  */
 export async function writeEvent(tx: SqlExecutor, source: string, event: NewEvent): Promise<string> {
   const row = prepareEvent(source, event);
-  const [inserted] = await queryRows<{ id: string }>(tx, insertEvent, [
-    row.id,
-    row.source,
-    row.aggregateType,
-    row.aggregateId,
-    row.eventType,
-    row.schemaVersion,
-    row.payload,
-    row.headers,
-  ]);
+  const [inserted] = await queryRows<{ id: string }>(tx, insertEvent, outboxValues(row));
   if (!inserted) throw new Error('outbox insert returned no row');
   return inserted.id;
 }
-
-// Many events in one statement: one array parameter per column, rows inserted in the arrays'
-// order (`with ordinality`), so the events of one aggregate get increasing `seq`s in that order.
-const insertEvents = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
-  select id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers
-    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])
-         with ordinality as e (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers, n)
-   order by n`;
 
 /**
  * writeEvent for many events at once, in the caller's transaction: each is prepared (validated,
@@ -101,14 +73,5 @@ export async function writeEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map(({ event, traceContext }) => prepareEvent(source, event, traceContext));
-  await queryRows(tx, insertEvents, [
-    rows.map((row) => row.id),
-    rows.map((row) => row.source),
-    rows.map((row) => row.aggregateType),
-    rows.map((row) => row.aggregateId),
-    rows.map((row) => row.eventType),
-    rows.map((row) => row.schemaVersion),
-    rows.map((row) => row.payload),
-    rows.map((row) => row.headers),
-  ]);
+  await queryRows(tx, insertOutboxRows, outboxColumnArrays(rows));
 }

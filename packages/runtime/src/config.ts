@@ -102,35 +102,49 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
-    /** Test-only fault point: kill -9 the process after the first effect commits, before its offset does. */
-    FAULT_KILL_AFTER_COMMIT: z.stringbool().default(false),
-    /** Test-only fault point: kill -9 the process inside a chunk's transaction, after ≥ 2 effects, before COMMIT. */
-    FAULT_KILL_MID_CHUNK: z.stringbool().default(false),
     INBOX_RETENTION_HOURS: inboxRetentionHours,
   });
 }
 
 /**
- * The chaos suite's fault switches live in the code that runs in production, so none may be
- * switched on there: a config with FAULT_KILL_AFTER_COMMIT or FAULT_KILL_MID_CHUNK on and
- * NODE_ENV=production is refused, naming the variable (the relay's RELAY_FAULT and orders'
- * INBOX_DEDUP are refused the same way).
+ * The fault points, naive write modes and broken builds that the chaos suite and the demo switch on
+ * exist in the code that runs in production, so a process refuses every one of them unless
+ * OUTBOX_ALLOW_FAULTS says it is a test (`test`: the devstack's stacks, the chaos suite) or the
+ * local demo (`demo`). Unset, the default, is production: deny, whatever NODE_ENV says.
  */
-export function refuseKillAfterCommitInProduction<
-  S extends z.ZodType<{
-    NODE_ENV?: string | undefined;
-    FAULT_KILL_AFTER_COMMIT: boolean;
-    FAULT_KILL_MID_CHUNK: boolean;
-  }>,
->(schema: S) {
-  const message = 'is a test-only fault point and is refused when NODE_ENV=production';
-  return schema
-    .refine((config) => !(config.FAULT_KILL_AFTER_COMMIT && config.NODE_ENV === 'production'), {
-      path: ['FAULT_KILL_AFTER_COMMIT'],
-      message,
-    })
-    .refine((config) => !(config.FAULT_KILL_MID_CHUNK && config.NODE_ENV === 'production'), {
-      path: ['FAULT_KILL_MID_CHUNK'],
-      message,
-    });
+export const allowFaults = {
+  OUTBOX_ALLOW_FAULTS: z
+    .enum(['demo', 'test'], { error: 'expected demo or test (unset: none allowed)' })
+    .optional(),
+};
+
+/** When each of a service's test and demo switches is on, by variable. */
+export type FaultSwitches<C> = Record<string, (config: C) => boolean>;
+
+/**
+ * Refuse, naming the variable, every switch of `switches` that is on without OUTBOX_ALLOW_FAULTS,
+ * and OUTBOX_ALLOW_FAULTS itself with NODE_ENV=production (a belt to the braces of the default).
+ */
+export function refuseFaultsUnlessAllowed<
+  S extends z.ZodType<{ NODE_ENV?: string | undefined; OUTBOX_ALLOW_FAULTS?: 'demo' | 'test' | undefined }>,
+>(schema: S, switches: FaultSwitches<z.output<S>>) {
+  return schema.superRefine((config, context) => {
+    if (config.OUTBOX_ALLOW_FAULTS !== undefined && config.NODE_ENV === 'production') {
+      context.addIssue({
+        code: 'custom',
+        path: ['OUTBOX_ALLOW_FAULTS'],
+        message: 'allows test and demo switches and is refused when NODE_ENV=production',
+      });
+      return;
+    }
+    if (config.OUTBOX_ALLOW_FAULTS !== undefined) return;
+    for (const [variable, isOn] of Object.entries(switches)) {
+      if (!isOn(config)) continue;
+      context.addIssue({
+        code: 'custom',
+        path: [variable],
+        message: 'is a test or demo switch and is refused unless OUTBOX_ALLOW_FAULTS=test or demo',
+      });
+    }
+  });
 }

@@ -4,6 +4,6 @@ export { checkInvariants, INVARIANTS, type InvariantResult } from './invariants/
 export { formatDualWriteTable, formatMarkdown, formatText, writeReports } from './report.ts';
 export { type RunOptions, runScenario, type ScenarioReport } from './runner.ts';
 
-export type { Scenario, ScenarioContext, WriteMode } from './scenario.ts';
+export type { Scenario, ScenarioContext } from './scenario.ts';
 export { DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
 export { type ChaosStack, type StackOptions as ChaosStackOptions, startChaosStack } from './stack.ts';

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WriteMode } from '@outbox/contracts';
 import { type PrivatePostgres, startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { type LoadResult, runLoad, scrapeDuplicates } from '@outbox/loadgen';
 import { defaultPostgresUrl } from './database.ts';
@@ -12,7 +13,7 @@ import {
 } from './invariants/index.ts';
 import { type OpsScrapeResult, type OpsScraper, startOpsScraper } from './opsScraper.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
-import type { Scenario, ScenarioContext, WriteMode } from './scenario.ts';
+import type { Scenario, ScenarioContext } from './scenario.ts';
 import { type ChaosStack, DATABASES, type DatabaseName, startChaosStack } from './stack.ts';
 
 export type ScenarioReport = {

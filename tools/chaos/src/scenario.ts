@@ -1,3 +1,4 @@
+import type { WriteMode } from '@outbox/contracts';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix } from '@outbox/loadgen';
@@ -28,12 +29,6 @@ export type ScenarioContext = {
   expectDeadLetters(expected: Partial<ExpectedDeadLetters>): void;
   log(message: string): void;
 };
-
-/**
- * How the orders service writes ORDER_CREATED (apps/orders/src/orders/writeModes.ts): through the
- * outbox, or one of the two naive dual writes the dual-write scenarios break on purpose.
- */
-export type WriteMode = 'outbox' | 'commit-then-publish' | 'publish-then-commit';
 
 export type Scenario = {
   /** Command-line name, e.g. `broker-kill-9`. */

@@ -63,6 +63,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     kafkaBrokers: options.kafkaBrokers,
     topicPrefix,
     groupPrefix: topicPrefix,
+    allowFaults: 'test',
   });
 
   const plans = new Map<ProcessName, ProcessPlan>();

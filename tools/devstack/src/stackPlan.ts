@@ -18,6 +18,11 @@ export type StackSettings = {
   topicPrefix?: string;
   /** Prefix for consumer groups, so several stacks can share a broker. */
   groupPrefix?: string;
+  /**
+   * Lets every process take the test and demo switches (fault points, naive write modes), which
+   * each app refuses by default: `test` for the test and chaos stacks, `demo` for the local demo.
+   */
+  allowFaults?: 'demo' | 'test';
   /** Extra environment per service (e.g. a short poll interval in tests). */
   extraEnv?: Partial<Record<ProcessName, Record<string, string>>>;
 };
@@ -34,6 +39,7 @@ export function planStack(settings: StackSettings): Record<ProcessName, ProcessP
   const kafka = {
     KAFKA_BROKERS: settings.kafkaBrokers.join(','),
     ...(settings.topicPrefix ? { KAFKA_TOPIC_PREFIX: settings.topicPrefix } : {}),
+    ...(settings.allowFaults ? { OUTBOX_ALLOW_FAULTS: settings.allowFaults } : {}),
   };
   const service = (name: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({
     name,

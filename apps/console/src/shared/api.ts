@@ -1,6 +1,8 @@
 // The JSON the console's server sends its page. Types only: the browser code imports them too
 // (`import type`), so both sides are checked against the same shapes.
 
+import type { WriteMode } from '@outbox/contracts';
+
 export type ServiceName = 'orders' | 'inventory' | 'billing';
 
 /** GET /api/info: what this console can do, so the page shows only what works. */
@@ -56,10 +58,6 @@ export type OrderView = {
  * which only an event sent for a transaction that then rolled back can cause (publish-then-commit).
  */
 export type GhostOrderView = { id: string; reservation: string | null; payment: string | null; at: string };
-
-/** How orders writes ORDER_CREATED (orders' WRITE_MODE): the outbox, or a naive dual write. */
-export const WRITE_MODES = ['outbox', 'commit-then-publish', 'publish-then-commit'] as const;
-export type WriteMode = (typeof WRITE_MODES)[number];
 
 /** GET /api/orders */
 export type OrdersResponse = {

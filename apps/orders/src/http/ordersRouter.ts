@@ -6,8 +6,15 @@ import type { UnorderableLine } from '../orders/catalogPrices.ts';
 import type { CreatedOrder } from '../orders/createOrder.ts';
 import { listOrders, listOrdersQuery } from '../orders/listOrders.ts';
 import { type OrderRequest, orderRequest } from '../orders/orderRequest.ts';
-import type { OrderWriter } from '../orders/writeModes.ts';
+import type { PlaceOrderResult } from '../orders/placeOrder.ts';
 import { NOT_FOUND, validationProblem } from './problem.ts';
+
+/** Places the orders of POST /orders: placeOrder, or the demo's writer (src/demo/). */
+export type OrderPlacer = {
+  /** Reported on /healthz: `outbox`, or the naive write mode the demo switched to. */
+  readonly mode: string;
+  place(request: OrderRequest, idempotencyKey?: string): Promise<PlaceOrderResult>;
+};
 
 type HistoryEntry = { eventType: string; detail: string | null; at: Date };
 
@@ -74,7 +81,7 @@ function keyReusedProblem(key: string): HttpProblem {
   );
 }
 
-export function ordersRouter(prisma: Prisma, writer: OrderWriter): Router {
+export function ordersRouter(prisma: Prisma, writer: OrderPlacer): Router {
   const router = Router();
 
   router.post('/', async (req, res) => {

@@ -1,4 +1,4 @@
-import type { OutboxInsert } from '@outbox/outbox';
+import { insertOutboxRow, type OutboxInsert, outboxValues } from '@outbox/outbox';
 import type { Tx } from '../db.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
@@ -34,13 +34,17 @@ export function newOrder(orderId: string, request: OrderRequest, lines: OrderLin
   };
 }
 
+/** The outbox row's parameters start here, after the order's ($1-$7) and the key claim's ($8, $9). */
+const EVENT_PARAMETERS_FROM = 10;
+
 /**
  * The whole happy path of POST /orders in ONE statement: the Idempotency-Key's claim, the order,
  * its items and its outbox row, written only when every line's price is the catalog's. Data-
  * modifying CTEs commit or fail together, inside the caller's transaction, so the outbox row
  * costs the order transaction no statement of its own (docs/benchmarks.md#write-path). The event
- * ($14, its payload) was validated by prepareEvent before it gets here; the statement inserts it
- * as it is. Nothing is written on any other path: the final select says what happened.
+ * (from $10 on, in the outbox package's column order: insertOutboxRow) was validated by
+ * prepareEvent before it gets here; the statement inserts it as it is. Nothing is written on any
+ * other path: the final select says what happened.
  */
 const insertOrderItemsAndEvent = `
   with line (sku, quantity, unit_price_cents) as (
@@ -60,27 +64,26 @@ const insertOrderItemsAndEvent = `
     -- requests with the same key: this insert waits until the holder's transaction ends, then
     -- claims nothing (it committed) or claims the key (it rolled back).
     insert into idempotency_keys (key, request_hash, order_id)
-    select $15::text, $16::text, $1::uuid
+    select $8::text, $9::text, $1::uuid
     from guard
-    where guard.all_priced and $15::text is not null
+    where guard.all_priced and $8::text is not null
     on conflict (key) do nothing
     returning key
   ), o as (
     insert into orders (id, customer_id, currency, status, total_cents)
     select $1::uuid, $2::text, $3::char(3), 'PENDING', $4::bigint
     from guard
-    where guard.all_priced and ($15::text is null or exists (select 1 from claim))
+    where guard.all_priced and ($8::text is null or exists (select 1 from claim))
     returning id, created_at
   ), i as (
     insert into order_items (order_id, sku, quantity, unit_price_cents)
     select o.id, line.sku, line.quantity, line.unit_price_cents
     from o, line
   ), e as (
-    insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers)
-    select $8::uuid, $9::text, $10::text, $11::text, $12::text, $13::int, $14::jsonb, $17::jsonb
+    ${insertOutboxRow(EVENT_PARAMETERS_FROM)}
     from o
-    -- No event: a naive write mode (writeModes.ts) sends it to Kafka itself, where no transaction covers it.
-    where $8::uuid is not null
+    -- No event: a naive write mode sends it to Kafka itself, where no transaction covers it.
+    where $${EVENT_PARAMETERS_FROM}::uuid is not null
   )
   select guard.all_priced, exists (select 1 from claim) as key_claimed, o.created_at
   from guard
@@ -119,16 +122,9 @@ export async function insertOrderWithEvent(
     order.items.map((item) => item.sku),
     order.items.map((item) => item.quantity),
     order.items.map((item) => item.unitPriceCents.toString()),
-    event?.id ?? null,
-    event?.source ?? null,
-    event?.aggregateType ?? null,
-    event?.aggregateId ?? null,
-    event?.eventType ?? null,
-    event?.schemaVersion ?? null,
-    event?.payload ?? null,
     claim?.key ?? null,
     claim?.requestHash ?? null,
-    event?.headers ?? null,
+    ...outboxValues(event),
   );
   if (!row) throw new Error('order insert returned no row');
   if (row.created_at === null) {

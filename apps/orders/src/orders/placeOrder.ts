@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type NewEvent, type OrderCreatedV1, orderCreated as orderCreatedEvent } from '@outbox/contracts';
 import { type OutboxInsert, prepareEvent } from '@outbox/outbox';
-import type { Prisma } from '../db.ts';
-import { catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
+import type { Prisma, Tx } from '../db.ts';
+import { type CatalogPrices, catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
 import { outcomeOfLostCommit } from './commitOutcome.ts';
 import { type CreatedOrder, insertOrderWithEvent, type KeyClaim, newOrder } from './createOrder.ts';
 import { earlierRequest, requestHash } from './idempotency.ts';
@@ -26,15 +26,10 @@ export type PlaceOrderResult =
   /** Lines the catalog cannot sell (unknown sku, another currency), each named. */
   | { kind: 'unorderable'; lines: UnorderableLine[] };
 
-/**
- * How the naive write modes (writeModes.ts) bend the write; the outbox mode passes nothing.
- */
-export type WriteOptions = {
-  /** false: the order is written without its outbox row (a naive mode sends the event itself). */
-  outboxRow?: boolean;
-  /** Runs inside the transaction after the order was written, right before COMMIT. */
-  beforeCommit?: (order: CreatedOrder, event: OutboxInsert) => Promise<void>;
-};
+/** What the order's transaction did: PlaceOrderResult, and with a created order its event. */
+export type WriteResult =
+  | Exclude<PlaceOrderResult, { kind: 'created' }>
+  | { kind: 'created'; order: CreatedOrder; event: OutboxInsert };
 
 /**
  * The heart of the pattern. The order, its items and its ORDER_CREATED event are written in ONE
@@ -42,56 +37,21 @@ export type WriteOptions = {
  * the event is durably queued and the relay will publish it, however long Kafka is away.
  * With an idempotency key, a repeated request returns the order the first one created
  * (`replayed`) and writes nothing.
- *
- * The happy path sends BEGIN, ONE statement (key claim, order, items, event: createOrder.ts),
- * COMMIT. The prices come from the catalog as this process last read it (catalogPrices.ts), so
- * the event is validated by prepareEvent before it is sent; the statement checks each price
- * against `products` and writes nothing if one differs. The other paths (a key used before, a
- * line the catalog cannot sell, a price that changed) run the extra queries their answer needs.
  */
 export async function placeOrder(
   prisma: Prisma,
   request: OrderRequest,
   idempotencyKey?: string,
-  { outboxRow = true, beforeCommit }: WriteOptions = {},
 ): Promise<PlaceOrderResult> {
   const catalog = catalogPricesOf(prisma);
-  const claim: KeyClaim | undefined =
-    idempotencyKey === undefined ? undefined : { key: idempotencyKey, requestHash: requestHash(request) };
+  const claim = keyClaim(request, idempotencyKey);
   // Chosen before the transaction: if the answer to its COMMIT is lost, this id finds out what happened.
   const orderId = randomUUID();
   let committing = false;
   const placed = prisma.$transaction(async (tx): Promise<PlaceOrderResult> => {
-    let refresh = false;
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const pricing = await catalog.price(tx, request, refresh);
-      if (pricing.unorderable.length > 0) {
-        if (pricing.fresh) {
-          // The catalog, read just now, cannot sell these lines. A key used before still answers
-          // first, as a replay must not depend on today's catalog.
-          const earlier = claim && (await earlierRequest(tx, claim));
-          return earlier ?? { kind: 'unorderable', lines: pricing.unorderable };
-        }
-      } else {
-        const order = newOrder(orderId, request, pricing.lines);
-        const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
-        const outcome = await insertOrderWithEvent(tx, order, outboxRow ? event : undefined, claim);
-        if (outcome.written) {
-          await beforeCommit?.(outcome.order, event);
-          committing = true;
-          return { kind: 'created', order: outcome.order };
-        }
-        if (claim && outcome.allPriced && !outcome.keyClaimed) {
-          const earlier = await earlierRequest(tx, claim);
-          // The key was held by a request whose row is gone again only if retention deleted it
-          // in between: a key that old answers like a new one would, on the next attempt.
-          if (earlier) return earlier;
-        }
-      }
-      // A remembered price or currency disagreed with the catalog: read it again and retry.
-      refresh = true;
-    }
-    throw new Error(`the catalog changed under order ${orderId} ${MAX_ATTEMPTS} times in a row`);
+    const written = await writeOrder(tx, catalog, orderId, request, claim);
+    committing = written.kind === 'created';
+    return written;
   });
   return placed.catch(async (err: unknown): Promise<PlaceOrderResult> => {
     // Until the callback returns the order, no COMMIT was sent and the failure wrote nothing.
@@ -99,6 +59,57 @@ export async function placeOrder(
     if (!committing) throw err;
     return { kind: 'created', order: await outcomeOfLostCommit(prisma, orderId, err) };
   });
+}
+
+export function keyClaim(request: OrderRequest, idempotencyKey: string | undefined): KeyClaim | undefined {
+  return idempotencyKey === undefined
+    ? undefined
+    : { key: idempotencyKey, requestHash: requestHash(request) };
+}
+
+/**
+ * The order's transaction, up to its COMMIT. The happy path is ONE statement (key claim, order,
+ * items, event: createOrder.ts). The prices come from the catalog as this process last read it
+ * (catalogPrices.ts), so the event is validated by prepareEvent before it is sent; the statement
+ * checks each price against `products` and writes nothing if one differs. The other paths (a key
+ * used before, a line the catalog cannot sell, a price that changed) run the extra queries their
+ * answer needs. `withEvent: false` leaves the outbox row out: only the demo's naive write modes
+ * (demo/orderWriter.ts), which send the event themselves, do that.
+ */
+export async function writeOrder(
+  tx: Tx,
+  catalog: CatalogPrices,
+  orderId: string,
+  request: OrderRequest,
+  claim: KeyClaim | undefined,
+  withEvent = true,
+): Promise<WriteResult> {
+  let refresh = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const pricing = await catalog.price(tx, request, refresh);
+    if (pricing.unorderable.length > 0) {
+      if (pricing.fresh) {
+        // The catalog, read just now, cannot sell these lines. A key used before still answers
+        // first, as a replay must not depend on today's catalog.
+        const earlier = claim && (await earlierRequest(tx, claim));
+        return earlier ?? { kind: 'unorderable', lines: pricing.unorderable };
+      }
+    } else {
+      const order = newOrder(orderId, request, pricing.lines);
+      const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
+      const outcome = await insertOrderWithEvent(tx, order, withEvent ? event : undefined, claim);
+      if (outcome.written) return { kind: 'created', order: outcome.order, event };
+      if (claim && outcome.allPriced && !outcome.keyClaimed) {
+        const earlier = await earlierRequest(tx, claim);
+        // The key was held by a request whose row is gone again only if retention deleted it
+        // in between: a key that old answers like a new one would, on the next attempt.
+        if (earlier) return earlier;
+      }
+    }
+    // A remembered price or currency disagreed with the catalog: read it again and retry.
+    refresh = true;
+  }
+  throw new Error(`the catalog changed under order ${orderId} ${MAX_ATTEMPTS} times in a row`);
 }
 
 export function orderCreated(order: CreatedOrder): NewEvent<OrderCreatedV1> {

@@ -1,5 +1,5 @@
+import type { WriteMode } from '@outbox/contracts';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import type { WriteMode } from '../scenario.ts';
 import type { DatabaseName } from '../stack.ts';
 import { readTopics, systemTopics, type TopicMessage } from '../topics.ts';
 

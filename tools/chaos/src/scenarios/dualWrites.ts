@@ -1,4 +1,5 @@
-import type { Scenario, ScenarioContext, WriteMode } from '../scenario.ts';
+import type { WriteMode } from '@outbox/contracts';
+import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { ownBroker } from './support.ts';
 
 /** Every n-th order's transaction fails right before COMMIT (orders' FAULT_FAIL_COMMIT_EVERY). */

@@ -39,6 +39,7 @@ export async function startStack(
     kafkaBrokers,
     topicPrefix,
     groupPrefix: topicPrefix,
+    allowFaults: 'test',
     extraEnv: {
       ...extraEnv,
       ...Object.fromEntries(

@@ -1,17 +1,18 @@
+import { WRITE_MODES } from '@outbox/contracts';
 import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type OrderWriter, WRITE_MODES } from '../orders/writeModes.ts';
-import { validationProblem } from './problem.ts';
+import { validationProblem } from '../http/problem.ts';
+import type { OrderWriter } from './orderWriter.ts';
 
 const writeModeRequest = z.strictObject({ mode: z.enum(WRITE_MODES) });
 
 /**
  * `PUT /admin/write-mode` with `Authorization: Bearer <ORDERS_ADMIN_TOKEN>` and `{"mode": "..."}`:
- * the local demo's switch between the outbox and the naive dual writes (orders/writeModes.ts).
- * Mounted only with WRITE_MODES_SWITCHABLE=true, which production refuses; the mode lives in the
- * process, so a restarted orders process is back in its configured WRITE_MODE.
+ * the local demo's switch between the outbox and the naive dual writes (orderWriter.ts).
+ * Mounted only with WRITE_MODES_SWITCHABLE=true, which production refuses (demo/index.ts); the
+ * mode lives in the process, so a restarted orders process is back in its configured WRITE_MODE.
  */
 export function writeModeRouter(writer: OrderWriter, token: string, logger: Logger): Router {
   const router = Router();

@@ -1,0 +1,65 @@
+// The outbox row's shape, in one place: every statement that inserts outbox rows (writeEvent,
+// writeEvents, and orders' one-statement write in apps/orders/src/orders/createOrder.ts) builds
+// its column list, casts and parameters from COLUMNS, so a new column is added here only.
+
+/** An event ready for the outbox's columns: validated, with its id and trace context. */
+export type OutboxInsert = {
+  id: string;
+  source: string;
+  aggregateType: string;
+  aggregateId: string;
+  eventType: string;
+  schemaVersion: number;
+  /** The validated data, as JSON text for a `::jsonb` parameter. */
+  payload: string;
+  /** The W3C trace context of the active span, as JSON text for a `::jsonb` parameter. */
+  headers: string;
+};
+
+type Column = { name: string; type: string; of: (row: OutboxInsert) => string | number };
+
+const COLUMNS: readonly Column[] = [
+  { name: 'id', type: 'uuid', of: (row) => row.id },
+  { name: 'source', type: 'text', of: (row) => row.source },
+  { name: 'aggregate_type', type: 'text', of: (row) => row.aggregateType },
+  { name: 'aggregate_id', type: 'text', of: (row) => row.aggregateId },
+  { name: 'event_type', type: 'text', of: (row) => row.eventType },
+  { name: 'schema_version', type: 'int', of: (row) => row.schemaVersion },
+  { name: 'payload', type: 'jsonb', of: (row) => row.payload },
+  { name: 'headers', type: 'jsonb', of: (row) => row.headers },
+];
+
+const columnList = COLUMNS.map((column) => column.name).join(', ');
+
+/**
+ * `insert into outbox (...) select $first::uuid, ...`: one row whose values are the parameters
+ * from `$first` on, in the order outboxValues gives them. Ends where a caller may go on: with
+ * `returning id` (writeEvent), or with `from o where ...` inside a CTE, to write the row only
+ * with the business row it belongs to (orders' one-statement write).
+ */
+export function insertOutboxRow(first: number): string {
+  const values = COLUMNS.map((column, k) => `$${first + k}::${column.type}`).join(', ');
+  return `insert into outbox (${columnList}) select ${values}`;
+}
+
+/** The parameters of insertOutboxRow: `row`'s values in column order, or all null without a row. */
+export function outboxValues(row: OutboxInsert | undefined): (string | number | null)[] {
+  return COLUMNS.map((column) => (row ? column.of(row) : null));
+}
+
+/**
+ * Many rows in one statement: one array parameter per column (outboxColumnArrays), rows inserted
+ * in the arrays' order (`with ordinality`), so the events of one aggregate get increasing `seq`s
+ * in that order.
+ */
+export const insertOutboxRows = `
+  insert into outbox (${columnList})
+  select ${columnList}
+    from unnest(${COLUMNS.map((column, k) => `$${k + 1}::${column.type}[]`).join(', ')})
+         with ordinality as e (${columnList}, n)
+   order by n`;
+
+/** The parameters of insertOutboxRows: one array per column. */
+export function outboxColumnArrays(rows: readonly OutboxInsert[]): (string | number)[][] {
+  return COLUMNS.map((column) => rows.map((row) => column.of(row)));
+}
