@@ -141,7 +141,10 @@ export function holdLeases(deps: OutcomeDeps, rows: ClaimedRow[]): HeldLeases {
         // Rows that got their outcome while the renewal ran are not lost, only done.
         const lost = ids.filter((id) => held.has(id)).length - renewed;
         if (lost > 0)
-          deps.logger.warn({ lost }, 'lease renewal found rows no longer ours; another relay may publish them too');
+          deps.logger.warn(
+            { lost },
+            'lease renewal found rows no longer ours; another relay may publish them too',
+          );
       })
       .catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
   };

@@ -71,7 +71,10 @@ describe('a relay backing off from a broker that is down', () => {
     // Each attempt after a backoff started no earlier than the backoff's end.
     const waited = backoffs
       .filter((backoff) => attemptAfter(backoff) !== undefined)
-      .map((backoff) => ({ backoffMs: backoff.retryInMs, waitedMs: (attemptAfter(backoff) ?? 0) - backoff.time }));
+      .map((backoff) => ({
+        backoffMs: backoff.retryInMs,
+        waitedMs: (attemptAfter(backoff) ?? 0) - backoff.time,
+      }));
     for (const { backoffMs, waitedMs } of waited)
       expect(waitedMs, JSON.stringify(waited)).toBeGreaterThanOrEqual(backoffMs - 5);
   });

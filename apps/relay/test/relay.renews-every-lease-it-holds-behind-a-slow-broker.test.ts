@@ -14,7 +14,9 @@ import { firstOccurrencesByKey, topicPrefix } from './relayProcess.ts';
 
 useLeakGuard();
 
-const LEASE_MS = 1500;
+// Long enough that renewal (every third of it) keeps up on a busy machine; the broker's delays
+// below are what make the holder keep rows longer than this.
+const LEASE_MS = 5000;
 let own: OwnBroker;
 let db: TestDatabase;
 let prefix: string;
@@ -36,17 +38,25 @@ async function twoRelays(holderOptions: { batchSize: number; minBatchSize?: numb
   const shared = { db, topicPrefix: prefix, leaseMs: LEASE_MS, pollIntervalMs: 50 };
   holder = await startInProcessRelay('holder', own.broker.brokers, { ...shared, ...holderOptions });
   competitor = await startInProcessRelay('competitor', own.broker.brokers, shared);
+  // Connected and the topic created while the broker is still fast: what follows is slow sends.
+  await insertEvents(db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'warm-up-' });
+  await holder.relay.drainOnce();
+}
+
+function brokerDelay(ms: number) {
+  if (own.proxy) own.proxy.latencyMs = ms;
 }
 
 afterEach(async () => {
   await competitor?.dispose();
   await holder?.dispose();
   await db?.drop();
-  if (own.proxy) own.proxy.latencyMs = 0;
+  brokerDelay(0);
 });
 
 /** What the competitor took over and what the holder could not mark, and the topic's duplicates. */
 async function duplicatesAndTakeovers() {
+  brokerDelay(0);
   const messages = await readTopic(own.broker.brokers, `${prefix}order.events`);
   return {
     takenOver: await counterTotal(competitor.metrics.leaseTakeovers),
@@ -55,7 +65,7 @@ async function duplicatesAndTakeovers() {
   };
 }
 
-describe('two relays, a broker 300 ms or more away', () => {
+describe('two relays, the broker seconds away', () => {
   it('keeps renewing while a refused batch goes out one event at a time', {
     timeout: 120_000,
   }, async () => {
@@ -70,16 +80,15 @@ describe('two relays, a broker 300 ms or more away', () => {
       payload: { orderId: 'poison', note: 'x'.repeat(2 * 1024 * 1024) },
     });
     await insertEvents(db.url, { count: 4, aggregates: 4, aggregateIdPrefix: 'later-' });
-    if (own.proxy) own.proxy.latencyMs = 300;
+    brokerDelay(1000);
     holder.around.before = async () => competitor.relay.start(); // once the holder has the rows
     const started = Date.now();
     await holder.relay.drainOnce();
     // The one-by-one retry outlasted the lease many times over: the gap was real.
     expect(Date.now() - started).toBeGreaterThan(2 * LEASE_MS);
 
-    console.log('ROWS', Date.now() - started, JSON.stringify((await outboxRows(db.url)).map((r) => [r.status, r.lease_owner, r.attempts, r.last_error?.slice(0, 80)])), await counterTotal(holder.metrics.leaseRenewals), await counterTotal(competitor.metrics.leaseTakeovers));
     const statuses = (await outboxRows(db.url)).map((row) => row.status).sort();
-    expect(statuses).toEqual(['failed', ...Array(9).fill('published')]);
+    expect(statuses).toEqual(['failed', ...Array(10).fill('published')]);
     expect(await duplicatesAndTakeovers()).toEqual({ takenOver: 0, fencedOff: 0, duplicates: 0 });
   });
 
@@ -90,11 +99,11 @@ describe('two relays, a broker 300 ms or more away', () => {
     // has the first (pipelined), and that batch waits for the first one's acknowledgement.
     await twoRelays({ batchSize: 5, minBatchSize: 5 });
     await insertEvents(db.url, { count: 10, aggregates: 10 });
-    if (own.proxy) own.proxy.latencyMs = 1000; // one produce round trip outlasts the lease
+    brokerDelay(3500); // one produce round trip (7 s) outlasts the lease
     holder.relay.start();
     await eventually('the holder holds both batches', async () => {
-      const rows = await outboxRows(db.url);
-      return rows.every((row) => row.status === 'in_flight' && row.lease_owner === 'holder') || undefined;
+      const held = (await outboxRows(db.url)).filter((row) => row.lease_owner === 'holder');
+      return held.length === 10 || undefined;
     });
     competitor.relay.start();
     await eventually(

@@ -141,8 +141,17 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/publisher.ts)
   });
   await producer.connect();
-  const consumer: Consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
-  await consumer.connect();
+  // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
+  let opened: Consumer | undefined;
+  const closeAndRethrow = async (err: unknown): Promise<never> => {
+    await Promise.allSettled([opened?.disconnect(), producer.disconnect()]);
+    throw err;
+  };
+  const consumer: Consumer = await (async () => {
+    opened = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    await opened.connect();
+    return opened;
+  })().catch(closeAndRethrow);
 
   /**
    * Acknowledged by the broker before the offset moves on: a crash here redelivers the message,
@@ -262,34 +271,43 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
 
   // A new group starts at the earliest offset: events published before this consumer first ran
   // are still consumed. (An existing group resumes from its committed offsets.)
-  await consumer.subscribe({ topics, fromBeginning: true });
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
-    autoCommitThreshold: 1,
-    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-      const { topic, partition } = batch;
-      const control = { isRunning, isStale, heartbeat };
-      try {
-        for (let start = 0; start < batch.messages.length; start += maxChunk) {
-          const chunk = batch.messages.slice(start, start + maxChunk);
-          if (!(await processChunk(topic, partition, chunk, control))) return;
-          resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
-          await commitOffsetsIfNecessary();
-          await heartbeat();
+  await consumer.subscribe({ topics, fromBeginning: true }).catch(closeAndRethrow);
+  await consumer
+    .run({
+      eachBatchAutoResolve: false,
+      // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
+      autoCommitThreshold: 1,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: async ({
+        batch,
+        resolveOffset,
+        heartbeat,
+        commitOffsetsIfNecessary,
+        isRunning,
+        isStale,
+      }) => {
+        const { topic, partition } = batch;
+        const control = { isRunning, isStale, heartbeat };
+        try {
+          for (let start = 0; start < batch.messages.length; start += maxChunk) {
+            const chunk = batch.messages.slice(start, start + maxChunk);
+            if (!(await processChunk(topic, partition, chunk, control))) return;
+            resolveOffset((chunk[chunk.length - 1] as KafkaMessage).offset);
+            await commitOffsetsIfNecessary();
+            await heartbeat();
+          }
+        } catch (err) {
+          // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
+          // partition is no longer being retried here.
+          failing.delete(`${topic}:${partition}`);
+          throw err;
+        } finally {
+          // Stopped, or rebalanced away: this process no longer retries the partition.
+          if (!isRunning() || isStale()) failing.delete(`${topic}:${partition}`);
         }
-      } catch (err) {
-        // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
-        // partition is no longer being retried here.
-        failing.delete(`${topic}:${partition}`);
-        throw err;
-      } finally {
-        // Stopped, or rebalanced away: this process no longer retries the partition.
-        if (!isRunning() || isStale()) failing.delete(`${topic}:${partition}`);
-      }
-    },
-  });
+      },
+    })
+    .catch(closeAndRethrow);
 
   return {
     stats,
