@@ -1,8 +1,10 @@
 // Replay a dead-letter topic to the topic its messages came from, after fixing what made the
 // consumer refuse them:
-//   ./dev run node scripts/replay-dead-letters.ts order.events.dlt [--brokers 127.0.0.1:9092]
-// Progress is kept in the consumer group `dlt-replay.<topic>`, so a second run replays only
-// what was dead-lettered since the first.
+//   ./dev run node scripts/replay-dead-letters.ts order.events.dlt [--brokers 127.0.0.1:9092] [--timeout 60]
+// It replays, per partition, the letters up to the high-water mark it reads at the start; letters
+// dead-lettered while it runs are left for the next run. Progress is kept in the consumer group
+// `dlt-replay.<topic>`, so a second run replays only what was dead-lettered since the first.
+// Exit code 0 when it reached the mark on every partition, 1 when the timeout (seconds) ran out.
 import { parseArgs } from 'node:util';
 import { replayDeadLetters } from '@outbox/inbox';
 import { createKafka } from '@outbox/runtime/kafka';
@@ -10,11 +12,15 @@ import { pino } from 'pino';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { brokers: { type: 'string', default: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092' } },
+  options: {
+    brokers: { type: 'string', default: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092' },
+    timeout: { type: 'string', default: '60' },
+  },
 });
+const timeoutSeconds = Number(values.timeout);
 const topic = positionals[0];
-if (!topic?.endsWith('.dlt')) {
-  console.error('usage: replay-dead-letters.ts <topic>.dlt [--brokers host:port,...]');
+if (!topic?.endsWith('.dlt') || !(timeoutSeconds > 0)) {
+  console.error('usage: replay-dead-letters.ts <topic>.dlt [--brokers host:port,...] [--timeout <seconds>]');
   process.exit(64);
 }
 const kafka = createKafka({
@@ -22,9 +28,19 @@ const kafka = createKafka({
   brokers: values.brokers.split(','),
   logger: pino({ level: 'warn' }),
 });
-const result = await replayDeadLetters(kafka, topic, `dlt-replay.${topic}`);
+const result = await replayDeadLetters(kafka, topic, `dlt-replay.${topic}`, {
+  timeoutMs: timeoutSeconds * 1000,
+});
 console.log(
   result.replayed === 0
-    ? `nothing new on ${topic}`
+    ? `nothing replayed from ${topic}`
     : `replayed ${result.replayed} message(s): ${JSON.stringify(result.byTopic)}`,
 );
+for (const p of result.partitions)
+  console.log(
+    `  partition ${p.partition}: offsets ${p.from}..${p.upTo - 1} planned, reached ${p.reached}, ${p.left} left`,
+  );
+if (!result.complete) {
+  console.error(`timed out after ${timeoutSeconds} s before the high-water mark; run it again to go on`);
+  process.exit(1);
+}

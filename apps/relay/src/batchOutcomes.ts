@@ -108,28 +108,50 @@ export async function giveBack(
   await scheduleRetry(deps.pool, ids, deps.owner, { ...retry, countAttempt: false }).catch(() => {});
 }
 
+/** The leases of claimed rows, kept by renewal from the claim until each row has its outcome. */
+export type HeldLeases = {
+  /** These rows have their outcome (marked, retried, dead-lettered): stop renewing them. */
+  settled(rows: ClaimedRow[]): void;
+  /** Every row has its outcome: stop renewing. */
+  release(): void;
+};
+
 /**
- * A publish slower than a third of the lease (a slow broker, a long one-by-one retry) must not
- * let the lease run out under it: another relay would take the rows over and publish them a
- * second time. Renewal is fenced by owner like every other write, so a relay whose lease had
- * already been taken over cannot claw it back. Returns the function that stops renewing.
+ * Rows must stay leased for as long as the relay holds them, not only while the broker has them:
+ * a batch claimed behind a slow one (pipelined) waits its turn, and a batch the broker refused
+ * goes out again one event at a time; either can outlast the lease, and another relay would then
+ * take the rows over and publish them a second time. So renewal starts at the claim, every third
+ * of the lease, and stops once every row has an outcome. It is fenced by owner like every other
+ * write, so a relay whose lease had already been taken over cannot claw it back.
  */
-export function renewLeasesWhilePublishing(deps: OutcomeDeps, rows: ClaimedRow[]): () => void {
-  const ids = rows.map((row) => row.id);
-  const timer = setInterval(
-    () => {
-      renewLeases(deps.pool, ids, deps.owner, deps.leaseMs)
-        .then((renewed) => {
-          deps.metrics.leaseRenewals.inc();
-          if (renewed < ids.length)
-            deps.logger.warn(
-              { lost: ids.length - renewed },
-              'lease renewal found rows no longer ours; another relay may publish them too',
-            );
-        })
-        .catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
+export function holdLeases(deps: OutcomeDeps, rows: ClaimedRow[]): HeldLeases {
+  const held = new Set(rows.map((row) => row.id));
+  const renew = () => {
+    const ids = [...held];
+    if (ids.length === 0) return;
+    renewLeases(deps.pool, ids, deps.owner, deps.leaseMs)
+      .then((renewed) => {
+        deps.metrics.leaseRenewals.inc();
+        // Rows that got their outcome while the renewal ran are not lost, only done.
+        const lost = ids.filter((id) => held.has(id)).length - renewed;
+        if (lost > 0)
+          deps.logger.warn(
+            { lost },
+            'lease renewal found rows no longer ours; another relay may publish them too',
+          );
+      })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
+  };
+  const timer = rows.length > 0 ? setInterval(renew, Math.max(50, Math.floor(deps.leaseMs / 3))) : undefined;
+  const release = () => {
+    held.clear();
+    clearInterval(timer);
+  };
+  return {
+    settled: (done) => {
+      for (const row of done) held.delete(row.id);
+      if (held.size === 0) release();
     },
-    Math.max(50, Math.floor(deps.leaseMs / 3)),
-  );
-  return () => clearInterval(timer);
+    release,
+  };
 }

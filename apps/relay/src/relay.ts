@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimedRow, claimBatch } from '@outbox/outbox';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
@@ -5,9 +6,10 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
   giveBack,
+  type HeldLeases,
+  holdLeases,
   markBatchPublished,
   type OutcomeDeps,
-  renewLeasesWhilePublishing,
   retryOrDeadLetter,
 } from './batchOutcomes.ts';
 import type { RelayFaultHooks } from './faultPoints.ts';
@@ -40,6 +42,8 @@ export type RelayHealth = {
 };
 
 type Step = { claimed: number; retryInMs: number };
+/** Claimed rows, leased to this relay until each has its outcome (see holdLeases). */
+type Claimed = { rows: ClaimedRow[]; leases: HeldLeases };
 
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
@@ -61,6 +65,8 @@ export class Relay {
   readonly #faults: RelayFaultHooks | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
+  /** Aborted by stop(): ends a backoff, which nothing else may cut short (#backOff). */
+  readonly #stopped = new AbortController();
   #consecutiveFailures = 0;
   /** A batch's publish is under way: the broker has it and has not answered yet. */
   #withBroker = false;
@@ -129,7 +135,7 @@ export class Relay {
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
       if ('retryInMs' in claimed) {
-        await this.#idle(claimed.retryInMs);
+        await this.#backOff(claimed.retryInMs);
         continue;
       }
       if (previous && previous.retryInMs > 0) {
@@ -139,18 +145,19 @@ export class Relay {
           error: 'given back unpublished: the broker failed the batch before it',
           delayMs: 0,
         });
-        await this.#idle(previous.retryInMs);
+        claimed.leases.release();
+        await this.#backOff(previous.retryInMs);
         continue;
       }
       if (claimed.rows.length > 0) {
-        const batch = this.#deliver(claimed.rows);
+        const batch = this.#deliver(claimed);
         if (claimed.rows.length === limit || (await this.#wakeup.wokenBefore(batch))) {
           delivering = batch;
           continue;
         }
         const step = await batch;
         if (step.retryInMs > 0) {
-          await this.#idle(step.retryInMs);
+          await this.#backOff(step.retryInMs);
           continue;
         }
       }
@@ -162,6 +169,16 @@ export class Relay {
   /** Sleep, unless stopping; returns at once when a wake-up arrived since the last claim. */
   async #idle(ms: number): Promise<void> {
     if (!this.#stopping) await this.#wakeup.sleep(ms);
+  }
+
+  /**
+   * Wait after a failure of the broker or the database, until the backoff ends or stop(). A
+   * wake-up does not end it: a NOTIFY says a row was committed, nothing about the broker, and
+   * with one per order the relay would hit a broker that is down at the order rate. New rows wait
+   * for the broker like the rows given back.
+   */
+  async #backOff(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: this.#stopped.signal }).catch(() => {});
   }
 
   /**
@@ -180,10 +197,10 @@ export class Relay {
     const claimed = await this.#claim(this.#options.batchSize);
     if ('retryInMs' in claimed) return { claimed: 0, retryInMs: claimed.retryInMs };
     if (claimed.rows.length === 0) return { claimed: 0, retryInMs: 0 };
-    return this.#deliver(claimed.rows);
+    return this.#deliver(claimed);
   }
 
-  async #claim(limit: number): Promise<{ rows: ClaimedRow[] } | { retryInMs: number }> {
+  async #claim(limit: number): Promise<Claimed | { retryInMs: number }> {
     const { id, leaseMs } = this.#options;
     let rows: ClaimedRow[];
     const claimTimer = this.#metrics.stepDuration.startTimer({ step: 'claim' });
@@ -203,33 +220,47 @@ export class Relay {
         'took over events whose lease expired; they may be published twice',
       );
     }
-    return { rows };
+    return { rows, leases: holdLeases(this.#outcomes, rows) };
   }
 
-  /** Publish a claimed batch and mark it published; on failure, deal with each event by kind. */
-  async #deliver(rows: ClaimedRow[]): Promise<Step> {
+  /**
+   * Publish a claimed batch and mark it published; on failure, deal with each event by kind. The
+   * rows' leases are renewed until every one has its outcome (`return await`: the finally must
+   * wait for the one-at-a-time retry too, not only for its first step).
+   */
+  async #deliver({ rows, leases }: Claimed): Promise<Step> {
+    try {
+      const error = await this.#send(rows);
+      if (!error) {
+        await this.#published(rows);
+        return { claimed: rows.length, retryInMs: 0 };
+      }
+      const kind = classifyPublishError(error);
+      if (kind === 'unavailable' || rows.length === 1) return await this.#handleFailure(rows, kind, error);
+      // Something in the batch was refused: find it by publishing one event at a time. Each
+      // aggregate has at most one event in a batch, so this cannot reorder an aggregate.
+      return await this.#publishOneByOne(rows, leases);
+    } finally {
+      leases.release();
+    }
+  }
+
+  /** One publish of the whole batch; resolves to the error when the broker did not take it. */
+  async #send(rows: ClaimedRow[]): Promise<Error | undefined> {
     const publishTimer = this.#metrics.stepDuration.startTimer({ step: 'publish' });
-    const stopRenewing = renewLeasesWhilePublishing(this.#outcomes, rows);
     this.#withBroker = true;
     try {
       await this.#publisher.publish(rows.map(toOutgoingEvent));
+      return undefined;
     } catch (err) {
-      const error = toError(err);
-      const kind = classifyPublishError(error);
-      if (kind === 'unavailable' || rows.length === 1) return this.#handleFailure(rows, kind, error);
-      // Something in the batch was refused: find it by publishing one event at a time. Each
-      // aggregate has at most one event in a batch, so this cannot reorder an aggregate.
-      return this.#publishOneByOne(rows);
+      return toError(err);
     } finally {
       this.#withBroker = false;
-      stopRenewing();
       publishTimer();
     }
-    await this.#published(rows);
-    return { claimed: rows.length, retryInMs: 0 };
   }
 
-  async #publishOneByOne(rows: ClaimedRow[]): Promise<Step> {
+  async #publishOneByOne(rows: ClaimedRow[], leases: HeldLeases): Promise<Step> {
     for (const [index, row] of rows.entries()) {
       try {
         await this.#publisher.publish([toOutgoingEvent(row)]);
@@ -238,9 +269,11 @@ export class Relay {
         const kind = classifyPublishError(error);
         if (kind === 'unavailable') return this.#handleFailure(rows.slice(index), kind, error);
         await this.#handleFailure([row], kind, error);
+        leases.settled([row]);
         continue;
       }
       await this.#published([row]);
+      leases.settled([row]);
     }
     return { claimed: rows.length, retryInMs: 0 };
   }
@@ -292,6 +325,7 @@ export class Relay {
   /** Stop claiming; the batch in hand is finished (published, or given back) before this resolves. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#stopped.abort();
     this.#wakeup.wake();
     await this.#running;
   }

@@ -3,7 +3,7 @@ import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import pg from 'pg';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { createRelayMetrics, type RelayMetrics } from '../src/metrics.ts';
 import { KafkaPublisher, type OutgoingEvent } from '../src/publisher.ts';
 import { Relay, type RelayOptions } from '../src/relay.ts';
@@ -16,6 +16,8 @@ export type InProcessRelay = {
   db: TestDatabase;
   pool: pg.Pool;
   relay: Relay;
+  /** Not listening unless the test calls `wakeup.listen()`: it steps the relay or lets it poll. */
+  wakeup: Wakeup;
   metrics: RelayMetrics;
   /** Runs around every real publish: a test can slow it down or act while the broker has it. */
   around: {
@@ -25,23 +27,30 @@ export type InProcessRelay = {
   dispose(): Promise<void>;
 };
 
+export type InProcessOptions = Partial<RelayOptions> & {
+  /** Another relay's database: both then drain one outbox. Default: a fresh database of its own. */
+  db?: TestDatabase;
+  /** Default: the test's own topic prefix, derived from the label. */
+  topicPrefix?: string;
+  logger?: Logger;
+};
+
 /**
- * A Relay stepped by hand (`drainOnce`) on a database of its own, publishing with the real
- * KafkaPublisher to the real broker.
+ * A Relay on a database of its own (or another relay's), publishing with the real KafkaPublisher
+ * to the real broker; tests step it by hand (`drainOnce`) or start its loop.
  */
 export async function startInProcessRelay(
   label: string,
   brokers: string[],
-  options: Partial<RelayOptions> = {},
+  { db: shared, topicPrefix: prefix, logger = pino({ level: 'silent' }), ...options }: InProcessOptions = {},
 ): Promise<InProcessRelay> {
-  const db = await createOutboxDatabase(label);
+  const db = shared ?? (await createOutboxDatabase(label));
   // The relay's session settings, as apps/relay/src/main.ts sets them.
   const pool = new pg.Pool({ connectionString: db.url, max: 4, options: OUTBOX_SESSION_OPTIONS });
-  const logger = pino({ level: 'silent' });
   const kafka = new KafkaPublisher({
     clientId: label,
     brokers,
-    topicPrefix: topicPrefix(label),
+    topicPrefix: prefix ?? topicPrefix(label),
     topicPartitions: 2,
     logger,
   });
@@ -54,10 +63,11 @@ export async function startInProcessRelay(
     },
   };
   const metrics = createRelayMetrics(createMetricsRegistry(`${label}-test`), pool);
+  const wakeup = new Wakeup(db.url, logger);
   const relay = new Relay({
     pool,
     publisher,
-    wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
+    wakeup,
     logger,
     metrics,
     options: { id: label, batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10, ...options },
@@ -66,12 +76,15 @@ export async function startInProcessRelay(
     db,
     pool,
     relay,
+    wakeup,
     metrics,
     around,
     dispose: async () => {
+      await relay.stop();
+      await wakeup.close();
       await kafka.disconnect();
       await pool.end();
-      await db.drop();
+      if (!shared) await db.drop();
     },
   };
 }

@@ -62,13 +62,22 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   });
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
-  const consumer = kafka.consumer({
-    groupId,
-    allowAutoTopicCreation: false,
-    heartbeatInterval: heartbeatIntervalMs,
-    ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
-  });
-  await consumer.connect();
+  // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
+  let opened: Consumer | undefined;
+  const closeAndRethrow = async (err: unknown): Promise<never> => {
+    await Promise.allSettled([opened?.disconnect(), producer.disconnect()]);
+    throw err;
+  };
+  const consumer: Consumer = await (async () => {
+    opened = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      heartbeatInterval: heartbeatIntervalMs,
+      ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
+    });
+    await opened.connect();
+    return opened;
+  })().catch(closeAndRethrow);
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
@@ -81,14 +90,16 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
 
   // A new group starts at the earliest offset: events published before this consumer first ran
   // are still consumed. (An existing group resumes from its committed offsets.)
-  await consumer.subscribe({ topics, fromBeginning: true });
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
-    autoCommitThreshold: 1,
-    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-    eachBatch: (payload) => consumeBatch(payload, batches),
-  });
+  await consumer.subscribe({ topics, fromBeginning: true }).catch(closeAndRethrow);
+  await consumer
+    .run({
+      eachBatchAutoResolve: false,
+      // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
+      autoCommitThreshold: 1,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: (payload) => consumeBatch(payload, batches),
+    })
+    .catch(closeAndRethrow);
 
   return {
     stats: outcomes.stats,

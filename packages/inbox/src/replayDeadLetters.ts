@@ -1,13 +1,36 @@
-import { type Kafka, Partitioners } from 'kafkajs';
+import { type Admin, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
-export type ReplayResult = { replayed: number; byTopic: Record<string, number> };
+/** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
+export type PartitionReplay = {
+  partition: number;
+  /** The first offset to replay: the group's committed offset, or the log start if retention removed it. */
+  from: number;
+  /** The high-water mark when the replay started: it replays offsets below it, never beyond. */
+  upTo: number;
+  /** Where the group stands now (committed): `upTo` unless time ran out first. */
+  reached: number;
+  /** Letters at or after `reached` when the replay ended: those dead-lettered meanwhile, and any not reached in time. */
+  left: number;
+};
+
+export type ReplayResult = {
+  replayed: number;
+  byTopic: Record<string, number>;
+  partitions: PartitionReplay[];
+  /** False when `timeoutMs` ran out before every partition reached its `upTo`. */
+  complete: boolean;
+};
 
 /**
- * Re-produce every message currently on a dead-letter topic to the topic it came from, without
- * its `dlt_*` headers, after the cause was fixed (a consumer now knows the schema version, say).
- * Reads from the beginning up to the end offsets as of the call, so it terminates, and commits
- * its progress under `groupId`: running it again replays only what was dead-lettered since.
+ * Re-produce the letters on a dead-letter topic to the topic they came from, without their
+ * `dlt_*` headers, after the cause was fixed (a consumer now knows the schema version, say).
+ *
+ * It works by offset, per partition: from the group's committed offset (or the log start, when
+ * retention deleted the letters before it) up to the high-water mark read at the start. Letters
+ * dead-lettered while it runs lie beyond that mark: they are neither replayed nor committed, so
+ * the next run replays them. It commits how far it got under `groupId`, and stops after
+ * `timeoutMs` whatever happens (the result then says `complete: false` and what it left).
  *
  * Every consumer group of a topic dead-letters its own copy of a bad message; the original is
  * replayed once (by `dlt_topic`/`dlt_partition`/`dlt_offset`), since every group reads it again
@@ -17,52 +40,122 @@ export async function replayDeadLetters(
   kafka: Kafka,
   deadLetterTopic: string,
   groupId: string,
+  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
 ): Promise<ReplayResult> {
   const admin = kafka.admin();
   await admin.connect();
-  const ends = await admin.fetchTopicOffsets(deadLetterTopic);
-  const committed = await admin.fetchOffsets({ groupId, topics: [deadLetterTopic] });
-  await admin.disconnect();
-  const start = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
-  const remaining = new Map(
-    ends
-      .map((end) => [end.partition, Number(end.high) - Math.max(0, start.get(end.partition) ?? 0)] as const)
-      .filter(([, count]) => count > 0),
-  );
-  const result: ReplayResult = { replayed: 0, byTopic: {} };
-  const seen = new Set<string>();
-  if (remaining.size === 0) return result;
+  try {
+    const plan = await planReplay(admin, deadLetterTopic, groupId);
+    const result: ReplayResult = { replayed: 0, byTopic: {}, partitions: [], complete: true };
+    const reached = new Map([...plan].map(([partition, range]) => [partition, range.from]));
+    if ([...plan.values()].some((range) => range.from < range.upTo))
+      result.complete = await replayRanges(kafka, deadLetterTopic, groupId, plan, reached, result, timeoutMs);
+    const ends = await admin.fetchTopicOffsets(deadLetterTopic);
+    for (const end of ends) {
+      const range = plan.get(end.partition) ?? { from: 0, upTo: 0 };
+      const at = reached.get(end.partition) ?? range.from;
+      result.partitions.push({
+        partition: end.partition,
+        ...range,
+        reached: at,
+        left: Number(end.high) - at,
+      });
+    }
+    result.partitions.sort((a, b) => a.partition - b.partition);
+    return result;
+  } finally {
+    await admin.disconnect();
+  }
+}
 
+type Range = { from: number; upTo: number };
+
+/** Per partition: from the committed offset (or the log start, if later) up to today's high-water mark. */
+async function planReplay(admin: Admin, topic: string, groupId: string): Promise<Map<number, Range>> {
+  const ends = await admin.fetchTopicOffsets(topic);
+  const [committed] = await whileCoordinatorMoves(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+  const position = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
+  return new Map(
+    ends.map((end) => {
+      // -1: the group never committed on this partition.
+      const from = Math.max(position.get(end.partition) ?? -1, Number(end.low));
+      return [end.partition, { from, upTo: Math.max(from, Number(end.high)) }] as const;
+    }),
+  );
+}
+
+/**
+ * kafkajs' admin does not retry an offset fetch that reaches the group coordinator while it loads
+ * or moves (a broker just started or restarted): retry for a few seconds, as its consumer would.
+ */
+async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (err) {
+      const retriable = (err as { retriable?: boolean }).retriable === true;
+      if (!retriable || attempt >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/**
+ * Consume each partition from its `from` to its `upTo`, replaying each original once, and commit
+ * the offsets reached (`reached`, updated as it goes). True when every partition got to `upTo`.
+ */
+async function replayRanges(
+  kafka: Kafka,
+  topic: string,
+  groupId: string,
+  plan: Map<number, Range>,
+  reached: Map<number, number>,
+  result: ReplayResult,
+  timeoutMs: number,
+): Promise<boolean> {
+  const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
   const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner });
   const consumer = kafka.consumer({ groupId });
-  await Promise.all([producer.connect(), consumer.connect()]);
+  const seen = new Set<string>();
+  let finished = () => {};
+  const allReached = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const timer = setTimeout(finished, timeoutMs);
   try {
-    await consumer.subscribe({ topics: [deadLetterTopic], fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      consumer
-        .run({
-          eachMessage: async ({ partition, message }) => {
-            const left = remaining.get(partition) ?? 0;
-            if (left <= 0) return;
-            remaining.set(partition, left - 1);
-            const { topic, message: original } = fromDeadLetterMessage(message);
-            const origin = ['dlt_topic', 'dlt_partition', 'dlt_offset']
-              .map((name) => message.headers?.[name])
-              .join(':');
-            if (!seen.has(origin)) {
-              seen.add(origin);
-              await producer.send({ topic, acks: -1, messages: [original] });
-              result.replayed += 1;
-              result.byTopic[topic] = (result.byTopic[topic] ?? 0) + 1;
-            }
-            if ([...remaining.values()].every((count) => count <= 0)) resolve();
-          },
-        })
-        .catch(reject);
+    await Promise.all([producer.connect(), consumer.connect()]);
+    // A committed offset that retention deleted is out of range: the consumer then starts at the
+    // log start (fromBeginning), which is also where a group that never committed starts.
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    const replayOne = async (partition: number, message: KafkaMessage) => {
+      const offset = Number(message.offset);
+      const range = plan.get(partition);
+      if (!range || offset >= range.upTo || offset < (reached.get(partition) ?? 0)) return;
+      const { topic: origin, message: original } = fromDeadLetterMessage(message);
+      const key = ['dlt_topic', 'dlt_partition', 'dlt_offset']
+        .map((name) => message.headers?.[name])
+        .join(':');
+      if (!seen.has(key)) {
+        seen.add(key);
+        await producer.send({ topic: origin, acks: -1, messages: [original] });
+        result.replayed += 1;
+        result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
+      }
+      reached.set(partition, offset + 1);
+      if (done()) finished();
+    };
+    await consumer.run({
+      autoCommit: false, // only offsets below the high-water mark are committed, by hand below
+      eachMessage: ({ partition, message }) => replayOne(partition, message),
     });
+    await allReached;
+    await consumer.commitOffsets(
+      [...reached].map(([partition, offset]) => ({ topic, partition, offset: String(offset) })),
+    );
   } finally {
-    await consumer.disconnect(); // commits the offsets of what was replayed
+    clearTimeout(timer);
+    await consumer.disconnect();
     await producer.disconnect();
   }
-  return result;
+  return done();
 }

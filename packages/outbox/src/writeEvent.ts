@@ -17,11 +17,27 @@ export class UnknownEventTypeError extends Error {
 
 const insertEvent = `${insertOutboxRow(1)} returning id`;
 
+/** A W3C traceparent, version 00, with non-zero ids: exactly 55 characters. */
+const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The trace context an outbox row keeps: the `traceparent` of the active span, if well formed, and
+ * nothing else. Baggage and tracestate come from the client (up to kilobytes each) and would be
+ * stored with every event of every order; the trace needs only the parent span. A malformed or
+ * oversized traceparent is dropped, never stored.
+ */
+function storedTraceContext(traceContext: Context): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(traceContext, carrier);
+  const { traceparent } = carrier;
+  return traceparent && TRACEPARENT.test(traceparent) ? { traceparent } : {};
+}
+
 /**
  * Everything writeEvent does before its INSERT: validate the data against the event's registered
- * schema (nothing malformed ever reaches the outbox) and capture the active trace context
- * (W3C traceparent, tracestate and baggage), so the relay's publish and every consumer stay in
- * the request's trace (docs/tracing.md). Without tracing nothing is stored. For a writer that puts
+ * schema (nothing malformed ever reaches the outbox) and capture the active span's W3C
+ * traceparent (storedTraceContext), so the relay's publish and every consumer stay in the
+ * request's trace (docs/tracing.md). Without tracing nothing is stored. For a writer that puts
  * the outbox row in its own business statement (orders' one-statement write path).
  */
 export function prepareEvent(
@@ -34,8 +50,6 @@ export function prepareEvent(
     throw new UnknownEventTypeError(`no schema registered for ${event.type} v${event.schemaVersion}`);
   }
   const data = schema.parse(event.data);
-  const traceHeaders: Record<string, string> = {};
-  propagation.inject(traceContext, traceHeaders);
   return {
     id: event.id ?? randomUUID(),
     source,
@@ -44,7 +58,7 @@ export function prepareEvent(
     eventType: event.type,
     schemaVersion: event.schemaVersion,
     payload: JSON.stringify(data),
-    headers: JSON.stringify(traceHeaders),
+    headers: JSON.stringify(storedTraceContext(traceContext)),
   };
 }
 

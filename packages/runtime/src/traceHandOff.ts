@@ -29,7 +29,10 @@ import { tracer } from './tracing.ts';
  * Attributes follow the OpenTelemetry messaging and CloudEvents semantic conventions.
  */
 
-/** An event as the relay publishes it: the envelope, plus the baggage stored with its outbox row. */
+/**
+ * An event as the relay publishes it. `baggage` is what rows written before outbox rows kept only
+ * the traceparent may still hold; it is no longer sent (docs/tracing.md).
+ */
 export type OutgoingEvent = EventEnvelope & { baggage?: string };
 
 function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | 'subject'>): Attributes {
@@ -45,14 +48,12 @@ function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | '
 
 /**
  * Start the publish span of one event and write its context into the message's W3C
- * `traceparent`/`tracestate`/`baggage` headers (the `ce_` headers keep the creation context).
- * End it with `endSpan` once the broker has acknowledged, or refused, the send.
+ * `traceparent` header (the `ce_` headers keep the creation context). End it with `endSpan` once
+ * the broker has acknowledged, or refused, the send.
  */
 export function startPublishSpan(event: OutgoingEvent, topic: string, headers: IHeaders): Span {
   const stored: Record<string, string> = {};
   if (event.traceparent) stored.traceparent = event.traceparent;
-  if (event.tracestate) stored.tracestate = event.tracestate;
-  if (event.baggage) stored.baggage = event.baggage;
   const parent = propagation.extract(ROOT_CONTEXT, stored);
   const span = tracer.startSpan(
     `publish ${topic}`,
@@ -69,8 +70,7 @@ export function startPublishSpan(event: OutgoingEvent, topic: string, headers: I
     parent,
   );
   // Without tracing (no propagator registered) inject writes nothing: the W3C headers keep the
-  // creation context toKafkaMessage put there, and the stored baggage goes out as it came in.
-  if (event.baggage) headers.baggage = event.baggage;
+  // creation context toKafkaMessage put there.
   const carrier: Record<string, string> = {};
   propagation.inject(trace.setSpan(parent, span), carrier);
   Object.assign(headers, carrier);

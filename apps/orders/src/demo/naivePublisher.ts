@@ -50,7 +50,7 @@ export class NaivePublisher {
       throw err;
     });
     const trace = JSON.parse(event.headers) as Record<string, string>;
-    const envelope: EventEnvelope & { baggage?: string } = {
+    const envelope: EventEnvelope = {
       id: event.id,
       source: event.source,
       type: event.eventType,
@@ -62,8 +62,6 @@ export class NaivePublisher {
       datacontenttype: 'application/json',
       data: JSON.parse(event.payload),
       ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
-      ...(trace.tracestate ? { tracestate: trace.tracestate } : {}),
-      ...(trace.baggage ? { baggage: trace.baggage } : {}),
     };
     const message = toKafkaMessage(envelope);
     const headers: IHeaders = { ...message.headers };
