@@ -93,19 +93,37 @@ export function createConsoleApp({
     );
   });
 
-  // The form posts here and the console passes the body on untouched, so the page shows exactly
-  // what the orders API answers (201, or a problem+json naming each bad field).
-  app.post('/api/orders', async (req, res) => {
-    const answer = await fetchWithTimeout(
-      `${config.ORDERS_URL}/orders`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req.body) },
-      5000,
-    );
-    res
-      .status(answer.status)
-      .type(answer.headers.get('content-type') ?? 'application/json')
-      .send(await answer.text());
-  });
+  // Placing an order writes, so it needs the admin token like every other action (the Host check
+  // keeps other sites' pages out, but it is not authentication). The form posts here and the
+  // console passes the body and its Idempotency-Key on untouched, so the page shows exactly what
+  // the orders API answers (201, or a problem+json naming each bad field).
+  if (adminToken !== undefined) {
+    app.post('/api/orders', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
+      const key = req.get('idempotency-key');
+      const answer = await fetchWithTimeout(
+        `${config.ORDERS_URL}/orders`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(key === undefined ? {} : { 'idempotency-key': key }),
+          },
+          body: JSON.stringify(req.body),
+        },
+        // Longer than the API's own bounds (a statement, then the check of a commit whose answer
+        // was lost), so the page shows the API's answer rather than the console's timeout.
+        15_000,
+      );
+      for (const name of ['idempotent-replayed', 'retry-after']) {
+        const value = answer.headers.get(name);
+        if (value !== null) res.set(name, value);
+      }
+      res
+        .status(answer.status)
+        .type(answer.headers.get('content-type') ?? 'application/json')
+        .send(await answer.text());
+    });
+  }
 
   app.get('/api/outbox', async (_req, res) => {
     const body: OutboxResponse = { services: await Promise.all(services.map(outboxView)) };

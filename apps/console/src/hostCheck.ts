@@ -12,6 +12,10 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * the Host header still says evil.example. Names a deployment reaches the console by (a proxy's,
  * say) are added with CONSOLE_HOSTS. `/healthz` answers any Host: it tells nothing, and container
  * health checks call it by whatever name.
+ *
+ * This is not authentication: any program that reaches the port (curl, another local user's
+ * process) sends whatever Host it likes. What writes or acts (placing an order, redrive, the demo's
+ * buttons) also needs CONSOLE_ADMIN_TOKEN.
  */
 export function requireOwnHost(extraHosts: readonly string[]): RequestHandler {
   const extra = new Set(extraHosts.map((host) => host.toLowerCase()));

@@ -33,6 +33,7 @@ afterAll(async () => {
 
 /** Fill the form (one item) and submit it; resolves with the new order's id. */
 async function placeOrder(customerId: string, sku: string, quantity: string): Promise<string> {
+  await page.locator('#order-result').evaluate((element) => element.replaceChildren());
   await page.fill('input[name="customerId"]', customerId);
   await page.fill('input[name="currency"]', 'EUR');
   await page.fill('#order-items input[name="sku"]', sku);
@@ -95,6 +96,82 @@ describe('the order form', () => {
   // Before the validation test: Chromium logs every 4xx answer as a console error, as it should.
   it('logs no error in the browser console while orders are placed and followed', () => {
     expect(pageErrors).toEqual([]);
+  });
+
+  // After the no-error test: the lost answer below is a 503, which Chromium logs.
+  it('sends one Idempotency-Key per order, the same on its retry: an answer lost after the commit makes no second order', async () => {
+    const keys: string[] = [];
+    let lose = true;
+    await page.route('**/api/orders', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      keys.push(route.request().headers()['idempotency-key'] ?? '(none)');
+      const response = await route.fetch(); // the order reaches the API and is committed…
+      if (!lose) return route.fulfill({ response });
+      lose = false; // …but the page never hears it: it gets a 503 instead
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'urn:problem:commit-outcome-unknown', title: 'Lost', status: 503 }),
+      });
+    });
+    let id: string | null;
+    try {
+      await page.locator('#order-result').evaluate((element) => element.replaceChildren());
+      await page.fill('input[name="customerId"]', 'carol-retries');
+      await page.fill('input[name="currency"]', 'EUR');
+      await page.fill('#order-items input[name="sku"]', 'KB-101');
+      await page.fill('#order-items input[name="quantity"]', '1');
+      await page.click('button[type="submit"]');
+      await page.locator('#order-result [data-retry="same-key"]').waitFor({ timeout: 10_000 });
+      await page.click('button[type="submit"]'); // the user places the same order again
+      const accepted = page.locator('#order-result [data-order-id]');
+      await accepted.waitFor({ timeout: 10_000 });
+      expect(await accepted.textContent()).toContain('a replay');
+      id = await accepted.getAttribute('data-order-id');
+    } finally {
+      await page.unroute('**/api/orders');
+    }
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const keyOf = async (orderId: string | null) =>
+      (
+        await queryOnce<{ key: string }>(
+          stack.databases.orders.url,
+          'select key from idempotency_keys where order_id = $1',
+          [orderId],
+        )
+      )[0]?.key;
+    expect(await keyOf(id)).toBe(keys[0]);
+    const [carol] = await queryOnce<{ count: number }>(
+      stack.databases.orders.url,
+      "select count(*)::int as count from orders where customer_id = 'carol-retries'",
+    );
+    expect(carol?.count).toBe(1);
+
+    // Once answered, the same form contents are a new order, with a key of its own.
+    const next = await placeOrder('carol-retries', 'KB-101', '1');
+    expect(next).not.toBe(id);
+    expect(await keyOf(next)).toMatch(/^[0-9a-f]{32}$/);
+    expect(await keyOf(next)).not.toBe(keys[0]);
+  });
+
+  it('places no order without the console admin token: 401, nothing written', async () => {
+    const before = await orderCount();
+    const order = { customerId: 'mallory', currency: 'EUR', items: [{ sku: 'KB-101', quantity: 1 }] };
+    for (const token of [undefined, 'not-the-token', `${CONSOLE_TOKEN}x`]) {
+      const res = await fetch(`${consoleApp.url}/api/orders`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(order),
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+    }
+    expect(await orderCount()).toBe(before);
   });
 
   it('shows each validation error next to its field and creates no order', async () => {

@@ -2,9 +2,8 @@
 // never a second one, even when the retries race each other.
 import { randomUUID } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { type OrdersApi, postOrder, rowsOfCustomer, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
@@ -20,16 +19,7 @@ const order = (customerId: string, quantity = 1) => ({
   items: [{ sku: 'HD-404', quantity }],
 });
 
-async function countFor(customerId: string) {
-  const [row] = await queryOnce<{ orders: number; events: number }>(
-    api.db.url,
-    `select (select count(*) from orders where customer_id = $1)::int as orders,
-            (select count(*) from outbox o join orders r on r.id::text = o.aggregate_id
-              where r.customer_id = $1)::int as events`,
-    [customerId],
-  );
-  return row;
-}
+const countFor = (customerId: string) => rowsOfCustomer(api, customerId);
 
 describe('POST /orders with an Idempotency-Key', () => {
   it('returns the same order for a repeated key and writes nothing new', async () => {

@@ -5,10 +5,11 @@
 // on a real PostgreSQL; a proxy cuts the connection at the exact moment of COMMIT.
 import { randomUUID } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { queryOnce, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { defaultDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommitCutter, startCommitCutter } from './support/commitCutter.ts';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { type OrdersApi, postOrder, rowsOfCustomer, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
@@ -16,7 +17,12 @@ let cutter: CommitCutter;
 let api: OrdersApi;
 beforeAll(async () => {
   cutter = await startCommitCutter(testPostgresUrl);
-  api = await startOrdersApi('orders_commit_lost', { databaseUrl: (own) => cutter.through(own) });
+  api = await startOrdersApi('orders_commit_lost', {
+    databaseUrl: (own) => cutter.through(own),
+    // A held transaction must outlive the check's wait (the statement timeout) by far, even on a
+    // busy machine: the server would otherwise end it as idle and the outcome become certain.
+    timeouts: { ...defaultDatabaseTimeouts, DATABASE_TRANSACTION_TIMEOUT_MS: 60_000 },
+  });
 });
 afterAll(async () => {
   await api?.close();
@@ -29,16 +35,7 @@ const order = (customerId: string) => ({
   items: [{ sku: 'HD-404', quantity: 1 }],
 });
 
-async function rowsFor(customerId: string) {
-  const [row] = await queryOnce<{ orders: number; events: number }>(
-    api.db.url,
-    `select (select count(*) from orders where customer_id = $1)::int as orders,
-            (select count(*) from outbox o join orders r on r.id::text = o.aggregate_id
-              where r.customer_id = $1)::int as events`,
-    [customerId],
-  );
-  return row;
-}
+const rowsFor = (customerId: string) => rowsOfCustomer(api, customerId);
 
 type Problem = { type: string; detail: string };
 

@@ -10,10 +10,10 @@ import { startProgressDisplay } from './progressBar.ts';
 import { runLoad } from './runLoad.ts';
 import { formatMarkdown, formatSummary } from './summary.ts';
 
-async function main(args: string[]): Promise<number> {
+async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: CliConfig;
   try {
-    config = parseCliArgs(args);
+    config = parseCliArgs(args, env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     console.error(`load: ${err.message}\nRun with --help to see every flag.`);
@@ -120,7 +120,7 @@ async function probe(url: string): Promise<string | undefined> {
 }
 
 try {
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2), process.env);
 } catch (err) {
   // Unexpected (a database that cannot be reached, say): one readable line, not a stack trace.
   const { code, message } = err as { code?: string; message?: string };

@@ -26,7 +26,8 @@ export type CliConfig = {
   markdownFile?: string;
 };
 
-// The demo's databases and ports (scripts/demo.ts): with no flags, the CLI drives `./dev demo`.
+// The demo's databases and ports (scripts/demo.ts): with no flags, the CLI drives `./dev demo`,
+// whose PostgreSQL is DEMO_POSTGRES_URL when that is set, as for the demo itself.
 const DEMO_POSTGRES = 'postgresql://postgres@127.0.0.1:5432';
 const DEMO_METRICS: MetricsUrls = {
   orders: 'http://127.0.0.1:3001',
@@ -55,9 +56,10 @@ What:
   --seed <n>            repeat the same sequence of orders
 Where:
   --url <url>           orders API (default http://127.0.0.1:3001)
-  --orders-db <url>     default ${DEMO_POSTGRES}/orders
-  --inventory-db <url>  default ${DEMO_POSTGRES}/inventory
-  --billing-db <url>    default ${DEMO_POSTGRES}/billing
+  --orders-db <url>     default <DEMO_POSTGRES_URL>/orders (DEMO_POSTGRES_URL: as for ./dev demo,
+                        default ${DEMO_POSTGRES})
+  --inventory-db <url>  default <DEMO_POSTGRES_URL>/inventory
+  --billing-db <url>    default <DEMO_POSTGRES_URL>/billing
   --metrics <list>      base URLs of /metrics, e.g. orders=http://127.0.0.1:3001,inventory=...,billing=...
                         (default the demo's ports 3001, 3003, 3004; "none" to skip duplicates)
 Report:
@@ -69,8 +71,11 @@ Report:
 Exit codes: 0 done; 1 the API was unreachable, or orders were still undecided after --wait;
 2 a bad flag.`;
 
-/** Parse and check every flag at once; a UsageError names the flag and the form it expects. */
-export function parseCliArgs(args: string[]): CliConfig {
+/**
+ * Parse and check every flag at once, and the one variable the CLI reads (DEMO_POSTGRES_URL, from
+ * `env`); a UsageError names the flag or variable and the form it expects.
+ */
+export function parseCliArgs(args: string[], env: Record<string, string | undefined> = {}): CliConfig {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -109,6 +114,7 @@ export function parseCliArgs(args: string[]): CliConfig {
     ? undefined
     : (optional(text('rate'), (v) => positive('--rate', v)) ?? DEFAULT_RATE);
   const metrics = text('metrics');
+  const demoDatabase = demoDatabaseUrls(env.DEMO_POSTGRES_URL);
   return {
     help: values.help === true,
     url: url('--url', text('url') ?? 'http://127.0.0.1:3001'),
@@ -124,9 +130,9 @@ export function parseCliArgs(args: string[]): CliConfig {
       optional(text('seed'), (v) => integer('--seed', v, 0)),
     ),
     databaseUrls: {
-      orders: url('--orders-db', text('orders-db') ?? `${DEMO_POSTGRES}/orders`),
-      inventory: url('--inventory-db', text('inventory-db') ?? `${DEMO_POSTGRES}/inventory`),
-      billing: url('--billing-db', text('billing-db') ?? `${DEMO_POSTGRES}/billing`),
+      orders: url('--orders-db', text('orders-db') ?? demoDatabase('orders')),
+      inventory: url('--inventory-db', text('inventory-db') ?? demoDatabase('inventory')),
+      billing: url('--billing-db', text('billing-db') ?? demoDatabase('billing')),
     },
     ...(metrics === 'none'
       ? {}
@@ -134,6 +140,21 @@ export function parseCliArgs(args: string[]): CliConfig {
     waitMs: optional(text('wait'), (v) => duration('--wait', v)) ?? 60_000,
     ...optionalField('jsonFile', text('json')),
     ...optionalField('markdownFile', text('markdown')),
+  };
+}
+
+/** The demo's database `name` on its server: DEMO_POSTGRES_URL's, or the default one. */
+function demoDatabaseUrls(server: string | undefined): (name: string) => string {
+  const base = server?.trim() || DEMO_POSTGRES;
+  if (!URL.canParse(base) || !/^postgres(ql)?:$/.test(new URL(base).protocol)) {
+    throw new UsageError(
+      'DEMO_POSTGRES_URL is not a postgresql:// URL: it expects the PostgreSQL server of ./dev demo, e.g. postgresql://postgres:secret@127.0.0.1:5432',
+    );
+  }
+  return (name) => {
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    return url.toString();
   };
 }
 

@@ -41,9 +41,10 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /**
- * Answers that say "not now, nothing was done": the orders API's 503 when its database is away
- * (its transaction rolled back), a proxy's 502/504, a rate limiter's 429. Anything else is final:
- * a 4xx will not get better by repeating it, and a 500 is a bug to report, not to hammer.
+ * Answers that say "not now": the orders API's 503 when its database is away (nothing was written)
+ * or when a commit's answer was lost and could not be checked (the order may exist: the retry's
+ * same key answers with it or creates it once), a proxy's 502/504, a rate limiter's 429. Anything
+ * else is final: a 4xx will not get better by repeating it, and a 500 is a bug to report, not to hammer.
  */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 

@@ -94,6 +94,16 @@ describe('retries with an Idempotency-Key', () => {
     expect(result.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, replayed: true });
   });
 
+  it('retries a 503 whose commit outcome is unknown with the same key, and gets the order it may have made', async () => {
+    const id = randomUUID();
+    const unknown = problem(503, 'urn:problem:commit-outcome-unknown', 'Order outcome unknown');
+    const api = await fakeOrdersApi([unknown, created(id, true)]);
+    const result = await oneValidOrder(api.url);
+
+    expect(api.attempts.map((a) => a.key)).toEqual([api.attempts[0]?.key, api.attempts[0]?.key]);
+    expect(result.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, replayed: true });
+  });
+
   it('gives up after the last attempt and counts the order as rejected, by reason', async () => {
     const api = await fakeOrdersApi([unavailable]);
     const result = await oneValidOrder(api.url, 3);

@@ -31,16 +31,19 @@ export async function getJson<T>(path: string): Promise<T> {
 }
 
 export type Answer<T> =
-  | { ok: true; status: number; body: T }
+  | { ok: true; status: number; body: T; headers: Headers }
   | { ok: false; status: number; problem: Problem };
 
-/** POST JSON; a refusal comes back as the problem+json the server sent, not as an exception. */
+/**
+ * POST JSON, with the admin token for an admin action and any `headers` given; a refusal comes
+ * back as the problem+json the server sent, not as an exception.
+ */
 export async function postJson<T>(
   path: string,
   body: unknown,
-  options: { admin?: boolean } = {},
+  options: { admin?: boolean; headers?: Record<string, string> } = {},
 ): Promise<Answer<T>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
   const token = adminToken();
   if (options.admin && token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -56,6 +59,6 @@ export async function postJson<T>(
       detail: text,
     };
   }
-  if (res.ok) return { ok: true, status: res.status, body: parsed as T };
+  if (res.ok) return { ok: true, status: res.status, body: parsed as T, headers: res.headers };
   return { ok: false, status: res.status, problem: parsed as Problem };
 }

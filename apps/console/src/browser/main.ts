@@ -120,5 +120,5 @@ function refresh(): void {
   void poll();
 }
 
-setUpOrderForm(info.catalog, refresh);
+setUpOrderForm(info.catalog, info.adminActions, refresh);
 void poll();

@@ -1,16 +1,29 @@
 import type { ConsoleInfo, OrderView, Problem } from '../shared/api.ts';
-import { postJson } from './api.ts';
+import { type Answer, postJson } from './api.ts';
 import { byId, formatMoney, h, shortId } from './dom.ts';
 
 /**
  * The order form. It checks nothing itself: the orders API validates every order, and its
  * problem+json names each bad field by a JSON Pointer into the body (`#/items/0/quantity`), which
- * is exactly how the form finds the field to show the message next to.
+ * is exactly how the form finds the field to show the message next to. Placing an order is an
+ * admin action: without the console's admin token (`canPlace` false) the form says so.
  */
-export function setUpOrderForm(catalog: ConsoleInfo['catalog'], onPlaced: (order: OrderView) => void): void {
+export function setUpOrderForm(
+  catalog: ConsoleInfo['catalog'],
+  canPlace: boolean,
+  onPlaced: (order: OrderView) => void,
+): void {
   const form = byId<HTMLFormElement>('order-form');
   const items = byId('order-items');
   const result = byId('order-result');
+  if (!canPlace) {
+    form.querySelector<HTMLButtonElement>('button[type="submit"]')?.setAttribute('disabled', '');
+    result.replaceChildren(
+      'Placing orders from the console needs its admin token: start the console with CONSOLE_ADMIN_TOKEN set (./dev demo does).',
+    );
+  }
+  /** The order being placed: sent again with the same body, it keeps its key until a final answer. */
+  let placing: { body: string; key: string } | undefined;
 
   byId('catalog').replaceChildren(
     ...catalog.map((product) =>
@@ -80,21 +93,52 @@ export function setUpOrderForm(catalog: ConsoleInfo['catalog'], onPlaced: (order
         return { sku: String(sku), quantity: /^-?\d+(\.\d+)?$/.test(quantity) ? Number(quantity) : quantity };
       }),
     };
-    const answer = await postJson<OrderView>('/api/orders', body);
-    if (answer.ok) {
-      result.replaceChildren(
-        h(
-          'span',
-          { class: 'ok', 'data-order-id': answer.body.id },
-          `Order ${shortId(answer.body.id)} accepted (201). `,
-        ),
-        'The order and its ORDER_CREATED event were committed in one transaction; the event now waits in the orders outbox for the relay.',
-      );
-      onPlaced(answer.body);
-    } else {
-      showProblem(form, result, answer.problem);
+    // One Idempotency-Key per order, the same on every retry of it: an answer lost on the way
+    // (a timeout, a 503 whose commit may have happened) then never makes a second order.
+    const text = JSON.stringify(body);
+    if (placing?.body !== text) placing = { body: text, key: newIdempotencyKey() };
+    const headers = { 'idempotency-key': placing.key };
+    let answer: Answer<OrderView>;
+    try {
+      answer = await postJson<OrderView>('/api/orders', body, { admin: true, headers });
+    } catch (err) {
+      return showFailure(result, `No answer (${String(err)}). `);
     }
+    if (!answer.ok && answer.status >= 500) {
+      const { status, title, detail } = answer.problem;
+      return showFailure(result, `${status} ${title}. ${detail ?? ''} `);
+    }
+    placing = undefined; // a final answer: the next order gets a new key
+    if (!answer.ok) return showProblem(form, result, answer.problem);
+    const replayed = answer.headers.get('idempotent-replayed') === 'true';
+    result.replaceChildren(
+      h(
+        'span',
+        { class: 'ok', 'data-order-id': answer.body.id },
+        `Order ${shortId(answer.body.id)} accepted (201${replayed ? ', a replay: an earlier attempt created it' : ''}). `,
+      ),
+      'The order and its ORDER_CREATED event were committed in one transaction; the event now waits in the orders outbox for the relay.',
+    );
+    onPlaced(answer.body);
   });
+}
+
+/** 16 random bytes in hex; crypto.randomUUID exists only in secure contexts (not plain http by name). */
+function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+    byte.toString(16).padStart(2, '0'),
+  ).join('');
+}
+
+/**
+ * A 5xx or no answer: the order may or may not exist (in a naive write mode, or when a commit's
+ * answer was lost). Placing the same order again retries it with the same key.
+ */
+function showFailure(result: HTMLElement, reason: string): void {
+  result.replaceChildren(
+    h('span', { class: 'bad', 'data-retry': 'same-key' }, reason),
+    'Place the order again to retry: the retry carries the same Idempotency-Key, so it answers with the order if this attempt created it, and never creates a second one.',
+  );
 }
 
 function clearErrors(form: HTMLFormElement): void {
@@ -121,11 +165,10 @@ function showProblem(form: HTMLFormElement, result: HTMLElement, problem: Proble
   }
   result.replaceChildren(
     h('span', { class: 'bad' }, `${problem.status} ${problem.title}. `),
-    // A refusal (4xx) writes nothing in any write mode. A failure (5xx) writes nothing with the
-    // outbox (one transaction), but commit-then-publish fails after its COMMIT when the send does.
-    problem.status < 500
-      ? 'Nothing was written: no order, no event. '
-      : 'With the outbox nothing was written (order and event are one transaction); in a naive write mode the order may be committed without its event. ',
+    // A refusal (4xx) writes nothing in any write mode.
+    problem.status === 401
+      ? 'Enter the console admin token at the top of the page (the URL ./dev demo prints carries it). Nothing was written. '
+      : 'Nothing was written: no order, no event. ',
     ...unplaced.map((line) => h('div', { class: 'field-error' }, line)),
   );
 }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { pino } from 'pino';
 import { createApp, listen } from '../../src/app.ts';
@@ -10,16 +11,19 @@ export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; clo
 /**
  * The orders API from its factory, on an ephemeral port, over a fresh migrated database of its
  * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there), or
- * rewrites the URL of its own (e.g. to go through a proxy).
+ * rewrites the URL of its own (e.g. to go through a proxy); `timeouts` replace the defaults.
  */
 export async function startOrdersApi(
   label: string,
-  options: { databaseUrl?: string | ((own: string) => string) } = {},
+  options: { databaseUrl?: string | ((own: string) => string); timeouts?: DatabaseTimeouts } = {},
 ): Promise<OrdersApi> {
   const db = await createTestDatabase(label);
   await migrate(db.url);
   const { databaseUrl = db.url } = options;
-  const prisma = createPrisma(typeof databaseUrl === 'string' ? databaseUrl : databaseUrl(db.url));
+  const prisma = createPrisma(
+    typeof databaseUrl === 'string' ? databaseUrl : databaseUrl(db.url),
+    options.timeouts,
+  );
   const app = createApp({
     prisma,
     logger: pino({ level: 'silent' }),
@@ -49,4 +53,16 @@ export function postOrder(
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+}
+
+/** How many orders `customerId` has in `api`'s database, and how many outbox rows they have. */
+export async function rowsOfCustomer(api: OrdersApi, customerId: string) {
+  const [row] = await queryOnce<{ orders: number; events: number }>(
+    api.db.url,
+    `select (select count(*) from orders where customer_id = $1)::int as orders,
+            (select count(*) from outbox o join orders r on r.id::text = o.aggregate_id
+              where r.customer_id = $1)::int as events`,
+    [customerId],
+  );
+  return row;
 }
