@@ -39,7 +39,12 @@ if (untaken.length > 0) {
 
 const files = [...new Set(takenBy.values())].map((file) => relative(repoRoot, join(testsDir, file ?? '')));
 console.log(`${wanted.length} pictures, taken by:\n  ${files.join('\n  ')}`);
-const run = spawnSync('npx', ['vitest', 'run', ...files], { cwd: repoRoot, stdio: 'inherit' });
+// One file at a time, each with a whole stack of its own: on a small machine seven stacks at once
+// are slower than seven in a row, and their start-up can outlast the hooks' usual timeout.
+const run = spawnSync('npx', ['vitest', 'run', '--no-file-parallelism', '--hookTimeout=300000', ...files], {
+  cwd: repoRoot,
+  stdio: 'inherit',
+});
 if (run.status !== 0) {
   console.error('the browser tests failed: docs/images/ left as it was');
   process.exit(run.status ?? 1);

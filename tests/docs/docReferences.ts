@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 
 /** The repository's root, from this file (tests/docs/). */
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -12,7 +12,7 @@ export function docFiles(root = repoRoot): string[] {
   return [join(root, 'README.md'), ...docs.sort()];
 }
 
-export type DocLink = { file: string; line: number; target: string; image: boolean };
+export type DocLink = { file: string; line: number; target: string; image: boolean; anchor?: string };
 
 // [text](target) and ![alt](target), with an optional "title" after the target.
 const LINK = /(!?)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
@@ -31,12 +31,46 @@ export function relativeLinks(file: string): DocLink[] {
       if (FENCE.test(text)) inFence = !inFence;
       if (inFence) return;
       for (const match of text.replace(/`[^`]*`/g, '').matchAll(LINK)) {
-        const target = (match[2] ?? '').split('#')[0] ?? '';
-        if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
-        links.push({ file, line: index + 1, target, image: match[1] === '!' });
+        const [target = '', anchor] = (match[2] ?? '').split('#');
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        const link = { file, line: index + 1, target: target || basename(file), image: match[1] === '!' };
+        links.push(anchor ? { ...link, anchor } : link);
       }
     });
   return links;
+}
+
+/**
+ * The anchors GitHub gives a markdown file's headings: lowercased, punctuation dropped, spaces as
+ * hyphens, and `-1`, `-2` … after a heading met before.
+ */
+export function headingAnchors(file: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (FENCE.test(text)) inFence = !inFence;
+    const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
+    if (!heading) continue;
+    const slug = (heading[1] ?? '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = slug;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/** `docs/a.md:3 → b.md#gone` for a link into a markdown file to a heading that file does not have. */
+export function missingAnchors(links: DocLink[], root = repoRoot): string[] {
+  return links
+    .filter((link) => link.anchor && link.target.endsWith('.md'))
+    .filter((link) => {
+      const path = resolve(dirname(link.file), decodeURI(link.target));
+      return existsSync(path) && !headingAnchors(path).has(decodeURIComponent(link.anchor ?? ''));
+    })
+    .map((link) => `${relative(root, link.file)}:${link.line} → ${link.target}#${link.anchor}`);
 }
 
 /** `docs/walkthrough.md:120 → ../x.png` for a link whose file does not exist. */

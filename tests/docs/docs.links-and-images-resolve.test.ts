@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { docFiles, missingTargets, relativeLinks } from './docReferences.ts';
+import { docFiles, headingAnchors, missingAnchors, missingTargets, relativeLinks } from './docReferences.ts';
 
 // A reader of the repository (GitHub, an editor, a clone) follows these links: a picture of the
 // tour under an ignored folder, or a file renamed since, is broken for every one of them.
@@ -23,11 +23,17 @@ describe('the docs link only files that exist', () => {
     expect(missingTargets(links)).toEqual([]);
   });
 
+  it('every link to a section of a markdown file names a heading that file has', () => {
+    const links = docFiles().flatMap(relativeLinks);
+    expect(links.filter((link) => link.anchor).length).toBeGreaterThan(20);
+    expect(missingAnchors(links)).toEqual([]);
+  });
+
   describe('the checker itself', () => {
     const dir = mkdtempSync(join(tmpdir(), 'doc-links-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('reports a missing image and a missing file by line, and ignores URLs, anchors and code', () => {
+    it('reports a missing image and a missing file by line, and ignores URLs and code', () => {
       writeFileSync(join(dir, 'present.md'), '');
       const doc = join(dir, 'doc.md');
       writeFileSync(
@@ -45,11 +51,36 @@ describe('the docs link only files that exist', () => {
       expect(links.map((link) => link.target)).toEqual([
         'images/gone.png',
         'present.md',
+        'doc.md',
         '../missing/file.ts',
       ]);
       expect(missingTargets(links, dir)).toEqual([
         'doc.md:1 → images/gone.png',
         'doc.md:6 → ../missing/file.ts',
+      ]);
+    });
+
+    it('knows the anchors GitHub gives headings, repeated ones included', () => {
+      const doc = join(dir, 'headings.md');
+      writeFileSync(
+        doc,
+        [
+          '# Round three (24 November 2026): the claim',
+          '## What the numbers say',
+          '```',
+          '# not a heading',
+          '```',
+          '## What the numbers say',
+          '[a](#what-the-numbers-say-1) [b](#what-the-numbers-say-2) [c](#round-three-24-november-2026-the-claim)',
+        ].join('\n'),
+      );
+      expect([...headingAnchors(doc)]).toEqual([
+        'round-three-24-november-2026-the-claim',
+        'what-the-numbers-say',
+        'what-the-numbers-say-1',
+      ]);
+      expect(missingAnchors(relativeLinks(doc), dir)).toEqual([
+        'headings.md:7 → headings.md#what-the-numbers-say-2',
       ]);
     });
   });
