@@ -1,6 +1,6 @@
 // The live charts of the system, defined once: the "Order flow overview" dashboard is generated
 // from this list (dashboards/orderFlow.ts), and the web console draws the same list from the same
-// PromQL (apps/console/src/views/chartsView.ts). Change a chart here and both change: they cannot
+// PromQL (apps/console/src/browser/chartsView.ts). Change a chart here and both change: they cannot
 // drift. This file imports nothing, so the console reads it without the Grafana SDK.
 //
 // `$__rate_interval` is Grafana's rate window; the console puts its own window in its place.

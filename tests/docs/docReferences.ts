@@ -1,0 +1,134 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+
+/** The repository's root, from this file (tests/docs/). */
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+
+/** What a reader of the repository reads as documentation: README.md and every docs/**.md. */
+export function docFiles(root = repoRoot): string[] {
+  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(root, 'docs', name));
+  return [join(root, 'README.md'), ...docs.sort()];
+}
+
+export type DocLink = { file: string; line: number; target: string; image: boolean; anchor?: string };
+
+// [text](target) and ![alt](target), with an optional "title" after the target.
+const LINK = /(!?)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+const FENCE = /^\s*(```|~~~)/;
+
+/**
+ * Every link and image of a markdown file that points into the repository (no URL scheme, not a
+ * bare #anchor), without its #fragment. Code blocks and `inline code` are not links.
+ */
+export function relativeLinks(file: string): DocLink[] {
+  const links: DocLink[] = [];
+  let inFence = false;
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, index) => {
+      if (FENCE.test(text)) inFence = !inFence;
+      if (inFence) return;
+      for (const match of text.replace(/`[^`]*`/g, '').matchAll(LINK)) {
+        const [target = '', anchor] = (match[2] ?? '').split('#');
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        const link = { file, line: index + 1, target: target || basename(file), image: match[1] === '!' };
+        links.push(anchor ? { ...link, anchor } : link);
+      }
+    });
+  return links;
+}
+
+/**
+ * The anchors GitHub gives a markdown file's headings: lowercased, punctuation dropped, spaces as
+ * hyphens, and `-1`, `-2` … after a heading met before.
+ */
+export function headingAnchors(file: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (FENCE.test(text)) inFence = !inFence;
+    const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
+    if (!heading) continue;
+    const slug = (heading[1] ?? '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = slug;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/** `docs/a.md:3 → b.md#gone` for a link into a markdown file to a heading that file does not have. */
+export function missingAnchors(links: DocLink[], root = repoRoot): string[] {
+  return links
+    .filter((link) => link.anchor && link.target.endsWith('.md'))
+    .filter((link) => {
+      const path = resolve(dirname(link.file), decodeURI(link.target));
+      return existsSync(path) && !headingAnchors(path).has(decodeURIComponent(link.anchor ?? ''));
+    })
+    .map((link) => `${relative(root, link.file)}:${link.line} → ${link.target}#${link.anchor}`);
+}
+
+/** `docs/walkthrough.md:120 → ../x.png` for a link whose file does not exist. */
+export function missingTargets(links: DocLink[], root = repoRoot): string[] {
+  return links
+    .filter((link) => !existsSync(resolve(dirname(link.file), decodeURI(link.target))))
+    .map((link) => `${relative(root, link.file)}:${link.line} → ${link.target}`);
+}
+
+export type Citation = { file: string; line: number; cited: string };
+
+// A short or full commit hash standing alone: 7–12 hex digits with a letter and a digit, not part
+// of a longer word, a path, or an id written as `0d54efeb-…` (the chaos reports' example ids).
+const REVISION = /(?<![\w\-…/.])[0-9a-f]{7,12}(?![\w\-…])/g;
+// bench/results/<name>, a results file or the prefix its .json and .md share (`--out`), perhaps
+// written as a shell pattern for several runs (`where-time-goes.tracing-{off,on}.md`, `…-scan*.md`).
+const RESULTS = /bench\/results\/[\w.{},*-]*[\w}*]/g;
+
+function citations(file: string, pattern: RegExp, keep: (cited: string) => boolean): Citation[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((text, index) =>
+      [...text.matchAll(pattern)]
+        .map((match) => match[0])
+        .filter(keep)
+        .map((cited) => ({ file, line: index + 1, cited })),
+    );
+}
+
+/** Every commit hash a doc cites for a figure ("measured at `c657de9`"). */
+export function citedRevisions(file: string): Citation[] {
+  return citations(file, REVISION, (cited) => /[a-f]/.test(cited) && /\d/.test(cited));
+}
+
+/** Every results file a doc cites (`bench/results/system.md`, or `bench/results/system` for both). */
+export function citedResults(file: string): Citation[] {
+  return citations(file, RESULTS, () => true);
+}
+
+/** `a-{x,y}-{1,2}` → a-x-1, a-x-2, a-y-1, a-y-2. */
+export function expandBraces(pattern: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(pattern);
+  if (!group) return [pattern];
+  const [head, tail] = [pattern.slice(0, group.index), pattern.slice(group.index + group[0].length)];
+  return (group[1] ?? '').split(',').flatMap((choice) => expandBraces(`${head}${choice}${tail}`));
+}
+
+/** Every name a cited pattern stands for exists, as it is or as the .json/.md pair of `--out <prefix>`. */
+export function resultsExist(cited: string, root = repoRoot): boolean {
+  const committed = readdirSync(join(root, 'bench', 'results')).map((name) => `bench/results/${name}`);
+  return expandBraces(cited).every((path) => {
+    const glob = new RegExp(
+      `^${path.replace(/[.+?^$()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}(\\.json|\\.md)?$`,
+    );
+    return committed.some((name) => glob.test(name)) || existsSync(join(root, path));
+  });
+}
+
+export function where(citation: Citation, root = repoRoot): string {
+  return `${relative(root, citation.file)}:${citation.line} → ${citation.cited}`;
+}
