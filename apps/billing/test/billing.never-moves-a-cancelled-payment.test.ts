@@ -3,15 +3,16 @@
 // order id in upper case (the handler's maps, keyed by the database's lower-case spelling, missed
 // the row), or when the cancel committed between the create's lock and its write (issue 23).
 import { randomUUID } from 'node:crypto';
+import { applyOne } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyOne } from '@outbox/inbox';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
-import { createPrisma, migrate, type Prisma, type Tx } from '../src/db.ts';
+import { migrate } from '../src/db.ts';
 import { billingHandlers } from '../src/handlers.ts';
 import { PaymentProvider } from '../src/paymentProvider.ts';
+import { createPrisma, type Prisma, type Tx } from './prisma.ts';
 import { deliver, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();

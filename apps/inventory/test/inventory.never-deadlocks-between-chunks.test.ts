@@ -8,9 +8,10 @@
 // locking stock rows is done, waits until the other one has done the same or is waiting for a
 // lock (PostgreSQL says so in pg_stat_activity): a condition, not a sleep.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ORDER_CREATED } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyChunk } from '@outbox/inbox';
+import { type BatchHandler, checkEventData, recordProcessed, type Transaction } from '@outbox/inbox';
 import { writeEvents } from '@outbox/outbox';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import { defaultDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
@@ -44,31 +45,24 @@ afterAll(async () => {
 type Event = ReturnType<typeof orderEvents>['created'] | ReturnType<typeof orderEvents>['cancelled'];
 
 /**
- * A chunk applied as the consumer applies it (applyChunk, each handler's consecutive events as one
- * run, replies to the outbox), in one transaction on `transaction`.
+ * A chunk applied as the consumer's chunk step applies it (packages/inbox/src/applyChunk.ts): in
+ * one transaction, the dedup write, then inventory's one handler for creates and cancels over the
+ * whole chunk as one run, then its replies to the outbox.
  */
-function applyAsTheConsumer(transaction: Parameters<typeof applyChunk<PgClientLike>>[0], events: Event[]) {
-  const runKeys = new Map<unknown, string>();
-  const handlerOf = (event: Event) => inventoryHandlers[event.type] as unknown;
-  for (const event of events) if (!runKeys.has(handlerOf(event))) runKeys.set(handlerOf(event), event.type);
-  type Batch = { applyAll: (tx: PgClientLike, events: Event[]) => Promise<{ replies?: never[] }[]> };
-  type Effect = (tx: PgClientLike, event: Event) => Promise<unknown>;
-  return applyChunk(transaction, 'inventory', events, {
-    handles: () => true,
-    runKey: (event) =>
-      typeof handlerOf(event as Event) === 'function' ? undefined : runKeys.get(handlerOf(event as Event)),
-    applyRun: async (tx, indexes) => {
-      const run = indexes.map((index) => events[index] as Event);
-      const applied = await (handlerOf(run[0] as Event) as Batch).applyAll(tx, run);
-      await writeEvents(
-        tx,
-        EVENT_SOURCE,
-        applied.flatMap((result) => (result.replies ?? []).map((event) => ({ event }))),
-      );
-    },
-    apply: async (tx, event) => {
-      await (handlerOf(event as Event) as Effect)(tx, event as Event);
-    },
+function applyAsTheConsumer(transaction: Transaction<PgClientLike>, events: Event[]) {
+  const handler = inventoryHandlers[ORDER_CREATED] as unknown as BatchHandler<PgClientLike, unknown>;
+  for (const event of events) expect(inventoryHandlers[event.type]).toBe(handler); // one run
+  return transaction(async (tx) => {
+    await recordProcessed(tx, 'inventory', events);
+    const applied = await handler.applyAll(
+      tx,
+      events.map((event) => checkEventData(event)),
+    );
+    await writeEvents(
+      tx,
+      EVENT_SOURCE,
+      applied.flatMap((result) => (result.replies ?? []).map((event) => ({ event }))),
+    );
   });
 }
 

@@ -2,14 +2,16 @@
 // sets by the database's lower-case spelling: an upper-case ORDER_CREATED was stored RESERVED with
 // no stock taken and no reply, or, after its cancel, answered nothing (issue 23). The contract
 // now lower-cases order ids, so the handler sees one spelling.
+
+import { applyOne } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
-import { applyOne } from '@outbox/inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma, migrate, type Prisma } from '../src/db.ts';
+import { migrate } from '../src/db.ts';
 import { inventoryHandlers } from '../src/handlers.ts';
 import { releaseStock } from '../src/releaseStock.ts';
 import { EVENT_SOURCE } from '../src/reserveStock.ts';
+import { createPrisma, type Prisma } from './prisma.ts';
 import { available as availableIn, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();

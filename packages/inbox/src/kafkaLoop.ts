@@ -1,5 +1,5 @@
 import { ensureTopics } from '@outbox/runtime/kafka';
-import { type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
+import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
 import {
