@@ -36,10 +36,13 @@ const UNAVAILABLE_ADAPTER_KINDS = new Set([
 const RETRY_AFTER_SECONDS = 5;
 
 /**
- * node-postgres reports a connection the server dropped in the middle of a statement (a restart in
- * immediate mode) as a plain Error with this message and no code, and Prisma passes it on as is.
+ * node-postgres reports a connection the server dropped as a plain Error with no code, and Prisma
+ * passes it on as is: "Connection terminated…" when it broke in the middle of a statement (a
+ * restart in immediate mode), "Client has encountered a connection error and is not queryable"
+ * when it broke between two statements of a transaction (pg_terminate_backend, then the next query).
  */
-const CONNECTION_LOST = /^Connection terminated/;
+const CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable)/;
 
 /**
  * Through the driver adapter an error arrives in one of three shapes, and each was seen while
