@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimedRow, claimBatch } from '@outbox/outbox';
-import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -16,30 +15,14 @@ import type { RelayFaultHooks } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
 import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
 import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
+import { type RelayHealth, RelayHealthTracker } from './relayHealth.ts';
+import { nextClaimSize, type RelayOptions } from './relayOptions.ts';
 import type { Wakeup } from './wakeup.ts';
 
-export type RelayOptions = {
-  id: string;
-  /** The largest batch; under a backlog the claim grows to it (see #nextClaimSize). */
-  batchSize: number;
-  /** The smallest claim, when the outbox is quiet; defaults to batchSize (no adapting). */
-  minBatchSize?: number;
-  leaseMs: number;
-  pollIntervalMs: number;
-  /** Attempts before a transiently failing event is dead-lettered. */
-  maxAttempts: number;
-};
+export type { RelayOptions };
 
 /** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
 export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
-
-export type RelayHealth = {
-  status: 'ok' | 'degraded';
-  lastError?: string;
-  lastPublishedAt?: string;
-  published: number;
-  deadLettered: number;
-};
 
 type Step = { claimed: number; retryInMs: number };
 /** Claimed rows, leased to this relay until each has its outcome (see holdLeases). */
@@ -67,11 +50,10 @@ export class Relay {
   #stopping = false;
   /** Aborted by stop(): ends a backoff, which nothing else may cut short (#backOff). */
   readonly #stopped = new AbortController();
-  #consecutiveFailures = 0;
   /** A batch's publish is under way: the broker has it and has not answered yet. */
   #withBroker = false;
   #lastClaimed = 0;
-  readonly health: RelayHealth = { status: 'ok', published: 0, deadLettered: 0 };
+  readonly #health: RelayHealthTracker;
 
   constructor(deps: {
     pool: pg.Pool;
@@ -87,6 +69,7 @@ export class Relay {
     this.#publisher = deps.publisher;
     this.#wakeup = deps.wakeup;
     this.#logger = deps.logger;
+    this.#health = new RelayHealthTracker(deps.logger);
     this.#metrics = deps.metrics;
     this.#options = deps.options;
     const { id: owner, leaseMs, maxAttempts } = deps.options;
@@ -99,6 +82,11 @@ export class Relay {
       metrics: deps.metrics,
       logger: deps.logger,
     };
+  }
+
+  /** What /healthz reports; see relayHealth.ts. */
+  get health(): RelayHealth {
+    return this.#health.state;
   }
 
   start(): void {
@@ -127,7 +115,7 @@ export class Relay {
   async #loop(): Promise<void> {
     let delivering: Promise<Step> | undefined;
     while (!this.#stopping) {
-      const limit = this.#nextClaimSize();
+      const limit = nextClaimSize(this.#options, this.#lastClaimed);
       this.#wakeup.reset();
       const claimed = await this.#claim(limit);
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
@@ -181,17 +169,6 @@ export class Relay {
     await sleep(ms, undefined, { signal: this.#stopped.signal }).catch(() => {});
   }
 
-  /**
-   * Claim size adapts to the traffic: twice what the last claim found, between the minimum and
-   * the maximum. Quiet, claims stay small, so each batch goes out (and is acknowledged) at once;
-   * under a backlog they double up to the maximum within a few claims, which is what throughput
-   * needs. Figures in docs/benchmarks.md (relay).
-   */
-  #nextClaimSize(): number {
-    const { batchSize, minBatchSize = batchSize } = this.#options;
-    return Math.min(batchSize, Math.max(minBatchSize, this.#lastClaimed * 2));
-  }
-
   /** Claim and publish one batch, without pipelining. Exposed for tests that step the relay by hand. */
   async drainOnce(): Promise<Step> {
     const claimed = await this.#claim(this.#options.batchSize);
@@ -207,7 +184,7 @@ export class Relay {
     try {
       rows = await claimBatch(this.#pool, id, leaseMs, limit);
     } catch (err) {
-      return { retryInMs: this.#degraded('claim', toError(err)) };
+      return { retryInMs: this.#health.degraded('claim', toError(err)) };
     } finally {
       claimTimer();
     }
@@ -286,40 +263,27 @@ export class Relay {
     try {
       marked = await markBatchPublished(this.#outcomes, rows);
     } catch (err) {
-      this.#degraded('mark-published', toError(err));
+      this.#health.degraded('mark-published', toError(err));
       return;
     } finally {
       markTimer();
     }
     // An aggregate's next event became claimable, and no NOTIFY will say so: claim again.
     if (marked.unblocked > 0) this.#wakeup.wake();
-    this.#consecutiveFailures = 0;
-    this.health.status = 'ok';
-    this.health.published += marked.marked;
-    this.health.lastPublishedAt = new Date().toISOString();
+    this.#health.published(marked.marked);
   }
 
   async #handleFailure(rows: ClaimedRow[], kind: PublishFailureKind, error: Error): Promise<Step> {
     for (const row of rows) this.#metrics.publishFailures.inc({ event_type: row.event_type, reason: kind });
     if (kind === 'unavailable') {
       // The events are fine: they go back without using up an attempt.
-      const retryInMs = this.#degraded('publish', error);
+      const retryInMs = this.#health.degraded('publish', error);
       await giveBack(this.#outcomes, rows, { error: error.message, delayMs: retryInMs });
       return { claimed: rows.length, retryInMs };
     }
 
-    this.health.deadLettered += await retryOrDeadLetter(this.#outcomes, rows, kind, error);
+    this.#health.deadLettered(await retryOrDeadLetter(this.#outcomes, rows, kind, error));
     return { claimed: rows.length, retryInMs: 0 };
-  }
-
-  /** A failure of the relay's surroundings (database, broker): back off, say so on /healthz. */
-  #degraded(step: string, error: Error): number {
-    this.#consecutiveFailures += 1;
-    const retryInMs = Math.max(100, backoffDelayMs(this.#consecutiveFailures));
-    this.health.status = 'degraded';
-    this.health.lastError = `${step}: ${error.message}`;
-    this.#logger.warn({ err: error, step, retryInMs }, 'relay step failed; backing off');
-    return retryInMs;
   }
 
   /** Stop claiming; the batch in hand is finished (published, or given back) before this resolves. */

@@ -1,19 +1,20 @@
 export { outboxMigrationsDir } from './migrations.ts';
 export {
+  type ClaimedRow,
   insertOutboxRow,
   insertOutboxRows,
   type OutboxInsert,
+  type OutboxRow,
   outboxColumnArrays,
   outboxValues,
+  toEnvelope,
 } from './outboxRow.ts';
 export {
-  type ClaimedRow,
   claimBatch,
   deletePublished,
   markFailed,
   markPublished,
   OUTBOX_SESSION_OPTIONS,
-  type OutboxRow,
   type OutboxStats,
   outboxSql,
   outboxStats,
@@ -21,7 +22,6 @@ export {
   redrive,
   renewLeases,
   scheduleRetry,
-  toEnvelope,
 } from './outboxStore.ts';
 export {
   prepareEvent,

@@ -1,6 +1,9 @@
 // The outbox row's shape, in one place: every statement that inserts outbox rows (writeEvent,
 // writeEvents, and orders' one-statement write in apps/orders/src/orders/createOrder.ts) builds
-// its column list, casts and parameters from COLUMNS, so a new column is added here only.
+// its column list, casts and parameters from COLUMNS, so a new column is added here only. The
+// relay reads the row back as an OutboxRow and publishes it as its envelope (toEnvelope).
+
+import type { EventEnvelope } from '@outbox/contracts';
 
 /** An event ready for the outbox's columns: validated, with its id and trace context. */
 export type OutboxInsert = {
@@ -62,4 +65,41 @@ export const insertOutboxRows = `
 /** The parameters of insertOutboxRows: one array per column. */
 export function outboxColumnArrays(rows: readonly OutboxInsert[]): (string | number)[][] {
   return COLUMNS.map((column) => rows.map((row) => column.of(row)));
+}
+
+/** An outbox row as the relay claims it. */
+export type OutboxRow = {
+  id: string;
+  seq: string;
+  source: string;
+  aggregate_type: string;
+  aggregate_id: string;
+  event_type: string;
+  schema_version: number;
+  payload: unknown;
+  headers: Record<string, string>;
+  attempts: number;
+  created_at: Date;
+};
+
+export type ClaimedRow = OutboxRow & {
+  /** Taken over from a relay whose lease expired: it may have reached the broker already. */
+  lease_expired: boolean;
+};
+
+export function toEnvelope(row: OutboxRow): EventEnvelope {
+  return {
+    id: row.id,
+    source: row.source,
+    type: row.event_type,
+    specversion: '1.0',
+    time: row.created_at.toISOString(),
+    subject: row.aggregate_id,
+    aggregatetype: row.aggregate_type,
+    schemaversion: row.schema_version,
+    datacontenttype: 'application/json',
+    data: row.payload,
+    ...(row.headers.traceparent ? { traceparent: row.headers.traceparent } : {}),
+    ...(row.headers.tracestate ? { tracestate: row.headers.tracestate } : {}),
+  };
 }

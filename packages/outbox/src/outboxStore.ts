@@ -1,6 +1,6 @@
-import type { EventEnvelope } from '@outbox/contracts';
 import { CUSTOM_PLANS } from '@outbox/runtime/database';
 import type pg from 'pg';
+import type { ClaimedRow } from './outboxRow.ts';
 
 /**
  * The outbox store: every statement the relay and its tools run against the `outbox` table, and
@@ -29,43 +29,6 @@ type Db = pg.Pool | pg.ClientBase;
  * they look rows up by key.
  */
 export const OUTBOX_SESSION_OPTIONS = `${CUSTOM_PLANS} -c enable_bitmapscan=off`;
-
-/** An outbox row as the relay claims it. */
-export type OutboxRow = {
-  id: string;
-  seq: string;
-  source: string;
-  aggregate_type: string;
-  aggregate_id: string;
-  event_type: string;
-  schema_version: number;
-  payload: unknown;
-  headers: Record<string, string>;
-  attempts: number;
-  created_at: Date;
-};
-
-export type ClaimedRow = OutboxRow & {
-  /** Taken over from a relay whose lease expired: it may have reached the broker already. */
-  lease_expired: boolean;
-};
-
-export function toEnvelope(row: OutboxRow): EventEnvelope {
-  return {
-    id: row.id,
-    source: row.source,
-    type: row.event_type,
-    specversion: '1.0',
-    time: row.created_at.toISOString(),
-    subject: row.aggregate_id,
-    aggregatetype: row.aggregate_type,
-    schemaversion: row.schema_version,
-    datacontenttype: 'application/json',
-    data: row.payload,
-    ...(row.headers.traceparent ? { traceparent: row.headers.traceparent } : {}),
-    ...(row.headers.tracestate ? { tracestate: row.headers.tracestate } : {}),
-  };
-}
 
 /**
  * The statements, exported so that benchmarks and EXPLAIN probes run exactly what the relay runs.

@@ -1,0 +1,24 @@
+// How a relay claims: its settings (validated in config.ts) and the size of its next claim.
+
+export type RelayOptions = {
+  id: string;
+  /** The largest batch; under a backlog the claim grows to it (see nextClaimSize). */
+  batchSize: number;
+  /** The smallest claim, when the outbox is quiet; defaults to batchSize (no adapting). */
+  minBatchSize?: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  /** Attempts before a transiently failing event is dead-lettered. */
+  maxAttempts: number;
+};
+
+/**
+ * Claim size adapts to the traffic: twice what the last claim found, between the minimum and
+ * the maximum. Quiet, claims stay small, so each batch goes out (and is acknowledged) at once;
+ * under a backlog they double up to the maximum within a few claims, which is what throughput
+ * needs. Figures in docs/benchmarks.md (relay).
+ */
+export function nextClaimSize(options: RelayOptions, lastClaimed: number): number {
+  const { batchSize, minBatchSize = batchSize } = options;
+  return Math.min(batchSize, Math.max(minBatchSize, lastClaimed * 2));
+}
