@@ -5,7 +5,6 @@
 // both sides' refusals recorded and no new decision.
 import { randomUUID } from 'node:crypto';
 import {
-  type EventEnvelope,
   ORDER_CANCELLED,
   ORDER_CREATED,
   type OrderCancelledV1,
@@ -14,6 +13,7 @@ import {
   topicFor,
 } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { eventually, type Stack, startStack } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
@@ -31,21 +31,6 @@ beforeAll(async () => {
   kafka = testKafka(brokers);
 });
 afterAll(() => stack?.stop());
-
-function envelope<T>(type: string, data: T & { orderId: string }): EventEnvelope<T> {
-  return {
-    id: randomUUID(),
-    source: '/orders',
-    type,
-    specversion: '1.0',
-    time: new Date().toISOString(),
-    subject: data.orderId,
-    aggregatetype: 'order',
-    schemaversion: 1,
-    datacontenttype: 'application/json',
-    data,
-  };
-}
 
 const stockOf = async (sku: string) =>
   (
@@ -90,8 +75,8 @@ describe('a replayed ORDER_CREATED that arrives after its ORDER_CANCELLED', () =
         topic: topicFor('order', stack.topicPrefix),
         acks: -1,
         messages: [
-          toKafkaMessage(envelope(ORDER_CANCELLED, cancelled)),
-          toKafkaMessage(envelope(ORDER_CREATED, created)),
+          toKafkaMessage(orderEnvelope(ORDER_CANCELLED, cancelled)),
+          toKafkaMessage(orderEnvelope(ORDER_CREATED, created)),
         ],
       });
     } finally {

@@ -1,33 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type EventData,
-  type EventOf,
-  type EventType,
-  ORDER_CANCELLED,
-  ORDER_CREATED,
-  type OrderCreatedV1,
-} from '@outbox/contracts';
+import { type EventOf, ORDER_CANCELLED, ORDER_CREATED, type OrderCreatedV1 } from '@outbox/contracts';
 import { applyOnce, applyOne } from '@outbox/devstack/testing/apply-once';
+import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { checkEventData } from '@outbox/inbox';
 import { EVENT_SOURCE } from '../src/authorizePayment.ts';
 import type { BillingHandlers } from '../src/handlers.ts';
 import type { Prisma, Tx } from './prisma.ts';
 
-export function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
-  return {
-    id: randomUUID(),
-    source: '/orders',
-    type,
-    specversion: '1.0',
-    time: new Date().toISOString(),
-    subject: data.orderId,
-    aggregatetype: 'order',
-    schemaversion: 1,
-    datacontenttype: 'application/json',
-    data,
-  };
-}
+export const envelope = orderEnvelope;
 
 /** An order and its cancellation, as orders would publish them. */
 export function orderEvents(customerId = 'alice') {

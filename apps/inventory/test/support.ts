@@ -1,27 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type EventData,
-  type EventOf,
-  type EventType,
-  ORDER_CANCELLED,
-  ORDER_CREATED,
-} from '@outbox/contracts';
+import { ORDER_CANCELLED, ORDER_CREATED } from '@outbox/contracts';
+import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 
-export function envelope<T extends EventType>(type: T, data: EventData<T> & { orderId: string }): EventOf<T> {
-  return {
-    id: randomUUID(),
-    source: '/orders',
-    type,
-    specversion: '1.0',
-    time: new Date().toISOString(),
-    subject: data.orderId,
-    aggregatetype: 'order',
-    schemaversion: 1,
-    datacontenttype: 'application/json',
-    data,
-  };
-}
+export const envelope = orderEnvelope;
 
 /** An order of `lines` and its cancellation, as orders would publish them. */
 export function orderEvents(lines: { sku: string; quantity: number }[], orderId: string = randomUUID()) {
