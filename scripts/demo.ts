@@ -244,7 +244,7 @@ try {
   await waitForCoordinators(broker.brokers, SERVICES);
   // The services' own topics and dead-letter topics, at the services' default partition count (6).
   const topics = ['order', 'reservation', 'payment'].map((aggregate) => topicFor(aggregate));
-  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], 6);
+  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], { partitions: 6 });
   print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
   zipkin = await zipkinReady(await zipkinStarting);
   if (zipkin) print(`Zipkin is ready at ${zipkin.url}`);
@@ -344,7 +344,13 @@ async function startPrometheus(): Promise<ChildProcess | undefined> {
     .split(delimiter)
     .map((dir) => join(dir, 'prometheus'))
     .find((path) => existsSync(path));
-  if (!binary) return undefined;
+  if (!binary) {
+    say(
+      'prometheus',
+      'not installed, so the console has no charts or alerts; to add them: sudo apt-get install -y prometheus',
+    );
+    return undefined;
+  }
   mkdirSync('.local/logs', { recursive: true });
   mkdirSync('.local/prometheus', { recursive: true });
   const configFile = `.local/prometheus/demo-${prometheusPort}.yml`;

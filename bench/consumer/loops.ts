@@ -67,7 +67,7 @@ const counting =
 const kafkaOptions = (fixture: Fixture) => ({
   brokers: fixture.brokers,
   topicPrefix: fixture.prefix,
-  topicPartitions: params.partitions,
+  topicLayout: { partitions: params.partitions },
 });
 
 /** A: kafkajs' eachMessage, no work: the ceiling. */
@@ -90,7 +90,7 @@ async function decodeOnly({ fixture, groupId, tally }: LoopContext): Promise<Sto
     kafka: fixture.kafka,
     groupId,
     topics: [fixture.topic],
-    topicPartitions: params.partitions,
+    topicLayout: { partitions: params.partitions },
     logger: quietLogger,
     handleChunk: async (items) => {
       tally.track.started();

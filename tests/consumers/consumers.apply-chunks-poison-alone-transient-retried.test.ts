@@ -67,7 +67,7 @@ function startTestConsumer(prefix: string, faults: { failFirst: Map<string, numb
   const consumer = startEventConsumer<Tx>({
     source: '/chunk-test',
     groupId: `${prefix}consumer`,
-    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
+    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicLayout: { partitions: 1 } },
     aggregateTypes: ['order'],
     transaction,
     handlers: {

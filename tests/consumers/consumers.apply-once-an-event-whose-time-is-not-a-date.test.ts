@@ -37,7 +37,7 @@ it('applies an event whose ce_time is "not-a-date" once, and never logs its comm
   consumer = startEventConsumer<pg.PoolClient>({
     source: '/not-a-date-test',
     groupId: `${prefix}consumer`,
-    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
+    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicLayout: { partitions: 1 } },
     aggregateTypes: ['order'],
     transaction: transactionOn(pool()),
     handlers: {

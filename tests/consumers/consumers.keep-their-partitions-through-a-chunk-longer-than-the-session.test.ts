@@ -52,7 +52,7 @@ it('applies a chunk that takes twice the session timeout once, without a rebalan
   consumer = startEventConsumer<pg.PoolClient>({
     source: '/long-chunk-test',
     groupId,
-    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
+    kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicLayout: { partitions: 1 } },
     aggregateTypes: ['order'],
     transaction: transactionOn(pool()),
     handlers: {

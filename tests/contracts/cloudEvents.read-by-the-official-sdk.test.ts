@@ -82,7 +82,7 @@ describe('the cloudevents SDK reads what we publish', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await ensureTopics(admin, [topic], 1);
+      await ensureTopics(admin, [topic], { partitions: 1 });
     } finally {
       await admin.disconnect();
     }

@@ -28,7 +28,7 @@ describe('a consumer start-up that fails after its producer connected', () => {
         kafka,
         groupId: '',
         topics: [topic],
-        topicPartitions: 1,
+        topicLayout: { partitions: 1 },
         logger: pino({ level: 'silent' }),
         handleChunk: async () => [],
       });

@@ -105,7 +105,7 @@ describe('billing catching up on orders and their cancels', () => {
     consumer = startEventConsumer({
       source: EVENT_SOURCE,
       groupId: `${prefix}billing`,
-      kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicPartitions: 1 },
+      kafka: { brokers: sharedKafkaBrokers(), topicPrefix: prefix, topicLayout: { partitions: 1 } },
       aggregateTypes: ['order'],
       transaction: transactionOn(pool),
       handlers: billingHandlers(pool, provider),

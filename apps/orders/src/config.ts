@@ -2,9 +2,9 @@ import {
   host,
   inboxRetentionHours,
   kafkaBrokers,
+  kafkaTopicSettings,
   logLevel,
   port,
-  positiveInt,
   postgresUrl,
   topicPrefix,
 } from '@outbox/runtime/config';
@@ -30,7 +30,7 @@ const settings = z.object({
   /** The saga's replies (reservation.events, payment.events) are consumed from here. */
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
-  KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+  ...kafkaTopicSettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   INBOX_RETENTION_HOURS: inboxRetentionHours,

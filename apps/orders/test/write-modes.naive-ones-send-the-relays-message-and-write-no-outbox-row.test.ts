@@ -39,7 +39,7 @@ beforeAll(async () => {
   publisher = new NaivePublisher({
     brokers: sharedKafkaBrokers(),
     topicPrefix,
-    topicPartitions: 3,
+    topicLayout: { partitions: 3 },
     logger: pino({ level: 'silent' }),
   });
 });

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import {
   allowFaults,
   kafkaBrokers,
+  kafkaTopicSettings,
   logLevel,
   port,
   positiveInt,
@@ -20,8 +21,7 @@ const settings = z.object({
   DATABASE_URL: postgresUrl,
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
-  /** Partitions for topics the relay creates; the Kafka key (aggregate id) picks the partition. */
-  KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+  ...kafkaTopicSettings,
   LOG_LEVEL: logLevel,
   /**
    * Identifies this relay's leases in the outbox table; defaults to host and pid. `{hostname}` in

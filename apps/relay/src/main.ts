@@ -3,7 +3,7 @@
 import '@outbox/runtime/tracing-register';
 import { hostname } from 'node:os';
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
-import { loadConfigOrExit } from '@outbox/runtime/config';
+import { loadConfigOrExit, topicLayout } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
@@ -40,7 +40,7 @@ const publisher = new KafkaPublisher({
   clientId: `relay-${relayId}`,
   brokers: config.KAFKA_BROKERS,
   topicPrefix: config.KAFKA_TOPIC_PREFIX,
-  topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+  topicLayout: topicLayout(config),
   logger,
 });
 const wakeup = new Wakeup(config.DATABASE_URL, logger);

@@ -1,7 +1,14 @@
 import type { Span } from '@opentelemetry/api';
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
-import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import {
+  createKafka,
+  ensureTopics,
+  type PartitionedMessages,
+  partitionOf,
+  sendAcknowledged,
+  type TopicLayout,
+} from '@outbox/runtime/kafka';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
 import {
   type Admin,
@@ -9,7 +16,7 @@ import {
   type Kafka,
   Partitioners,
   type Producer,
-  type TopicMessages,
+  type RetryOptions,
 } from 'kafkajs';
 import type { Logger } from 'pino';
 
@@ -26,8 +33,10 @@ export type PublisherOptions = {
   clientId: string;
   brokers: string[];
   topicPrefix: string;
-  topicPartitions: number;
+  topicLayout: TopicLayout;
   logger: Logger;
+  /** How long kafkajs retries a send before it fails. Default: a few seconds (see the constructor). */
+  retry?: RetryOptions;
 };
 
 /**
@@ -45,7 +54,8 @@ export class KafkaPublisher {
   #producer: Producer;
   readonly #admin: Admin;
   readonly #options: PublisherOptions;
-  readonly #knownTopics = new Set<string>();
+  /** The topics this publisher has made sure of, with their partition counts. */
+  readonly #partitionCounts = new Map<string, number>();
   #connected = false;
 
   constructor(options: PublisherOptions) {
@@ -56,7 +66,7 @@ export class KafkaPublisher {
       logger: options.logger,
       // Fail a send within a few seconds when the broker is gone; the relay's own backoff
       // takes over from there (see Relay#failed).
-      retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+      retry: options.retry ?? { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
     this.#producer = this.#createProducer();
     this.#admin = this.#kafka.admin();
@@ -84,32 +94,34 @@ export class KafkaPublisher {
 
   async publish(events: OutgoingEvent[]): Promise<void> {
     await this.connect();
-    const byTopic = new Map<string, TopicMessages>();
     const spans: Span[] = [];
-    for (const event of events) {
-      const topic = topicFor(event.aggregatetype, this.#options.topicPrefix);
-      let entry = byTopic.get(topic);
-      if (!entry) {
-        entry = { topic, messages: [] };
-        byTopic.set(topic, entry);
-      }
-      // Events arrive in outbox order; messages of one key keep that order on their partition.
-      const message = toKafkaMessage(event);
-      const headers: IHeaders = { ...message.headers };
-      // One PRODUCER span per event, child of the context stored with its outbox row; the
-      // message's W3C headers carry this span's context to the consumers (docs/tracing.md).
-      spans.push(startPublishSpan(event, topic, headers));
-      entry.messages.push({ ...message, headers });
-    }
     try {
-      await this.#ensureTopics([...byTopic.keys()]);
+      const topics = events.map((event) => topicFor(event.aggregatetype, this.#options.topicPrefix));
+      const partitionCounts = await this.#ensureTopics([...new Set(topics)]);
+      const byTopic = new Map<string, PartitionedMessages>();
+      events.forEach((event, i) => {
+        const topic = topics[i] as string;
+        let entry = byTopic.get(topic);
+        if (!entry) {
+          entry = { topic, messages: [] };
+          byTopic.set(topic, entry);
+        }
+        // Events arrive in outbox order; messages of one key keep that order on their partition.
+        const message = toKafkaMessage(event);
+        const headers: IHeaders = { ...message.headers };
+        // One PRODUCER span per event, child of the context stored with its outbox row; the
+        // message's W3C headers carry this span's context to the consumers (docs/tracing.md).
+        spans.push(startPublishSpan(event, topic, headers));
+        const partition = partitionOf(event.subject, partitionCounts.get(topic) as number);
+        entry.messages.push({ ...message, headers, partition });
+      });
       try {
-        await this.#producer.sendBatch({ topicMessages: [...byTopic.values()], acks: -1 });
+        await sendAcknowledged(this.#producer, [...byTopic.values()]);
       } catch (err) {
         // A topic deleted while we ran fails every send (UNKNOWN_TOPIC_OR_PARTITION, or metadata
         // that never loads) until someone creates it again: forget what we knew, so the next
         // attempt ensures the topics again instead of stopping the relay until a restart.
-        this.#knownTopics.clear();
+        this.#partitionCounts.clear();
         await this.#replaceProducer();
         throw err;
       }
@@ -138,11 +150,15 @@ export class KafkaPublisher {
     await failed.disconnect().catch(() => {});
   }
 
-  async #ensureTopics(topics: string[]): Promise<void> {
-    const unknown = topics.filter((topic) => !this.#knownTopics.has(topic));
-    if (unknown.length === 0) return;
-    await ensureTopics(this.#admin, unknown, this.#options.topicPartitions);
-    for (const topic of unknown) this.#knownTopics.add(topic);
+  /** Creates the topics that do not exist yet; answers each topic's partition count. */
+  async #ensureTopics(topics: string[]): Promise<Map<string, number>> {
+    const unknown = topics.filter((topic) => !this.#partitionCounts.has(topic));
+    if (unknown.length > 0) {
+      await ensureTopics(this.#admin, unknown, this.#options.topicLayout);
+      const { topics: metadata } = await this.#admin.fetchTopicMetadata({ topics: unknown });
+      for (const { name, partitions } of metadata) this.#partitionCounts.set(name, partitions.length);
+    }
+    return this.#partitionCounts;
   }
 
   async disconnect(): Promise<void> {

@@ -51,7 +51,7 @@ export async function startInProcessRelay(
     clientId: label,
     brokers,
     topicPrefix: prefix ?? topicPrefix(label),
-    topicPartitions: 2,
+    topicLayout: { partitions: 2 },
     logger,
   });
   const around: InProcessRelay['around'] = {};

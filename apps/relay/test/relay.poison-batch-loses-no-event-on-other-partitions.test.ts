@@ -72,7 +72,7 @@ beforeAll(async () => {
     clientId: 'poisonseq',
     brokers,
     topicPrefix: prefix,
-    topicPartitions: 2,
+    topicLayout: { partitions: 2 },
     logger,
   });
   relay = new Relay({

@@ -1,4 +1,4 @@
-import { type consumerServiceSchema, loadConfigOrExit } from '@outbox/runtime/config';
+import { type consumerServiceSchema, loadConfigOrExit, topicLayout } from '@outbox/runtime/config';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createLogger } from '@outbox/runtime/logger';
@@ -69,7 +69,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     kafka: {
       brokers: config.KAFKA_BROKERS,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
-      topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+      topicLayout: topicLayout(config),
     },
     aggregateTypes: options.aggregateTypes,
     transaction: transactionOn(pool),

@@ -1,7 +1,7 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafka, type TopicLayout } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import type { Kafka } from 'kafkajs';
@@ -25,7 +25,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches
   source: string;
   /** Consumer group, and this consumer's name in processed_events. */
   groupId: string;
-  kafka: { brokers: string[]; topicPrefix: string; topicPartitions: number };
+  kafka: { brokers: string[]; topicPrefix: string; topicLayout: TopicLayout };
   /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
   aggregateTypes: string[];
   /** e.g. `(work) => prisma.$transaction(work)`; one transaction applies a chunk of events. */
@@ -82,7 +82,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       kafka,
       groupId,
       topics,
-      topicPartitions: options.kafka.topicPartitions,
+      topicLayout: options.kafka.topicLayout,
       logger,
       handleChunk,
       metrics,

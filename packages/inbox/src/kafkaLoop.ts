@@ -1,4 +1,4 @@
-import { ensureTopics } from '@outbox/runtime/kafka';
+import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
 import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
@@ -15,7 +15,7 @@ export type RunConsumerOptions = {
   /** Consumer group; also the consumer's name in processed_events and dead-letter headers. */
   groupId: string;
   topics: string[];
-  topicPartitions: number;
+  topicLayout: TopicLayout;
   logger: Logger;
   /** The chunk step: applies a chunk in one transaction (applyChunk.ts's chunkStep). */
   handleChunk: ChunkHandler;
@@ -54,7 +54,7 @@ export type RunningConsumer = {
  */
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topics, logger } = options;
-  await ensureConsumerTopics(kafka, topics, options.topicPartitions);
+  await ensureConsumerTopics(kafka, topics, options.topicLayout);
   const producer = kafka.producer({
     idempotent: true,
     allowAutoTopicCreation: false,
@@ -114,11 +114,11 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
 }
 
 /** The topics and their dead-letter topics, created if missing. */
-async function ensureConsumerTopics(kafka: Kafka, topics: string[], partitions: number): Promise<void> {
+async function ensureConsumerTopics(kafka: Kafka, topics: string[], layout: TopicLayout): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [...topics, ...topics.map(deadLetterTopic)], partitions);
+    await ensureTopics(admin, [...topics, ...topics.map(deadLetterTopic)], layout);
   } finally {
     await admin.disconnect();
   }

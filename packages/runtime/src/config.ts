@@ -87,6 +87,18 @@ export const inboxRetentionHours = z.coerce
   .min(0)
   .default(14 * 24);
 
+/** How a service creates the topics it needs when they do not exist yet (ensureTopics). */
+export const kafkaTopicSettings = {
+  /** Partitions; the Kafka key (an aggregate id) picks one, so an aggregate's events keep their order. */
+  KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+  /** Replicas: 1 for the one local broker; 3 on a cluster (docs/production.md, "Replication"). */
+  KAFKA_REPLICATION_FACTOR: positiveInt(1),
+};
+
+export function topicLayout(config: { KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPLICATION_FACTOR: number }) {
+  return { partitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: config.KAFKA_REPLICATION_FACTOR };
+}
+
 /** The settings of every Kafka-consuming service (inventory, billing); each adds its own. */
 export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
   return z.object({
@@ -96,8 +108,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     DATABASE_URL: postgresUrl,
     KAFKA_BROKERS: kafkaBrokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
-    /** Partitions for topics this service creates if they do not exist yet (same default as the relay). */
-    KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+    ...kafkaTopicSettings,
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     LOG_LEVEL: logLevel,

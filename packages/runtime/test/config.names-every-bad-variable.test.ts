@@ -12,6 +12,7 @@ import {
   port,
   positiveInt,
   postgresUrl,
+  topicLayout,
   topicPrefix,
 } from '../src/config.ts';
 
@@ -139,6 +140,20 @@ describe('loadConfig', () => {
   it('gives the consumer services their own port and group defaults', () => {
     const config = loadConfig('billing', consumerServiceSchema({ port: 3004, groupId: 'billing' }), validEnv);
     expect(config).toMatchObject({ PORT: 3004, KAFKA_GROUP_ID: 'billing', KAFKA_TOPIC_PARTITIONS: 6 });
+  });
+
+  it('creates topics with one replica unless KAFKA_REPLICATION_FACTOR says how many (a cluster: 3)', () => {
+    const schema = consumerServiceSchema({ port: 3004, groupId: 'billing' });
+    expect(topicLayout(loadConfig('billing', schema, validEnv))).toEqual({
+      partitions: 6,
+      replicationFactor: 1,
+    });
+    const onACluster = loadConfig('billing', schema, { ...validEnv, KAFKA_REPLICATION_FACTOR: '3' });
+    expect(topicLayout(onACluster)).toEqual({ partitions: 6, replicationFactor: 3 });
+    const error = configErrorOf(() =>
+      loadConfig('billing', schema, { ...validEnv, KAFKA_REPLICATION_FACTOR: '0' }),
+    );
+    expect(error.issues[0]).toMatch(/^KAFKA_REPLICATION_FACTOR: /);
   });
 });
 

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
-import { renderServerProperties } from './kafkaServerProperties.ts';
+import { type ClusterMembership, renderServerProperties } from './kafkaServerProperties.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
@@ -45,6 +45,8 @@ export type KafkaBrokerOptions = {
   clusterId?: string;
   /** Extra JVM flags, appended after the defaults (e.g. `-Xlog:gc` while investigating). */
   jvmOptions?: string[];
+  /** One node of a cluster (kafkaCluster.ts builds these); without it, a broker on its own. */
+  cluster?: ClusterMembership;
 };
 
 /**
@@ -71,6 +73,7 @@ export class KafkaBroker {
   readonly logFile: string;
   readonly heapMb: number;
   readonly jvmOptions: string[];
+  readonly cluster: ClusterMembership | undefined;
   readonly #clusterId: string | undefined;
 
   constructor(options: KafkaBrokerOptions = {}) {
@@ -82,6 +85,7 @@ export class KafkaBroker {
     this.heapMb = options.heapMb ?? 768;
     this.jvmOptions = options.jvmOptions ?? [];
     this.#clusterId = options.clusterId;
+    this.cluster = options.cluster;
   }
 
   /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']` (the advertised port). */
@@ -141,6 +145,7 @@ export class KafkaBroker {
         controllerPort: this.controllerPort,
         advertisedPort: this.advertisedPort,
         logDir: this.#kafkaLogDir,
+        ...(this.cluster ? { cluster: this.cluster } : {}),
       }),
     );
     await this.#formatOnce();

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureTopics } from '@outbox/runtime/kafka';
+import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -81,13 +81,13 @@ export async function waitForCoordinators(
 export async function createTopicsQuietly(
   brokers: string[],
   topics: string[],
-  partitions: number,
+  layout: TopicLayout,
 ): Promise<void> {
   const kafka = new Kafka({ clientId: 'devstack-topics', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   try {
     await admin.connect();
-    await ensureTopics(admin, topics, partitions);
+    await ensureTopics(admin, topics, layout);
   } finally {
     await admin.disconnect().catch(() => {});
   }

@@ -15,6 +15,8 @@ export type StackSettings = {
   /** e.g. postgresql://postgres@127.0.0.1:5432/orders, per service database. */
   databaseUrls: Record<'orders' | 'inventory' | 'billing', string>;
   kafkaBrokers: string[];
+  /** Replicas of the topics the services create: 1 (the default) on one broker, 3 on the cluster. */
+  kafkaReplicationFactor?: number;
   topicPrefix?: string;
   /** Prefix for consumer groups, so several stacks can share a broker. */
   groupPrefix?: string;
@@ -39,6 +41,9 @@ export function planStack(settings: StackSettings): Record<ProcessName, ProcessP
   const kafka = {
     KAFKA_BROKERS: settings.kafkaBrokers.join(','),
     ...(settings.topicPrefix ? { KAFKA_TOPIC_PREFIX: settings.topicPrefix } : {}),
+    ...(settings.kafkaReplicationFactor
+      ? { KAFKA_REPLICATION_FACTOR: String(settings.kafkaReplicationFactor) }
+      : {}),
     ...(settings.allowFaults ? { OUTBOX_ALLOW_FAULTS: settings.allowFaults } : {}),
   };
   const service = (name: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({

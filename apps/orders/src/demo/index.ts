@@ -5,7 +5,12 @@ import {
   consumerFaultSwitches,
   consumerFaults,
 } from '@outbox/inbox';
-import { allowFaults, type FaultSwitches, refuseFaultsUnlessAllowed } from '@outbox/runtime/config';
+import {
+  allowFaults,
+  type FaultSwitches,
+  refuseFaultsUnlessAllowed,
+  topicLayout,
+} from '@outbox/runtime/config';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -82,7 +87,12 @@ export type OrdersDemo = {
   stop(): Promise<void>;
 };
 
-type KafkaConfig = { KAFKA_BROKERS: string[]; KAFKA_TOPIC_PREFIX: string; KAFKA_TOPIC_PARTITIONS: number };
+type KafkaConfig = {
+  KAFKA_BROKERS: string[];
+  KAFKA_TOPIC_PREFIX: string;
+  KAFKA_TOPIC_PARTITIONS: number;
+  KAFKA_REPLICATION_FACTOR: number;
+};
 
 /** The order writer the switches of `config` ask for; none (production: placeOrder) without any. */
 export function startOrdersDemo(
@@ -100,7 +110,7 @@ export function startOrdersDemo(
     ? new NaivePublisher({
         brokers: config.KAFKA_BROKERS,
         topicPrefix: config.KAFKA_TOPIC_PREFIX,
-        topicPartitions: config.KAFKA_TOPIC_PARTITIONS,
+        topicLayout: topicLayout(config),
         logger,
       })
     : undefined;

@@ -1,6 +1,6 @@
 import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
 import type { OutboxInsert } from '@outbox/outbox';
-import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import { createKafka, ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
 import { endSpan, startPublishSpan } from '@outbox/runtime/trace-hand-off';
 import { type Admin, type IHeaders, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 export type NaivePublisherOptions = {
   brokers: string[];
   topicPrefix: string;
-  topicPartitions: number;
+  topicLayout: TopicLayout;
   logger: Logger;
 };
 
@@ -79,7 +79,7 @@ export class NaivePublisher {
     this.#topicReady ??= (async () => {
       await this.#producer.connect();
       await this.#admin.connect();
-      await ensureTopics(this.#admin, [topic], this.#options.topicPartitions);
+      await ensureTopics(this.#admin, [topic], this.#options.topicLayout);
     })();
     return this.#topicReady;
   }

@@ -1,12 +1,35 @@
 import type { Admin } from 'kafkajs';
 
-/** Create missing topics with the given partition count; existing topics are left as they are. */
-export async function ensureTopics(admin: Admin, topics: string[], numPartitions: number): Promise<void> {
+/** How the services create a topic that does not exist yet (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR). */
+export type TopicLayout = {
+  partitions: number;
+  /** 1 for one broker (the local demo); 3 on a cluster, so a broker can die without losing a write. */
+  replicationFactor?: number;
+};
+
+/**
+ * Create missing topics; existing topics are left exactly as they are.
+ *
+ * With replicas, an acknowledged write (acks=all) must be on at least two of them
+ * (`min.insync.replicas`), and a replica that missed writes may never become leader
+ * (`unclean.leader.election.enable=false`): otherwise a leader's death can silently take back
+ * messages the producer was told are written. docs/production.md, "Replication".
+ */
+export async function ensureTopics(admin: Admin, topics: string[], layout: TopicLayout): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((topic) => !existing.has(topic));
   if (missing.length === 0) return;
+  const replicationFactor = layout.replicationFactor ?? 1;
   await admin.createTopics({
     waitForLeaders: true,
-    topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })),
+    topics: missing.map((topic) => ({
+      topic,
+      numPartitions: layout.partitions,
+      replicationFactor,
+      configEntries: [
+        { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
+        { name: 'unclean.leader.election.enable', value: 'false' },
+      ],
+    })),
   });
 }

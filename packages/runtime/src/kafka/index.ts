@@ -1,3 +1,9 @@
+export {
+  type PartitionedMessages,
+  partitionOf,
+  sendAcknowledged,
+  UnacknowledgedPartitionsError,
+} from './acknowledgedSend.ts';
 export { createKafka, type KafkaClientOptions } from './client.ts';
-export { ensureTopics } from './ensureTopics.ts';
+export { ensureTopics, type TopicLayout } from './ensureTopics.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
