@@ -1,4 +1,4 @@
-// npm run chaos -- <scenario|all|dual-writes> [--json file] [--markdown file] [--seed n]
+// npm run chaos -- <scenario|all|cluster|dual-writes> [--json file] [--markdown file] [--seed n]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,7 +6,7 @@ import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';
-import { DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
+import { CLUSTER_SCENARIOS, DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
 
 fixKafkajsIdleTimerLoop();
 const resultsDir = join(import.meta.dirname, '../../../test-results/chaos');
@@ -20,18 +20,24 @@ const { values, positionals } = parseArgs({
 });
 
 const [which] = positionals;
-const groups: Record<string, typeof SCENARIOS> = { all: SCENARIOS, 'dual-writes': DUAL_WRITES };
+const groups: Record<string, typeof SCENARIOS> = {
+  all: SCENARIOS,
+  cluster: CLUSTER_SCENARIOS,
+  'dual-writes': DUAL_WRITES,
+};
 const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
 if (selected.length === 0 || selected.some((scenario) => scenario === undefined)) {
-  const names = [...SCENARIOS, ...PROOFS, ...DUAL_WRITES].map((scenario) => `  ${scenario.name}`).join('\n');
+  const names = [...SCENARIOS, ...CLUSTER_SCENARIOS, ...PROOFS, ...DUAL_WRITES]
+    .map((scenario) => `  ${scenario.name}`)
+    .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
 
 // Scenarios that leave the broker alone share one, started here; the others start their own.
-const needsShared = selected.some((scenario) => !scenario?.needs?.ownBroker);
+const needsShared = selected.some((scenario) => !scenario?.needs?.ownBroker && !scenario?.needs?.cluster);
 const shared = needsShared ? await startOwnBroker('shared') : undefined;
 const reports: ScenarioReport[] = [];
 try {

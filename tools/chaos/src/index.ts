@@ -5,5 +5,5 @@ export { formatDualWriteTable, formatMarkdown, formatText, writeReports } from '
 export { type RunOptions, runScenario, type ScenarioReport } from './runner.ts';
 
 export type { Scenario, ScenarioContext } from './scenario.ts';
-export { DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
+export { CLUSTER_SCENARIOS, DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
 export { type ChaosStack, type StackOptions as ChaosStackOptions, startChaosStack } from './stack.ts';

@@ -17,6 +17,11 @@ export function formatText(report: ScenarioReport): string {
       ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
     `  quiet ${seconds(report.quiescence.afterLoadMs)} after the load; recovered ${seconds(report.quiescence.recoveryMs)} after the last fault was cleared`,
   ];
+  if (report.progress)
+    lines.push(
+      `  while the load ran: at most ${seconds(report.progress.longestWithoutPublishingMs)} without an event published, ` +
+        `${seconds(report.progress.longestWithoutApplyingMs)} without one applied`,
+    );
   if (!report.quiescence.reached) lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}`);
   for (const result of report.invariants) {
     lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
@@ -78,6 +83,12 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
       `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}.`,
       '',
     );
+    if (r.progress)
+      out.push(
+        `While the load ran, the longest stretch without an event published: ${seconds(r.progress.longestWithoutPublishingMs)}; ` +
+          `without one applied: ${seconds(r.progress.longestWithoutApplyingMs)}.`,
+        '',
+      );
     if (r.timeline.length > 0) {
       out.push('| at | fault |', '| --- | --- |');
       for (const step of r.timeline) out.push(`| ${seconds(step.atMs)} | ${step.what} |`);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WriteMode } from '@outbox/contracts';
 import { type PrivatePostgres, startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
+import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
 import { type LoadResult, runLoad, scrapeDuplicates } from '@outbox/loadgen';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
@@ -12,6 +13,7 @@ import {
   takeSnapshot,
 } from './invariants/index.ts';
 import { type OpsScrapeResult, type OpsScraper, startOpsScraper } from './opsScraper.ts';
+import { type ProgressGaps, startProgressWatch } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
 import { type ChaosStack, DATABASES, type DatabaseName, startChaosStack } from './stack.ts';
@@ -46,6 +48,8 @@ export type ScenarioReport = {
     outstanding: string[];
   };
   invariants: InvariantResult[];
+  /** While the load ran: the longest stretch without an event published, and without one applied. */
+  progress?: ProgressGaps;
   /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
   opsEndpoints: OpsScrapeResult;
   /** Set when the scenario itself failed (a fault script threw, the stack did not start). */
@@ -74,19 +78,23 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const load = { ...DEFAULT_LOAD, ...scenario.load };
   const writeMode = scenario.writeMode ?? 'outbox';
   let ownBroker: OwnBroker | undefined;
+  let cluster: TestCluster | undefined;
   let postgres: PrivatePostgres | undefined;
   let stack: ChaosStack | undefined;
   let scraper: OpsScraper | undefined;
   const timeline: ScenarioReport['timeline'] = [];
   try {
-    if (needs.ownBroker || !options.kafkaBrokers) {
+    if (needs.cluster) {
+      log('starting a three-node Kafka cluster of its own');
+      cluster = await startTestCluster(`chaos-${scenario.name}`);
+    } else if (needs.ownBroker || !options.kafkaBrokers) {
       log('starting a broker of its own');
       ownBroker = await startOwnBroker(
         scenario.name,
         needs.brokerLatencyMs === undefined ? {} : { latencyMs: needs.brokerLatencyMs },
       );
     }
-    const kafkaBrokers = ownBroker?.broker.brokers ?? options.kafkaBrokers ?? [];
+    const kafkaBrokers = cluster?.cluster.brokers ?? ownBroker?.broker.brokers ?? options.kafkaBrokers ?? [];
     if (needs.privatePostgres) {
       log('starting a private PostgreSQL');
       postgres = await startPrivatePostgres();
@@ -95,6 +103,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       label: scenario.name,
       kafkaBrokers,
       postgresUrl: postgres?.url ?? defaultPostgresUrl,
+      // On a cluster, as in production: replicated topics, and two of every process that scales out.
+      ...(cluster
+        ? {
+            kafkaReplicationFactor: 3,
+            extraRelays: { orders: 1, inventory: 1, billing: 1 },
+            extraInstances: { orders: 1, inventory: 1, billing: 1 },
+          }
+        : {}),
       ...scenario.stack,
       env: {
         ...scenario.stack?.env,
@@ -107,6 +123,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
     // Load and fault script side by side.
     const loadStarted = Date.now();
+    const progressWatch = startProgressWatch(stack);
     let restoredAt: number | undefined;
     const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
     const loadRun: Promise<LoadResult> = runLoad({
@@ -121,6 +138,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const context: ScenarioContext = {
       stack,
       broker: ownBroker?.broker,
+      cluster: cluster?.cluster,
       brokerProxy: ownBroker?.proxy,
       postgres,
       elapsed: () => Date.now() - loadStarted,
@@ -142,7 +160,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     };
     // Both settle before anything is torn down: a fault script that throws must not leave the
     // load generator sending to a stack that is being stopped.
+    // Progress is watched while the load runs: after it, nothing new comes to publish or apply.
+    const progressWatched = loadRun.then(
+      () => progressWatch.stop(),
+      () => progressWatch.stop(),
+    );
     const [loadOutcome, faultOutcome] = await Promise.allSettled([loadRun, scenario.inject(context)]);
+    const progress = await progressWatched;
     if (faultOutcome.status === 'rejected') throw faultOutcome.reason;
     if (loadOutcome.status === 'rejected') throw loadOutcome.reason;
     const loadResult = loadOutcome.value;
@@ -197,6 +221,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         retries: loadResult.orders.reduce((sum, order) => sum + order.attempts - 1, 0),
       },
       timeline,
+      progress,
       quiescence: {
         reached: quiet.reached,
         afterLoadMs: quiet.at - loadEnded,
@@ -215,6 +240,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     await scraper?.stop();
     await stack?.stop();
     await ownBroker?.dispose();
+    await cluster?.dispose();
     await postgres?.remove();
     log(`cleaned up in ${Date.now() - cleanup} ms`);
   }

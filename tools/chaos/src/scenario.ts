@@ -1,5 +1,6 @@
 import type { WriteMode } from '@outbox/contracts';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix } from '@outbox/loadgen';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
@@ -11,6 +12,8 @@ export type ScenarioContext = {
   stack: ChaosStack;
   /** The scenario's own broker (only when it asked for one with `needs.ownBroker`). */
   broker: KafkaBroker | undefined;
+  /** The scenario's own three-node cluster (only with `needs.cluster`). */
+  cluster: KafkaCluster | undefined;
   /** The latency proxy in front of the own broker (with `needs.brokerLatencyMs`). */
   brokerProxy: TcpProxy | undefined;
   /** The private PostgreSQL server (only with `needs.privatePostgres`). */
@@ -44,8 +47,14 @@ export type Scenario = {
     brokerLatencyMs?: number;
     /** The scenario restarts PostgreSQL, so it gets a private server. */
     privatePostgres?: boolean;
+    /**
+     * The scenario fails brokers over: it runs on a three-node cluster of its own (topics at
+     * replication factor 3, min.insync.replicas 2), with two relays per outbox and two instances of
+     * each consumer service.
+     */
+    cluster?: boolean;
   };
-  stack?: Pick<StackOptions, 'env' | 'extraRelays'>;
+  stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances'>;
   /** Orders' WRITE_MODE; the outbox when not given. */
   writeMode?: WriteMode;
   /** Default: 75 orders/s for 15 s (5× the rate of the first chaos runs) with the load generator's default mix. */

@@ -13,17 +13,24 @@ export type DatabaseName = 'orders' | 'inventory' | 'billing';
 export const DATABASES: DatabaseName[] = ['orders', 'inventory', 'billing'];
 
 /** A process of the stack: a service, its own relay (`relay-orders`) or an extra one (`relay-orders-2`). */
-export type ProcessName = PlannedProcess | `relay-${DatabaseName}-${number}`;
+export type ProcessName = PlannedProcess | `relay-${DatabaseName}-${number}` | `${DatabaseName}-${number}`;
 
 export type StackOptions = {
   label: string;
   kafkaBrokers: string[];
+  /** 3 on a cluster: the topics the services create are replicated three times. */
+  kafkaReplicationFactor?: number;
   /** Admin URL of the PostgreSQL server the databases are created on. */
   postgresUrl: string;
   /** Extra environment per process (an extra relay gets its stack relay's). */
   env?: Partial<Record<ProcessName, Record<string, string>>>;
   /** Extra relays per database, next to the stack's own: they compete for the same outbox. */
   extraRelays?: Partial<Record<DatabaseName, number>>;
+  /**
+   * Extra instances of a service (`inventory-2`…), in the same consumer group: the group shares
+   * the partitions among them and moves a dead one's to the others. The load goes to `orders`.
+   */
+  extraInstances?: Partial<Record<DatabaseName, number>>;
 };
 
 export type ChaosStack = {
@@ -61,6 +68,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   const base = planStack({
     databaseUrls,
     kafkaBrokers: options.kafkaBrokers,
+    ...(options.kafkaReplicationFactor ? { kafkaReplicationFactor: options.kafkaReplicationFactor } : {}),
     topicPrefix,
     groupPrefix: topicPrefix,
     allowFaults: 'test',
@@ -71,6 +79,9 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   for (const name of SERVICES) {
     const plan = base[name];
     plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
+    for (let n = 2; n <= (options.extraInstances?.[name as DatabaseName] ?? 0) + 1; n++) {
+      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...env[name] } });
+    }
   }
   for (const database of DATABASES) {
     const own = base[`relay-${database}`];
@@ -129,8 +140,9 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   const stopAll = () => Promise.allSettled([...processes.values()].map((service) => service.stop()));
 
   try {
-    await startTogether(SERVICES, start);
-    const relays = [...plans.keys()].filter((name) => !SERVICES.includes(name as PlannedProcess));
+    const services = [...plans.keys()].filter((name) => !name.startsWith('relay-'));
+    await startTogether(services, start);
+    const relays = [...plans.keys()].filter((name) => name.startsWith('relay-'));
     await startTogether(relays, start);
   } catch (err) {
     await Promise.allSettled([...processes.values()].map((service) => service.kill()));

@@ -2,6 +2,11 @@ import type { Scenario } from '../scenario.ts';
 import { brokenDedup } from './brokenDedup.ts';
 import { brokerKill9 } from './brokerKill9.ts';
 import { brokerStoppedLong } from './brokerStoppedLong.ts';
+import { clusterConsumerFailover } from './clusterConsumerFailover.ts';
+import { clusterLeaderKill } from './clusterLeaderKill.ts';
+import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
+import { clusterRelayFailover } from './clusterRelayFailover.ts';
+import { clusterRollingRestart } from './clusterRollingRestart.ts';
 import { competingRelays } from './competingRelays.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
@@ -38,11 +43,25 @@ export const SCENARIOS: Scenario[] = [
   slowPaymentProvider,
 ];
 
+/**
+ * On a three-broker cluster with two instances of every process (`npm run chaos -- cluster`):
+ * failover under load. Two of them run in CI (tests/chaos); all of them on demand.
+ */
+export const CLUSTER_SCENARIOS: Scenario[] = [
+  clusterLeaderKill,
+  clusterMinIsrUnmet,
+  clusterRollingRestart,
+  clusterConsumerFailover,
+  clusterRelayFailover,
+];
+
 /** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
 export const PROOFS: Scenario[] = [brokenDedup];
 
 export { DUAL_WRITES };
 
 export function findScenario(name: string): Scenario | undefined {
-  return [...SCENARIOS, ...PROOFS, ...DUAL_WRITES].find((scenario) => scenario.name === name);
+  return [...SCENARIOS, ...CLUSTER_SCENARIOS, ...PROOFS, ...DUAL_WRITES].find(
+    (scenario) => scenario.name === name,
+  );
 }

@@ -1,14 +1,34 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import pg from 'pg';
 import type { ScenarioContext } from '../scenario.ts';
 import type { ProcessName } from '../stack.ts';
+import { systemTopics } from '../topics.ts';
 
 /** The scenario's own broker; only scenarios that declare `needs.ownBroker` may break one. */
 export function ownBroker(context: ScenarioContext): KafkaBroker {
   if (!context.broker) throw new Error('this scenario breaks the broker: declare needs.ownBroker');
   return context.broker;
+}
+
+/** The scenario's own cluster; only scenarios that declare `needs.cluster` have one. */
+export function ownCluster(context: ScenarioContext): KafkaCluster {
+  if (!context.cluster) throw new Error('this scenario fails brokers over: declare needs.cluster');
+  return context.cluster;
+}
+
+/** The node that leads the most partitions of the system's event topics now, and how many it leads. */
+export async function busiestLeader(
+  context: ScenarioContext,
+): Promise<{ nodeId: number; leads: number; of: number }> {
+  const { events } = systemTopics(context.stack.topicPrefix);
+  const partitions = await ownCluster(context).partitionLeaders(Object.values(events));
+  const leads = new Map<number, number>();
+  for (const { leader } of partitions) leads.set(leader, (leads.get(leader) ?? 0) + 1);
+  const [nodeId, count] = [...leads].sort((a, b) => b[1] - a[1])[0] ?? [1, 0];
+  return { nodeId, leads: count, of: partitions.length };
 }
 
 /**

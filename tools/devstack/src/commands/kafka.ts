@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { KafkaBroker } from '../kafkaBroker.ts';
+import { KafkaCluster } from '../kafkaCluster.ts';
 import { probeKafka } from '../kafkaProbe.ts';
 import { tailFile } from '../logTail.ts';
 import { requireJava } from '../tools.ts';
@@ -14,7 +15,13 @@ Runs the demo Kafka broker (data in .local/kafka/demo) on 127.0.0.1.
   status    is it running and answering?
   logs      print the end of the broker log (\`logs -f\` to follow)
 
-Environment: KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default 9093).`;
+Environment: KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default 9093).
+
+With --cluster, the same commands act on the demo's three-broker cluster instead (data in
+.local/kafka/cluster; brokers on 127.0.0.1:19092, 29092, 39092), every node or only --node N:
+  ./dev kafka start --cluster            start all three and wait until each serves metadata
+  ./dev kafka kill --cluster --node 2    kill -9 broker 2; the other two elect new leaders
+  ./dev kafka start --cluster --node 2   start it again; it rejoins and catches up`;
 
 const readyTimeoutMs = 90_000;
 
@@ -103,7 +110,47 @@ export async function kafkaCommand(args: string[]): Promise<number> {
     console.error(usage);
     return name === undefined || name === 'help' || name === '--help' ? 0 : 2;
   }
+  if (rest.includes('--cluster')) return clusterCommand(name as string, rest);
   return subcommand(demoBroker(), rest);
+}
+
+/** A subcommand on the demo cluster: on each of its nodes, or on the one `--node N` names. */
+async function clusterCommand(name: string, args: string[]): Promise<number> {
+  const cluster = new KafkaCluster({ name: 'cluster' });
+  const nodeArg = args[args.indexOf('--node') + 1];
+  const only = args.includes('--node') ? Number(nodeArg) : undefined;
+  if (only !== undefined && !(only >= 1 && only <= cluster.nodes.length)) {
+    console.error(`--node takes 1 to ${cluster.nodes.length}, not ${nodeArg}.`);
+    return 2;
+  }
+  const nodes = only === undefined ? cluster.nodes : [cluster.node(only)];
+  if (name === 'start' || name === 'restart') {
+    requireJava();
+    if (name === 'restart') await Promise.all(nodes.map((node) => node.stop()));
+    const began = Date.now();
+    console.log(
+      `Starting ${only === undefined ? 'the cluster' : `broker ${only}`} (data in ${cluster.dataDir}) ...`,
+    );
+    await Promise.all(nodes.filter((node) => !node.isRunning()).map((node) => node.start()));
+    await cluster.waitUntilReady(readyTimeoutMs * 2);
+    const seconds = ((Date.now() - began) / 1000).toFixed(1);
+    console.log(`Kafka cluster ready at ${cluster.brokers.join(',')} (took ${seconds} s).`);
+    return 0;
+  }
+  const subcommand = subcommands[name];
+  if (!subcommand) return kafkaCommand([name]);
+  let code = 0;
+  for (const node of nodes) {
+    console.log(`-- broker ${node.cluster?.nodeId} (${node.brokers.join(',')})`);
+    code = Math.max(
+      code,
+      await subcommand(
+        node,
+        args.filter((arg) => arg === '-f' || arg === '--follow'),
+      ),
+    );
+  }
+  return code;
 }
 
 async function startAndWait(broker: KafkaBroker, verb: string): Promise<number> {

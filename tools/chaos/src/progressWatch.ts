@@ -1,0 +1,65 @@
+import pg from 'pg';
+import { type ChaosStack, DATABASES } from './stack.ts';
+
+/** The longest time, while the load ran, in which the system published no event / applied none. */
+export type ProgressGaps = { longestWithoutPublishingMs: number; longestWithoutApplyingMs: number };
+
+export type ProgressWatch = { stop(): Promise<ProgressGaps> };
+
+/**
+ * Counts, a few times a second, the events the relays have marked published and the events the
+ * consumers have applied (processed_events), across the three databases, and keeps the longest
+ * stretch in which either count stood still: the window a fault opened, in which the load kept
+ * coming and nothing moved. Meant to run exactly while the load runs (a steady stream, so any
+ * stretch without progress is the system's, not the load's).
+ */
+export function startProgressWatch(stack: ChaosStack, everyMs = 200): ProgressWatch {
+  const pools = DATABASES.map((name) => new pg.Pool({ connectionString: stack.databases[name].url, max: 1 }));
+  const gaps: ProgressGaps = { longestWithoutPublishingMs: 0, longestWithoutApplyingMs: 0 };
+  let last: { published: number; applied: number } | undefined;
+  let publishedAt = Date.now();
+  let appliedAt = Date.now();
+  let stopped = false;
+
+  const sample = async () => {
+    // A database being restarted by the scenario answers nothing: that sample is skipped.
+    const counts = await Promise.all(
+      pools.map((pool) =>
+        pool
+          .query<{ published: string; applied: string }>(
+            `select (select count(*) from outbox where status = 'published') as published,
+                    (select count(*) from processed_events) as applied`,
+          )
+          .then(({ rows }) => ({ published: Number(rows[0]?.published), applied: Number(rows[0]?.applied) })),
+      ),
+    ).catch(() => undefined);
+    if (!counts) return;
+    const now = Date.now();
+    const total = counts.reduce((sum, c) => ({
+      published: sum.published + c.published,
+      applied: sum.applied + c.applied,
+    }));
+    if (!last || total.published > last.published) publishedAt = now;
+    if (!last || total.applied > last.applied) appliedAt = now;
+    gaps.longestWithoutPublishingMs = Math.max(gaps.longestWithoutPublishingMs, now - publishedAt);
+    gaps.longestWithoutApplyingMs = Math.max(gaps.longestWithoutApplyingMs, now - appliedAt);
+    last = total;
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      const started = Date.now();
+      await sample();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - (Date.now() - started))));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await Promise.allSettled(pools.map((pool) => pool.end()));
+      return gaps;
+    },
+  };
+}
