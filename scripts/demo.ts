@@ -22,6 +22,7 @@ import {
   startEmbeddedPostgres,
 } from '@outbox/devstack/embedded-postgres';
 import { KafkaBroker } from '@outbox/devstack/kafka-broker';
+import { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import { createTopicsQuietly, waitForCoordinators } from '@outbox/devstack/kafka-probe';
 import { isPortInUse } from '@outbox/devstack/ports';
 import { DEMO_PROMETHEUS_INTERVAL_SECONDS, demoPrometheusConfig } from '@outbox/devstack/prometheus-config';
@@ -42,6 +43,9 @@ const configuredPostgres = (process.env.DEMO_POSTGRES_URL ?? 'postgresql://postg
 );
 const embeddedAllowed = process.env.DEMO_EMBEDDED_POSTGRES !== 'off';
 const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
+// `./dev demo --cluster` (or DEMO_KAFKA=cluster): three brokers, topics replicated three times, a
+// kill -9 button per broker. One broker by default: lighter, and enough to show the outbox.
+const onCluster = process.argv.includes('--cluster') || process.env.DEMO_KAFKA === 'cluster';
 const consolePort = Number(process.env.CONSOLE_PORT ?? 8080);
 const basePort = Number(process.env.DEMO_BASE_PORT ?? 3000);
 const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9090);
@@ -117,7 +121,7 @@ function say(name: string, msg: string): void {
 }
 
 let stopping = false;
-let broker: KafkaBroker | undefined;
+let broker: KafkaBroker | KafkaCluster | undefined;
 let startedBroker = false;
 let embeddedPostgres: EmbeddedPostgres | undefined;
 let consoleApp: RunningConsole | undefined;
@@ -227,24 +231,33 @@ let postgres = configuredPostgres;
 try {
   postgres = await choosePostgres();
   fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
-  broker = new KafkaBroker({
-    name: kafkaPort === 9092 ? 'demo' : `demo-${kafkaPort}`,
-    port: kafkaPort,
-    controllerPort: kafkaPort + 1,
-  });
+  broker = onCluster
+    ? new KafkaCluster({ name: 'cluster' })
+    : new KafkaBroker({
+        name: kafkaPort === 9092 ? 'demo' : `demo-${kafkaPort}`,
+        port: kafkaPort,
+        controllerPort: kafkaPort + 1,
+      });
   startedBroker = !broker.isRunning();
   if (startedBroker) {
-    print(`Starting Kafka on 127.0.0.1:${kafkaPort} (first run resolves the jars with Maven)…`);
+    print(
+      onCluster
+        ? 'Starting a three-broker Kafka cluster on 127.0.0.1:19192, 19292, 19392 (first run resolves the jars with Maven)…'
+        : `Starting Kafka on 127.0.0.1:${kafkaPort} (first run resolves the jars with Maven)…`,
+    );
     await broker.start();
   }
   // Zipkin's JVM boots while the broker does. (After broker.start(): two Maven downloads at once,
   // on a fresh machine, would share one local repository.)
   zipkinStarting = startZipkin();
-  const readyMs = await broker.waitUntilReady(120_000);
+  const readyMs = await broker.waitUntilReady(onCluster ? 240_000 : 120_000);
   await waitForCoordinators(broker.brokers, SERVICES);
   // The services' own topics and dead-letter topics, at the services' default partition count (6).
   const topics = ['order', 'reservation', 'payment'].map((aggregate) => topicFor(aggregate));
-  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], { partitions: 6 });
+  await createTopicsQuietly(broker.brokers, [...topics, ...topics.map(deadLetterTopic)], {
+    partitions: 6,
+    replicationFactor: onCluster ? 3 : 1,
+  });
   print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
   zipkin = await zipkinReady(await zipkinStarting);
   if (zipkin) print(`Zipkin is ready at ${zipkin.url}`);
@@ -262,6 +275,7 @@ const databaseUrls = {
 const plans = planStack({
   databaseUrls,
   kafkaBrokers: kafka.brokers,
+  ...(onCluster ? { kafkaReplicationFactor: 3 } : {}),
   // The console's write-mode switch and the chaos buttons need the demo switches, which every
   // app refuses unless told otherwise.
   allowFaults: 'demo',
@@ -306,7 +320,15 @@ function announced(name: string, control: ProcessControl): ProcessControl {
 }
 
 const controls: DemoControls = {
-  broker: announced('the Kafka broker', brokerControl(kafka)),
+  brokers:
+    kafka instanceof KafkaCluster
+      ? Object.fromEntries(
+          kafka.nodes.map((node) => {
+            const id = node.cluster?.nodeId;
+            return [`broker-${id}`, announced(`Kafka broker ${id}`, brokerControl(node))];
+          }),
+        )
+      : { broker: announced('the Kafka broker', brokerControl(kafka)) },
   services: Object.fromEntries(
     [...SERVICES, ...RELAYS].map((name) => [
       name,
@@ -432,8 +454,13 @@ Then follow it: PENDING, then CONFIRMED once stock is reserved and payment autho
 A customer id starting with "declined" is declined by the simulated payment provider; ordering
 more than the stock (e.g. 30 of MN-303) is rejected by inventory: both end CANCELLED.
 
-Kill the broker (the console's buttons, or another terminal) and watch the relay degrade, then recover:
-  ./dev kafka kill     …place orders…     ./dev kafka start
+${
+  onCluster
+    ? `Kill a broker (the console's buttons, or another terminal) and watch its partitions move, then come back:
+  ./dev kafka kill --cluster --node 2     …place orders…     ./dev kafka start --cluster --node 2`
+    : `Kill the broker (the console's buttons, or another terminal) and watch the relay degrade, then recover:
+  ./dev kafka kill     …place orders…     ./dev kafka start`
+}
 A walkthrough: docs/walkthrough.md
 
 Ctrl-C stops everything.

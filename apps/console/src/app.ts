@@ -12,6 +12,7 @@ import { alertsView } from './readModels/alerts.ts';
 import { catalog } from './readModels/catalog.ts';
 import { chartsView } from './readModels/charts.ts';
 import { consumerViews } from './readModels/consumers.ts';
+import type { KafkaTopologyReader } from './readModels/kafkaTopology.ts';
 import { ordersView } from './readModels/orders.ts';
 import { orderTimelineView } from './readModels/orderTimeline.ts';
 import { outboxView } from './readModels/outboxes.ts';
@@ -25,6 +26,8 @@ export type ConsoleDeps = {
   config: Config;
   services: Service[];
   deadLetters: DeadLetterWatcher;
+  /** The brokers and partition leaders (readModels/kafkaTopology.ts). */
+  kafka: KafkaTopologyReader;
   logger: Logger;
   /** The local demo's process controls. Absent everywhere else, and then so are their routes. */
   controls?: DemoControls;
@@ -38,6 +41,7 @@ export function createConsoleApp({
   config,
   services,
   deadLetters,
+  kafka,
   logger,
   controls,
 }: ConsoleDeps): express.Express {
@@ -124,6 +128,10 @@ export function createConsoleApp({
         .send(await answer.text());
     });
   }
+
+  app.get('/api/kafka', async (_req, res) => {
+    res.json(await kafka.read());
+  });
 
   app.get('/api/outbox', async (_req, res) => {
     const body: OutboxResponse = { services: await Promise.all(services.map(outboxView)) };

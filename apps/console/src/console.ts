@@ -4,6 +4,7 @@ import { createConsoleApp } from './app.ts';
 import type { Config } from './config.ts';
 import { watchDeadLetters } from './deadLetterWatcher.ts';
 import type { DemoControls } from './demoControls.ts';
+import { kafkaTopologyReader } from './readModels/kafkaTopology.ts';
 import { connectServices } from './services.ts';
 
 export type RunningConsole = { url: string; close(): Promise<void> };
@@ -25,10 +26,16 @@ export async function startConsole(options: {
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     logger,
   });
+  const kafka = kafkaTopologyReader({
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    logger,
+  });
   const app = createConsoleApp({
     config,
     services,
     deadLetters,
+    kafka,
     logger,
     ...(options.controls ? { controls: options.controls } : {}),
   });
@@ -46,6 +53,7 @@ export async function startConsole(options: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deadLetters.stop();
+      await kafka.close();
       await Promise.allSettled(services.map((service) => service.pool.end()));
     },
   };

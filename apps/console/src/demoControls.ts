@@ -21,7 +21,8 @@ export type ProcessControl = {
  * of docker compose or production never gets them, so there the routes do not exist at all.
  */
 export type DemoControls = {
-  broker: ProcessControl;
+  /** `broker` for the demo's single broker; `broker-1`, `broker-2`, `broker-3` on the cluster. */
+  brokers: Record<string, ProcessControl>;
   /** The system's processes by name: orders, inventory, billing and the three relays. */
   services: Record<string, ProcessControl>;
   /** Switches orders between the outbox and the naive dual writes (the demo's orders allows it). */
@@ -44,7 +45,7 @@ const actionParams = z.object({ target: z.string().min(1), action: z.enum(ACTION
 export function demoControlsRouter(controls: DemoControls, adminToken: string): Router {
   const router = Router();
   const targets = new Map<string, ProcessControl>([
-    ['broker', controls.broker],
+    ...Object.entries(controls.brokers),
     ...Object.entries(controls.services),
   ]);
   const busy = new Set<string>();
@@ -58,7 +59,9 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
   router.get('/', async (_req, res) => {
     const current = await controls.writeMode?.current();
     const status: DemoStatus = {
-      broker: statusOf('broker', controls.broker),
+      brokers: Object.fromEntries(
+        Object.entries(controls.brokers).map(([name, c]) => [name, statusOf(name, c)]),
+      ),
       services: Object.fromEntries(
         Object.entries(controls.services).map(([name, c]) => [name, statusOf(name, c)]),
       ),

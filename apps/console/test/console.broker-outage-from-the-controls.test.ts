@@ -24,7 +24,7 @@ beforeAll(async () => {
   const brokers = testBroker.broker.brokers;
   stack = await startStack('consoleoutage', brokers, relayAdminEnv);
   const controls: DemoControls = {
-    broker: brokerControl(testBroker.broker),
+    brokers: { broker: brokerControl(testBroker.broker) },
     services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });

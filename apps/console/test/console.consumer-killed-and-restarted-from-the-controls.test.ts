@@ -28,7 +28,7 @@ beforeAll(async () => {
   const brokers = sharedKafkaBrokers();
   stack = await startStack('consolekill', brokers, relayAdminEnv);
   const controls: DemoControls = {
-    broker: untouchableBroker,
+    brokers: { broker: untouchableBroker },
     services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, { controls });

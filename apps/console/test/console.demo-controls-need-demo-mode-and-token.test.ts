@@ -39,7 +39,7 @@ function recordingControl(name: string): ProcessControl {
 }
 
 const controls: DemoControls = {
-  broker: recordingControl('broker'),
+  brokers: { broker: recordingControl('broker') },
   services: { inventory: recordingControl('inventory'), 'relay-orders': recordingControl('relay-orders') },
 };
 

@@ -53,7 +53,7 @@ beforeAll(async () => {
     [alertRulesFile],
   );
   const controls: DemoControls = {
-    broker: brokerControl(testBroker.broker),
+    brokers: { broker: brokerControl(testBroker.broker) },
     services: processControlsOf(stack),
   };
   consoleApp = await startConsoleFor(stack, brokers, {

@@ -36,7 +36,7 @@ beforeAll(async () => {
     orders: { WRITE_MODES_SWITCHABLE: 'true', ORDERS_ADMIN_TOKEN: ORDERS_TOKEN },
   });
   const controls: DemoControls = {
-    broker: brokerControl(testBroker.broker),
+    brokers: { broker: brokerControl(testBroker.broker) },
     services: processControlsOf(stack),
     writeMode: ordersWriteModeSwitch(stack.services.orders.url, ORDERS_TOKEN),
   };

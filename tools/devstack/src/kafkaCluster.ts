@@ -13,15 +13,16 @@ export type KafkaClusterOptions = {
   /** Holds one data dir per node (`node-1`…) and the cluster id. Kept across restarts. */
   dataDir?: string;
   /**
-   * Each node's client and controller port, node 1 first. Default: 19092/19093, 29092/29093,
-   * 39092/39093 (the demo cluster); tests pass free ports.
+   * Each node's client and controller port, node 1 first. Default: 19192/19193, 19292/19293,
+   * 19392/19393 (the demo cluster: below the ephemeral port range, which starts at 32768 on Linux,
+   * so no outgoing connection holds one of them); tests pass free ports.
    */
   ports?: { port: number; controllerPort: number }[];
   /** Max heap per node. Default 512: three of them on a 2-core, 24 GB machine. */
   heapMb?: number;
 };
 
-const defaultPorts = [1, 2, 3].map((n) => ({ port: n * 10_000 + 9092, controllerPort: n * 10_000 + 9093 }));
+const defaultPorts = [1, 2, 3].map((n) => ({ port: 19_092 + 100 * n, controllerPort: 19_093 + 100 * n }));
 
 /**
  * Three real Kafka brokers in KRaft mode, each also a controller (the quorum survives the loss of
@@ -67,6 +68,11 @@ export class KafkaCluster {
     const node = this.nodes[nodeId - 1];
     if (!node) throw new Error(`The cluster has nodes 1 to ${this.nodes.length}, not ${nodeId}.`);
     return node;
+  }
+
+  /** Some node runs (a demo that finds one running uses the cluster as it is). */
+  isRunning(): boolean {
+    return this.nodes.some((node) => node.isRunning());
   }
 
   /** Starts every node that is not running; call waitUntilReady() afterwards. */

@@ -38,7 +38,8 @@ const AFTERMATH: Record<string, string> = {
 
 /** Which explanation a target gets: the broker, a relay, the orders service, or a consumer service. */
 function kindOf(target: string): string {
-  if (target === 'broker' || target === 'orders') return target;
+  if (target.startsWith('broker')) return 'broker';
+  if (target === 'orders') return target;
   return target.startsWith('relay-') ? 'relay' : 'consumer';
 }
 
@@ -141,7 +142,14 @@ export function renderDemoControls(status: DemoStatus, refresh: () => void): voi
     refresh();
   };
   byId('demo-body').replaceChildren(
-    controlRow('broker', 'Kafka broker', status.broker, onAction),
+    ...Object.entries(status.brokers).map(([name, broker]) =>
+      controlRow(
+        name,
+        name === 'broker' ? 'Kafka broker' : `Kafka ${name.replace('-', ' ')}`,
+        broker,
+        onAction,
+      ),
+    ),
     ...Object.entries(status.services).map(([name, service]) => controlRow(name, name, service, onAction)),
   );
 }

@@ -5,6 +5,7 @@ import type {
   ConsoleInfo,
   ConsumersResponse,
   DemoStatus,
+  KafkaTopology,
   OrdersResponse,
   OrderTimeline,
   OutboxResponse,
@@ -15,6 +16,7 @@ import { renderCharts } from './chartsView.ts';
 import { renderConsumers } from './consumersView.ts';
 import { renderDemoControls } from './demoControls.ts';
 import { byId, h } from './dom.ts';
+import { renderKafka } from './kafkaView.ts';
 import { setUpOrderForm } from './orderForm.ts';
 import { renderOrders } from './ordersView.ts';
 import { renderOutboxes } from './outboxView.ts';
@@ -95,6 +97,7 @@ async function poll(): Promise<void> {
     getJson<OrdersResponse>('/api/orders').then((orders) => renderOrders(orders, selectedOrder, selectOrder)),
     getJson<OutboxResponse>('/api/outbox').then((outbox) => renderOutboxes(outbox, info.redrive, refresh)),
     getJson<ConsumersResponse>('/api/consumers').then(renderConsumers),
+    getJson<KafkaTopology>('/api/kafka').then(renderKafka),
   ];
   if (selectedOrder) reads.push(readTimeline(selectedOrder));
   if (prometheus.available) {

@@ -135,8 +135,19 @@ export type ConsumersResponse = {
 export type ProcessStatus = { running: boolean; busy: boolean; lastError?: string };
 
 /** GET /api/demo: only in demo mode. */
+/** GET /api/kafka: the brokers the cluster lists, and who leads each partition of the event topics. */
+export type KafkaTopology = {
+  brokers: { nodeId: number; address: string }[];
+  /** The active controller's node id, when the cluster has one. */
+  controller: number | null;
+  partitions: { topic: string; partition: number; leader: number; replicas: number[]; isr: number[] }[];
+  /** Kafka did not answer (every broker down). */
+  error?: string;
+};
+
 export type DemoStatus = {
-  broker: ProcessStatus;
+  /** `broker` (the demo's single broker) or `broker-1`… (each node of the cluster). */
+  brokers: Record<string, ProcessStatus>;
   services: Record<string, ProcessStatus>;
   /** Present when the demo lets the console switch orders' write mode. */
   writeMode?: { modes: readonly WriteMode[]; current?: string };

@@ -18,7 +18,7 @@ Runs the demo Kafka broker (data in .local/kafka/demo) on 127.0.0.1.
 Environment: KAFKA_PORT (default 9092), KAFKA_CONTROLLER_PORT (default 9093).
 
 With --cluster, the same commands act on the demo's three-broker cluster instead (data in
-.local/kafka/cluster; brokers on 127.0.0.1:19092, 29092, 39092), every node or only --node N:
+.local/kafka/cluster; brokers on 127.0.0.1:19192, 19292, 19392), every node or only --node N:
   ./dev kafka start --cluster            start all three and wait until each serves metadata
   ./dev kafka kill --cluster --node 2    kill -9 broker 2; the other two elect new leaders
   ./dev kafka start --cluster --node 2   start it again; it rejoins and catches up`;
