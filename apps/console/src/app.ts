@@ -20,6 +20,7 @@ import { runbookHandler } from './runbooks.ts';
 import { fetchWithTimeout, type Service } from './services.ts';
 import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
 import { staticFiles } from './staticFiles.ts';
+import { TraceStoreProbe } from './traceStore.ts';
 
 export type ConsoleDeps = {
   config: Config;
@@ -70,13 +71,16 @@ export function createConsoleApp({
     res.json(info);
   });
 
+  const traceStore = config.ZIPKIN_URL ? new TraceStoreProbe(config.ZIPKIN_URL) : undefined;
   app.get('/api/orders', async (_req, res) => {
     const views = { orders: service('orders'), inventory: service('inventory'), billing: service('billing') };
-    res.json(
-      await ordersView(config.ORDERS_URL, views, config.TRACE_URL_TEMPLATE, {
-        dualWriteAnomalies: controls?.writeMode !== undefined,
-      }),
-    );
+    // No links into a trace store that does not answer: they would open an error page.
+    const traces = await traceStore?.status();
+    const traceUrlTemplate = traces?.available === false ? undefined : config.TRACE_URL_TEMPLATE;
+    const orders = await ordersView(config.ORDERS_URL, views, traceUrlTemplate, {
+      dualWriteAnomalies: controls?.writeMode !== undefined,
+    });
+    res.json({ ...orders, ...(traces ? { traces } : {}) });
   });
 
   // One order's events across the system, hop by hop: where the time went (the page's timeline).
