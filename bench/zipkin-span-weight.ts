@@ -2,7 +2,8 @@
  * What one of our spans weighs in Zipkin's heap: the figure the demo's Zipkin is sized by
  * (tools/devstack/src/zipkinServer.ts, docs/tracing.md "A trace store that survives").
  *
- *   node bench/zipkin-span-weight.ts [--stages 20000,50000,100000] [--out bench/results/zipkin-span-weight]
+ *   node bench/zipkin-span-weight.ts [--stages 20000,50000,100000] [--resource service|sdk-default]
+ *                                    [--out bench/results/zipkin-span-weight]
  *
  * Starts a real Zipkin (the demo's jar, in-memory storage) with a heap and a span bound far above
  * the stages, so nothing is evicted, and posts whole orders' traces shaped like ours
@@ -24,8 +25,28 @@ const { values } = parseArgs({
   options: {
     stages: { type: 'string', default: '20000,50000,100000' },
     out: { type: 'string', default: 'bench/results/zipkin-span-weight' },
+    // `sdk-default`: every span also carries the resource of the SDK's default detectors (host, OS,
+    // process, SDK), as before docs/tracing.md's cut; `service`: ours, name, version and instance.
+    resource: { type: 'string', default: 'service' },
   },
 });
+const extraTags = values.resource === 'sdk-default' ? await sdkDefaultResource() : {};
+
+/** The SDK's default detectors' attributes in this process, as strings, as Zipkin's exporter tags them. */
+async function sdkDefaultResource(): Promise<Record<string, string>> {
+  const { defaultResource, detectResources, hostDetector, osDetector, processDetector } = await import(
+    '@opentelemetry/resources'
+  );
+  const resource = defaultResource().merge(
+    detectResources({ detectors: [processDetector, hostDetector, osDetector] }),
+  );
+  await resource.waitForAsyncAttributes?.();
+  return Object.fromEntries(
+    Object.entries(resource.attributes)
+      .filter(([key]) => key !== 'service.name')
+      .map(([key, value]) => [key, String(value)]),
+  );
+}
 const stages = (values.stages ?? '').split(',').map(Number);
 const BATCH = 512;
 const WARM_UP_ORDERS = 200;
@@ -66,7 +87,7 @@ async function postSpans(count: number): Promise<void> {
   };
   const target = posted + count;
   while (posted + batch.length < target) {
-    batch.push(...orderTraceSpans('bench'));
+    batch.push(...orderTraceSpans('bench', Date.now() * 1000, extraTags));
     if (batch.length >= BATCH) await send();
   }
   if (batch.length) await send();
@@ -100,8 +121,8 @@ try {
 const markdown = [
   '# Zipkin: the heap one of our spans takes',
   '',
-  `Command: \`node bench/zipkin-span-weight.ts --stages ${values.stages}\`, ${startedAt}, load average before ${loadBefore.join(' ')}.`,
-  `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), ${Math.round(postedBytes / posted)} B of JSON each;`,
+  `Command: \`node bench/zipkin-span-weight.ts --stages ${values.stages} --resource ${values.resource}\`, ${startedAt}, load average before ${loadBefore.join(' ')}.`,
+  `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${values.resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
   `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
   '',
   ...table(
@@ -121,6 +142,8 @@ writeResults(
     startedAt,
     loadavgBefore: loadBefore,
     loadavgAfter: loadavg(),
+    resource: values.resource,
+    extraTags,
     jsonBytesPerSpan: postedBytes / posted,
     baseline,
     rows,
