@@ -18,8 +18,10 @@ useLeakGuard();
 const ORDERS_PER_SECOND = 400;
 const SPANS_PER_ORDER = 11;
 const OLD_BOUND = 50_000;
-/** Long enough to post the old bound twice, and then some, at the target rate. */
-const LOAD_MS = Math.ceil(((2.5 * OLD_BOUND) / (ORDERS_PER_SECOND * SPANS_PER_ORDER)) * 1000);
+/** The old bound twice, and then some: about 28 s at the target rate. */
+const SPANS_TO_POST = 2.5 * OLD_BOUND;
+/** A machine too busy to post at the target rate takes longer, up to this. */
+const LOAD_DEADLINE_MS = 90_000;
 
 let zipkin: ZipkinServer;
 
@@ -81,8 +83,11 @@ describe("the demo's Zipkin", () => {
       }
     })();
     const inFlight = new Set<Promise<void>>();
-    while (Date.now() - started < LOAD_MS) {
-      const due = Math.floor(((Date.now() - started) / 1000) * ORDERS_PER_SECOND * SPANS_PER_ORDER);
+    while (posted < SPANS_TO_POST && Date.now() - started < LOAD_DEADLINE_MS) {
+      const due = Math.min(
+        SPANS_TO_POST,
+        Math.floor(((Date.now() - started) / 1000) * ORDERS_PER_SECOND * SPANS_PER_ORDER),
+      );
       while (posted < due && inFlight.size < 2) {
         const batch: ZipkinSpanJson[] = [];
         while (batch.length < 512) batch.push(...orderTraceSpans('load'));
@@ -114,8 +119,10 @@ describe("the demo's Zipkin", () => {
     );
 
     expect(failures).toEqual([]);
-    expect(posted).toBeGreaterThan(2 * OLD_BOUND);
-    expect(posted / seconds).toBeGreaterThan(0.9 * ORDERS_PER_SECOND * SPANS_PER_ORDER);
+    expect(posted).toBeGreaterThanOrEqual(SPANS_TO_POST);
+    // Paced at the target rate; a shared 2-core machine busy with other work may fall behind it
+    // (the test then posts as fast as it can, which is still more than the old store survived).
+    expect(posted / seconds).toBeGreaterThan(0.5 * ORDERS_PER_SECOND * SPANS_PER_ORDER);
     // Still up, still answering: the newest order's trace is whole, the oldest was dropped for room.
     expect(pid !== undefined && isProcessAlive(pid)).toBe(true);
     expect(await traceSpans(lastTrace)).toBe(SPANS_PER_ORDER);
