@@ -7,9 +7,9 @@ import type { ZipkinExit, ZipkinServer } from './zipkinServer.ts';
  * next batch. What it held is gone (the store is in memory); the console says "traces unavailable"
  * while it is down (apps/console/src/traceStore.ts).
  *
- * A Zipkin that dies again within a minute of starting is restarted after a growing pause, and
- * after `maxQuickRestarts` of those the supervisor gives up and says so: a crash loop would only
- * burn the CPU the demo runs on.
+ * Each restart waits a pause that doubles (1 s, 2 s, 4 s) while Zipkin keeps dying within
+ * `quickMs` of being back, or fails to start; after `maxQuickRestarts` of those the supervisor gives
+ * up and says so: a crash loop would only burn the CPU the demo runs on.
  */
 export type ZipkinSupervisor = {
   /** Stop watching; call it before stopping Zipkin on purpose. */
@@ -35,29 +35,34 @@ export function superviseZipkin(server: ZipkinServer, options: SupervisorOptions
   });
 
   async function watch(): Promise<void> {
-    let quickFailures = 0;
+    let upSince = Date.now();
+    let quickRestarts = 0;
     while (!stopped) {
       const exited = server.exited();
       if (!exited) return;
-      const runningSince = Date.now();
       const exit = await Promise.race([exited, stoppedSignal]);
       if (stopped || !exit) return;
-      quickFailures = Date.now() - runningSince < quickMs ? quickFailures + 1 : 0;
-      if (quickFailures > maxQuickRestarts) {
-        report(`Zipkin exited again (${describeExit(exit)}); not restarting it: see ${server.logFile}.`);
-        return;
-      }
+      if (Date.now() - upSince >= quickMs) quickRestarts = 0;
       report(`Zipkin exited (${describeExit(exit)}); the traces it held are lost. Restarting it…`);
-      await Promise.race([sleep(1000 * 2 ** Math.max(0, quickFailures - 1)), stoppedSignal]);
-      if (stopped) return;
-      try {
-        await server.start();
-        const readyMs = await server.waitUntilReady(90_000);
-        report(
-          `Zipkin is back at ${server.url} (${(readyMs / 1000).toFixed(1)} s); new traces are recorded again.`,
-        );
-      } catch (error) {
-        report(`Zipkin did not restart: ${String(error).split('\n')[0]}`);
+      // Until it is back: each attempt after a pause that doubles, a few attempts at most.
+      for (;;) {
+        if (++quickRestarts > maxQuickRestarts) {
+          report(`Zipkin keeps dying; not restarting it again. See ${server.logFile}.`);
+          return;
+        }
+        await Promise.race([sleep(1000 * 2 ** (quickRestarts - 1)), stoppedSignal]);
+        if (stopped) return;
+        try {
+          await server.start();
+          const readyMs = await server.waitUntilReady(90_000);
+          upSince = Date.now();
+          report(
+            `Zipkin is back at ${server.url} (${(readyMs / 1000).toFixed(1)} s); new traces are recorded again.`,
+          );
+          break;
+        } catch (error) {
+          report(`Zipkin did not restart: ${String(error).split('\n')[0]}`);
+        }
       }
     }
   }
