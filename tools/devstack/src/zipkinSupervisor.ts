@@ -24,10 +24,15 @@ export type SupervisorOptions = {
   maxQuickRestarts?: number;
   /** A run shorter than this counts as a quick failure. */
   quickMs?: number;
+  /** The first pause before a restart; it doubles at each quick failure. */
+  pauseMs?: number;
 };
 
-export function superviseZipkin(server: ZipkinServer, options: SupervisorOptions): ZipkinSupervisor {
-  const { report, maxQuickRestarts = 3, quickMs = 60_000 } = options;
+/** What the supervisor uses of a ZipkinServer. */
+type Supervised = Pick<ZipkinServer, 'exited' | 'start' | 'waitUntilReady' | 'url' | 'logFile'>;
+
+export function superviseZipkin(server: Supervised, options: SupervisorOptions): ZipkinSupervisor {
+  const { report, maxQuickRestarts = 3, quickMs = 60_000, pauseMs = 1000 } = options;
   let stopped = false;
   let wakeUp: () => void = () => {};
   const stoppedSignal = new Promise<void>((resolve) => {
@@ -50,7 +55,7 @@ export function superviseZipkin(server: ZipkinServer, options: SupervisorOptions
           report(`Zipkin keeps dying; not restarting it again. See ${server.logFile}.`);
           return;
         }
-        await Promise.race([sleep(1000 * 2 ** (quickRestarts - 1)), stoppedSignal]);
+        await Promise.race([sleep(pauseMs * 2 ** (quickRestarts - 1)), stoppedSignal]);
         if (stopped) return;
         try {
           await server.start();
