@@ -213,10 +213,13 @@ describe('the weight of one order in Zipkin', () => {
     // billing, the two replies by orders): no pg, pg-pool or Express middleware spans.
     for (const w of weights) {
       expect(w.names.filter((name) => /pg[.-]|middleware|request handler|router/.test(name))).toEqual([]);
-      expect(w.spans).toBe(11);
+      // 11, or a little more when Kafka redelivered a message or the relay retried a publish
+      // (each makes a span of its own, docs/tracing.md).
+      expect(w.spans).toBeGreaterThanOrEqual(11);
+      expect(w.spans).toBeLessThanOrEqual(13);
       // The resource is the service's name, version and instance; no host, process or OS details.
       expect([...w.tags].filter((tag) => /^(host|process|os|telemetry)\./.test(tag))).toEqual([]);
     }
-    expect(bytes).toBeLessThan(12_000);
+    expect(bytes).toBeLessThan(12_000); // 10.0 KB measured (docs/tracing.md)
   });
 });
