@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -119,8 +119,7 @@ export class ZipkinServer {
   readonly logFile: string;
   readonly heapMb: number;
   readonly maxSpans: number;
-  /** The JVM this object spawned last, while it runs: its exit is what `exited` waits for. */
-  #child: ChildProcess | undefined;
+  /** The exit of the JVM this object spawned last (see `exited`). */
   #exited: Promise<ZipkinExit> | undefined;
 
   constructor(options: ZipkinServerOptions = {}) {
@@ -199,10 +198,8 @@ export class ZipkinServer {
       });
       child.unref();
       pid = child.pid;
-      this.#child = child;
       this.#exited = new Promise((resolve) => {
         child.once('exit', (code, signal) => {
-          if (this.#child === child) this.#child = undefined;
           resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(this.#logSince(logStart)) });
         });
       });
