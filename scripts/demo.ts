@@ -30,6 +30,7 @@ import { type ServiceProcess, startService, startTogether } from '@outbox/devsta
 import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { MissingToolError } from '@outbox/devstack/tools';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
+import { superviseZipkin, type ZipkinSupervisor } from '@outbox/devstack/zipkin-supervisor';
 import { deadLetterTopic } from '@outbox/inbox';
 import { loadConfig } from '@outbox/runtime/config';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
@@ -128,6 +129,7 @@ let consoleApp: RunningConsole | undefined;
 let prometheus: ChildProcess | undefined;
 let zipkin: ZipkinServer | undefined;
 let zipkinStarting: Promise<ZipkinServer | undefined> | undefined;
+let zipkinSupervisor: ZipkinSupervisor | undefined;
 const services: Partial<Record<ProcessName, ServiceProcess>> = {};
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
@@ -143,6 +145,7 @@ async function stopAll(exitCode: number): Promise<never> {
   }
   await Promise.allSettled(Object.values(services).map((service) => service.stop()));
   // After the services: their last spans are flushed to it on shutdown.
+  zipkinSupervisor?.stop();
   const zipkinToStop = zipkin ?? (await zipkinStarting);
   await zipkinToStop?.stop().catch((error) => printError(`Could not stop Zipkin: ${String(error)}`));
   if (broker && startedBroker) {
@@ -260,7 +263,13 @@ try {
   });
   print(`Kafka is ready at ${broker.brokers.join(',')} (${(readyMs / 1000).toFixed(1)} s)`);
   zipkin = await zipkinReady(await zipkinStarting);
-  if (zipkin) print(`Zipkin is ready at ${zipkin.url}`);
+  if (zipkin) {
+    print(
+      `Zipkin is ready at ${zipkin.url} (keeps the newest ${zipkin.maxSpans} spans in a ${zipkin.heapMb} MiB heap)`,
+    );
+    // If it dies (it should not: its bound fits its heap, docs/tracing.md), it is started again.
+    zipkinSupervisor = superviseZipkin(zipkin, { report: (message) => say('zipkin', message) });
+  }
 } catch (error) {
   await fail(error);
 }

@@ -45,27 +45,41 @@ afterAll(async () => {
 });
 
 async function readTrace(traceId: string): Promise<ZipkinSpan[]> {
+  return (await readTraceBody(traceId)).spans;
+}
+
+/** The trace as Zipkin's API returns it, and the size of that JSON: what one order costs Zipkin. */
+async function readTraceBody(traceId: string): Promise<{ spans: ZipkinSpan[]; bytes: number }> {
   const res = await fetch(`${zipkin.url}/api/v2/trace/${traceId}`);
-  return res.ok ? ((await res.json()) as ZipkinSpan[]) : [];
+  if (!res.ok) return { spans: [], bytes: 0 };
+  const body = await res.text();
+  return { spans: JSON.parse(body) as ZipkinSpan[], bytes: Buffer.byteLength(body) };
+}
+
+async function placeOrder(customerId: string): Promise<string> {
+  const res = await fetch(`${stack.services.orders.url}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ customerId, currency: 'EUR', items: [{ sku: 'KB-101', quantity: 1 }] }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The trace id the console links to: the one stored with the order's ORDER_CREATED row. */
+async function traceIdOf(orderId: string): Promise<{ traceId: string | undefined; traceparent: string }> {
+  const [created] = await queryOnce<{ traceparent: string }>(
+    stack.databases.orders.url,
+    `select headers->>'traceparent' as traceparent from outbox where aggregate_id = $1 and event_type = 'ORDER_CREATED'`,
+    [orderId],
+  );
+  return { traceId: created?.traceparent.split('-')[1], traceparent: created?.traceparent ?? '' };
 }
 
 describe('traces in Zipkin', () => {
   it('holds one trace per order with spans from every service, each hop under the one before', async () => {
-    const res = await fetch(`${stack.services.orders.url}/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ customerId: 'zoe', currency: 'EUR', items: [{ sku: 'KB-101', quantity: 1 }] }),
-    });
-    expect(res.status).toBe(201);
-    const orderId = ((await res.json()) as { id: string }).id;
-
-    // The trace id the console links to: the one stored with the order's ORDER_CREATED row.
-    const [created] = await queryOnce<{ traceparent: string }>(
-      stack.databases.orders.url,
-      `select headers->>'traceparent' as traceparent from outbox where aggregate_id = $1 and event_type = 'ORDER_CREATED'`,
-      [orderId],
-    );
-    const traceId = created?.traceparent.split('-')[1];
+    const orderId = await placeOrder('zoe');
+    const { traceId, traceparent } = await traceIdOf(orderId);
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     if (!traceId) return;
 
@@ -123,7 +137,7 @@ describe('traces in Zipkin', () => {
 
     // The request is the root; the relay's publish continues the transaction that wrote the row.
     expect(found.server.parentId).toBeUndefined();
-    expect(found.createdPublish.parentId).toBe(created?.traceparent.split('-')[2]);
+    expect(found.createdPublish.parentId).toBe(traceparent.split('-')[2]);
     expect(ancestors(found.createdPublish)).toContainEqual(found.server);
     // Each consumer's handling is a child of the publish of the message it handled.
     expect(found.inventoryProcess.parentId).toBe(found.createdPublish.id);
@@ -140,5 +154,72 @@ describe('traces in Zipkin', () => {
     );
     expect(found.confirmedInventory.parentId).toBe(found.confirmedPublish.id);
     expect(found.confirmedBilling.parentId).toBe(found.confirmedPublish.id);
+  });
+});
+
+/**
+ * What one order's trace costs Zipkin: its spans and the bytes of its JSON, the figures of
+ * docs/tracing.md ("What one order costs"). Zipkin's in-memory store is sized by them
+ * (tools/devstack/src/zipkinServer.ts), so a span more per order is a change to review there too.
+ */
+describe('the weight of one order in Zipkin', () => {
+  const ORDERS = 5;
+
+  it('is the request and one span per event hop, each carrying only the service resource', async () => {
+    const orderIds = [];
+    for (let i = 0; i < ORDERS; i++) orderIds.push(await placeOrder(`weigh-${i}`));
+    type Weight = { spans: number; bytes: number; names: string[]; tags: Set<string>; largest: string };
+    const weights: Weight[] = [];
+    for (const orderId of orderIds) {
+      const { traceId } = await traceIdOf(orderId);
+      if (!traceId) throw new Error(`order ${orderId} stored no trace context`);
+      // Complete once both consumers handled ORDER_CONFIRMED, the last hop; stable once a read a
+      // second later finds no span more (late spans, e.g. the relay marking the row, would show).
+      let previous = -1;
+      const trace = await eventually(
+        `the trace of order ${orderId} complete and stable in Zipkin`,
+        async () => {
+          const read = await readTraceBody(traceId);
+          const confirmedBy = read.spans.filter(
+            (s) => s.kind === 'CONSUMER' && s.tags?.['cloudevents.event_type'] === 'ORDER_CONFIRMED',
+          );
+          const stable = confirmedBy.length >= 2 && read.spans.length === previous;
+          previous = read.spans.length;
+          if (!stable) await new Promise((resolve) => setTimeout(resolve, 1000));
+          return stable ? read : undefined;
+        },
+        60_000,
+      );
+      weights.push({
+        spans: trace.spans.length,
+        bytes: trace.bytes,
+        names: trace.spans.map((s) => `${s.localEndpoint?.serviceName}: ${s.name}`).sort(),
+        tags: new Set(trace.spans.flatMap((s) => Object.keys(s.tags ?? {}))),
+        largest: trace.spans.map((s) => JSON.stringify(s)).sort((a, b) => b.length - a.length)[0] ?? '',
+      });
+    }
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const spans = mean(weights.map((w) => w.spans));
+    const bytes = mean(weights.map((w) => w.bytes));
+    console.log(
+      `one order in Zipkin (mean of ${ORDERS}): ${spans.toFixed(1)} spans, ${(bytes / 1000).toFixed(1)} KB ` +
+        `of JSON, ${Math.round(bytes / spans)} B/span\nspans of the first: ${weights[0]?.names.join(', ')}\n` +
+        `tags: ${[...(weights[0]?.tags ?? [])].sort().join(', ')}\n` +
+        `largest span (${weights[0]?.largest.length} B): ${weights[0]?.largest}`,
+    );
+
+    // The request span, 4 publish spans (ORDER_CREATED, STOCK_RESERVED, PAYMENT_AUTHORIZED,
+    // ORDER_CONFIRMED) and 6 process spans (ORDER_CREATED and ORDER_CONFIRMED by inventory and
+    // billing, the two replies by orders): no pg, pg-pool or Express middleware spans.
+    for (const w of weights) {
+      expect(w.names.filter((name) => /pg[.-]|middleware|request handler|router/.test(name))).toEqual([]);
+      // 11, or a little more when Kafka redelivered a message or the relay retried a publish
+      // (each makes a span of its own, docs/tracing.md).
+      expect(w.spans).toBeGreaterThanOrEqual(11);
+      expect(w.spans).toBeLessThanOrEqual(13);
+      // The resource is the service's name, version and instance; no host, process or OS details.
+      expect([...w.tags].filter((tag) => /^(host|process|os|telemetry)\./.test(tag))).toEqual([]);
+    }
+    expect(bytes).toBeLessThan(12_000); // 10.0 KB measured (docs/tracing.md)
   });
 });

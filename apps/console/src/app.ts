@@ -21,6 +21,7 @@ import { runbookHandler } from './runbooks.ts';
 import { fetchWithTimeout, type Service } from './services.ts';
 import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
 import { staticFiles } from './staticFiles.ts';
+import { TraceStoreProbe } from './traceStore.ts';
 
 export type ConsoleDeps = {
   config: Config;
@@ -74,13 +75,24 @@ export function createConsoleApp({
     res.json(info);
   });
 
+  const traceStore = config.ZIPKIN_URL ? new TraceStoreProbe(config.ZIPKIN_URL) : undefined;
   app.get('/api/orders', async (_req, res) => {
     const views = { orders: service('orders'), inventory: service('inventory'), billing: service('billing') };
-    res.json(
-      await ordersView(config.ORDERS_URL, views, config.TRACE_URL_TEMPLATE, {
+    const [orders, traces] = await Promise.all([
+      ordersView(config.ORDERS_URL, views, config.TRACE_URL_TEMPLATE, {
         dualWriteAnomalies: controls?.writeMode !== undefined,
       }),
-    );
+      traceStore?.status(),
+    ]);
+    if (traces === undefined) {
+      res.json(orders);
+      return;
+    }
+    // No links into a trace store that does not answer: they would open an error page.
+    const linked = traces.available
+      ? orders.orders
+      : orders.orders.map(({ traceUrl: _unavailable, ...order }) => order);
+    res.json({ ...orders, orders: linked, traces });
   });
 
   // One order's events across the system, hop by hop: where the time went (the page's timeline).

@@ -1,7 +1,8 @@
 // One order's path across the system, hop by hop, as the console assembles it: from the three
 // outboxes and inboxes of a real stack, enriched with the order's trace read back from a real
 // Zipkin, and drawn in a real Chromium when the order's row is clicked. Without Zipkin the
-// timeline keeps the databases' times and says the trace is unavailable.
+// timeline keeps the databases' times and says the trace is unavailable; while Zipkin is down, the
+// page says "traces unavailable" where the trace links were.
 import { join } from 'node:path';
 import { freePort } from '@outbox/devstack/ports';
 import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
@@ -12,7 +13,7 @@ import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import type { OrderTimeline, TimelineStep } from '../src/shared/api.ts';
+import type { OrdersResponse, OrderTimeline, TimelineStep } from '../src/shared/api.ts';
 import { openConsole, screenshot, screenshotDir } from './browser.ts';
 import { startConsoleFor } from './consoleStack.ts';
 
@@ -197,6 +198,41 @@ describe("an order's timeline", () => {
     await screenshot(page, 'console-order-timeline');
     await box.screenshot({ path: join(screenshotDir, 'console-order-timeline-panel.png') });
   });
+
+  it('says "traces unavailable" instead of trace links while Zipkin is down, and links again once it is back', async () => {
+    // Continues the page of the test above, whose order is still selected.
+    const row = page.locator(`#orders-body tr[data-order-id="${orderId}"]`);
+    const box = page.locator(`#order-timeline[data-order-id="${orderId}"]`);
+    await expect.poll(() => row.locator('a', { hasText: 'trace' }).count()).toBe(1);
+    await zipkin.stop(); // as when it dies: the demo's supervisor restarts it, empty
+
+    await expect
+      .poll(() => row.locator('[data-field="traces-unavailable"]').textContent(), { timeout: 30_000 })
+      .toBe('traces unavailable');
+    expect(await row.locator('a').count()).toBe(0);
+    expect(await page.locator('#traces-status').textContent()).toMatch(
+      /^Traces unavailable: Zipkin does not answer/,
+    );
+    await expect
+      .poll(() => box.locator('[data-field="trace"]').textContent(), { timeout: 30_000 })
+      .toMatch(/^Trace unavailable: Zipkin did not answer/);
+    expect(await box.locator('a[data-field="trace-link"]').count()).toBe(0);
+    const orders = (await (await fetch(`${traced.url}/api/orders`)).json()) as OrdersResponse;
+    expect(orders.traces).toMatchObject({ available: false });
+    expect(orders.orders.every((order) => order.traceUrl === undefined)).toBe(true);
+    await screenshot(page, 'console-traces-unavailable');
+
+    // Back, empty: the table links again (new orders' traces arrive), and the timeline says this
+    // order's trace is gone rather than linking to nothing.
+    await zipkin.start();
+    await zipkin.waitUntilReady(90_000);
+    await expect.poll(() => row.locator('a', { hasText: 'trace' }).count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.locator('#traces-status').textContent()).toMatch(/^Each order links to its trace/);
+    await expect
+      .poll(() => box.locator('[data-field="trace"]').textContent(), { timeout: 30_000 })
+      .toMatch(/^Trace unavailable: Zipkin has no trace/);
+    expect(await box.locator('a[data-field="trace-link"]').count()).toBe(0);
+  }, 180_000); // a JVM restart on a busy machine
 });
 
 /** Each outbox's topic: the aggregate type of its events (docs/events.md). */

@@ -1,27 +1,33 @@
-import { basename, dirname } from 'node:path';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { envDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { register as registerLoaderHooks, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
 
 /**
  * The OpenTelemetry Node SDK, configured by the standard OTEL_* variables (exporter, endpoint,
- * protocol, sampler, batch delays, resource attributes, propagators). Loaded only when tracing is
- * enabled (see tracing.ts), so a process without tracing never pays for it.
+ * protocol, sampler, batch sizes and delays, resource attributes, propagators). Loaded only when
+ * tracing is enabled (see tracing.ts), so a process without tracing never pays for it.
+ *
+ * What it traces is cut to what one order's trace needs (docs/tracing.md, "What is traced, what
+ * was cut"): the HTTP request span, and the publish and process spans this repository makes
+ * itself. No pg or Express middleware spans, and a resource of three attributes, since Zipkin's
+ * exporter repeats the resource in every span.
  */
 
 /** Packages whose ESM imports are wrapped so the instrumentations can patch them. */
-const INSTRUMENTED_MODULES = ['http', 'https', 'express', 'pg'];
+const INSTRUMENTED_MODULES = ['http', 'https', 'express'];
 
 /** Ops endpoints polled by tests, Compose and Prometheus: not worth a trace each. */
 const UNTRACED_PATHS = new Set(['/healthz', '/metrics']);
 
 export function startSdk(): { shutdown(): Promise<void> } {
-  // The apps are ES modules: `import pg from 'pg'` is not a require() that require-in-the-middle
-  // can see, so import-in-the-middle's loader hook wraps these modules for the instrumentations.
-  // In-thread (module.registerHooks) hooks on Node >= 24.11.1; only the modules listed are
-  // intercepted, so the apps' own .ts files load exactly as without tracing.
+  // The apps are ES modules: `import express from 'express'` is not a require() that
+  // require-in-the-middle can see, so import-in-the-middle's loader hook wraps these modules for
+  // the instrumentations. In-thread (module.registerHooks) hooks on Node >= 24.11.1; only the
+  // modules listed are intercepted, so the apps' own .ts files load exactly as without tracing.
   if (supportsSyncHooks()) registerLoaderHooks({ include: INSTRUMENTED_MODULES });
 
   process.env.OTEL_SERVICE_NAME ??= serviceNameFromEntryPoint();
@@ -30,16 +36,32 @@ export function startSdk(): { shutdown(): Promise<void> } {
     // the environment asks for OTLP metrics or logs explicitly.
     ...(process.env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
     ...(process.env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
+    // Which service, which version, which process: nothing else. The SDK's default detectors add
+    // the host, the OS and the process (its command line, its path, ...), over 1 KB that Zipkin's
+    // exporter copies into every span. OTEL_RESOURCE_ATTRIBUTES still adds what an operator asks
+    // for, and OTEL_NODE_RESOURCE_DETECTORS brings the SDK's detectors back.
+    resource: resourceFromAttributes({
+      'service.name': process.env.OTEL_SERVICE_NAME,
+      'service.version': serviceVersionFromEntryPoint(),
+    }),
+    ...(process.env.OTEL_NODE_RESOURCE_DETECTORS
+      ? {}
+      : { resourceDetectors: [serviceInstanceIdDetector, envDetector] }),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
         // Outgoing calls are traced only inside a trace (no root spans for background chatter).
         requireParentforOutgoingSpans: true,
       }),
-      new ExpressInstrumentation(),
-      // Only queries made inside a trace: the relay's claim polling and the consumers' bookkeeping
-      // outside an event would otherwise start a new trace every half second.
-      new PgInstrumentation({ requireParentSpan: true }),
+      // Only for the route: it names the request span `POST /orders` (http.route) instead of
+      // `POST`. Its spans per middleware, router and handler say nothing the request span does not.
+      new ExpressInstrumentation({
+        ignoreLayersType: [
+          ExpressLayerType.MIDDLEWARE,
+          ExpressLayerType.ROUTER,
+          ExpressLayerType.REQUEST_HANDLER,
+        ],
+      }),
     ],
   });
   sdk.start();
@@ -50,4 +72,18 @@ export function startSdk(): { shutdown(): Promise<void> } {
 function serviceNameFromEntryPoint(): string {
   const entry = process.argv[1];
   return entry ? basename(dirname(dirname(entry))) : 'outbox-service';
+}
+
+/** The `version` of the app's package.json (`apps/orders/src/main.ts` → `apps/orders/package.json`). */
+function serviceVersionFromEntryPoint(): string {
+  const entry = process.argv[1];
+  try {
+    if (!entry) return 'unknown';
+    const manifest = JSON.parse(readFileSync(join(dirname(dirname(entry)), 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return manifest.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }

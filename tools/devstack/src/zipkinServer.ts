@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -69,16 +70,39 @@ function jarPresent(version: string): boolean {
   }
 }
 
+/**
+ * The heap one span of this system takes in Zipkin's in-memory store, indexes included: 3.5 KB
+ * measured by `npm run bench:zipkin-span-weight` (bench/results/zipkin-span-weight.md), rounded up
+ * to 4 KiB. A span is not its JSON (about 0.9 KB): Java strings, maps and the store's indexes.
+ */
+export const SPAN_HEAP_BYTES = 4096;
+
+/**
+ * The share of the heap the stored spans may fill. The rest is Zipkin itself (about 30 MiB after
+ * a GC), the requests being decoded under load, and the room G1 needs to collect without a full GC.
+ */
+const STORE_SHARE = 0.5;
+
+/** The span bound that keeps the store within its share of a `heapMb` heap (65,536 for 512 MiB). */
+export function spanBoundFor(heapMb: number): number {
+  return Math.floor((heapMb * 2 ** 20 * STORE_SHARE) / SPAN_HEAP_BYTES);
+}
+
 export type ZipkinServerOptions = {
   /** Names the folder of the pid file and the log, `.local/zipkin/<name>`. Default 'demo'. */
   name?: string;
   /** HTTP port of the API and the UI on 127.0.0.1. Default 9411, Zipkin's own. */
   port?: number;
-  /** Max heap. Default 256: the in-memory store is bounded by `maxSpans`. */
+  /** Max heap. Default 512 MiB; the span bound follows from it (spanBoundFor). */
   heapMb?: number;
-  /** Spans the in-memory store keeps before it drops the oldest traces. Default 50,000. */
+  /**
+   * Spans the in-memory store keeps before it drops the oldest traces. Default spanBoundFor(heapMb):
+   * at 11 spans an order, the newest ~6,000 orders with the default heap (docs/tracing.md).
+   */
   maxSpans?: number;
 };
+
+export type ZipkinExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
 
 /**
  * A real Zipkin server (API, UI and in-memory storage in one jar from Maven Central) for the local
@@ -95,13 +119,15 @@ export class ZipkinServer {
   readonly logFile: string;
   readonly heapMb: number;
   readonly maxSpans: number;
+  /** The exit of the JVM this object spawned last (see `exited`). */
+  #exited: Promise<ZipkinExit> | undefined;
 
   constructor(options: ZipkinServerOptions = {}) {
     this.port = options.port ?? 9411;
     this.dir = join(localDir, 'zipkin', options.name ?? 'demo');
     this.logFile = join(this.dir, 'zipkin.log');
-    this.heapMb = options.heapMb ?? 256;
-    this.maxSpans = options.maxSpans ?? 50_000;
+    this.heapMb = options.heapMb ?? 512;
+    this.maxSpans = options.maxSpans ?? spanBoundFor(this.heapMb);
   }
 
   get url(): string {
@@ -160,6 +186,7 @@ export class ZipkinServer {
     const jar = await ensureZipkinJar();
     mkdirSync(this.dir, { recursive: true });
     const log = openSync(this.logFile, 'a');
+    const logStart = fstatSync(log).size; // this run's lines start here
     let pid: number | undefined;
     try {
       writeSync(log, `\n===== devstack: starting Zipkin at ${new Date().toISOString()} =====\n`);
@@ -171,11 +198,24 @@ export class ZipkinServer {
       });
       child.unref();
       pid = child.pid;
+      this.#exited = new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+          resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(this.#logSince(logStart)) });
+        });
+      });
     } finally {
       closeSync(log);
     }
     if (pid === undefined) throw new Error('Could not spawn java for Zipkin; is java on PATH?');
     writeFileSync(this.#pidFile, `${pid}\n`);
+  }
+
+  /**
+   * Resolves when the JVM spawned by the last start() exits, however it ends (a stop() too), with
+   * whether its log's last lines name an OutOfMemoryError. Undefined before any start().
+   */
+  exited(): Promise<ZipkinExit> | undefined {
+    return this.#exited;
   }
 
   /** Polls `GET /health` until Zipkin answers; fails fast, with its log, if the JVM exits. */
@@ -210,6 +250,16 @@ export class ZipkinServer {
       await waitForExit(pid, 10_000);
     }
     return true;
+  }
+
+  /** The end (64 KiB at most) of what the log got since `offset`. */
+  #logSince(offset: number): string {
+    try {
+      const text = readFileSync(this.logFile).subarray(offset);
+      return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
+    } catch {
+      return '';
+    }
   }
 
   #javaArgs(jar: string): string[] {

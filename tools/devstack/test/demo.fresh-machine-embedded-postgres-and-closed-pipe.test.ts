@@ -2,6 +2,7 @@
 // services migrate their databases, an order is placed and confirmed; the start-up prints no
 // ERROR, no warning and no stack trace; and when the demo's output pipe closes (`./dev demo | head`)
 // the demo keeps running, and Ctrl-C still stops every process it started, broker and PostgreSQL included.
+// Its Zipkin, killed, is started again and the demo says so.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -15,7 +16,7 @@ import { isProcessAlive, signal, waitForExit } from '../src/processes.ts';
 
 const hookTimeout = 240_000;
 
-/** Ten consecutive free ports: PostgreSQL, the six processes, the console, Kafka and its controller. */
+/** Consecutive free ports: PostgreSQL, the six processes, the console, Kafka and its controller, Zipkin. */
 async function freePortBlock(size: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
@@ -30,6 +31,9 @@ let demo: ChildProcess;
 let output = '';
 let brokerPid: number | undefined;
 let postgresPid: number | undefined;
+const zipkinPids: number[] = [];
+const zipkinPidFile = () => join(localDir, 'zipkin', 'demo', 'zipkin.pid');
+const zipkinPid = () => Number(readFileSync(zipkinPidFile(), 'utf8').trim());
 const kafkaDir = () => join(localDir, 'kafka', `demo-${base + 8}`);
 const postgresDir = () => join(localDir, `postgres-${base}`);
 const ordersUrl = () => `http://127.0.0.1:${base + 1}`;
@@ -61,7 +65,7 @@ async function waitForStatus(id: string, wanted: string, timeoutMs: number): Pro
 }
 
 beforeAll(async () => {
-  base = await freePortBlock(10);
+  base = await freePortBlock(11);
   demo = spawn(process.execPath, ['scripts/demo.ts'], {
     cwd: repoRoot,
     env: {
@@ -71,6 +75,7 @@ beforeAll(async () => {
       DEMO_BASE_PORT: String(base),
       CONSOLE_PORT: String(base + 7),
       KAFKA_PORT: String(base + 8),
+      ZIPKIN_PORT: String(base + 10),
       DEMO_PROMETHEUS: 'off',
       FORCE_COLOR: '0',
       NO_COLOR: '1',
@@ -91,6 +96,7 @@ beforeAll(async () => {
   }
   brokerPid = Number(readFileSync(join(kafkaDir(), 'broker.pid'), 'utf8').trim());
   postgresPid = Number(readFileSync(join(postgresDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (output.includes('Zipkin is ready')) zipkinPids.push(zipkinPid());
 }, hookTimeout);
 
 /** The demo's service processes (each in its own process group): this repo's apps on our ports. */
@@ -115,7 +121,7 @@ function servicePids(): number[] {
 afterAll(async () => {
   // Only when a test failed half-way: nothing of this file may outlive it.
   if (demo && demo.exitCode === null) demo.kill('SIGKILL');
-  for (const pid of [brokerPid, postgresPid, ...(base ? servicePids() : [])]) {
+  for (const pid of [brokerPid, postgresPid, ...zipkinPids, ...(base ? servicePids() : [])]) {
     if (pid && isProcessAlive(pid)) signal(pid, 'SIGKILL');
   }
   if (base) {
@@ -165,6 +171,25 @@ describe('the demo on a machine without PostgreSQL', () => {
     }
   });
 
+  it('starts Zipkin again when it dies, and says so', async () => {
+    expect(output).toContain(
+      `Zipkin is ready at http://127.0.0.1:${base + 10} (keeps the newest 65536 spans`,
+    );
+    const [first] = zipkinPids;
+    if (first === undefined) throw new Error('the demo started no Zipkin');
+    signal(first, 'SIGKILL');
+    const deadline = Date.now() + 120_000;
+    while (!output.includes('Zipkin is back at') && Date.now() < deadline) await sleep(250);
+    expect(output).toMatch(
+      /zipkin\s+│ \S+ INFO\s+Zipkin exited \(killed by SIGKILL\); the traces it held are lost/,
+    );
+    expect(output).toContain(`Zipkin is back at http://127.0.0.1:${base + 10}`);
+    const second = zipkinPid();
+    zipkinPids.push(second);
+    expect(second).not.toBe(first);
+    expect((await fetch(`http://127.0.0.1:${base + 10}/health`)).ok).toBe(true);
+  }, 150_000);
+
   it('keeps running when its output pipe closes, and Ctrl-C then stops everything it started', async () => {
     // `./dev demo | head -5`: the reader goes away; the demo's next lines hit a closed pipe (EPIPE).
     demo.stdout?.destroy();
@@ -179,7 +204,8 @@ describe('the demo on a machine without PostgreSQL', () => {
     expect(await waitForExit(brokerPid ?? 0, 30_000)).toBe(true);
     expect(await waitForExit(postgresPid ?? 0, 30_000)).toBe(true);
     expect(servicePids()).toEqual([]);
-    for (let port = base; port <= base + 9; port++)
+    for (const pid of zipkinPids) expect(await waitForExit(pid, 30_000)).toBe(true);
+    for (let port = base; port <= base + 10; port++)
       expect({ port, inUse: await isPortInUse(port) }).toEqual({ port, inUse: false });
   }, 150_000);
 });

@@ -1,4 +1,4 @@
-import type { GhostOrderView, OrdersResponse, OrderView } from '../shared/api.ts';
+import type { GhostOrderView, OrdersResponse, OrderView, TracesStatus } from '../shared/api.ts';
 import { byId, formatAge, formatMoney, h, secondsSince, shortId } from './dom.ts';
 
 /** What each step of the saga looks like on screen. */
@@ -7,7 +7,12 @@ function stepBadge(label: string, value: string | null): HTMLElement {
   return h('span', { class: `badge ${state.toLowerCase()}` }, `${label}: ${state.toLowerCase()}`);
 }
 
-function orderRow(order: OrderView, selected: boolean, onSelect: (id: string) => void): HTMLElement {
+function orderRow(
+  order: OrderView,
+  selected: boolean,
+  onSelect: (id: string) => void,
+  tracesDown: boolean,
+): HTMLElement {
   const created = Date.parse(order.createdAt);
   const history = order.history.map((entry) =>
     h(
@@ -61,7 +66,9 @@ function orderRow(order: OrderView, selected: boolean, onSelect: (id: string) =>
       formatAge(secondsSince(order.createdAt)),
       order.traceUrl
         ? h('div', {}, h('a', { href: order.traceUrl, target: '_blank', rel: 'noopener' }, 'trace'))
-        : null,
+        : tracesDown
+          ? h('div', { class: 'muted', 'data-field': 'traces-unavailable' }, 'traces unavailable')
+          : null,
     ),
   );
 }
@@ -115,6 +122,8 @@ export function renderOrders(
   onSelect: (id: string) => void,
 ): void {
   renderWriteMode(response.writeMode);
+  if (response.traces) renderTracesStatus(response.traces);
+  const tracesDown = response.traces?.available === false;
   const body = byId('orders-body');
   if (response.error) {
     const message = `Cannot read the orders API: ${response.error}`;
@@ -125,8 +134,18 @@ export function renderOrders(
     );
   } else {
     body.replaceChildren(
-      ...response.orders.map((order) => orderRow(order, order.id === selected, onSelect)),
+      ...response.orders.map((order) => orderRow(order, order.id === selected, onSelect, tracesDown)),
       ...response.ghosts.map(ghostRow),
     );
   }
+}
+
+/** Whether the trace links work now: the trace store (Zipkin) may be down, or restarting. */
+function renderTracesStatus(traces: TracesStatus): void {
+  const status = byId('traces-status');
+  status.dataset.available = String(traces.available);
+  status.className = traces.available ? 'muted' : 'bad';
+  status.textContent = traces.available
+    ? 'Each order links to its trace: one trace from the POST through every relay and consumer.'
+    : `Traces unavailable: ${traces.reason} The links come back when it answers again.`;
 }

@@ -60,9 +60,17 @@ export type OrderView = {
 export type GhostOrderView = { id: string; reservation: string | null; payment: string | null; at: string };
 
 /** GET /api/orders */
+/** Whether the trace store answers now (the console probes it, apps/console/src/traceStore.ts). */
+export type TracesStatus = { available: true } | { available: false; reason: string };
+
 export type OrdersResponse = {
   orders: OrderView[];
   ghosts: GhostOrderView[];
+  /**
+   * Present when the console reads a trace store (ZIPKIN_URL). While it does not answer, the
+   * orders carry no `traceUrl`: the page says "traces unavailable" instead of linking.
+   */
+  traces?: TracesStatus;
   /** Orders' write mode, from its /healthz (absent when orders did not answer). */
   writeMode?: string;
   error?: string;

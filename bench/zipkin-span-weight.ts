@@ -1,0 +1,152 @@
+/**
+ * What one of our spans weighs in Zipkin's heap: the figure the demo's Zipkin is sized by
+ * (tools/devstack/src/zipkinServer.ts, docs/tracing.md "A trace store that survives").
+ *
+ *   node bench/zipkin-span-weight.ts [--stages 20000,50000,100000] [--resource service|sdk-default]
+ *                                    [--out bench/results/zipkin-span-weight]
+ *
+ * Starts a real Zipkin (the demo's jar, in-memory storage) with a heap and a span bound far above
+ * the stages, so nothing is evicted, and posts whole orders' traces shaped like ours
+ * (orderTraceSpans: 11 spans, our tags and resource) in batches of 512, as the SDK's batch span
+ * processor sends them. After each stage it forces a full GC (`jcmd <pid> GC.run`) and reads the
+ * heap in use (`jcmd <pid> GC.heap_info`): the growth over the baseline, divided by the spans added,
+ * is the weight of one stored span, indexes included. Not a test: prints a table, writes
+ * <out>.json and <out>.md.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { freePort } from '@outbox/devstack/ports';
+import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
+import { ZipkinServer } from '@outbox/devstack/zipkin-server';
+import { loadavg, machineInfo, table, writeResults } from './support/environment.ts';
+
+const { values } = parseArgs({
+  options: {
+    stages: { type: 'string', default: '20000,50000,100000' },
+    out: { type: 'string', default: 'bench/results/zipkin-span-weight' },
+    // `sdk-default`: every span also carries the resource of the SDK's default detectors (host, OS,
+    // process, SDK), as before docs/tracing.md's cut; `service`: ours, name, version and instance.
+    resource: { type: 'string', default: 'service' },
+  },
+});
+const extraTags = values.resource === 'sdk-default' ? await sdkDefaultResource() : {};
+
+/** The SDK's default detectors' attributes in this process, as strings, as Zipkin's exporter tags them. */
+async function sdkDefaultResource(): Promise<Record<string, string>> {
+  const { defaultResource, detectResources, hostDetector, osDetector, processDetector } = await import(
+    '@opentelemetry/resources'
+  );
+  const resource = defaultResource().merge(
+    detectResources({ detectors: [processDetector, hostDetector, osDetector] }),
+  );
+  await resource.waitForAsyncAttributes?.();
+  return Object.fromEntries(
+    Object.entries(resource.attributes)
+      .filter(([key]) => key !== 'service.name')
+      .map(([key, value]) => [key, String(value)]),
+  );
+}
+const stages = (values.stages ?? '').split(',').map(Number);
+const BATCH = 512;
+const WARM_UP_ORDERS = 200;
+
+const zipkin = new ZipkinServer({
+  name: 'bench-span-weight',
+  port: await freePort(),
+  heapMb: 2048,
+  maxSpans: 10_000_000,
+});
+const log = (message: string) =>
+  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
+
+/** Heap in use after a full GC, in bytes, as the JVM itself reports it. */
+function heapUsedAfterGc(pid: number): number {
+  execFileSync('jcmd', [String(pid), 'GC.run']);
+  const info = execFileSync('jcmd', [String(pid), 'GC.heap_info'], { encoding: 'utf8' });
+  const used = /used (\d+)K/.exec(info)?.[1];
+  if (!used) throw new Error(`cannot read the heap in use from jcmd GC.heap_info:\n${info}`);
+  return Number(used) * 1024;
+}
+
+let posted = 0;
+let postedBytes = 0;
+async function postSpans(count: number): Promise<void> {
+  let batch: ZipkinSpanJson[] = [];
+  const send = async () => {
+    const body = JSON.stringify(batch);
+    const res = await fetch(`${zipkin.url}/api/v2/spans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    if (res.status !== 202) throw new Error(`POST /api/v2/spans answered ${res.status}: ${await res.text()}`);
+    posted += batch.length;
+    postedBytes += Buffer.byteLength(body);
+    batch = [];
+  };
+  const target = posted + count;
+  while (posted + batch.length < target) {
+    batch.push(...orderTraceSpans('bench', Date.now() * 1000, extraTags));
+    if (batch.length >= BATCH) await send();
+  }
+  if (batch.length) await send();
+}
+
+const startedAt = new Date().toISOString();
+const loadBefore = loadavg();
+await zipkin.start();
+const rows: { spans: number; heapBytes: number; bytesPerSpan: number }[] = [];
+let baseline = { spans: 0, heap: 0 };
+try {
+  await zipkin.waitUntilReady(120_000);
+  const pid = zipkin.pid;
+  if (pid === undefined) throw new Error('Zipkin has no pid');
+  await postSpans(WARM_UP_ORDERS * 11); // loads the collector's and the store's classes
+  baseline = { spans: posted, heap: heapUsedAfterGc(pid) };
+  log(`baseline: ${posted} spans, heap ${(baseline.heap / 2 ** 20).toFixed(1)} MiB after GC`);
+  for (const stage of stages) {
+    await postSpans(stage - (posted - baseline.spans));
+    const heap = heapUsedAfterGc(pid);
+    const bytesPerSpan = (heap - baseline.heap) / (posted - baseline.spans);
+    rows.push({ spans: posted - baseline.spans, heapBytes: heap, bytesPerSpan });
+    log(
+      `${posted - baseline.spans} spans: heap ${(heap / 2 ** 20).toFixed(1)} MiB, ${Math.round(bytesPerSpan)} B/span`,
+    );
+  }
+} finally {
+  await zipkin.stop();
+}
+
+const markdown = [
+  '# Zipkin: the heap one of our spans takes',
+  '',
+  `Command: \`node bench/zipkin-span-weight.ts --stages ${values.stages} --resource ${values.resource}\`, ${startedAt}, load average before ${loadBefore.join(' ')}.`,
+  `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${values.resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
+  `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
+  '',
+  ...table(
+    ['spans stored', 'heap after GC (MiB)', 'heap per span (B)'],
+    rows.map((row) => [
+      String(row.spans),
+      (row.heapBytes / 2 ** 20).toFixed(1),
+      String(Math.round(row.bytesPerSpan)),
+    ]),
+  ),
+  '',
+].join('\n');
+writeResults(
+  values.out ?? 'bench/results/zipkin-span-weight',
+  {
+    machine: machineInfo(),
+    startedAt,
+    loadavgBefore: loadBefore,
+    loadavgAfter: loadavg(),
+    resource: values.resource,
+    extraTags,
+    jsonBytesPerSpan: postedBytes / posted,
+    baseline,
+    rows,
+  },
+  markdown,
+);
