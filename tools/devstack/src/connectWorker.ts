@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
 import { tailFile } from './logTail.ts';
@@ -22,6 +22,8 @@ export type ConnectWorkerOptions = {
   port?: number;
   /** Max heap. Default 256: one worker with one Debezium task. */
   heapMb?: number;
+  /** The worker's stdout/stderr. Default `.local/connect/<name>/connect.log`. */
+  logFile?: string;
 };
 
 /**
@@ -48,7 +50,7 @@ export class ConnectWorker {
     this.port = options.port ?? 8083;
     this.heapMb = options.heapMb ?? 256;
     this.dir = resolve(join(localDir, 'connect', this.name));
-    this.logFile = join(this.dir, 'connect.log');
+    this.logFile = resolve(options.logFile ?? join(this.dir, 'connect.log'));
   }
 
   /** The REST API, e.g. `http://127.0.0.1:8083`. */
@@ -105,6 +107,7 @@ export class ConnectWorker {
     }
     await ensureConnectJars();
     mkdirSync(this.dir, { recursive: true });
+    mkdirSync(dirname(this.logFile), { recursive: true });
     rmSync(this.#pidFile, { force: true });
     writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
 
