@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fromKafkaMessage } from '@outbox/contracts';
 import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
 import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
@@ -54,10 +55,12 @@ let relay: ServiceProcess | undefined;
 
 beforeAll(async () => {
   if (unavailable) return;
+  const started = Date.now();
   [db, connect] = await Promise.all([
     createOutboxDatabase('cdc_same_messages'),
     startTestConnectWorker('cdc-same-messages', brokers),
   ]);
+  const workerReady = Date.now() - started;
   await ensureOutboxPublication(db.url, publication);
   const config = renderCdcConnectorConfig({
     databaseUrl: db.url,
@@ -71,6 +74,9 @@ beforeAll(async () => {
   await waitForConnectorRunning(connect.worker.url, connectorName);
   // snapshot.mode=no_data: the connector streams what is committed after its slot exists.
   await waitForActiveSlot(db.url, slot);
+  console.log(
+    `Connect worker ready after ${workerReady} ms; connector running and its slot active after ${Date.now() - started} ms`,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -142,8 +148,43 @@ describe.skipIf(unavailable !== undefined)('the CDC relay and the polling relay'
     }
     expect(tracedSeen).toBe(traced);
     expect(orderPerKey(cdc)).toEqual(orderPerKey(polling));
+    const workerPid = connect?.worker.pid;
+    if (workerPid !== undefined) console.log(`Connect worker resident memory: ${residentMb(workerPid)} MB`);
+  });
+
+  it('keeps its replication slot, and the WAL from there on, after the connector is deleted', async () => {
+    if (!db || !connect) throw new Error('no database or worker');
+    expect(await deleteConnector(connect.worker.url, connectorName)).toBe(true);
+    const before = await slotState(db.url);
+    await insertEvents(db.url, { count: 50, aggregates: 5, aggregateIdPrefix: `after-${run}-` });
+    const after = await slotState(db.url);
+    // Nothing reads the slot any more, yet it stays, and the WAL it holds grows with every write
+    // until someone drops it (dropReplicationSlot; afterAll does).
+    expect(after.exists).toBe(true);
+    expect(after.retainedBytes).toBeGreaterThan(before.retainedBytes);
   });
 });
+
+/** Whether the test's slot exists, and how many bytes of WAL it keeps the server from recycling. */
+async function slotState(url: string): Promise<{ exists: boolean; retainedBytes: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ retained: string }>(
+      `select pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::text as retained
+         from pg_replication_slots where slot_name = $1`,
+      [slot],
+    );
+    return { exists: rows.length === 1, retainedBytes: Number(rows[0]?.retained ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
+function residentMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
 
 /** Order events written the way writeEvent writes them under a span: with a stored traceparent. */
 async function insertTracedEvents(url: string, count: number): Promise<void> {
