@@ -147,6 +147,7 @@ describe.skipIf(unavailable !== undefined)('the CDC relay and the polling relay'
       expect(captured && fromKafkaMessage(captured.raw)).toEqual(fromKafkaMessage(polled.raw));
     }
     expect(tracedSeen).toBe(traced);
+    expect(await (await fetch(`${relay.url}/healthz`)).json()).toMatchObject({ mode: 'polling' });
     expect(orderPerKey(cdc)).toEqual(orderPerKey(polling));
     const workerPid = connect?.worker.pid;
     if (workerPid !== undefined) console.log(`Connect worker resident memory: ${residentMb(workerPid)} MB`);
