@@ -82,11 +82,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await relay?.stop();
   if (connect) await deleteConnector(connect.worker.url, connectorName).catch(() => false);
+  // The worker before the slot: once it is gone nothing holds the slot, whatever a failed test left.
+  await connect?.dispose();
   if (db) {
     await dropReplicationSlot(db.url, slot);
     await dropPublication(db.url, publication);
   }
-  await connect?.dispose();
   await db?.drop();
   if (!unavailable) await deleteTopicsWithPrefixes([pollingPrefix, cdcPrefix]);
 }, 120_000);
