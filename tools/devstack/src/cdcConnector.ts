@@ -4,18 +4,21 @@
  * Debezium's Outbox Event Router, publishes each row as the polling relay would
  * (apps/relay/src/publisher.ts with toKafkaMessage, packages/contracts/src/cloudEvents.ts):
  *
- * | on the wire                   | polling relay                     | this connector                                 |
- * |-------------------------------|-----------------------------------|------------------------------------------------|
- * | topic                         | topicFor(aggregate_type, prefix)  | route.by.field=aggregate_type, `<prefix>${routedByValue}.events` |
- * | key                           | aggregate_id                      | table.field.event.key, StringConverter (same bytes, so the same murmur2 partition) |
- * | value                         | JSON.stringify(payload)           | table.expand.json.payload, JsonConverter without schemas |
- * | ce_id, ce_source, ce_type, ce_subject, ce_aggregatetype, ce_schemaversion | the row's columns | table.fields.additional.placement |
- * | ce_time                       | created_at, JavaScript's toISOString() | created_at (timestamptz(3), migration 005): Debezium prints the column's 3 digits |
- * | ce_traceparent, traceparent   | headers->>'traceparent' when set  | the traceparent column (migration 005), placed twice |
- * | ce_specversion, content-type  | constants                         | InsertHeader                                    |
+ * - topic: topicFor(aggregate_type, prefix) ← route.by.field=aggregate_type, route.topic.replacement.
+ * - key: aggregate_id ← table.field.event.key with a StringConverter: the same bytes, so the same
+ *   murmur2 partition as our producer's.
+ * - value: JSON.stringify(payload) ← table.expand.json.payload and a JsonConverter without schemas.
+ * - ce_id, ce_source, ce_type, ce_subject, ce_aggregatetype, ce_schemaversion: the row's columns
+ *   ← table.fields.additional.placement.
+ * - ce_time: created_at.toISOString() ← created_at, a timestamptz(3) since migration 005, which
+ *   Debezium prints with the column's three fraction digits.
+ * - ce_traceparent and traceparent: the stored traceparent ← the traceparent column (migration 005)
+ *   placed twice. NULL (an untraced event) still makes both headers, without a value.
+ * - ce_specversion, content-type: constants ← InsertField + HeaderFrom, InsertHeader.
  *
  * The router also adds a header `id` (the event id) that the polling relay does not send: DropHeaders
  * removes it, and `extended.headers.enabled=false` keeps Debezium's own `__debezium.*` headers off.
+ * tests/cdc/cdc.publishes-the-same-messages-as-the-polling-relay.test.ts compares the two.
  */
 
 export type CdcConnectorOptions = {
@@ -52,6 +55,8 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     'database.hostname': url.hostname,
     'database.port': url.port || '5432',
     'database.user': decodeURIComponent(url.username) || 'postgres',
+    // Readable by anyone who can GET the connector's config; in production a Connect ConfigProvider
+    // (e.g. a file or a secret store) stands in for it.
     'database.password': decodeURIComponent(url.password),
     'database.dbname': url.pathname.slice(1),
     'topic.prefix': options.serverName,
@@ -70,7 +75,8 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     // not events (the router would skip them with a warning each).
     'skipped.operations': 'u,d,t',
     'tombstones.on.delete': 'false',
-    // How often Debezium hands what it decoded to Connect (default 500 ms): latency, see docs/design.md.
+    // How often Debezium hands what it decoded to Connect (default 500 ms): part of its latency
+    // (docs/benchmarks.md, "Polling or CDC").
     'poll.interval.ms': '100',
     'extended.headers.enabled': 'false',
     // Topics Connect creates when the first event of an aggregate type arrives: as many partitions
