@@ -16,6 +16,8 @@ import { type RunningConsole, startConsole } from '@outbox/console/console';
 import type { DemoControls, ProcessControl } from '@outbox/console/demo-controls';
 import { brokerControl, ordersWriteModeSwitch, serviceControl } from '@outbox/console/process-controls';
 import { topicFor } from '@outbox/contracts';
+import { relayModes, startCdcRelays } from '@outbox/devstack/cdc-relays';
+import type { ConnectWorker } from '@outbox/devstack/connect-worker';
 import {
   type EmbeddedPostgres,
   probePostgres,
@@ -53,6 +55,17 @@ const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9090);
 const prometheusWanted = process.env.DEMO_PROMETHEUS !== 'off';
 const zipkinPort = Number(process.env.ZIPKIN_PORT ?? 9411);
 const tracingWanted = process.env.DEMO_TRACING !== 'off';
+// Each service's relay: polling (default) or debezium, a connector on Kafka Connect
+// (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
+const modes = (() => {
+  try {
+    return relayModes(process.env);
+  } catch (error) {
+    console.error(String(error instanceof Error ? error.message : error));
+    process.exit(2);
+  }
+})();
+const connectPort = Number(process.env.CONNECT_PORT ?? 8083);
 const ports: Record<ProcessName, number> = {
   orders: basePort + 1,
   'relay-orders': basePort + 2,
@@ -130,6 +143,7 @@ let prometheus: ChildProcess | undefined;
 let zipkin: ZipkinServer | undefined;
 let zipkinStarting: Promise<ZipkinServer | undefined> | undefined;
 let zipkinSupervisor: ZipkinSupervisor | undefined;
+let connect: ConnectWorker | undefined;
 const services: Partial<Record<ProcessName, ServiceProcess>> = {};
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
@@ -146,6 +160,11 @@ async function stopAll(exitCode: number): Promise<never> {
   await Promise.allSettled(Object.values(services).map((service) => service.stop()));
   // After the services: their last spans are flushed to it on shutdown.
   zipkinSupervisor?.stop();
+  if (connect) {
+    // Its connectors and replication slots stay: the next run goes on where this one stopped.
+    print('Stopping Kafka Connect… (its replication slots stay and hold WAL until the next run)');
+    await connect.stop().catch((error) => printError(`Could not stop Kafka Connect: ${String(error)}`));
+  }
   const zipkinToStop = zipkin ?? (await zipkinStarting);
   await zipkinToStop?.stop().catch((error) => printError(`Could not stop Zipkin: ${String(error)}`));
   if (broker && startedBroker) {
@@ -288,6 +307,8 @@ const plans = planStack({
   // The console's write-mode switch and the chaos buttons need the demo switches, which every
   // app refuses unless told otherwise.
   allowFaults: 'demo',
+  relayModes: modes,
+  connectUrl: `http://127.0.0.1:${connectPort}`,
   extraEnv: Object.fromEntries(
     [...SERVICES, ...RELAYS].map((name) => [
       name,
@@ -408,6 +429,18 @@ async function startPrometheus(): Promise<ChildProcess | undefined> {
 
 try {
   await startTogether(SERVICES, start); // first: they create the tables the relays read
+  if (Object.values(modes).includes('debezium')) {
+    print(`Starting Kafka Connect on 127.0.0.1:${connectPort} for the debezium relays…`);
+  }
+  connect = await startCdcRelays({
+    modes,
+    databaseUrls,
+    brokers: kafka.brokers,
+    connectPort,
+    topicPrefix: '',
+    topicPartitions: 6, // as the topics created above
+    log: (message) => say('devstack', message),
+  });
   await startTogether(RELAYS, start);
   prometheus = await startPrometheus();
   const config = loadConfig('console', configSchema, {
@@ -449,6 +482,7 @@ ${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts:
   inventory        http://127.0.0.1:${ports.inventory}/healthz
   billing          http://127.0.0.1:${ports.billing}/healthz
   relays           http://127.0.0.1:${ports['relay-orders']}/healthz (orders outbox), :${ports['relay-inventory']} (inventory), :${ports['relay-billing']} (billing)
+                   modes: orders ${modes.orders}, inventory ${modes.inventory}, billing ${modes.billing}${connect ? ` (Kafka Connect ${connect.url})` : ''}
   Kafka            ${kafka.brokers.join(',')}
   every process has /metrics next to /healthz
 

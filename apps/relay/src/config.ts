@@ -52,14 +52,33 @@ const settings = z.object({
   RELAY_MAX_ATTEMPTS: positiveInt(10),
   /** Published events are deleted this long after publication (0 keeps them for ever). */
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
+  /**
+   * `polling` (default): this process claims the outbox's rows and publishes them. `debezium`: a
+   * Debezium connector on Kafka Connect publishes them from the write-ahead log
+   * (docs/design.md#polling-or-cdc), and this process only reports that connector on /healthz.
+   */
+  RELAY_MODE: z.enum(['polling', 'debezium']).default('polling'),
+  /** Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. */
+  RELAY_CONNECT_URL: z.url().optional(),
+  /** The connector that publishes this database's outbox; debezium mode only. */
+  RELAY_CONNECTOR: z.string().min(1).optional(),
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   ...allowFaults,
   ...relayFaultSettings,
 });
 
+const withMode = settings.superRefine((config, context) => {
+  if (config.RELAY_MODE !== 'debezium') return;
+  for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR'] as const) {
+    if (config[variable] === undefined) {
+      context.addIssue({ code: 'custom', path: [variable], message: 'is required with RELAY_MODE=debezium' });
+    }
+  }
+});
+
 // A stray fault variable must not be able to take a production relay down.
-export const configSchema = refuseFaultsUnlessAllowed(settings, {
+export const configSchema = refuseFaultsUnlessAllowed(withMode, {
   RELAY_FAULT: (config) => config.RELAY_FAULT !== undefined,
 });
 

@@ -46,7 +46,9 @@ export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'
   const header = (name: string): string | undefined => {
     const value = message.headers?.[name];
     const first = Array.isArray(value) ? value[0] : value;
-    return first === undefined ? undefined : first.toString();
+    // A header without a value (Kafka allows it; the CDC relay sends one for an event stored
+    // without a trace, docs/design.md#polling-or-cdc) reads as an absent header.
+    return first === undefined || first === null ? undefined : first.toString();
   };
   const required = (name: string): string => {
     const value = header(name);

@@ -72,6 +72,14 @@ describe('CloudEvents Kafka binding (binary content mode)', () => {
     expect(fromKafkaMessage(asDelivered(toKafkaMessage(event)))).toEqual(event);
   });
 
+  it('reads a trace header without a value as absent, as the CDC relay sends it for an untraced event', () => {
+    const { traceparent: _p, tracestate: _s, ...untraced } = event;
+    const delivered = asDelivered(toKafkaMessage(untraced));
+    // kafkajs delivers a header whose value is null (length -1) as null.
+    const headers = { ...delivered.headers, ce_traceparent: null, traceparent: null } as unknown as IHeaders;
+    expect(fromKafkaMessage({ ...delivered, headers })).toEqual(untraced);
+  });
+
   it('reads the first value of a repeated header', () => {
     const delivered = asDelivered(toKafkaMessage(event));
     const headers = { ...delivered.headers, ce_type: [Buffer.from('ORDER_CREATED'), Buffer.from('OTHER')] };

@@ -93,7 +93,8 @@ const kafkaHeaders: TextMapGetter<IHeaders> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
     const value = carrier[key];
-    if (value === undefined) return undefined;
+    // A header without a value (the CDC relay's traceparent of an untraced event) is no header.
+    if (value === undefined || value === null) return undefined;
     return Array.isArray(value) ? value.map((item) => item.toString()) : value.toString();
   },
 };

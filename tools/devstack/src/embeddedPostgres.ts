@@ -163,6 +163,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       // Six services, their relays, the console and a load generator each hold a pool.
       '-c',
       'max_connections=200',
+      // Logical decoding for the CDC relay (Debezium reads the outbox from the write-ahead log);
+      // a superset of the default replica level, set from the start so no restart is ever needed.
+      '-c',
+      'wal_level=logical',
     ],
     // Its own process group: a Ctrl-C reaches only the demo, which stops the server last.
     { ...ids, env, stdio: ['ignore', log, log], detached: true },

@@ -1,3 +1,4 @@
+import { cdcNames, type RelayMode } from './cdcRelays.ts';
 import type { AppName } from './serviceProcess.ts';
 
 /** The processes of the whole system: one per app, and one relay per service database. */
@@ -25,6 +26,12 @@ export type StackSettings = {
    * each app refuses by default: `test` for the test and chaos stacks, `demo` for the local demo.
    */
   allowFaults?: 'demo' | 'test';
+  /**
+   * Each service's relay mode (docs/design.md#polling-or-cdc). Default polling. A debezium relay
+   * reports its connector (cdcRelays.ts names it) on Kafka Connect at `connectUrl`.
+   */
+  relayModes?: Partial<Record<'orders' | 'inventory' | 'billing', RelayMode>>;
+  connectUrl?: string;
   /** Extra environment per service (e.g. a short poll interval in tests). */
   extraEnv?: Partial<Record<ProcessName, Record<string, string>>>;
 };
@@ -55,10 +62,20 @@ export function planStack(settings: StackSettings): Record<ProcessName, ProcessP
       KAFKA_GROUP_ID: `${settings.groupPrefix ?? ''}${name}`,
     },
   });
+  const relayMode = (of: 'orders' | 'inventory' | 'billing'): Record<string, string> => {
+    const mode = settings.relayModes?.[of] ?? 'polling';
+    if (mode === 'polling') return { RELAY_MODE: mode };
+    if (!settings.connectUrl) throw new Error(`a debezium relay for ${of} needs connectUrl`);
+    return {
+      RELAY_MODE: mode,
+      RELAY_CONNECT_URL: settings.connectUrl,
+      RELAY_CONNECTOR: cdcNames(of).connector,
+    };
+  };
   const relay = (of: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({
     name: `relay-${of}`,
     app: 'relay',
-    env: { DATABASE_URL: settings.databaseUrls[of], ...kafka, RELAY_ID: `relay-${of}` },
+    env: { DATABASE_URL: settings.databaseUrls[of], ...kafka, RELAY_ID: `relay-${of}`, ...relayMode(of) },
   });
   const plans = [
     service('orders'),

@@ -1,5 +1,6 @@
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import type { TestProject } from 'vitest/node';
+import { ensureConnectJars } from '../connectJars.ts';
 import { probePostgres, startEmbeddedPostgres } from '../embeddedPostgres.ts';
 import { startTestBroker } from './testBroker.ts';
 import { testPostgresUrl } from './testDatabase.ts';
@@ -27,6 +28,20 @@ async function ensurePostgres(): Promise<() => Promise<void>> {
 }
 
 /**
+ * The Kafka Connect and Debezium jars, resolved here, once, before the test files start: several
+ * files start a Connect worker at the same time, and parallel Maven runs on a fresh machine would
+ * share one local repository. Cached after the first run (a file check). A failure is only a
+ * warning here: the files that need the jars try again and fail with Maven's message.
+ */
+async function ensureConnectJarsOnce(): Promise<void> {
+  try {
+    await ensureConnectJars();
+  } catch (error) {
+    console.warn(`Kafka Connect jars not resolved before the tests: ${(error as Error).message}`);
+  }
+}
+
+/**
  * One real Kafka broker for the whole test run. Test files share it but never a topic or a
  * consumer group (each uses its own prefix). Tests that kill a broker start their own instead,
  * so they cannot disturb the others. TEST_KAFKA_BROKERS=host:port reuses a running broker.
@@ -34,6 +49,7 @@ async function ensurePostgres(): Promise<() => Promise<void>> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
   const stopPostgres = await ensurePostgres();
+  await ensureConnectJarsOnce();
   if (process.env.TEST_KAFKA_BROKERS) {
     project.provide('kafkaBrokers', process.env.TEST_KAFKA_BROKERS.split(','));
     return stopPostgres;

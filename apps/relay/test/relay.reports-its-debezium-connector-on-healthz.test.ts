@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServiceProcess } from '@outbox/devstack/service-process';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually } from '@outbox/devstack/testing/stack';
+import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../src/config.ts';
+import { startRelay, topicPrefix } from './relayProcess.ts';
+
+/**
+ * RELAY_MODE=debezium (docs/design.md#polling-or-cdc): a Debezium connector publishes the outbox,
+ * and the relay process only reports it on /healthz, from Kafka Connect's REST API. Connect is a
+ * stand-in here that answers what a real worker answers (tools/devstack/test and tests/cdc run a
+ * real one); the states are the ones a test can set.
+ */
+
+useLeakGuard();
+
+type Answer = { status: number; body?: unknown };
+let answer: Answer = { status: 404 };
+let connect: Server;
+let connectUrl: string;
+let relay: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  connect = createServer((req, res) => {
+    if (req.url !== '/connectors/outbox-orders/status') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer.body ?? { error_code: answer.status, message: 'not found' }));
+  });
+  await new Promise<void>((resolve) => connect.listen(0, '127.0.0.1', resolve));
+  connectUrl = `http://127.0.0.1:${(connect.address() as AddressInfo).port}`;
+  relay = await startRelay('relay-debezium-mode', {
+    // Not read in this mode, but the relay's config wants one, as in polling mode.
+    DATABASE_URL: testPostgresUrl,
+    KAFKA_BROKERS: sharedKafkaBrokers(),
+    KAFKA_TOPIC_PREFIX: topicPrefix('relay-debezium'),
+    RELAY_MODE: 'debezium',
+    RELAY_CONNECT_URL: connectUrl,
+    RELAY_CONNECTOR: 'outbox-orders',
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await new Promise((resolve) => connect?.close(resolve));
+});
+
+async function health(): Promise<Record<string, unknown>> {
+  if (!relay) throw new Error('no relay');
+  return (await (await fetch(`${relay.url}/healthz`)).json()) as Record<string, unknown>;
+}
+
+const running = {
+  name: 'outbox-orders',
+  connector: { state: 'RUNNING', worker_id: '127.0.0.1:8083' },
+  tasks: [{ id: 0, state: 'RUNNING', worker_id: '127.0.0.1:8083' }],
+  type: 'source',
+};
+
+describe('the relay in debezium mode', () => {
+  it('is degraded, and says why, while its connector is not registered', async () => {
+    answer = { status: 404 };
+    expect(await health()).toMatchObject({
+      status: 'degraded',
+      mode: 'debezium',
+      connector: 'outbox-orders',
+      lastError: expect.stringContaining('not registered'),
+    });
+  });
+
+  it('is ok while the connector and its task run', async () => {
+    answer = { status: 200, body: running };
+    expect(await health()).toMatchObject({
+      status: 'ok',
+      mode: 'debezium',
+      connectorState: 'RUNNING',
+      taskStates: ['RUNNING'],
+    });
+  });
+
+  it('is degraded with the first line of the trace when the task failed', async () => {
+    answer = {
+      status: 200,
+      body: {
+        ...running,
+        tasks: [
+          {
+            id: 0,
+            state: 'FAILED',
+            trace: 'org.apache.kafka.connect.errors.ConnectException: boom\n\tat ...',
+          },
+        ],
+      },
+    };
+    expect(await health()).toMatchObject({
+      status: 'degraded',
+      taskStates: ['FAILED'],
+      lastError: 'org.apache.kafka.connect.errors.ConnectException: boom',
+    });
+  });
+
+  it('is degraded when Kafka Connect does not answer', async () => {
+    await new Promise((resolve) => connect.close(resolve));
+    const body = await eventually('a degraded health', async () => {
+      const current = await health();
+      return current.status === 'degraded' ? current : undefined;
+    });
+    expect(body.lastError).toEqual(expect.stringContaining(`Kafka Connect not reachable at ${connectUrl}`));
+  });
+});
+
+describe('RELAY_MODE', () => {
+  const base = { DATABASE_URL: testPostgresUrl, KAFKA_BROKERS: '127.0.0.1:9092' };
+
+  it('is polling unless set', () => {
+    expect(configSchema.parse(base).RELAY_MODE).toBe('polling');
+  });
+
+  it('debezium needs the Connect URL and the connector name', () => {
+    const result = configSchema.safeParse({ ...base, RELAY_MODE: 'debezium' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.')).sort()).toEqual([
+      'RELAY_CONNECTOR',
+      'RELAY_CONNECT_URL',
+    ]);
+  });
+});

@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * The few calls of Kafka Connect's REST API the devstack makes: register (or update) a connector,
+ * read its status, delete it. `baseUrl` is a worker's, e.g. ConnectWorker.url.
+ */
+
+export type ConnectorStatus = {
+  name: string;
+  connector: { state: string; trace?: string };
+  tasks: { id: number; state: string; trace?: string }[];
+};
+
+/**
+ * `PUT /connectors/<name>/config`: creates the connector or replaces its config. A worker that has
+ * just started answers 409 until it has joined its group (a rebalance is in progress): retried
+ * until `timeoutMs`.
+ */
+export async function putConnector(
+  baseUrl: string,
+  name: string,
+  config: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(config),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (res.ok) return;
+    const body = await res.text();
+    if ((res.status === 409 || res.status === 503) && Date.now() < deadline) {
+      await sleep(250);
+      continue;
+    }
+    throw new Error(`Kafka Connect refused connector ${name} (HTTP ${res.status}): ${body}`);
+  }
+}
+
+/** `GET /connectors/<name>/status`, or undefined while the worker does not know the connector. */
+export async function connectorStatus(baseUrl: string, name: string): Promise<ConnectorStatus | undefined> {
+  const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}/status`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw new Error(`Kafka Connect: status of ${name}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as ConnectorStatus;
+}
+
+/**
+ * Waits until the connector and all its tasks are RUNNING. Fails at once, with the task's stack
+ * trace, when one is FAILED (a wrong config usually shows here, not at registration).
+ */
+export async function waitForConnectorRunning(
+  baseUrl: string,
+  name: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: ConnectorStatus | undefined;
+  while (Date.now() < deadline) {
+    last = await connectorStatus(baseUrl, name).catch(() => undefined);
+    const failed = [last?.connector, ...(last?.tasks ?? [])].find((part) => part?.state === 'FAILED');
+    if (failed) throw new Error(`Connector ${name} failed:\n${failed.trace ?? '(no trace)'}`);
+    if (
+      last?.connector.state === 'RUNNING' &&
+      last.tasks.length > 0 &&
+      last.tasks.every((t) => t.state === 'RUNNING')
+    ) {
+      return;
+    }
+    await sleep(200);
+  }
+  throw new Error(
+    `Connector ${name} was not RUNNING after ${timeoutMs} ms; last status: ${JSON.stringify(last)}`,
+  );
+}
+
+/** `DELETE /connectors/<name>`; resolves false if there was no such connector. */
+export async function deleteConnector(baseUrl: string, name: string): Promise<boolean> {
+  const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}`, {
+    method: 'DELETE',
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (res.status === 404) return false;
+  if (!res.ok) throw new Error(`Kafka Connect: deleting ${name}: HTTP ${res.status} ${await res.text()}`);
+  return true;
+}

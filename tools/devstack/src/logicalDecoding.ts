@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/**
+ * What the CDC relay needs from a service database (docs/design.md#polling-or-cdc): a server with
+ * wal_level=logical (scripts/postgres-logical-decoding.sh turns it on, once, with a restart) and a
+ * publication of the outbox table. Debezium creates its replication slot itself; a slot is dropped
+ * only here (dropReplicationSlot), never by deleting the connector.
+ */
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server's wal_level: `logical` is what logical decoding needs. */
+export function walLevel(url: string): Promise<string> {
+  return withClient(
+    url,
+    async (client) => (await client.query<{ wal_level: string }>('show wal_level')).rows[0]?.wal_level ?? '',
+  );
+}
+
+/** Why CDC cannot run on this server, or undefined when it can. */
+export async function logicalDecodingUnavailable(url: string): Promise<string | undefined> {
+  const level = await walLevel(url);
+  if (level === 'logical') return undefined;
+  return (
+    `PostgreSQL runs with wal_level=${level}; the CDC relay needs wal_level=logical. ` +
+    'Run `bash scripts/postgres-logical-decoding.sh` once (it restarts PostgreSQL).'
+  );
+}
+
+/**
+ * `create publication <name> for table outbox`, unless it exists. Says so on the terminal: a
+ * publication is cheap while nothing reads it, but it is a change to the database.
+ */
+export async function ensureOutboxPublication(url: string, name: string, log = console.log): Promise<void> {
+  await withClient(url, async (client) => {
+    const { rowCount } = await client.query('select 1 from pg_publication where pubname = $1', [name]);
+    if (rowCount) return;
+    await client.query(`create publication ${pg.escapeIdentifier(name)} for table outbox`);
+    log(`postgres: created publication ${name} for table outbox in database ${client.database}`);
+  });
+}
+
+export async function dropPublication(url: string, name: string): Promise<void> {
+  await withClient(url, (client) => client.query(`drop publication if exists ${pg.escapeIdentifier(name)}`));
+}
+
+/**
+ * Drops a replication slot once nobody reads it (a deleted connector's task lets go of it within
+ * a few seconds). A slot nobody reads holds the WAL from its position on for ever, and a database
+ * with a slot cannot be dropped. Resolves false if there was no such slot.
+ */
+export async function dropReplicationSlot(url: string, slot: string, timeoutMs = 30_000): Promise<boolean> {
+  return withClient(url, async (client) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ active: boolean }>(
+        'select active from pg_replication_slots where slot_name = $1',
+        [slot],
+      );
+      if (rows.length === 0) return false;
+      if (!rows[0]?.active) {
+        await client.query('select pg_drop_replication_slot($1)', [slot]);
+        return true;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`replication slot ${slot} is still in use after ${timeoutMs} ms`);
+      await sleep(200);
+    }
+  });
+}
+
+/** Waits until the slot exists and a reader holds it: from then on every insert is streamed. */
+export async function waitForActiveSlot(url: string, slot: string, timeoutMs = 60_000): Promise<void> {
+  await withClient(url, async (client) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ active: boolean }>(
+        'select active from pg_replication_slots where slot_name = $1',
+        [slot],
+      );
+      if (rows[0]?.active) return;
+      if (Date.now() > deadline)
+        throw new Error(`replication slot ${slot} was not active after ${timeoutMs} ms`);
+      await sleep(200);
+    }
+  });
+}
