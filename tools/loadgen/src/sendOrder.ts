@@ -22,7 +22,22 @@ export type SentOrder = {
   fault?: { name: string; expectedStatus: number };
   /** The 201 was a replay: an earlier attempt had created the order (Idempotent-Replayed: true). */
   replayed?: boolean;
+  /** Attempts the API shed (503 overloaded: refused before any work, nothing written). */
+  shedAnswers?: number;
+  /** How long the last attempt took to be answered (or to fail), on the client's clock. */
+  lastAttemptMs?: number;
 };
+
+/** The orders API's answer when it sheds load: it did not start the request, which may be sent again. */
+export const OVERLOADED = 'urn:problem:overloaded';
+
+/**
+ * The order's last answer was "overloaded": shed, not failed. Nothing was written for it, and
+ * whether to send it again later is the client's choice; the API did its job by refusing it fast.
+ */
+export function isShed(sent: SentOrder): boolean {
+  return sent.status === 503 && sent.problem?.type === OVERLOADED;
+}
 
 export type RetryPolicy = {
   /** Attempts in all, the first one included. */
@@ -41,8 +56,8 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /**
- * Answers that say "not now": the orders API's 503 when its database is away (nothing was written)
- * or when a commit's answer was lost and could not be checked (the order may exist: the retry's
+ * Answers that say "not now": the orders API's 503 when it sheds load or its database is away
+ * (nothing was written either way) or when a commit's answer was lost and could not be checked (the order may exist: the retry's
  * same key answers with it or creates it once), a proxy's 502/504, a rate limiter's 429. Anything
  * else is final: a 4xx will not get better by repeating it, and a 500 is a bug to report, not to hammer.
  */
@@ -75,6 +90,7 @@ export async function sendOrder(
   while (true) {
     sent.attempts++;
     let retryAfterMs = 0;
+    const attemptStarted = performance.now();
     try {
       const response = await postRaw(
         agent,
@@ -82,7 +98,9 @@ export async function sendOrder(
         planned.body,
         { 'idempotency-key': idempotencyKey },
         retry.timeoutMs,
-      );
+      ).finally(() => {
+        sent.lastAttemptMs = performance.now() - attemptStarted;
+      });
       sent.status = response.status;
       delete sent.error;
       const json = parseJson(response.body);
@@ -96,6 +114,7 @@ export async function sendOrder(
         return sent;
       }
       sent.problem = toProblem(json);
+      if (isShed(sent)) sent.shedAnswers = (sent.shedAnswers ?? 0) + 1;
       if (!RETRYABLE_STATUSES.has(response.status)) return sent;
       retryAfterMs = Number(response.headers['retry-after'] ?? 0) * 1000 || 0;
     } catch (err) {

@@ -119,6 +119,23 @@ describe('retries with an Idempotency-Key', () => {
     expect(result.rejected).toEqual({ '503 database-unavailable': 1 });
   });
 
+  it('counts an order shed at its last attempt (503 overloaded) as shed, not rejected, and each shed answer', async () => {
+    const overloaded: Answer = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' });
+      res.end(JSON.stringify({ type: 'urn:problem:overloaded', title: 'Overloaded', status: 503 }));
+    };
+    const shed = await oneValidOrder((await fakeOrdersApi([overloaded])).url, 3);
+    expect(shed.orders[0]).toMatchObject({ status: 503, attempts: 3, shedAnswers: 3 });
+    expect(shed).toMatchObject({ accepted: 0, shed: 1, shedAnswers: 3, rejected: {} });
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+
+    const id = randomUUID();
+    const later = await oneValidOrder((await fakeOrdersApi([overloaded, created(id)])).url, 3);
+    expect(later.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, shedAnswers: 1 });
+    expect(later).toMatchObject({ accepted: 1, shed: 0, shedAnswers: 1, rejected: {} });
+  });
+
   it('does not retry an answer that will not change: 400, 422, 500', async () => {
     for (const answer of [
       problem(400, 'urn:problem:validation', 'Invalid request body'),
