@@ -7,7 +7,7 @@ import { defaultAdmission } from './config.ts';
 import type { Prisma } from './db.ts';
 import { Admission, type AdmissionOptions } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
-import { httpMetrics } from './http/httpMetrics.ts';
+import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
 import { type OrderPlacer, ordersRouter } from './http/ordersRouter.ts';
 import { NOT_FOUND, ordersProblems } from './http/problem.ts';
@@ -42,7 +42,7 @@ export function createApp({
   app.use(httpMetrics(registry));
   app.use(jsonBody());
 
-  app.use('/orders', ordersRouter(prisma, writer, new Admission(admission, registry)));
+  app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, new Admission(admission, registry)));
   if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does

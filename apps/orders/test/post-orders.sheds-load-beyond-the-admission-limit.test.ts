@@ -83,6 +83,8 @@ describe('POST /orders beyond the admission limit', () => {
 
     expect(await metric('http_admission_requests', 'state="in_flight"')).toBe(1);
     expect(await metric('http_admission_shed_total', 'reason="queue_full"')).toBe(2);
+    // Counted under their route, like the accepted ones: the alert divides one by the other.
+    expect(await metric('http_requests_total', 'method="POST",route="/orders",status="503"')).toBe(1);
 
     await locker.query('rollback');
     expect((await held).status).toBe(201);
