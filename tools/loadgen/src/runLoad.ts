@@ -66,6 +66,12 @@ export type LoadResult = {
   shed: number;
   /** Answers that were 503 overloaded, over every attempt (an order shed, then accepted on a retry, counts here). */
   shedAnswers: number;
+  /**
+   * Orders never accepted with an attempt that got no answer: the client cannot know whether they
+   * exist (a retry shed or refused after a lost answer does not say). Only these may be committed
+   * without a 201.
+   */
+  unknownOutcome: number;
   /** How long the last attempt took to be answered, client side: of the accepted orders and of the shed ones. */
   answerMs: { accepted: LatencySummary; shed: LatencySummary };
   /** Requests that did not create an order and were not shed, by reason: `400 validation`, `503 database-unavailable`, `network error`. */
@@ -155,6 +161,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     accepted: progress.accepted,
     shed: progress.shed,
     shedAnswers: orders.reduce((sum, sent) => sum + (sent.shedAnswers ?? 0), 0),
+    unknownOutcome: orders.filter((sent) => sent.status !== 201 && (sent.unanswered ?? 0) > 0).length,
     answerMs: {
       accepted: summarizeLatencies(orders.filter((o) => o.status === 201).map((o) => o.lastAttemptMs ?? 0)),
       shed: summarizeLatencies(orders.filter(isShed).map((o) => o.lastAttemptMs ?? 0)),

@@ -26,6 +26,11 @@ export type SentOrder = {
   shedAnswers?: number;
   /** How long the last attempt took to be answered (or to fail), on the client's clock. */
   lastAttemptMs?: number;
+  /**
+   * Attempts that got no answer (a timeout, a dropped connection): the API may have created the
+   * order then, whatever later attempts were answered (a 201 replay says so; a shed retry cannot).
+   */
+  unanswered?: number;
 };
 
 /** The orders API's answer when it sheds load: it did not start the request, which may be sent again. */
@@ -119,6 +124,7 @@ export async function sendOrder(
       retryAfterMs = Number(response.headers['retry-after'] ?? 0) * 1000 || 0;
     } catch (err) {
       sent.status = 'network-error';
+      sent.unanswered = (sent.unanswered ?? 0) + 1;
       sent.error = err instanceof Error ? err.message : String(err);
       delete sent.problem;
     }

@@ -92,6 +92,14 @@ describe('retries with an Idempotency-Key', () => {
 
     expect(api.attempts.map((a) => a.key)).toEqual([api.attempts[0]?.key, api.attempts[0]?.key]);
     expect(result.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, replayed: true });
+    expect(result.unknownOutcome).toBe(0);
+  });
+
+  it('counts an order as of unknown outcome when an answer was lost and no retry was accepted', async () => {
+    const overloaded = problem(503, 'urn:problem:overloaded', 'Overloaded');
+    const result = await oneValidOrder((await fakeOrdersApi([lostAnswer, overloaded])).url, 2);
+    expect(result.orders[0]).toMatchObject({ status: 503, unanswered: 1, shedAnswers: 1 });
+    expect(result).toMatchObject({ shed: 1, unknownOutcome: 1 });
   });
 
   it('retries a 503 whose commit outcome is unknown with the same key, and gets the order it may have made', async () => {

@@ -7,6 +7,7 @@ import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
 import { DUAL_WRITES } from './dualWrites.ts';
+import { overload } from './overload.ts';
 import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { poisonMidChunk } from './poisonMidChunk.ts';
@@ -36,6 +37,7 @@ export const SCENARIOS: Scenario[] = [
   poisonAfterDecode,
   poisonMidChunk,
   slowPaymentProvider,
+  overload,
 ];
 
 /** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
