@@ -18,8 +18,8 @@ useLeakGuard();
 const SKU = 'MN-303';
 const IN_STOCK = 200;
 const ORDERS = 500;
-// Concurrent POSTs per wave: about what the orders API admits at once (8 in their transaction, 8
-// queued briefly); more would be shed with 503 overloaded and retried below
+// Concurrent POSTs per wave: what the orders API admits at once (10 in their transaction, by
+// default); more queue briefly or are shed with 503 overloaded, and retried below
 // (see orders-api.busy-pool-answers-503-not-500.test.ts).
 const WAVE = 10;
 

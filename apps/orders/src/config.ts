@@ -26,12 +26,15 @@ const settings = z.object({
   HOST: host('127.0.0.1'),
   DATABASE_URL: postgresUrl,
   ...databaseTimeoutSettings,
-  /** The API's connection pool: node-postgres' `max` under Prisma. */
+  /**
+   * The API's connection pool: node-postgres' `max` under Prisma. 12: the 10 connections
+   * node-postgres gives by default all go to requests, as before the admission limit, plus the 2 kept.
+   */
   DATABASE_POOL_SIZE: z.coerce
     .number()
     .int()
     .min(RESERVED_CONNECTIONS + 1)
-    .default(10),
+    .default(12),
   /**
    * Requests (POST /orders, GET /orders, GET /orders/:id) in their database work at once; more wait
    * in the queue below or are refused with 503 overloaded (http/admission.ts). Default: the pool
@@ -39,7 +42,7 @@ const settings = z.object({
    */
   ADMISSION_LIMIT: z.coerce.number().int().positive().optional(),
   /** Requests waiting for an admission slot at most; 0 refuses at once when every slot is taken. */
-  ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).default(8),
+  ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).default(16),
   /** The longest a request waits in that queue before it is refused (a refusal must be quick). */
   ADMISSION_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(1_000).default(25),
   /** The Retry-After of a refused request. */
@@ -109,5 +112,8 @@ export function admissionOptions(config: z.output<typeof admissionSettings>): Ad
   };
 }
 
-/** The same with every default: what createApp uses when it is not told. */
-export const defaultAdmission: AdmissionOptions = admissionOptions(admissionSettings.parse({}));
+const defaults = admissionSettings.parse({});
+
+/** The pool and the admission limit with every default: what createApp and the tests use when not told. */
+export const defaultPoolSize = defaults.DATABASE_POOL_SIZE;
+export const defaultAdmission: AdmissionOptions = admissionOptions(defaults);

@@ -4,6 +4,7 @@ import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { pino } from 'pino';
 import { createApp, listen } from '../../src/app.ts';
+import { defaultPoolSize } from '../../src/config.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
 import type { AdmissionOptions } from '../../src/http/admission.ts';
 
@@ -12,7 +13,7 @@ import type { AdmissionOptions } from '../../src/http/admission.ts';
  * many requests at once to prove they are correct together, not that the API sheds load.
  */
 export const QUEUE_EVERY_REQUEST: AdmissionOptions = {
-  limit: 8,
+  limit: 10,
   queueLength: 10_000,
   queueTimeoutMs: 60_000,
   retryAfterSeconds: 1,
@@ -40,6 +41,7 @@ export async function startOrdersApi(
   const prisma = createPrisma(
     typeof databaseUrl === 'string' ? databaseUrl : databaseUrl(db.url),
     options.timeouts,
+    defaultPoolSize,
   );
   const app = createApp({
     prisma,
