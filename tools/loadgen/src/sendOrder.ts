@@ -74,7 +74,8 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
  * connection does not tell the client whether the order was created; with the key, the retry
  * either creates it or gets the one the lost attempt created (a replay), never a second order.
  * Backoff is exponential with full jitter, so many clients failing together do not retry in
- * lockstep; a Retry-After from the server is honoured up to `maxDelayMs`.
+ * lockstep; a Retry-After from the server is waited out first (up to `maxDelayMs`), and the
+ * jittered backoff comes on top of it: clients shed together must not all come back together.
  * An aborted `signal` stops further retries; the attempt in flight is finished, not abandoned.
  */
 export async function sendOrder(
@@ -130,7 +131,7 @@ export async function sendOrder(
     }
     if (sent.attempts >= retry.attempts || signal?.aborted) return sent;
     const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (sent.attempts - 1));
-    const delayMs = Math.min(retry.maxDelayMs, Math.max(backoff, retryAfterMs));
+    const delayMs = Math.min(retry.maxDelayMs, retryAfterMs) + backoff;
     await sleep(delayMs, undefined, { signal }).catch(() => undefined);
     if (signal?.aborted) return sent;
   }

@@ -22,8 +22,9 @@ export const overload: Scenario = {
     durationMs: DURATION_MS,
     mix: { valid: 1 },
     concurrency: 512,
-    // Honour Retry-After (1 s), a few times, as a client should; then give up on the order.
-    retry: { attempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 },
+    // Wait out Retry-After (1 s) plus a jittered backoff, a few times, as a client should; then
+    // give up on the order.
+    retry: { attempts: 3, baseDelayMs: 500, maxDelayMs: 1_000 },
   },
   inject: async (context) => {
     context.fault(`${RATE} orders/s offered`);
