@@ -45,11 +45,14 @@ async function serverSide(context: ScenarioContext): Promise<string> {
       .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
       .reduce((sum, line) => sum + Number(line.split(' ')[1]), 0);
   const post = ['method="POST"', 'route="/orders"'];
-  const within50ms = value('http_request_duration_seconds_bucket', 'le="0.05"', ...post);
   const all = value('http_request_duration_seconds_count', ...post);
+  const within = (le: string) =>
+    `${((100 * value('http_request_duration_seconds_bucket', `le="${le}"`, ...post)) / Math.max(1, all)).toFixed(1)}%`;
   const shed = (reason: string) => value('http_admission_shed_total', `reason="${reason}"`);
+  const lagMs = (name: string) => `${Math.round(1000 * value(name, ''))} ms`;
   return (
     `shed ${shed('queue_full')} (queue full) + ${shed('queue_timeout')} (queue timeout); ` +
-    `${((100 * within50ms) / Math.max(1, all)).toFixed(1)}% of ${all} POST /orders answered within 50 ms`
+    `of ${all} POST /orders, ${within('0.05')} answered within 50 ms, ${within('1')} within 1 s; ` +
+    `event loop lag over the last second: p50 ${lagMs('nodejs_eventloop_lag_p50_seconds')}, p99 ${lagMs('nodejs_eventloop_lag_p99_seconds')}`
   );
 }
