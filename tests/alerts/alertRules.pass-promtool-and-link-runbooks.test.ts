@@ -148,6 +148,7 @@ describe('Prometheus alert rules', () => {
       'apps/relay/src/metrics.ts',
       'packages/inbox/src/consumerMetrics.ts',
       'apps/orders/src/http/httpMetrics.ts',
+      'apps/orders/src/http/admission.ts',
     ];
     const exported = new Set(['up']);
     for (const source of sources) {

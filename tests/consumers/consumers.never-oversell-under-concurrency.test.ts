@@ -18,9 +18,9 @@ useLeakGuard();
 const SKU = 'MN-303';
 const IN_STOCK = 200;
 const ORDERS = 500;
-// Concurrent POSTs per wave. At most the orders API's connection pool (node-postgres default: 10):
-// with more, requests queue for a connection, and on 2 busy cores some wait past Prisma's 2 s
-// maxWait and are answered 500 instead of 503 (see orders-api.busy-pool-answers-503-not-500.test.ts).
+// Concurrent POSTs per wave: what the orders API admits at once (10 in their transaction, by
+// default); more queue briefly or are shed with 503 overloaded, and retried below
+// (see orders-api.busy-pool-answers-503-not-500.test.ts).
 const WAVE = 10;
 
 let stack: Stack;

@@ -1,16 +1,17 @@
-// When every connection of the orders API's pool is busy for longer than Prisma's maxWait
-// (DATABASE_CONNECT_TIMEOUT_MS, set to 2 s here),
-// a POST /orders cannot start its transaction. Nothing was written, so the client may retry, and
-// the API says so: 503 + Retry-After. (Found by consumers.never-oversell-under-concurrency: Prisma
-// 7 with the pg driver adapter reports this as P2028, not P2024, and the API used to answer 500.)
+// When every admission slot of the orders API is taken by a request stuck in its transaction, the
+// requests beyond them are refused at once: 503 urn:problem:overloaded + Retry-After, nothing
+// written, the client may retry. Before the admission limit (issue #25) they queued on the
+// connection pool for Prisma's maxWait and were then answered 503 "database unavailable" (and,
+// earlier still, 500: Prisma 7 reports the pool's timeout as P2028, found by
+// consumers.never-oversell-under-concurrency), while the database was fine.
 //
-// Reproduced deterministically: a lock held by the test keeps the first 10 requests (the pool's
-// size) inside their transactions for 3 s; the ones behind them wait for a connection.
+// Reproduced deterministically: a lock held by the test keeps the first requests (as many as the
+// admission limit) inside their transactions; the others are answered while it is still held.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
@@ -18,7 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 useLeakGuard();
 
-const POOL_SIZE = 10; // node-postgres' default, which the orders API's PrismaPg adapter uses
+const POOL_SIZE = 12; // DATABASE_POOL_SIZE's default
+const ADMITTED = POOL_SIZE - 2; // ADMISSION_LIMIT's default: the pool less 2 kept for /healthz and background work
 const REQUESTS = POOL_SIZE + 5;
 
 let db: TestDatabase;
@@ -33,8 +35,6 @@ beforeAll(async () => {
       KAFKA_BROKERS: sharedKafkaBrokers().join(','),
       KAFKA_TOPIC_PREFIX: prefix,
       KAFKA_GROUP_ID: `${prefix}orders`,
-      // How long a request waits for a pooled connection: shorter than the lock below is held.
-      DATABASE_CONNECT_TIMEOUT_MS: '2000',
     },
     { port: await freePort(), label: 'busypool', name: 'orders' },
   );
@@ -44,13 +44,15 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('orders API with every pooled connection busy', () => {
-  it('answers the requests that cannot get a connection with 503 + Retry-After, not 500', async () => {
+describe('orders API with every admission slot busy', () => {
+  it('answers the requests beyond the limit at once with 503 overloaded + Retry-After, not 500', async () => {
     const url = orders?.url ?? '';
     // Hold a lock every order insert waits for.
     const locker = new pg.Client({ connectionString: db.url });
     await locker.connect();
-    let responses: { status: number; retryAfter: string | null; type: string | undefined }[];
+    type Answer = { status: number; retryAfter: string | null; type: string | undefined };
+    const answered: Answer[] = [];
+    let responses: Answer[];
     try {
       await locker.query('begin');
       await locker.query('lock table orders in exclusive mode');
@@ -65,10 +67,15 @@ describe('orders API with every pooled connection busy', () => {
           }),
         });
         const body = (await res.json()) as { type?: string };
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), type: body.type };
+        const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), type: body.type };
+        answered.push(answer);
+        return answer;
       });
-      // Past Prisma's 2 s maxWait for the queued ones, within the 5 s timeout of the running ones.
-      await sleep(3000);
+      // The ones beyond the limit are answered while the admitted ones still wait on the lock.
+      await eventually('the requests beyond the admission limit are answered', async () =>
+        answered.length >= REQUESTS - ADMITTED ? true : undefined,
+      );
+      expect(answered.filter((r) => r.status === 201)).toEqual([]);
       await locker.query('rollback');
       responses = await Promise.all(pending);
     } finally {
@@ -77,14 +84,14 @@ describe('orders API with every pooled connection busy', () => {
 
     const created = responses.filter((r) => r.status === 201);
     const refused = responses.filter((r) => r.status !== 201);
-    // The requests that held a connection went through once the lock was gone...
-    expect(created.length).toBeGreaterThanOrEqual(1);
-    expect(refused.length).toBeGreaterThanOrEqual(1);
+    // The admitted requests went through once the lock was gone...
+    expect(created).toHaveLength(ADMITTED);
+    expect(refused).toHaveLength(REQUESTS - ADMITTED);
     // ...and nothing was written for the others, which may simply retry: say so.
     const [count] = await queryOnce<{ count: string }>(db.url, 'select count(*) from orders');
     expect(Number(count?.count)).toBe(created.length);
     expect(refused).toEqual(
-      refused.map(() => ({ status: 503, retryAfter: '5', type: 'urn:problem:database-unavailable' })),
+      refused.map(() => ({ status: 503, retryAfter: '1', type: 'urn:problem:overloaded' })),
     );
   }, 60_000);
 });

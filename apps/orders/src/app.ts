@@ -3,9 +3,11 @@ import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
 import type { Logger } from 'pino';
+import { defaultAdmission } from './config.ts';
 import type { Prisma } from './db.ts';
+import { Admission, type AdmissionOptions } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
-import { httpMetrics } from './http/httpMetrics.ts';
+import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
 import { type OrderPlacer, ordersRouter } from './http/ordersRouter.ts';
 import { NOT_FOUND, ordersProblems } from './http/problem.ts';
@@ -21,6 +23,8 @@ export type AppDeps = {
   writer?: OrderPlacer;
   /** The local demo's PUT /admin/write-mode (src/demo/); without it the route does not exist. */
   admin?: express.Router;
+  /** The admission limit in front of the routes' database work (config.ts: admissionOptions). */
+  admission?: AdmissionOptions;
 };
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
@@ -31,13 +35,14 @@ export function createApp({
   replies,
   writer = { mode: 'outbox', place: (request, key) => placeOrder(prisma, request, key) },
   admin,
+  admission = defaultAdmission,
 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
   app.use(jsonBody());
 
-  app.use('/orders', ordersRouter(prisma, writer));
+  app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, new Admission(admission, registry)));
   if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
@@ -53,7 +58,7 @@ export function createApp({
   app.use((req, _res, next) =>
     next(notFound(`No route for ${req.method} ${req.path}.`, { type: NOT_FOUND })),
   );
-  app.use(problemHandler(logger, ordersProblems(logger)));
+  app.use(problemHandler(logger, ordersProblems(logger, admission.retryAfterSeconds)));
   return app;
 }
 

@@ -11,6 +11,13 @@ import {
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { z } from 'zod';
 import { demoSettings, refineDemoSettings } from './demo/index.ts';
+import type { AdmissionOptions } from './http/admission.ts';
+
+/**
+ * Connections of the pool kept out of the admission limit's reach: /healthz, the saga's timeout
+ * sweep and the key retention still get one while every admitted request holds its own.
+ */
+const RESERVED_CONNECTIONS = 2;
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),
@@ -19,6 +26,27 @@ const settings = z.object({
   HOST: host('127.0.0.1'),
   DATABASE_URL: postgresUrl,
   ...databaseTimeoutSettings,
+  /**
+   * The API's connection pool: node-postgres' `max` under Prisma. 12: the 10 connections
+   * node-postgres gives by default all go to requests, as before the admission limit, plus the 2 kept.
+   */
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(RESERVED_CONNECTIONS + 1)
+    .default(12),
+  /**
+   * Requests (POST /orders, GET /orders, GET /orders/:id) in their database work at once; more wait
+   * in the queue below or are refused with 503 overloaded (http/admission.ts). Default: the pool
+   * size less the connections kept for /healthz and the background work.
+   */
+  ADMISSION_LIMIT: z.coerce.number().int().positive().optional(),
+  /** Requests waiting for an admission slot at most; 0 refuses at once when every slot is taken. */
+  ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).default(16),
+  /** The longest a request waits in that queue before it is refused (a refusal must be quick). */
+  ADMISSION_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(1_000).default(25),
+  /** The Retry-After of a refused request. */
+  ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(1),
   /**
    * Idempotency keys are kept this long, then deleted (a retry after that creates a new order);
    * 0 keeps them for ever. 24 h, like Stripe's keys: retries come within minutes, not days.
@@ -47,6 +75,17 @@ const settings = z.object({
 });
 
 export const configSchema = refineDemoSettings(refineDatabaseTimeouts(settings))
+  // An admitted request holds a pooled connection: more slots than connections would queue the
+  // extra requests on the pool, for seconds, instead of refusing them at once.
+  .refine(
+    (config) =>
+      config.ADMISSION_LIMIT === undefined ||
+      config.ADMISSION_LIMIT <= config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS,
+    {
+      path: ['ADMISSION_LIMIT'],
+      message: `must leave ${RESERVED_CONNECTIONS} connections of DATABASE_POOL_SIZE free (for /healthz and background work)`,
+    },
+  )
   // A sweep less often than the timeout would let orders overstay it by more than the timeout.
   .refine((config) => config.SAGA_SWEEP_INTERVAL_MS <= config.SAGA_TIMEOUT_MS, {
     path: ['SAGA_SWEEP_INTERVAL_MS'],
@@ -54,3 +93,27 @@ export const configSchema = refineDemoSettings(refineDatabaseTimeouts(settings))
   });
 
 export type Config = z.output<typeof configSchema>;
+
+const admissionSettings = settings.pick({
+  DATABASE_POOL_SIZE: true,
+  ADMISSION_LIMIT: true,
+  ADMISSION_QUEUE_LENGTH: true,
+  ADMISSION_QUEUE_TIMEOUT_MS: true,
+  ADMISSION_RETRY_AFTER_SECONDS: true,
+});
+
+/** The admission limit and its queue, as the config asks (the limit sized from the pool by default). */
+export function admissionOptions(config: z.output<typeof admissionSettings>): AdmissionOptions {
+  return {
+    limit: config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS,
+    queueLength: config.ADMISSION_QUEUE_LENGTH,
+    queueTimeoutMs: config.ADMISSION_QUEUE_TIMEOUT_MS,
+    retryAfterSeconds: config.ADMISSION_RETRY_AFTER_SECONDS,
+  };
+}
+
+const defaults = admissionSettings.parse({});
+
+/** The pool and the admission limit with every default: what createApp and the tests use when not told. */
+export const defaultPoolSize = defaults.DATABASE_POOL_SIZE;
+export const defaultAdmission: AdmissionOptions = admissionOptions(defaults);

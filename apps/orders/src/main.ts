@@ -5,7 +5,7 @@ import { startConsumerService } from '@outbox/inbox';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
 import { createApp, listen } from './app.ts';
-import { configSchema } from './config.ts';
+import { admissionOptions, configSchema } from './config.ts';
 import { createPrisma, migrate } from './db.ts';
 import { replyConsumerFaults, startOrdersDemo } from './demo/index.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
@@ -37,7 +37,7 @@ const {
 
 // The API writes through Prisma (an order and its event in one interactive transaction); the
 // reply consumer applies its chunks on the pool above (docs/design.md, "Consumers in chunks").
-const prisma = createPrisma(config.DATABASE_URL, config);
+const prisma = createPrisma(config.DATABASE_URL, config, config.DATABASE_POOL_SIZE);
 
 const sagaTimeout = startSagaTimeout({
   prisma,
@@ -56,6 +56,7 @@ const app = createApp({
   logger,
   registry,
   replies: () => replies.health(),
+  admission: admissionOptions(config),
   ...(demo ? { writer: demo.writer } : {}),
   ...(demo?.admin ? { admin: demo.admin } : {}),
 });

@@ -4,13 +4,13 @@
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { type OrdersApi, postOrder, QUEUE_EVERY_REQUEST, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
 let api: OrdersApi;
 beforeAll(async () => {
-  api = await startOrdersApi('orders_concurrent');
+  api = await startOrdersApi('orders_concurrent', { admission: QUEUE_EVERY_REQUEST });
 });
 afterAll(() => api?.close());
 

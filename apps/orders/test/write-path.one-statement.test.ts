@@ -15,13 +15,13 @@ import { insertOrderWithEvent, newOrder } from '../src/orders/createOrder.ts';
 import { requestHash } from '../src/orders/idempotency.ts';
 import type { OrderRequest } from '../src/orders/orderRequest.ts';
 import { EVENT_SOURCE, orderCreated, placeOrder } from '../src/orders/placeOrder.ts';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { type OrdersApi, postOrder, QUEUE_EVERY_REQUEST, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
 let api: OrdersApi;
 beforeAll(async () => {
-  api = await startOrdersApi('orders_write_path');
+  api = await startOrdersApi('orders_write_path', { admission: QUEUE_EVERY_REQUEST });
 });
 afterAll(() => api?.close());
 

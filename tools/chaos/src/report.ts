@@ -9,12 +9,27 @@ const counts = (values: Record<string, number>) =>
     .map(([name, value]) => `${name} ${value}`)
     .join(', ');
 
+/** Shed against accepted, and how fast each was answered (client side, the last attempt). */
+function shedLine(report: ScenarioReport): string {
+  const { shed, shedAnswers, accepted, answerMs, decisionMs, durationMs } = report.load;
+  const p = (latency: { p50: number; p99: number }) => `p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}`;
+  return (
+    `shed ${shed} orders (503 overloaded at their last attempt; ${shedAnswers} shed answers in all), ` +
+    `accepted ${accepted} (${((accepted * 1000) / Math.max(1, durationMs)).toFixed(1)}/s over the load); ` +
+    `answered in: accepted ${p(answerMs.accepted)}, shed ${p(answerMs.shed)} (client side); ` +
+    `confirmed in ${p(decisionMs.confirmed)} (created → decided, orders database)`
+  );
+}
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
 /** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
   const lines = [
     `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}): ${report.breaks}`,
     `  load: ${report.load.accepted} orders accepted of ${report.load.sent} sent, ${report.load.retries} retries` +
       ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
+    ...(report.load.shedAnswers > 0 ? [`  ${shedLine(report)}`] : []),
     `  quiet ${seconds(report.quiescence.afterLoadMs)} after the load; recovered ${seconds(report.quiescence.recoveryMs)} after the last fault was cleared`,
   ];
   if (report.progress)
@@ -69,11 +84,13 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   const out = ['# Chaos run', ''];
   const dualWrites = formatDualWriteTable(reports);
   if (dualWrites) out.push('## What the outbox prevents: naive dual writes vs the outbox', '', dualWrites);
-  out.push('| scenario | verdict | orders accepted | retries | quiet after load | recovery | duration |');
-  out.push('| --- | --- | --- | --- | --- | --- | --- |');
+  out.push(
+    '| scenario | verdict | orders accepted | shed | retries | quiet after load | recovery | duration |',
+  );
+  out.push('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of reports) {
     out.push(
-      `| ${r.scenario} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.load.accepted} / ${r.load.sent} | ${r.load.retries} | ` +
+      `| ${r.scenario} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.load.accepted} / ${r.load.sent} | ${r.load.shed} | ${r.load.retries} | ` +
         `${seconds(r.quiescence.afterLoadMs)} | ${seconds(r.quiescence.recoveryMs)} | ${seconds(r.durationMs)} |`,
     );
   }
@@ -89,6 +106,7 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
           `without one applied: ${seconds(r.progress.longestWithoutApplyingMs)}.`,
         '',
       );
+    if (r.load.shedAnswers > 0) out.push(`${shedLine(r)}.`, '');
     if (r.timeline.length > 0) {
       out.push('| at | fault |', '| --- | --- |');
       for (const step of r.timeline) out.push(`| ${seconds(step.atMs)} | ${step.what} |`);

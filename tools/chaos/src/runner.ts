@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WriteMode } from '@outbox/contracts';
 import { type PrivatePostgres, startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
-import { type LoadResult, runLoad, scrapeDuplicates } from '@outbox/loadgen';
+import {
+  collectOutcome,
+  type LatencySummary,
+  type LoadResult,
+  runLoad,
+  scrapeDuplicates,
+} from '@outbox/loadgen';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import {
@@ -33,6 +39,16 @@ export type ScenarioReport = {
     seed: number;
     sent: number;
     accepted: number;
+    /** Orders the API shed (503 overloaded at their last attempt): refused before any work, not failed. */
+    shed: number;
+    /** Attempts answered 503 overloaded, the ones of orders accepted on a later attempt included. */
+    shedAnswers: number;
+    /** Orders not accepted of which an attempt got no answer: they may exist (loadgen's unknownOutcome). */
+    unknownOutcome: number;
+    /** How long the last attempt took to be answered, client side (loadgen's LoadResult.answerMs). */
+    answerMs: LoadResult['answerMs'];
+    /** Accepted order created → decided, both timestamps from the orders database (loadgen's collectOutcome). */
+    decisionMs: { confirmed: LatencySummary; cancelled: LatencySummary };
     rejected: Record<string, number>;
     /** Attempts beyond the first (the client retries 503s and network errors with the same key). */
     retries: number;
@@ -65,6 +81,7 @@ export type RunOptions = {
 };
 
 const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
+const NO_LATENCIES = { p50: 0, p95: 0, p99: 0, max: 0, count: 0 };
 
 /**
  * Run one scenario from start to verdict: start the system (on a broker and PostgreSQL of its
@@ -132,8 +149,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       durationMs: load.durationMs,
       ...(load.mix ? { mix: load.mix } : {}),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(load.concurrency === undefined ? {} : { concurrency: load.concurrency }),
       // An outage of the orders database lasts seconds: keep retrying (same Idempotency-Key).
-      retry: { attempts: 10, maxDelayMs: 2_000 },
+      retry: load.retry ?? { attempts: 10, maxDelayMs: 2_000 },
     });
     const context: ScenarioContext = {
       stack,
@@ -171,7 +189,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     if (loadOutcome.status === 'rejected') throw loadOutcome.reason;
     const loadResult = loadOutcome.value;
     const loadEnded = Date.now(); // the load and the fault script
-    log(`load done: ${loadResult.accepted} accepted of ${loadResult.orders.length}; waiting until quiet`);
+    log(
+      `load done: ${loadResult.accepted} accepted, ${loadResult.shed} shed of ${loadResult.orders.length}; waiting until quiet`,
+    );
 
     const quiet: Quiescence = await waitForQuiescence(
       stack,
@@ -201,6 +221,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       serviceDuplicateCounters: await duplicateCounters(stack),
     });
     const invariants = checkInvariants(snapshot);
+    // The system is quiet: one look at the orders database is the outcome (no waiting).
+    const outcome = await collectOutcome({
+      databaseUrls: {
+        orders: stack.databases.orders.url,
+        inventory: stack.databases.inventory.url,
+        billing: stack.databases.billing.url,
+      },
+      orderIds: acknowledged,
+      timeoutMs: 0,
+    });
     const opsEndpoints = await scraper.stop();
     return {
       scenario: scenario.name,
@@ -217,6 +247,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
         seed: loadResult.seed,
         sent: loadResult.orders.length,
         accepted: loadResult.accepted,
+        shed: loadResult.shed,
+        shedAnswers: loadResult.shedAnswers,
+        unknownOutcome: loadResult.unknownOutcome,
+        answerMs: loadResult.answerMs,
+        decisionMs: { confirmed: outcome.latencyMs, cancelled: outcome.cancelLatencyMs },
         rejected: loadResult.rejected,
         retries: loadResult.orders.reduce((sum, order) => sum + order.attempts - 1, 0),
       },
@@ -269,7 +304,20 @@ function failedReport(
     passed: false,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
-    load: { rate: 0, durationMs: 0, seed: 0, sent: 0, accepted: 0, rejected: {}, retries: 0 },
+    load: {
+      rate: 0,
+      durationMs: 0,
+      seed: 0,
+      sent: 0,
+      accepted: 0,
+      shed: 0,
+      shedAnswers: 0,
+      unknownOutcome: 0,
+      answerMs: { accepted: NO_LATENCIES, shed: NO_LATENCIES },
+      decisionMs: { confirmed: NO_LATENCIES, cancelled: NO_LATENCIES },
+      rejected: {},
+      retries: 0,
+    },
     timeline,
     quiescence: { reached: false, afterLoadMs: 0, recoveryMs: undefined, outstanding: [] },
     invariants: [],

@@ -2,7 +2,7 @@ import type { WriteMode } from '@outbox/contracts';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
-import type { OrderMix } from '@outbox/loadgen';
+import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
 import type { ChaosStack, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
@@ -57,8 +57,18 @@ export type Scenario = {
   stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances'>;
   /** Orders' WRITE_MODE; the outbox when not given. */
   writeMode?: WriteMode;
-  /** Default: 75 orders/s for 15 s (5× the rate of the first chaos runs) with the load generator's default mix. */
-  load?: { rate?: number; durationMs?: number; mix?: OrderMix };
+  /**
+   * Default: 75 orders/s for 15 s (5× the rate of the first chaos runs) with the load generator's
+   * default mix, 16 requests in flight at most, and 503s and network errors retried up to 10
+   * attempts (an outage of the orders database lasts seconds).
+   */
+  load?: {
+    rate?: number;
+    durationMs?: number;
+    mix?: OrderMix;
+    concurrency?: number;
+    retry?: Partial<RetryPolicy>;
+  };
   /** How long the system may take to go quiet after the load and the faults ended. Default 90 s. */
   quiescenceTimeoutMs?: number;
   /** The fault script; runs alongside the load and must leave the system whole when it returns. */

@@ -12,5 +12,12 @@ export {
   type LoadResult,
   runLoad,
 } from './runLoad.ts';
-export { DEFAULT_RETRY, type RetryPolicy, rejectionReason, type SentOrder } from './sendOrder.ts';
+export {
+  DEFAULT_RETRY,
+  isShed,
+  OVERLOADED,
+  type RetryPolicy,
+  rejectionReason,
+  type SentOrder,
+} from './sendOrder.ts';
 export { formatMarkdown, formatSummary } from './summary.ts';

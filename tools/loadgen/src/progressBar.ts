@@ -12,7 +12,7 @@ export function completion(progress: LoadProgress): number | undefined {
   return parts.length === 0 ? undefined : Math.min(1, Math.max(...parts));
 }
 
-/** One line: `[██████░░░░]  42%  sent 420  accepted 400  rejected 20  in flight 3  retries 0  49.8/s  8.4 s`. */
+/** One line: `[██████░░░░]  42%  sent 420  accepted 400  shed 0  rejected 20  in flight 3  retries 0  49.8/s  8.4 s`. */
 export function progressLine(progress: LoadProgress, withBar: boolean): string {
   const done = completion(progress);
   const filled = Math.round((done ?? 0) * BAR_WIDTH);
@@ -20,7 +20,8 @@ export function progressLine(progress: LoadProgress, withBar: boolean): string {
     withBar && done !== undefined ? `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ` : '';
   const percent = done === undefined ? '' : `${String(Math.floor(done * 100)).padStart(3)}%  `;
   return (
-    `${bar}${percent}sent ${progress.sent}  accepted ${progress.accepted}  rejected ${progress.rejected}  ` +
+    `${bar}${percent}sent ${progress.sent}  accepted ${progress.accepted}  shed ${progress.shed}  ` +
+    `rejected ${progress.rejected}  ` +
     `in flight ${progress.inFlight}  retries ${progress.retries}  ${progress.rate.toFixed(1)}/s  ` +
     formatDuration(progress.elapsedMs)
   );

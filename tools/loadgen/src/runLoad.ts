@@ -1,7 +1,15 @@
 import { createConnectionPool } from './httpClient.ts';
 import { createOrderPlanner, type OrderMix } from './orderMix.ts';
+import { type LatencySummary, summarizeLatencies } from './percentiles.ts';
 import { runScheduled, type ScheduleResult } from './scheduler.ts';
-import { DEFAULT_RETRY, type RetryPolicy, rejectionReason, type SentOrder, sendOrder } from './sendOrder.ts';
+import {
+  DEFAULT_RETRY,
+  isShed,
+  type RetryPolicy,
+  rejectionReason,
+  type SentOrder,
+  sendOrder,
+} from './sendOrder.ts';
 
 export type LoadOptions = {
   /** The orders API, e.g. http://127.0.0.1:3001. */
@@ -30,6 +38,8 @@ export type LoadOptions = {
 export type LoadProgress = {
   sent: number;
   accepted: number;
+  /** Orders whose last answer was 503 overloaded: the API shed them (nothing written). */
+  shed: number;
   rejected: number;
   inFlight: number;
   /** Attempts beyond the first, over all orders so far. */
@@ -49,7 +59,22 @@ export type LoadResult = {
   /** Every order request, in the order they were sent. */
   orders: SentOrder[];
   accepted: number;
-  /** Requests that did not create an order, by reason: `400 validation`, `503 database-unavailable`, `network error`. */
+  /**
+   * Orders the API shed: their last answer was 503 overloaded, refused before any work, nothing
+   * written. Neither an error nor lost: the API protecting the orders it accepts.
+   */
+  shed: number;
+  /** Answers that were 503 overloaded, over every attempt (an order shed, then accepted on a retry, counts here). */
+  shedAnswers: number;
+  /**
+   * Orders never accepted with an attempt that got no answer: the client cannot know whether they
+   * exist (a retry shed or refused after a lost answer does not say). Only these may be committed
+   * without a 201.
+   */
+  unknownOutcome: number;
+  /** How long the last attempt took to be answered, client side: of the accepted orders and of the shed ones. */
+  answerMs: { accepted: LatencySummary; shed: LatencySummary };
+  /** Requests that did not create an order and were not shed, by reason: `400 validation`, `503 database-unavailable`, `network error`. */
   rejected: Record<string, number>;
   seed: number;
   /** The rate asked for (undefined for a burst) and the concurrency it ran with. */
@@ -75,6 +100,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const progress: LoadProgress = {
     sent: 0,
     accepted: 0,
+    shed: 0,
     rejected: 0,
     inFlight: 0,
     retries: 0,
@@ -112,6 +138,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         progress.inFlight--;
         progress.retries += sent.attempts - 1;
         if (sent.status === 201) progress.accepted++;
+        else if (isShed(sent)) progress.shed++;
         else progress.rejected++;
         report();
       },
@@ -123,7 +150,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   const rejected: Record<string, number> = {};
   for (const sent of orders) {
-    if (sent.status === 201) continue;
+    if (sent.status === 201 || isShed(sent)) continue;
     const reason = rejectionReason(sent);
     rejected[reason] = (rejected[reason] ?? 0) + 1;
   }
@@ -132,6 +159,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     finishedAt,
     orders,
     accepted: progress.accepted,
+    shed: progress.shed,
+    shedAnswers: orders.reduce((sum, sent) => sum + (sent.shedAnswers ?? 0), 0),
+    unknownOutcome: orders.filter((sent) => sent.status !== 201 && (sent.unanswered ?? 0) > 0).length,
+    answerMs: {
+      accepted: summarizeLatencies(orders.filter((o) => o.status === 201).map((o) => o.lastAttemptMs ?? 0)),
+      shed: summarizeLatencies(orders.filter(isShed).map((o) => o.lastAttemptMs ?? 0)),
+    },
     rejected,
     seed,
     ...(options.burst ? {} : { targetRate: options.rate }),

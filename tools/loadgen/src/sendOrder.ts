@@ -22,7 +22,27 @@ export type SentOrder = {
   fault?: { name: string; expectedStatus: number };
   /** The 201 was a replay: an earlier attempt had created the order (Idempotent-Replayed: true). */
   replayed?: boolean;
+  /** Attempts the API shed (503 overloaded: refused before any work, nothing written). */
+  shedAnswers?: number;
+  /** How long the last attempt took to be answered (or to fail), on the client's clock. */
+  lastAttemptMs?: number;
+  /**
+   * Attempts that got no answer (a timeout, a dropped connection): the API may have created the
+   * order then, whatever later attempts were answered (a 201 replay says so; a shed retry cannot).
+   */
+  unanswered?: number;
 };
+
+/** The orders API's answer when it sheds load: it did not start the request, which may be sent again. */
+export const OVERLOADED = 'urn:problem:overloaded';
+
+/**
+ * The order's last answer was "overloaded": shed, not failed. Nothing was written for it, and
+ * whether to send it again later is the client's choice; the API did its job by refusing it fast.
+ */
+export function isShed(sent: SentOrder): boolean {
+  return sent.status === 503 && sent.problem?.type === OVERLOADED;
+}
 
 export type RetryPolicy = {
   /** Attempts in all, the first one included. */
@@ -41,8 +61,8 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /**
- * Answers that say "not now": the orders API's 503 when its database is away (nothing was written)
- * or when a commit's answer was lost and could not be checked (the order may exist: the retry's
+ * Answers that say "not now": the orders API's 503 when it sheds load or its database is away
+ * (nothing was written either way) or when a commit's answer was lost and could not be checked (the order may exist: the retry's
  * same key answers with it or creates it once), a proxy's 502/504, a rate limiter's 429. Anything
  * else is final: a 4xx will not get better by repeating it, and a 500 is a bug to report, not to hammer.
  */
@@ -54,7 +74,8 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
  * connection does not tell the client whether the order was created; with the key, the retry
  * either creates it or gets the one the lost attempt created (a replay), never a second order.
  * Backoff is exponential with full jitter, so many clients failing together do not retry in
- * lockstep; a Retry-After from the server is honoured up to `maxDelayMs`.
+ * lockstep; a Retry-After from the server is waited out first (up to `maxDelayMs`), and the
+ * jittered backoff comes on top of it: clients shed together must not all come back together.
  * An aborted `signal` stops further retries; the attempt in flight is finished, not abandoned.
  */
 export async function sendOrder(
@@ -75,6 +96,7 @@ export async function sendOrder(
   while (true) {
     sent.attempts++;
     let retryAfterMs = 0;
+    const attemptStarted = performance.now();
     try {
       const response = await postRaw(
         agent,
@@ -82,7 +104,9 @@ export async function sendOrder(
         planned.body,
         { 'idempotency-key': idempotencyKey },
         retry.timeoutMs,
-      );
+      ).finally(() => {
+        sent.lastAttemptMs = performance.now() - attemptStarted;
+      });
       sent.status = response.status;
       delete sent.error;
       const json = parseJson(response.body);
@@ -96,16 +120,18 @@ export async function sendOrder(
         return sent;
       }
       sent.problem = toProblem(json);
+      if (isShed(sent)) sent.shedAnswers = (sent.shedAnswers ?? 0) + 1;
       if (!RETRYABLE_STATUSES.has(response.status)) return sent;
       retryAfterMs = Number(response.headers['retry-after'] ?? 0) * 1000 || 0;
     } catch (err) {
       sent.status = 'network-error';
+      sent.unanswered = (sent.unanswered ?? 0) + 1;
       sent.error = err instanceof Error ? err.message : String(err);
       delete sent.problem;
     }
     if (sent.attempts >= retry.attempts || signal?.aborted) return sent;
     const backoff = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (sent.attempts - 1));
-    const delayMs = Math.min(retry.maxDelayMs, Math.max(backoff, retryAfterMs));
+    const delayMs = Math.min(retry.maxDelayMs, retryAfterMs) + backoff;
     await sleep(delayMs, undefined, { signal }).catch(() => undefined);
     if (signal?.aborted) return sent;
   }

@@ -2,6 +2,7 @@ import { ORDER_KINDS } from './orderMix.ts';
 import type { Outcome } from './outcome.ts';
 import type { LatencySummary } from './percentiles.ts';
 import type { LoadResult } from './runLoad.ts';
+import { isShed } from './sendOrder.ts';
 import { type Table, tableAsMarkdown, tableAsText } from './table.ts';
 
 /** The summary tables as text, for a terminal. */
@@ -27,7 +28,8 @@ function sentTable(result: LoadResult): Table {
     label,
     String(orders.length),
     String(orders.filter((order) => order.status === 201).length),
-    String(orders.filter((order) => order.status !== 201).length),
+    String(orders.filter(isShed).length),
+    String(orders.filter((order) => order.status !== 201 && !isShed(order)).length),
     String(orders.filter((order) => order.attempts > 1).length),
   ];
   return {
@@ -35,7 +37,7 @@ function sentTable(result: LoadResult): Table {
       `Orders sent: ${result.orders.length} at ${result.achievedRate.toFixed(1)}/s` +
       `${result.targetRate === undefined ? ' (burst)' : ` (${result.targetRate}/s asked)`}, ` +
       `all answered after ${seconds.toFixed(1)} s, seed ${result.seed}`,
-    header: ['kind', 'sent', 'accepted', 'rejected', 'retried'],
+    header: ['kind', 'sent', 'accepted', 'shed', 'rejected', 'retried'],
     rows: [
       ...kinds.map((kind) =>
         row(
@@ -50,7 +52,7 @@ function sentTable(result: LoadResult): Table {
 
 function rejectedTable(result: LoadResult): Table {
   return {
-    title: 'Rejected requests, by reason (nothing was created for them)',
+    title: 'Rejected requests, by reason (nothing was created for them; shed ones are counted apart)',
     header: ['reason', 'requests'],
     rows: sortedEntries(result.rejected).map(([reason, n]) => [reason, String(n)]),
   };
@@ -126,6 +128,12 @@ function consumersTable(outcome: Outcome): Table {
  */
 function notes(result: LoadResult, outcome: Outcome): string[] {
   const lines = [...outcome.warnings];
+  if (result.shedAnswers > 0) {
+    lines.push(
+      `the API shed ${result.shedAnswers} answer(s) with 503 overloaded (nothing written; retried after ` +
+        `Retry-After); ${result.shed} order(s) were still shed at their last attempt`,
+    );
+  }
   if (result.targetRate !== undefined && result.achievedRate < 0.9 * result.targetRate) {
     lines.push(
       `the API did not keep up with ${result.targetRate}/s: all ${result.concurrency} requests in flight were ` +

@@ -58,7 +58,7 @@ describe('npm run load', () => {
       ],
       ...['--json', json, '--markdown', markdown],
     ]);
-    expect(run.stderr).toMatch(/^progress: +100% +sent 24 +accepted \d+ +rejected \d+ /m);
+    expect(run.stderr).toMatch(/^progress: +100% +sent 24 +accepted \d+ +shed \d+ +rejected \d+ /m);
     expect(run.stderr).not.toContain('\r'); // no redrawn bar when the output is not a terminal
     expect(run.code, run.stderr).toBe(0);
     for (const title of [

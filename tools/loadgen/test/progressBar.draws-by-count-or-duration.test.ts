@@ -5,6 +5,7 @@ import type { LoadProgress } from '../src/runLoad.ts';
 const progress = (more: Partial<LoadProgress>): LoadProgress => ({
   sent: 50,
   accepted: 45,
+  shed: 0,
   rejected: 3,
   inFlight: 2,
   retries: 1,
@@ -24,7 +25,7 @@ describe('progress bar', () => {
   it('draws the bar and the counters on one line', () => {
     const line = progressLine(progress({ count: 100 }), true);
     expect(line).toBe(
-      '[████████████░░░░░░░░░░░░]  50%  sent 50  accepted 45  rejected 3  in flight 2  retries 1  20.0/s  2.5 s',
+      '[████████████░░░░░░░░░░░░]  50%  sent 50  accepted 45  shed 0  rejected 3  in flight 2  retries 1  20.0/s  2.5 s',
     );
     expect(progressLine(progress({ count: 100 }), false)).toMatch(/^ 50% +sent 50 /);
   });

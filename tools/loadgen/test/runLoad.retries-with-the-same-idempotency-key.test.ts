@@ -92,6 +92,14 @@ describe('retries with an Idempotency-Key', () => {
 
     expect(api.attempts.map((a) => a.key)).toEqual([api.attempts[0]?.key, api.attempts[0]?.key]);
     expect(result.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, replayed: true });
+    expect(result.unknownOutcome).toBe(0);
+  });
+
+  it('counts an order as of unknown outcome when an answer was lost and no retry was accepted', async () => {
+    const overloaded = problem(503, 'urn:problem:overloaded', 'Overloaded');
+    const result = await oneValidOrder((await fakeOrdersApi([lostAnswer, overloaded])).url, 2);
+    expect(result.orders[0]).toMatchObject({ status: 503, unanswered: 1, shedAnswers: 1 });
+    expect(result).toMatchObject({ shed: 1, unknownOutcome: 1 });
   });
 
   it('retries a 503 whose commit outcome is unknown with the same key, and gets the order it may have made', async () => {
@@ -117,6 +125,23 @@ describe('retries with an Idempotency-Key', () => {
     });
     expect(result.accepted).toBe(0);
     expect(result.rejected).toEqual({ '503 database-unavailable': 1 });
+  });
+
+  it('counts an order shed at its last attempt (503 overloaded) as shed, not rejected, and each shed answer', async () => {
+    const overloaded: Answer = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' });
+      res.end(JSON.stringify({ type: 'urn:problem:overloaded', title: 'Overloaded', status: 503 }));
+    };
+    const shed = await oneValidOrder((await fakeOrdersApi([overloaded])).url, 3);
+    expect(shed.orders[0]).toMatchObject({ status: 503, attempts: 3, shedAnswers: 3 });
+    expect(shed).toMatchObject({ accepted: 0, shed: 1, shedAnswers: 3, rejected: {} });
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+
+    const id = randomUUID();
+    const later = await oneValidOrder((await fakeOrdersApi([overloaded, created(id)])).url, 3);
+    expect(later.orders[0]).toMatchObject({ status: 201, orderId: id, attempts: 2, shedAnswers: 1 });
+    expect(later).toMatchObject({ accepted: 1, shed: 0, shedAnswers: 1, rejected: {} });
   });
 
   it('does not retry an answer that will not change: 400, 422, 500', async () => {

@@ -1,4 +1,5 @@
 import { HttpProblem } from '@outbox/runtime/problem';
+import { isPoolExhausted } from './overload.ts';
 
 /**
  * Errors that mean "the database cannot be reached right now", as opposed to a bug: Prisma's
@@ -12,8 +13,9 @@ const UNAVAILABLE_CODES = new Set([
   'P1002', // database server timed out
   'P1008', // operation timed out
   'P1017', // server closed the connection
-  'P2024', // timed out fetching a connection from the pool
-  'P2028', // could not start a transaction in time (pool exhausted): rolled back, nothing written
+  // Could not start a transaction in time: rolled back, nothing written. The API's own pool being
+  // exhausted is not this (overload.ts): its wait ends before Prisma's maxWait does (db.ts).
+  'P2028',
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up)
@@ -50,9 +52,10 @@ const CONNECTION_LOST =
  * the adapter's error in `meta.driverAdapterError` (a SQLSTATE such as 57P03 "starting up", or a
  * kind such as `ConnectionClosed`); or the adapter's `DriverAdapterError` itself, its payload in
  * `cause` (a commit on a connection the server reset). Each code or kind found is checked.
+ * A pool-acquire timeout is not the database being away but the API being overloaded (overload.ts).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
+  if (typeof err !== 'object' || err === null || isPoolExhausted(err)) return false;
   const { code, meta, cause } = err as { code?: unknown; meta?: unknown; cause?: unknown };
   const adapterError = (meta as { driverAdapterError?: { cause?: unknown } } | undefined)?.driverAdapterError;
   const payloads = [adapterError?.cause, (err as Error).name === 'DriverAdapterError' ? cause : undefined];

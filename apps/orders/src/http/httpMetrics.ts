@@ -29,7 +29,8 @@ export function httpMetrics(registry: MetricsRegistry): RequestHandler {
     // by 'finish' it may not be, so take its trace id now.
     const exemplarLabels = activeSpanExemplar();
     res.on('finish', () => {
-      const route = req.route ? `${req.baseUrl}${req.route.path === '/' ? '' : req.route.path}` : 'unmatched';
+      const base = (res.locals.mountPath as string | undefined) ?? req.baseUrl;
+      const route = req.route ? `${base}${req.route.path === '/' ? '' : req.route.path}` : 'unmatched';
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
       const seconds = (performance.now() - started) / 1000;
       duration.observe({ labels: { method: req.method, route }, value: seconds, exemplarLabels });
@@ -37,3 +38,13 @@ export function httpMetrics(registry: MetricsRegistry): RequestHandler {
     next();
   };
 }
+
+/**
+ * Mounted in front of a router (`app.use('/orders', rememberMountPath, router)`): keeps the router's
+ * mount path for the route label. Express restores `req.baseUrl` when an error leaves the router,
+ * so an error answer (a 400, a 503 overloaded) would otherwise be counted under the route "".
+ */
+export const rememberMountPath: RequestHandler = (req, res, next) => {
+  res.locals.mountPath = req.baseUrl;
+  next();
+};

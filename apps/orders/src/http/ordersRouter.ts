@@ -7,6 +7,7 @@ import type { CreatedOrder } from '../orders/createOrder.ts';
 import { listOrders, listOrdersQuery } from '../orders/listOrders.ts';
 import { type OrderRequest, orderRequest } from '../orders/orderRequest.ts';
 import type { PlaceOrderResult } from '../orders/placeOrder.ts';
+import type { Admission } from './admission.ts';
 import { NOT_FOUND, validationProblem } from './problem.ts';
 
 /** Places the orders of POST /orders: placeOrder, or the demo's writer (src/demo/). */
@@ -81,7 +82,12 @@ function keyReusedProblem(key: string): HttpProblem {
   );
 }
 
-export function ordersRouter(prisma: Prisma, writer: OrderPlacer): Router {
+/**
+ * Every route's database work runs in an admission slot (admission.ts): past capacity a request is
+ * refused in milliseconds, after its validation and before its transaction, rather than queued on
+ * the pool for seconds. Reads take a slot too: they hold a pooled connection like a write does.
+ */
+export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Admission): Router {
   const router = Router();
 
   router.post('/', async (req, res) => {
@@ -104,7 +110,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer): Router {
     const parsed = orderRequest.safeParse(req.body);
     if (!parsed.success) throw validationProblem(parsed.error);
 
-    const result = await writer.place(parsed.data, key?.data);
+    const result = await admission.run(() => writer.place(parsed.data, key?.data));
     if (result.kind === 'unorderable') throw unorderableProblem(parsed.data, result.lines);
     if (result.kind === 'key-reused') throw keyReusedProblem(key?.data ?? '');
     // A replay answers exactly like the original request did, and says that it is a replay.
@@ -115,7 +121,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer): Router {
   router.get('/', async (req, res) => {
     const query = listOrdersQuery.safeParse(req.query);
     if (!query.success) throw validationProblem(query.error, 'query');
-    const { orders, nextCursor } = await listOrders(prisma, query.data);
+    const { orders, nextCursor } = await admission.run(() => listOrders(prisma, query.data));
     res.json({ items: orders.map((order) => toOrderResource(order)), ...(nextCursor ? { nextCursor } : {}) });
   });
 
@@ -127,10 +133,12 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer): Router {
         errors: [{ parameter: 'id', detail: 'expected a UUID' }],
       });
     }
-    const order = await prisma.order.findUnique({
-      where: { id: id.data },
-      include: { items: true, history: { orderBy: { id: 'asc' } } },
-    });
+    const order = await admission.run(() =>
+      prisma.order.findUnique({
+        where: { id: id.data },
+        include: { items: true, history: { orderBy: { id: 'asc' } } },
+      }),
+    );
     if (!order) {
       throw new HttpProblem(404, 'Order not found', `No order has id ${id.data}.`, { type: NOT_FOUND });
     }

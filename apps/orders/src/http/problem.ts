@@ -2,11 +2,13 @@ import { type FieldError, HttpProblem, type ProblemMapper } from '@outbox/runtim
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { CommitOutcomeUnknown } from '../orders/commitOutcome.ts';
+import { Overloaded } from './admission.ts';
 import {
   commitOutcomeUnknownProblem,
   databaseUnavailableProblem,
   isDatabaseUnavailable,
 } from './databaseUnavailable.ts';
+import { isPoolExhausted, overloadedProblem } from './overload.ts';
 
 /**
  * The orders API's own errors as problems (problem+json itself is @outbox/runtime/problem's):
@@ -59,10 +61,18 @@ export function toPointer(path: readonly PropertyKey[]): string {
 
 /**
  * What problemHandler cannot know by itself: a database that is away is a 503, not a 500; so is an
- * order whose commit may or may not have happened, but that one says so.
+ * order whose commit may or may not have happened, but that one says so; so is a request shed
+ * under overload (refused by the admission limit, or finding no free pooled connection), which
+ * says that and nothing else: the database is fine.
  */
-export function ordersProblems(logger: Logger): ProblemMapper {
+export function ordersProblems(logger: Logger, retryAfterSeconds: number): ProblemMapper {
   return (err) => {
+    if (err instanceof Overloaded) return overloadedProblem(err.retryAfterSeconds);
+    if (isPoolExhausted(err)) {
+      // Admitted, yet no pooled connection came free: something outside the limit held them.
+      logger.warn({ err }, 'no pooled connection came free in time: answered 503 overloaded');
+      return overloadedProblem(retryAfterSeconds);
+    }
     if (err instanceof CommitOutcomeUnknown) {
       logger.error({ err, orderId: err.orderId }, 'commit outcome unknown');
       return commitOutcomeUnknownProblem(err.orderId);

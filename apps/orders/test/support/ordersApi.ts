@@ -4,18 +4,36 @@ import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { pino } from 'pino';
 import { createApp, listen } from '../../src/app.ts';
+import { defaultPoolSize } from '../../src/config.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
+import type { AdmissionOptions } from '../../src/http/admission.ts';
+
+/**
+ * An admission limit that queues every request rather than shedding any: for the tests that send
+ * many requests at once to prove they are correct together, not that the API sheds load.
+ */
+export const QUEUE_EVERY_REQUEST: AdmissionOptions = {
+  limit: 10,
+  queueLength: 10_000,
+  queueTimeoutMs: 60_000,
+  retryAfterSeconds: 1,
+};
 
 export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; close(): Promise<void> };
 
 /**
  * The orders API from its factory, on an ephemeral port, over a fresh migrated database of its
  * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there), or
- * rewrites the URL of its own (e.g. to go through a proxy); `timeouts` replace the defaults.
+ * rewrites the URL of its own (e.g. to go through a proxy); `timeouts` and `admission` replace the
+ * defaults.
  */
 export async function startOrdersApi(
   label: string,
-  options: { databaseUrl?: string | ((own: string) => string); timeouts?: DatabaseTimeouts } = {},
+  options: {
+    databaseUrl?: string | ((own: string) => string);
+    timeouts?: DatabaseTimeouts;
+    admission?: AdmissionOptions;
+  } = {},
 ): Promise<OrdersApi> {
   const db = await createTestDatabase(label);
   await migrate(db.url);
@@ -23,11 +41,13 @@ export async function startOrdersApi(
   const prisma = createPrisma(
     typeof databaseUrl === 'string' ? databaseUrl : databaseUrl(db.url),
     options.timeouts,
+    defaultPoolSize,
   );
   const app = createApp({
     prisma,
     logger: pino({ level: 'silent' }),
     registry: createMetricsRegistry('orders-test'),
+    ...(options.admission ? { admission: options.admission } : {}),
   });
   const server = await listen(app, 0, '127.0.0.1');
   return {

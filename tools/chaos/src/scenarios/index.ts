@@ -12,6 +12,7 @@ import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
 import { DUAL_WRITES } from './dualWrites.ts';
+import { overload } from './overload.ts';
 import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { poisonMidChunk } from './poisonMidChunk.ts';
@@ -41,6 +42,7 @@ export const SCENARIOS: Scenario[] = [
   poisonAfterDecode,
   poisonMidChunk,
   slowPaymentProvider,
+  overload,
 ];
 
 /**
