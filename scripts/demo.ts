@@ -66,13 +66,20 @@ const modes = (() => {
   }
 })();
 const connectPort = Number(process.env.CONNECT_PORT ?? 8083);
-const ports: Record<ProcessName, number> = {
+/** A process of the demo: one of the stack's, or (on the cluster) its twin, `inventory-2`. */
+type DemoProcess = ProcessName | `${ProcessName}-2`;
+// On the cluster, two of everything that scales out, as in production: a second instance of each
+// service (the same consumer group: the partitions are shared between the two) and a second relay
+// per outbox (competing for the same rows).
+const twins: DemoProcess[] = onCluster ? [...SERVICES, ...RELAYS].map((name) => `${name}-2` as const) : [];
+const ports: Partial<Record<DemoProcess, number>> & Record<ProcessName, number> = {
   orders: basePort + 1,
   'relay-orders': basePort + 2,
   inventory: basePort + 3,
   billing: basePort + 4,
   'relay-inventory': basePort + 5,
   'relay-billing': basePort + 6,
+  ...Object.fromEntries(twins.map((name, i) => [name, basePort + 7 + i])),
 };
 const colors = {
   orders: 'cyan',
@@ -125,7 +132,7 @@ function printLine(name: string, line: string): void {
   } catch {
     // not JSON (a stack trace, say): print as is
   }
-  const color = colors[name as keyof typeof colors] ?? 'white';
+  const color = colors[name.replace(/-2$/, '') as keyof typeof colors] ?? 'white';
   print(`${styleText(color, name.padEnd(15))} │ ${text}`);
 }
 
@@ -144,7 +151,7 @@ let zipkin: ZipkinServer | undefined;
 let zipkinStarting: Promise<ZipkinServer | undefined> | undefined;
 let zipkinSupervisor: ZipkinSupervisor | undefined;
 let connect: ConnectWorker | undefined;
-const services: Partial<Record<ProcessName, ServiceProcess>> = {};
+const services: Partial<Record<DemoProcess, ServiceProcess>> = {};
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
 async function stopAll(exitCode: number): Promise<never> {
@@ -324,10 +331,13 @@ const plans = planStack({
     ]),
   ),
 });
-const start = async (name: ProcessName) => {
-  const plan = plans[name];
-  services[name] = await startService(plan.app, plan.env, {
-    port: ports[name],
+const start = async (name: DemoProcess) => {
+  const own = name.replace(/-2$/, '') as ProcessName;
+  const plan = plans[own];
+  // A twin relay leases under its own id: two relays under one id would fence each other off nothing.
+  const env = name !== own && own.startsWith('relay-') ? { ...plan.env, RELAY_ID: name } : plan.env;
+  services[name] = await startService(plan.app, env, {
+    port: ports[name] ?? 0,
     label: 'demo',
     name,
     onLine: printLine,
@@ -360,7 +370,7 @@ const controls: DemoControls = {
         )
       : { broker: announced('the Kafka broker', brokerControl(kafka)) },
   services: Object.fromEntries(
-    [...SERVICES, ...RELAYS].map((name) => [
+    [...SERVICES, ...RELAYS, ...twins].map((name) => [
       name,
       announced(
         name,
@@ -429,6 +439,10 @@ async function startPrometheus(): Promise<ChildProcess | undefined> {
 
 try {
   await startTogether(SERVICES, start); // first: they create the tables the relays read
+  await startTogether(
+    twins.filter((name) => !name.startsWith('relay-')),
+    start,
+  );
   if (Object.values(modes).includes('debezium')) {
     print(`Starting Kafka Connect on 127.0.0.1:${connectPort} for the debezium relays…`);
   }
@@ -442,6 +456,10 @@ try {
     log: (message) => say('devstack', message),
   });
   await startTogether(RELAYS, start);
+  await startTogether(
+    twins.filter((name) => name.startsWith('relay-')),
+    start,
+  );
   prometheus = await startPrometheus();
   const config = loadConfig('console', configSchema, {
     PORT: String(consolePort),

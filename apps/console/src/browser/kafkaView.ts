@@ -39,6 +39,46 @@ export function renderKafka(topology: KafkaTopology): void {
         );
       }),
   );
+  byId('kafka-groups').replaceChildren(
+    ...topology.groups.flatMap((group) => {
+      const rebalanced = group.lastRebalanceAt
+        ? `, last ${new Date(group.lastRebalanceAt).toLocaleTimeString()}`
+        : '';
+      const members =
+        group.members.length > 0
+          ? group.members
+          : [{ clientId: '–', memberId: '', host: '', partitions: [] }];
+      return members.map((member, i) =>
+        h(
+          'tr',
+          { 'data-group': group.groupId },
+          i === 0
+            ? h(
+                'td',
+                { rowspan: String(members.length) },
+                h('code', {}, group.groupId),
+                h(
+                  'div',
+                  { class: 'muted' },
+                  `${group.state}; rebalances seen ${group.rebalancesSeen}${rebalanced}`,
+                ),
+              )
+            : null,
+          h(
+            'td',
+            { title: member.memberId },
+            member.clientId,
+            member.memberId ? h('span', { class: 'muted' }, ` …${member.memberId.slice(-6)}`) : '',
+          ),
+          h(
+            'td',
+            { 'data-field': 'partitions' },
+            member.partitions.map((p) => p.replace('.events/', ' ')).join(', ') || '–',
+          ),
+        ),
+      );
+    }),
+  );
   byId('kafka-partitions').replaceChildren(
     ...topology.partitions.map((p) => {
       const underReplicated = p.isr.length < p.replicas.length;

@@ -1,8 +1,8 @@
 import { topicFor } from '@outbox/contracts';
 import { createKafka } from '@outbox/runtime/kafka';
 import type { Logger } from '@outbox/runtime/logger';
-import type { Admin } from 'kafkajs';
-import type { KafkaTopology } from '../shared/api.ts';
+import { type Admin, AssignerProtocol } from 'kafkajs';
+import type { ConsumerGroupView, KafkaTopology } from '../shared/api.ts';
 
 export type KafkaTopologyReader = { read(): Promise<KafkaTopology>; close(): Promise<void> };
 
@@ -27,6 +27,54 @@ export function kafkaTopologyReader(options: {
     topicFor(aggregate, options.topicPrefix),
   );
   let admin: Admin | undefined;
+  const rebalances = new Map<string, { assignment: string; seen: number; lastAt?: string }>();
+
+  /** Each group that reads one of the event topics, with its members' partitions. */
+  const readGroups = async (connected: Admin): Promise<ConsumerGroupView[]> => {
+    const { groups } = await connected.listGroups();
+    const consumerGroups = groups
+      .filter((group) => group.protocolType === 'consumer')
+      .map((group) => group.groupId);
+    if (consumerGroups.length === 0) return [];
+    const described = await connected.describeGroups(consumerGroups);
+    const views: ConsumerGroupView[] = [];
+    for (const group of described.groups) {
+      const members = group.members.map((member) => {
+        const decoded =
+          member.memberAssignment.length > 0
+            ? AssignerProtocol.MemberAssignment.decode(member.memberAssignment)
+            : null;
+        const partitions = Object.entries(decoded?.assignment ?? {})
+          .filter(([topic]) => topics.includes(topic))
+          .flatMap(([topic, ids]) => ids.map((id) => `${topic}/${id}`))
+          .sort();
+        return { clientId: member.clientId, memberId: member.memberId, host: member.clientHost, partitions };
+      });
+      const readsOurTopics = members.some((member) => member.partitions.length > 0);
+      if (!readsOurTopics && !rebalances.has(group.groupId)) continue;
+      // A rebalance moves partitions between members: seen as a change of who holds what.
+      const assignment = members
+        .map((member) => member.partitions.join(','))
+        .sort()
+        .join('|');
+      const known = rebalances.get(group.groupId);
+      if (!known) rebalances.set(group.groupId, { assignment, seen: 0 });
+      else if (known.assignment !== assignment) {
+        known.assignment = assignment;
+        known.seen++;
+        known.lastAt = new Date().toISOString();
+      }
+      const tracked = rebalances.get(group.groupId);
+      views.push({
+        groupId: group.groupId,
+        state: group.state,
+        members: members.sort((a, b) => a.clientId.localeCompare(b.clientId)),
+        rebalancesSeen: tracked?.seen ?? 0,
+        ...(tracked?.lastAt ? { lastRebalanceAt: tracked.lastAt } : {}),
+      });
+    }
+    return views.sort((a, b) => a.groupId.localeCompare(b.groupId));
+  };
 
   return {
     async read() {
@@ -56,6 +104,7 @@ export function kafkaTopologyReader(options: {
               }))
               .sort((a, b) => a.partition - b.partition),
           ),
+          groups: await readGroups(admin),
         };
       } catch (error) {
         const failed = admin;
@@ -65,6 +114,7 @@ export function kafkaTopologyReader(options: {
           brokers: [],
           controller: null,
           partitions: [],
+          groups: [],
           error: `Kafka does not answer: ${String(error)}`,
         };
       }

@@ -149,8 +149,21 @@ export type KafkaTopology = {
   /** The active controller's node id, when the cluster has one. */
   controller: number | null;
   partitions: { topic: string; partition: number; leader: number; replicas: number[]; isr: number[] }[];
+  /** The consumer groups reading the event topics: their instances and which partitions each holds. */
+  groups: ConsumerGroupView[];
   /** Kafka did not answer (every broker down). */
   error?: string;
+};
+
+export type ConsumerGroupView = {
+  groupId: string;
+  /** Kafka's word for it: Stable, or PreparingRebalance / CompletingRebalance while partitions move. */
+  state: string;
+  /** memberId: the id the coordinator gave the instance (clientId and a uuid), one per running instance. */
+  members: { clientId: string; memberId: string; host: string; partitions: string[] }[];
+  /** Times the console saw the group's assignment change since it started, and the last one. */
+  rebalancesSeen: number;
+  lastRebalanceAt?: string;
 };
 
 export type DemoStatus = {
