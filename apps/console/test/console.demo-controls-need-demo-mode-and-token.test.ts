@@ -1,17 +1,10 @@
-// The stop / kill -9 / start controls exist only when the local demo provides them, and even then
-// every action needs the admin token. No system behind the console is needed to prove that: the
-// controls here are stand-ins that record what they were asked to do.
-import { freePort } from '@outbox/devstack/ports';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { loadConfig } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../src/config.ts';
 import { type RunningConsole, startConsole } from '../src/console.ts';
 import type { DemoControls, ProcessControl } from '../src/demoControls.ts';
+import { bareConsoleConfig } from './bareConsole.ts';
 import { launchBrowser, screenshot } from './browser.ts';
 
 useLeakGuard();
@@ -45,22 +38,7 @@ const controls: DemoControls = {
 
 /** A console whose services are all away (nothing listens, the databases do not exist). */
 async function startBareConsole(withControls: boolean): Promise<RunningConsole> {
-  const nobody = `http://127.0.0.1:${await freePort()}`;
-  const missingDatabase = new URL(testPostgresUrl);
-  missingDatabase.pathname = '/console_no_such_database';
-  const config = loadConfig('console', configSchema, {
-    PORT: '0',
-    ORDERS_URL: nobody,
-    INVENTORY_URL: nobody,
-    BILLING_URL: nobody,
-    RELAY_ORDERS_URL: nobody,
-    RELAY_INVENTORY_URL: nobody,
-    RELAY_BILLING_URL: nobody,
-    ORDERS_DATABASE_URL: missingDatabase.toString(),
-    INVENTORY_DATABASE_URL: missingDatabase.toString(),
-    BILLING_DATABASE_URL: missingDatabase.toString(),
-    KAFKA_BROKERS: sharedKafkaBrokers().join(','),
-    KAFKA_TOPIC_PREFIX: 'console-controls-test.',
+  const config = await bareConsoleConfig('console-controls-test.', {
     CONSOLE_ADMIN_TOKEN: TOKEN,
     RELAY_ADMIN_TOKEN: 'relay-token-0123456789',
   });

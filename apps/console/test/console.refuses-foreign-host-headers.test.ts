@@ -1,15 +1,11 @@
 // DNS rebinding: a page on another site whose name resolves to 127.0.0.1 reads the console
 // through the visitor's browser. The console answers only to its own loopback name and port.
 import { request } from 'node:http';
-import { freePort } from '@outbox/devstack/ports';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { loadConfig } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../src/config.ts';
 import { type RunningConsole, startConsole } from '../src/console.ts';
+import { bareConsoleConfig } from './bareConsole.ts';
 
 useLeakGuard();
 
@@ -17,24 +13,7 @@ let consoleApp: RunningConsole;
 let port: number;
 
 beforeAll(async () => {
-  const nobody = `http://127.0.0.1:${await freePort()}`;
-  const missingDatabase = new URL(testPostgresUrl);
-  missingDatabase.pathname = '/console_no_such_database';
-  const config = loadConfig('console', configSchema, {
-    PORT: '0',
-    ORDERS_URL: nobody,
-    INVENTORY_URL: nobody,
-    BILLING_URL: nobody,
-    RELAY_ORDERS_URL: nobody,
-    RELAY_INVENTORY_URL: nobody,
-    RELAY_BILLING_URL: nobody,
-    ORDERS_DATABASE_URL: missingDatabase.toString(),
-    INVENTORY_DATABASE_URL: missingDatabase.toString(),
-    BILLING_DATABASE_URL: missingDatabase.toString(),
-    KAFKA_BROKERS: sharedKafkaBrokers().join(','),
-    KAFKA_TOPIC_PREFIX: 'console-host-test.',
-    CONSOLE_HOSTS: 'console.internal:8080',
-  });
+  const config = await bareConsoleConfig('console-host-test.', { CONSOLE_HOSTS: 'console.internal:8080' });
   consoleApp = await startConsole({ config, logger: createLogger('console', 'silent') });
   port = Number(new URL(consoleApp.url).port);
 });

@@ -5,19 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { topicFor } from '@outbox/contracts';
-import { freePort } from '@outbox/devstack/ports';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { loadConfig } from '@outbox/runtime/config';
 import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
 import { createLogger } from '@outbox/runtime/logger';
 import type { Consumer } from 'kafkajs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../src/config.ts';
 import { type RunningConsole, startConsole } from '../src/console.ts';
 import type { KafkaTopology } from '../src/shared/api.ts';
+import { bareConsoleConfig } from './bareConsole.ts';
 
 useLeakGuard();
 
@@ -61,24 +58,8 @@ beforeAll(async () => {
   await admin.connect();
   await ensureTopics(admin, [topic], { partitions: 4 });
   await admin.disconnect();
-  const nobody = `http://127.0.0.1:${await freePort()}`;
-  const missingDatabase = new URL(testPostgresUrl);
-  missingDatabase.pathname = '/console_no_such_database';
   console_ = await startConsole({
-    config: loadConfig('console', configSchema, {
-      PORT: '0',
-      ORDERS_URL: nobody,
-      INVENTORY_URL: nobody,
-      BILLING_URL: nobody,
-      RELAY_ORDERS_URL: nobody,
-      RELAY_INVENTORY_URL: nobody,
-      RELAY_BILLING_URL: nobody,
-      ORDERS_DATABASE_URL: missingDatabase.toString(),
-      INVENTORY_DATABASE_URL: missingDatabase.toString(),
-      BILLING_DATABASE_URL: missingDatabase.toString(),
-      KAFKA_BROKERS: sharedKafkaBrokers().join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-    }),
+    config: await bareConsoleConfig(prefix),
     logger: createLogger('console', 'silent'),
   });
 }, 60_000);
