@@ -9,6 +9,17 @@ const RELAY_STATES: Record<string, string> = {
   unreachable: 'not running',
 };
 
+/** In debezium mode the relay publishes nothing itself: its state is its connector's and slot's. */
+const CDC_RELAY_STATES: Record<string, string> = {
+  ok: 'its connector publishes',
+  degraded: 'degraded: its connector or its slot is not running (below)',
+};
+
+function relayState(view: OutboxView): string {
+  const { status, mode } = view.relay;
+  return (mode === 'debezium' ? CDC_RELAY_STATES[status] : undefined) ?? RELAY_STATES[status] ?? status;
+}
+
 /** `data-value` carries the raw number, for scripts and tests; people read the text. */
 function stat(name: string, label: string, value: number, text = String(value), warn = false): HTMLElement {
   return h(
@@ -142,7 +153,7 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
       h(
         'span',
         { class: `badge relay-${view.relay.status}`, 'data-field': 'relay' },
-        `relay-${view.service}: ${RELAY_STATES[view.relay.status] ?? view.relay.status}`,
+        `relay-${view.service}: ${relayState(view)}`,
       ),
     ),
     modeLine(view),
