@@ -146,6 +146,7 @@ describe('Prometheus alert rules', () => {
     // exports and Prometheus' own `up`. A renamed metric would otherwise silently never alert.
     const sources = [
       'apps/relay/src/metrics.ts',
+      'apps/relay/src/cdcMetrics.ts',
       'packages/inbox/src/consumerMetrics.ts',
       'apps/orders/src/http/httpMetrics.ts',
       'apps/orders/src/http/admission.ts',

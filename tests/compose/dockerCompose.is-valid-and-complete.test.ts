@@ -78,7 +78,23 @@ function environmentOf(service: Service): Record<string, string> {
         return [line.slice(0, separator), line.slice(separator + 1)] as const;
       })
     : Object.entries(service.environment ?? {});
-  return Object.fromEntries(entries.filter(([, value]) => value !== null).map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    entries.filter(([, value]) => value !== null).map(([k, v]) => [k, withDefaults(String(v))]),
+  );
+}
+
+/**
+ * A value as Compose interpolates it when the variables it names are not set in the shell:
+ * `${VAR:-default}` becomes its default (defaults may nest), which is what an app sees by default.
+ */
+function withDefaults(value: string): string {
+  let previous: string;
+  let current = value;
+  do {
+    previous = current;
+    current = current.replace(/\$\{[A-Z0-9_]+:-([^${}]*)\}/g, '$1');
+  } while (current !== previous);
+  return current;
 }
 
 function commandOf(service: Service): string[] {
@@ -129,8 +145,12 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins every pulled image to at least a minor version (never `latest`)', () => {
+    // An image a service of this file builds (the app image) is not pulled.
+    const built = new Set(
+      services.filter(([, service]) => service.build).map(([, service]) => service.image),
+    );
     const unpinned = services
-      .filter(([, service]) => service.build === undefined)
+      .filter(([, service]) => service.build === undefined && !built.has(service.image))
       .filter(([, service]) => {
         const reference = service.image ?? '';
         const tag = reference.split('/').at(-1)?.split('@')[0]?.split(':')[1];
@@ -232,6 +252,32 @@ describe('docker-compose.yml', () => {
       ),
     ).toEqual(Object.fromEntries(Object.entries(plan).map(([name, p]) => [name, summary(p.app, p.env)])));
     expect(appServices.map(([name]) => name)).toContain(CONSOLE);
+  });
+
+  it('runs the CDC mode on demand: Kafka Connect with Debezium, and the connectors the relays report', async () => {
+    const { cdcNames } = await import('@outbox/devstack/cdc-relays');
+    const connect = compose.services.connect as Service & { profiles?: string[] };
+    const register = compose.services['connect-register'] as Service & { profiles?: string[] };
+    expect(connect.image).toMatch(/^quay\.io\/debezium\/connect:\d+\.\d+/);
+    expect(connect.profiles).toEqual(['cdc']);
+    expect(publishedPorts(connect)).toEqual([[8083, 8083]]);
+    expect(register.profiles).toEqual(['cdc']);
+    expect(commandOf(register)).toEqual(['node', 'scripts/register-cdc-connectors.ts']);
+    expect(existsSync(fromRoot('scripts/register-cdc-connectors.ts'))).toBe(true);
+    expect(environmentOf(register).CONNECT_URL).toBe('http://connect:8083');
+    // Logical decoding on, so that a service can switch to debezium without a database restart.
+    expect(commandOf(compose.services.postgres ?? {})).toEqual(['postgres', '-c', 'wal_level=logical']);
+    for (const service of ['orders', 'inventory', 'billing'] as const) {
+      const relay = environmentOf(compose.services[`relay-${service}`] ?? {});
+      const names = cdcNames(service);
+      expect(relay.RELAY_MODE, `relay-${service}`).toBe('polling');
+      expect(relay.RELAY_CONNECT_URL).toBe('http://connect:8083');
+      expect(relay.RELAY_CONNECTOR).toBe(names.connector);
+      expect(relay.RELAY_REPLICATION_SLOT).toBe(names.slot);
+      expect(environmentOf(register)[`CDC_DATABASE_URL_${service.toUpperCase()}`]).toMatch(
+        new RegExp(`@postgres:5432/${service}$`),
+      );
+    }
   });
 
   it('publishes each host port once', () => {

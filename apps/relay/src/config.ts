@@ -50,18 +50,33 @@ const settings = z.object({
   RELAY_LEASE_MS: positiveInt(30_000),
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */
   RELAY_MAX_ATTEMPTS: positiveInt(10),
-  /** Published events are deleted this long after publication (0 keeps them for ever). */
+  /**
+   * Published events are deleted this long after publication (0 keeps them for ever). In debezium
+   * mode: events are deleted this long after they were written, once the connector's replication
+   * slot has confirmed them (cdcRetention.ts).
+   */
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
+  /** How often the retention sweep runs. */
+  RELAY_RETENTION_INTERVAL_MS: positiveInt(60_000),
   /**
    * `polling` (default): this process claims the outbox's rows and publishes them. `debezium`: a
    * Debezium connector on Kafka Connect publishes them from the write-ahead log
-   * (docs/design.md#polling-or-cdc), and this process only reports that connector on /healthz.
+   * (docs/design.md#polling-or-cdc), and this process reports that connector and its replication
+   * slot (/healthz, /metrics) and deletes the rows the slot has confirmed (cdcRetention.ts).
    */
   RELAY_MODE: z.enum(['polling', 'debezium']).default('polling'),
   /** Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. */
   RELAY_CONNECT_URL: z.url().optional(),
   /** The connector that publishes this database's outbox; debezium mode only. */
   RELAY_CONNECTOR: z.string().min(1).optional(),
+  /**
+   * The connector's replication slot (its `slot.name`) in DATABASE_URL's server; debezium mode
+   * only. Read from PostgreSQL, not from Connect: while Connect is down the slot still holds WAL.
+   */
+  RELAY_REPLICATION_SLOT: z
+    .string()
+    .regex(/^[a-z0-9_]{1,63}$/, 'lowercase letters, digits and underscores, as PostgreSQL names a slot')
+    .optional(),
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   ...allowFaults,
@@ -70,7 +85,7 @@ const settings = z.object({
 
 const withMode = settings.superRefine((config, context) => {
   if (config.RELAY_MODE !== 'debezium') return;
-  for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR'] as const) {
+  for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR', 'RELAY_REPLICATION_SLOT'] as const) {
     if (config[variable] === undefined) {
       context.addIssue({ code: 'custom', path: [variable], message: 'is required with RELAY_MODE=debezium' });
     }

@@ -64,7 +64,12 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
     .listen()
     .catch((err: unknown) => logger.warn({ err }, 'LISTEN failed; polling only until it works'));
   relay.start();
-  const retention = startRetention(pool, logger, config.RELAY_RETENTION_HOURS);
+  const retention = startRetention(
+    pool,
+    logger,
+    config.RELAY_RETENTION_HOURS,
+    config.RELAY_RETENTION_INTERVAL_MS,
+  );
 
   const server = await startOpsServer({
     port: config.PORT,

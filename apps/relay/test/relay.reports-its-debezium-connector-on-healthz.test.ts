@@ -1,19 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { queryOnce, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
-import { startRelay, topicPrefix } from './relayProcess.ts';
+import { metricValue, startRelay, topicPrefix } from './relayProcess.ts';
 
 /**
  * RELAY_MODE=debezium (docs/design.md#polling-or-cdc): a Debezium connector publishes the outbox,
- * and the relay process only reports it on /healthz, from Kafka Connect's REST API. Connect is a
- * stand-in here that answers what a real worker answers (tools/devstack/test and tests/cdc run a
- * real one); the states are the ones a test can set.
+ * and the relay process reports it on /healthz, from Kafka Connect's REST API, with its replication
+ * slot, from PostgreSQL. Connect is a stand-in here that answers what a real worker answers
+ * (tools/devstack/test and tests/cdc run a real one); the states are the ones a test can set. The
+ * slot is a real one that nobody reads (tests/cdc has one a connector streams from).
  */
 
 useLeakGuard();
@@ -23,6 +25,7 @@ let answer: Answer = { status: 404 };
 let connect: Server;
 let connectUrl: string;
 let relay: ServiceProcess | undefined;
+const slot = `relay_healthz_${randomBytes(3).toString('hex')}`;
 
 beforeAll(async () => {
   connect = createServer((req, res) => {
@@ -43,12 +46,18 @@ beforeAll(async () => {
     RELAY_MODE: 'debezium',
     RELAY_CONNECT_URL: connectUrl,
     RELAY_CONNECTOR: 'outbox-orders',
+    RELAY_REPLICATION_SLOT: slot,
   });
 });
 
 afterAll(async () => {
   await relay?.stop();
   await new Promise((resolve) => connect?.close(resolve));
+  await queryOnce(
+    testPostgresUrl,
+    'select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = $1',
+    [slot],
+  );
 });
 
 async function health(): Promise<Record<string, unknown>> {
@@ -74,14 +83,34 @@ describe('the relay in debezium mode', () => {
     });
   });
 
-  it('is ok while the connector and its task run', async () => {
+  it('is degraded, and says why, while its replication slot does not exist', async () => {
     answer = { status: 200, body: running };
     expect(await health()).toMatchObject({
-      status: 'ok',
-      mode: 'debezium',
+      status: 'degraded',
+      connectorRunning: true,
       connectorState: 'RUNNING',
       taskStates: ['RUNNING'],
+      slotError: `replication slot ${slot} does not exist: the connector creates it when it starts`,
     });
+  });
+
+  it('reports the WAL its slot holds, and is degraded while nobody reads the slot', async () => {
+    answer = { status: 200, body: running };
+    await queryOnce(testPostgresUrl, `select pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+    await queryOnce(testPostgresUrl, 'select pg_switch_wal()');
+    const body = await health();
+    expect(body).toMatchObject({
+      status: 'degraded',
+      connectorRunning: true,
+      slot: { name: slot, active: false, walStatus: 'reserved' },
+    });
+    expect((body.slot as { retainedWalBytes: number }).retainedWalBytes).toBeGreaterThan(0);
+    if (!relay) throw new Error('no relay');
+    expect(await metricValue(relay, 'outbox_cdc_connector_running')).toBe(1);
+    expect(await metricValue(relay, 'outbox_replication_slot_active')).toBe(0);
+    expect(await metricValue(relay, 'outbox_replication_slot_retained_wal_bytes')).toBeGreaterThan(0);
+    // A debezium relay has no backlog gauge: its rows stay pending until retention deletes them.
+    expect(await (await fetch(`${relay.url}/metrics`)).text()).not.toMatch(/^outbox_events/m);
   });
 
   it('is degraded with the first line of the trace when the task failed', async () => {
@@ -100,6 +129,7 @@ describe('the relay in debezium mode', () => {
     };
     expect(await health()).toMatchObject({
       status: 'degraded',
+      connectorRunning: false,
       taskStates: ['FAILED'],
       lastError: 'org.apache.kafka.connect.errors.ConnectException: boom',
     });
@@ -128,6 +158,7 @@ describe('RELAY_MODE', () => {
     expect(result.error?.issues.map((issue) => issue.path.join('.')).sort()).toEqual([
       'RELAY_CONNECTOR',
       'RELAY_CONNECT_URL',
+      'RELAY_REPLICATION_SLOT',
     ]);
   });
 });

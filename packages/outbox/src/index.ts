@@ -10,8 +10,11 @@ export {
   toEnvelope,
 } from './outboxRow.ts';
 export {
+  type CdcRetentionMark,
+  cdcRetentionCandidates,
   claimBatch,
   deletePublished,
+  deleteReadByReplicationSlot,
   markFailed,
   markPublished,
   OUTBOX_SESSION_OPTIONS,

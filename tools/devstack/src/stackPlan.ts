@@ -70,6 +70,7 @@ export function planStack(settings: StackSettings): Record<ProcessName, ProcessP
       RELAY_MODE: mode,
       RELAY_CONNECT_URL: settings.connectUrl,
       RELAY_CONNECTOR: cdcNames(of).connector,
+      RELAY_REPLICATION_SLOT: cdcNames(of).slot,
     };
   };
   const relay = (of: 'orders' | 'inventory' | 'billing'): ProcessPlan => ({

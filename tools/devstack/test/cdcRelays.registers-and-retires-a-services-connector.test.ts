@@ -51,6 +51,7 @@ describe('RELAY_MODE and RELAY_MODE_<SERVICE>', () => {
       RELAY_MODE: 'debezium',
       RELAY_CONNECT_URL: 'http://127.0.0.1:8083',
       RELAY_CONNECTOR: 'outbox-orders',
+      RELAY_REPLICATION_SLOT: 'outbox_orders',
     });
     expect(plans['relay-inventory'].env.RELAY_MODE).toBe('polling');
     expect(plans['relay-inventory'].env.RELAY_CONNECTOR).toBeUndefined();

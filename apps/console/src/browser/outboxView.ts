@@ -9,6 +9,17 @@ const RELAY_STATES: Record<string, string> = {
   unreachable: 'not running',
 };
 
+/** In debezium mode the relay publishes nothing itself: its state is its connector's and slot's. */
+const CDC_RELAY_STATES: Record<string, string> = {
+  ok: 'its connector publishes',
+  degraded: 'degraded: its connector or its slot is not running (below)',
+};
+
+function relayState(view: OutboxView): string {
+  const { status, mode } = view.relay;
+  return (mode === 'debezium' ? CDC_RELAY_STATES[status] : undefined) ?? RELAY_STATES[status] ?? status;
+}
+
 /** `data-value` carries the raw number, for scripts and tests; people read the text. */
 function stat(name: string, label: string, value: number, text = String(value), warn = false): HTMLElement {
   return h(
@@ -83,6 +94,52 @@ function failedLine(
   );
 }
 
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${Math.round(bytes / 1024)} KiB`;
+}
+
+/**
+ * How this outbox is published: by its relay (polling) or by a Debezium connector (debezium), with
+ * the connector's state and the WAL its replication slot holds (docs/runbooks.md#outboxreplicationslotretainingwal).
+ */
+function modeLine(view: OutboxView): HTMLElement | null {
+  const { mode, cdc } = view.relay;
+  if (!mode) return null;
+  if (mode === 'polling' || !cdc) {
+    return h(
+      'div',
+      { class: 'muted', 'data-field': 'mode', 'data-mode': mode },
+      'polling: the relay claims and publishes',
+    );
+  }
+  const state = cdc.connectorState ?? 'unknown';
+  const tasks = cdc.taskStates?.length ? ` (tasks ${cdc.taskStates.join(', ')})` : '';
+  const slot = cdc.slot;
+  return h(
+    'div',
+    { class: 'muted', 'data-field': 'mode', 'data-mode': mode },
+    'debezium: connector ',
+    h('code', {}, cdc.connector),
+    ' ',
+    h('span', { class: state === 'RUNNING' ? 'ok' : 'bad', 'data-field': 'connector-state' }, state),
+    tasks,
+    slot
+      ? h(
+          'span',
+          {
+            'data-field': 'slot',
+            'data-retained-bytes': String(slot.retainedWalBytes),
+            'data-unconfirmed-bytes': String(slot.unconfirmedWalBytes),
+          },
+          `; slot ${slot.name} ${slot.active ? 'read' : 'NOT read'}, holds ${formatBytes(slot.retainedWalBytes)} of WAL`,
+          ` (${formatBytes(slot.unconfirmedWalBytes)} not yet confirmed)`,
+        )
+      : h('span', { class: 'bad', 'data-field': 'slot' }, `; ${cdc.slotError ?? 'no replication slot'}`),
+  );
+}
+
 function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLElement {
   const stats = view.stats;
   const oldest = stats?.oldestUnpublishedSeconds ?? 0;
@@ -96,9 +153,10 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
       h(
         'span',
         { class: `badge relay-${view.relay.status}`, 'data-field': 'relay' },
-        `relay-${view.service}: ${RELAY_STATES[view.relay.status] ?? view.relay.status}`,
+        `relay-${view.service}: ${relayState(view)}`,
       ),
     ),
+    modeLine(view),
     view.relay.detail && view.relay.status !== 'ok'
       ? h('div', { class: 'muted error-text' }, view.relay.detail)
       : null,
@@ -107,10 +165,15 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
       ? h(
           'div',
           { class: 'stats' },
-          stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
-          stat('in-flight', 'in flight (leased)', stats.inFlight),
-          stat('failed', 'dead-lettered', stats.failed, undefined, stats.failed > 0),
-          stat('oldest', 'oldest unpublished', Math.floor(oldest), formatAge(oldest), oldest > 5),
+          ...(view.relay.mode === 'debezium'
+            ? // Nothing marks a row in this mode: the rows wait for retention, published or not.
+              [stat('pending', 'rows kept until the slot confirms them', stats.pending)]
+            : [
+                stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
+                stat('in-flight', 'in flight (leased)', stats.inFlight),
+                stat('failed', 'dead-lettered', stats.failed, undefined, stats.failed > 0),
+                stat('oldest', 'oldest unpublished', Math.floor(oldest), formatAge(oldest), oldest > 5),
+              ]),
         )
       : null,
     h(

@@ -45,14 +45,53 @@ function toRowView(row: Row): OutboxRowView {
   };
 }
 
-async function relayHealth(relayUrl: string): Promise<RelayHealth> {
+/** What a relay's /healthz answers (apps/relay: relayHealth.ts in polling mode, cdcRelay.ts in debezium). */
+type RelayHealthBody = {
+  status?: RelayHealth['status'];
+  lastError?: string;
+  mode?: RelayHealth['mode'];
+  connector?: string;
+  connectorState?: string;
+  taskStates?: string[];
+  slot?: NonNullable<RelayHealth['cdc']>['slot'];
+  slotError?: string;
+};
+
+/** The relay's health, its mode and, in debezium mode, its connector and slot. */
+export async function relayHealth(relayUrl: string): Promise<RelayHealth> {
   try {
     const res = await fetchWithTimeout(`${relayUrl}/healthz`);
-    const body = (await res.json()) as { status?: RelayHealth['status']; lastError?: string };
-    return { status: body.status ?? 'down', ...(body.lastError ? { detail: body.lastError } : {}) };
+    const body = (await res.json()) as RelayHealthBody;
+    const detail = body.lastError ?? body.slotError;
+    return {
+      status: body.status ?? 'down',
+      ...(detail ? { detail } : {}),
+      ...(body.mode ? { mode: body.mode } : {}),
+      ...(body.mode === 'debezium' ? { cdc: cdcOf(body) } : {}),
+    };
   } catch (err) {
     return { status: 'unreachable', detail: errorMessage(err) };
   }
+}
+
+function cdcOf(body: RelayHealthBody): NonNullable<RelayHealth['cdc']> {
+  const slot = body.slot;
+  return {
+    connector: body.connector ?? '',
+    ...(body.connectorState ? { connectorState: body.connectorState } : {}),
+    ...(body.taskStates ? { taskStates: body.taskStates } : {}),
+    ...(slot
+      ? {
+          slot: {
+            name: slot.name,
+            active: slot.active,
+            retainedWalBytes: slot.retainedWalBytes,
+            unconfirmedWalBytes: slot.unconfirmedWalBytes,
+          },
+        }
+      : {}),
+    ...(body.slotError ? { slotError: body.slotError } : {}),
+  };
 }
 
 /** One service database's outbox as the relay sees it, and the relay's own health. */

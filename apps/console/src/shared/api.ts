@@ -90,7 +90,20 @@ export type OutboxRowView = {
   publishedAt: string | null;
 };
 
-export type RelayHealth = { status: 'ok' | 'degraded' | 'down' | 'unreachable'; detail?: string };
+export type RelayHealth = {
+  status: 'ok' | 'degraded' | 'down' | 'unreachable';
+  detail?: string;
+  /** How the outbox is published (docs/design.md#polling-or-cdc); missing while the relay is unreachable. */
+  mode?: 'polling' | 'debezium';
+  /** Debezium mode: the connector and its replication slot, as the relay reports them on /healthz. */
+  cdc?: {
+    connector: string;
+    connectorState?: string;
+    taskStates?: string[];
+    slot?: { name: string; active: boolean; retainedWalBytes: number; unconfirmedWalBytes: number };
+    slotError?: string;
+  };
+};
 
 export type OutboxView = {
   service: ServiceName;
