@@ -64,11 +64,12 @@ type Kafka = { kind: KafkaKind; brokers: string[]; pids: () => number[]; dispose
 /** One node (RF 1) or three (RF 3, min.insync.replicas 2), started once and shared by the cells. */
 async function startKafka(kind: KafkaKind): Promise<Kafka> {
   log(`starting the Kafka ${kind}`);
+  // Distinct labels: a test broker's or cluster's data dir is named after its label and the pid.
   if (kind === 'broker') {
-    const { broker, dispose } = await startTestBroker('bench-scaling');
+    const { broker, dispose } = await startTestBroker('bench-scaling-broker');
     return { kind, brokers: broker.brokers, pids: () => (broker.pid ? [broker.pid] : []), dispose };
   }
-  const { cluster, dispose } = await startTestCluster('bench-scaling');
+  const { cluster, dispose } = await startTestCluster('bench-scaling-cluster');
   return {
     kind,
     brokers: cluster.brokers,
@@ -113,7 +114,18 @@ async function benchCell(cell: Cell, kafka: Kafka, run: number): Promise<CellRun
     const measure = (rate: number, ms = stepMs) =>
       measureStep({ stack, pids: pidsByKind(stack, kafka), rate, durationMs: ms, drainMs, ordersUrls });
     log(`${cell.kafka} × ${cell.instances}: warm-up`);
-    await measure(20, 10_000);
+    const warm = await measure(20, 10_000);
+    if (!warm.settled) {
+      // Nothing to search for: the saga does not even settle at 20/s (a broken stack, not a capacity).
+      log(`${cell.kafka} × ${cell.instances}: the warm-up did not settle; skipping the cell`);
+      return {
+        run,
+        steps: [warm],
+        complete: false,
+        error: 'warm-up at 20/s did not settle',
+        loadavgAtEnd: loadavg(),
+      };
+    }
     const search = await searchCapacity({
       measure,
       limits,

@@ -14,6 +14,8 @@ export type CellRun = {
   steps: Step[];
   /** False when the deadline stopped the search before it converged. */
   complete: boolean;
+  /** Why the cell has no capacity, when it failed before the search. */
+  error?: string;
   loadavgAtEnd: number[];
 };
 
@@ -68,7 +70,9 @@ function summary(report: ScalingReport): string[] {
         KAFKA_LABEL[cell.kafka],
         String(cell.instances),
         ran ? String(Number.isNaN(cell.medianCapacity) ? 'none found' : cell.medianCapacity) : 'not run',
-        cell.runs.map((r) => `${r.capacity ?? '—'}${r.complete ? '' : ' (cut short)'}`).join(', ') || '—',
+        cell.runs
+          .map((r) => r.error ?? `${r.capacity ?? '—'}${r.complete ? '' : ' (cut short)'}`)
+          .join(', ') || '—',
         one && ran && !Number.isNaN(cell.medianCapacity) ? `${(cell.medianCapacity / one).toFixed(2)}×` : '—',
         s ? `${s.latencyMs.p99} ms` : '—',
         s ? String(s.cpuMsPerOrder.total) : '—',
