@@ -145,29 +145,44 @@ const kafkas = new Map<KafkaKind, Kafka>();
 const disposeAll = () => Promise.allSettled([...kafkas.values()].map((kafka) => kafka.dispose()));
 process.once('SIGINT', () => void disposeAll().then(() => process.exit(130)));
 const results = cells.map((cell) => ({ ...cell, runs: [] as CellRun[] }));
+let postgresVersion = 'PostgreSQL';
+/** The results so far: written after every cell, so a run that dies later keeps what it measured. */
+function save(): void {
+  const report = {
+    date: new Date(startedAt).toISOString(),
+    finished: new Date().toISOString(),
+    machine: machineInfo(),
+    postgres: postgresVersion,
+    criteria: DEFAULT_CRITERIA,
+    args,
+    cells: results.map((cell) => ({
+      ...cell,
+      medianCapacity: median(cell.runs.flatMap((r) => (r.capacity === undefined ? [] : [r.capacity]))),
+    })),
+  };
+  writeResults(args.out, report, markdown(report, stepMs));
+}
 try {
+  postgresVersion = (await postgresInfo(postgresUrl)).version ?? postgresVersion;
   for (const kind of kinds) kafkas.set(kind, await startKafka(kind));
   for (let run = 1; run <= runs; run++) {
     for (const result of results) {
       if (Date.now() > deadline) break;
       const kafka = kafkas.get(result.kafka);
-      if (kafka) result.runs.push(await benchCell(result, kafka, run));
+      if (!kafka) continue;
+      try {
+        result.runs.push(await benchCell(result, kafka, run));
+      } catch (err) {
+        // One cell's failure (e.g. PostgreSQL's max_connections reached) is a result, not the end of the run.
+        const error = err instanceof Error ? err.message : String(err);
+        log(`${result.kafka} × ${result.instances}: failed: ${error}`);
+        result.runs.push({ run, steps: [], complete: false, error, loadavgAtEnd: loadavg() });
+      }
+      save();
     }
   }
 } finally {
   await disposeAll();
 }
-const report = {
-  date: new Date(startedAt).toISOString(),
-  finished: new Date().toISOString(),
-  machine: machineInfo(),
-  postgres: (await postgresInfo(postgresUrl)).version ?? 'PostgreSQL',
-  criteria: DEFAULT_CRITERIA,
-  args,
-  cells: results.map((cell) => ({
-    ...cell,
-    medianCapacity: median(cell.runs.flatMap((r) => (r.capacity === undefined ? [] : [r.capacity]))),
-  })),
-};
-writeResults(args.out, report, markdown(report, stepMs));
+save();
 process.exit(0);
