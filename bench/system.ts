@@ -24,13 +24,12 @@ import { parseArgs } from 'node:util';
 import type * as StackModule from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { durationMs, positiveNumber } from './support/args.ts';
-import { procTicks, rssMiB, TICKS_PER_SECOND } from './support/cpu.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
-import { DEFAULT_CRITERIA, nextRate, record, type SearchState, verdict } from './system/capacitySearch.ts';
-import { markdown, type Step, type Variant, type VariantReport } from './system/report.ts';
+import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
+import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
+import { markdown, type Variant, type VariantReport } from './system/report.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
 const { values: args } = parseArgs({
@@ -50,8 +49,6 @@ const stepMs = durationMs('step', args.step);
 const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
-
-type Stack = Awaited<ReturnType<typeof StackModule.startChaosStack>>;
 
 /** The code of `rev` in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
@@ -88,16 +85,6 @@ async function startStack(variant: Variant, brokers: string[]): Promise<Stack> {
   return stack;
 }
 
-async function backendPids(stack: Stack): Promise<number[]> {
-  const names = Object.values(stack.databases).map((db) => db.name);
-  const rows = await queryOnce<{ pid: number }>(
-    postgresUrl,
-    'select pid from pg_stat_activity where datname = any($1::text[])',
-    [names],
-  );
-  return rows.map((row) => row.pid);
-}
-
 function processPids(stack: Stack, brokerPid: number | undefined): Record<string, number[]> {
   const pids: Record<string, number[]> = {};
   for (const name of PROCESSES) {
@@ -106,80 +93,6 @@ function processPids(stack: Stack, brokerPid: number | undefined): Record<string
   }
   pids.kafka = brokerPid ? [brokerPid] : [];
   return pids;
-}
-
-const ticksOf = (pids: Record<string, number[]>) =>
-  Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map(procTicks)]));
-
-async function measure(
-  stack: Stack,
-  brokerPid: number | undefined,
-  rate: number,
-  durationMs: number,
-): Promise<Step> {
-  const pids = processPids(stack, brokerPid);
-  pids.postgres = await backendPids(stack);
-  const before = ticksOf(pids);
-  const load = await runLoad({
-    ordersUrl: stack.process('orders').url,
-    rate,
-    durationMs,
-    mix: { valid: 100 },
-    concurrency: 256,
-  });
-  const after = ticksOf(pids);
-  const [{ pending } = { pending: 0 }] = await queryOnce<{ pending: number }>(
-    stack.databases.orders.url,
-    `select count(*)::int as pending from orders where status = 'PENDING'`,
-  );
-  const rss = Object.fromEntries(
-    Object.entries(pids)
-      .filter(([name]) => name !== 'postgres')
-      .map(([name, list]) => [name, list[0] ? rssMiB(list[0]) : Number.NaN]),
-  );
-  const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
-  const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
-    orderIds,
-    timeoutMs: drainMs,
-  });
-  const cpuMsPerOrder: Record<string, number> = {};
-  for (const name of Object.keys(pids)) {
-    // A PostgreSQL backend that exited during the step reads NaN: it counts for nothing.
-    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
-      const start = before[name]?.[i] ?? Number.NaN;
-      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
-    }, 0);
-    cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted), 2);
-  }
-  cpuMsPerOrder.total = round(
-    Object.values(cpuMsPerOrder).reduce((sum, ms) => sum + (Number.isFinite(ms) ? ms : 0), 0),
-    2,
-  );
-  const measured = {
-    offeredRate: rate,
-    achievedRate: load.achievedRate,
-    p99Ms: outcome.latencyMs.p99,
-    pendingAtEnd: pending,
-    settled: outcome.settled,
-  };
-  const { sustained, reasons } = verdict(measured);
-  const { p50, p95, p99, max } = outcome.latencyMs;
-  return {
-    ...measured,
-    accepted: load.accepted,
-    seconds: round((load.finishedAt - load.startedAt) / 1000, 1),
-    latencyMs: { p50, p95, p99, max },
-    sustained,
-    reasons,
-    cpuMsPerOrder,
-    rssMiB: rss,
-    loadavg: loadavg(),
-  };
 }
 
 async function benchVariant(variant: Variant, brokers: string[], brokerPid: number | undefined) {
@@ -192,59 +105,37 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
   const stack = await startStack(variant, brokers);
   const report: VariantReport = { variant, checkout, revision, steps: [] };
   try {
-    const describe = (step: Step) =>
-      `${step.offeredRate}/s: ${step.sustained ? 'sustained' : 'NOT sustained'} — accepted ${step.achievedRate.toFixed(1)}/s, p50 ${step.latencyMs.p50} ms, p99 ${step.latencyMs.p99} ms, ${step.cpuMsPerOrder.total} ms CPU/order${step.reasons.length ? ` (${step.reasons.join('; ')})` : ''}`;
+    const measure = (rate: number, durationMs = stepMs) =>
+      measureStep({ stack, pids: processPids(stack, brokerPid), rate, durationMs, drainMs });
     log(`${variant}: warm-up`);
-    await measure(stack, brokerPid, 20, 10_000);
-    const limits = {
-      start: positiveNumber('start-rate', args['start-rate']),
-      max: positiveNumber('max-rate', args['max-rate']),
-      resolution: 0.1,
-    };
-    let state: SearchState = {};
-    for (let rate = nextRate(state, limits); rate !== undefined; rate = nextRate(state, limits)) {
-      if (Date.now() > deadline) {
-        log(`${variant}: deadline reached, stopping the search`);
-        break;
-      }
-      const step = await measure(stack, brokerPid, rate, stepMs);
-      report.steps.push(step);
-      log(`${variant} ${describe(step)}`);
-      state = record(state, rate, step.sustained);
-    }
-    report.capacity = state.best;
-    if (state.best !== undefined && Date.now() < deadline) {
-      report.atHalfCapacity = await measure(
-        stack,
-        brokerPid,
-        Math.max(1, Math.round(state.best / 2)),
-        stepMs,
-      );
-      log(`${variant} at 50%: ${describe(report.atHalfCapacity)}`);
-      report.atNinetyPercent = await measure(
-        stack,
-        brokerPid,
-        Math.max(1, Math.round(state.best * 0.9)),
-        stepMs,
-      );
-      log(`${variant} at 90%: ${describe(report.atNinetyPercent)}`);
+    await measure(20, 10_000);
+    const search = await searchCapacity({
+      measure,
+      limits: {
+        start: positiveNumber('start-rate', args['start-rate']),
+        max: positiveNumber('max-rate', args['max-rate']),
+        resolution: 0.1,
+      },
+      deadline,
+      log: (message) => log(`${variant} ${message}`),
+    });
+    report.steps.push(...search.steps);
+    report.capacity = search.capacity;
+    if (search.capacity !== undefined && Date.now() < deadline) {
+      report.atHalfCapacity = await measure(Math.max(1, Math.round(search.capacity / 2)));
+      log(`${variant} at 50%: ${describeStep(report.atHalfCapacity)}`);
+      report.atNinetyPercent = await measure(Math.max(1, Math.round(search.capacity * 0.9)));
+      log(`${variant} at 90%: ${describeStep(report.atNinetyPercent)}`);
     }
     if (Date.now() < deadline) {
-      report.atFixedRate = await measure(
-        stack,
-        brokerPid,
-        positiveNumber('fixed-rate', args['fixed-rate']),
-        stepMs,
-      );
-      log(`${variant} at ${args['fixed-rate']}/s: ${describe(report.atFixedRate)}`);
+      report.atFixedRate = await measure(positiveNumber('fixed-rate', args['fixed-rate']));
+      log(`${variant} at ${args['fixed-rate']}/s: ${describeStep(report.atFixedRate)}`);
     }
   } finally {
     await stack.stop();
   }
   return report;
 }
-
-const round = (x: number, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)

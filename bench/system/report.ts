@@ -15,8 +15,13 @@ export type Step = {
   reasons: string[];
   /** CPU ms per accepted order, per process (and the Kafka JVM, and PostgreSQL backends). */
   cpuMsPerOrder: Record<string, number>;
-  /** Resident memory at the end of the load, MiB. */
+  /** CPU seconds over the load, per process (or kind of process), and their total. */
+  cpuSeconds: Record<string, number>;
+  /** Resident memory at the end of the load, MiB (summed over a kind's processes). */
   rssMiB: Record<string, number>;
+  /** Busy share of all the machine's cores over the load, 0..1 (every process, ours or not). */
+  machineBusy: number;
+  /** The machine's 1, 5 and 15-minute load averages at the end of the load. */
   loadavg: number[];
 };
 export type VariantReport = {

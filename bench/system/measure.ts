@@ -1,0 +1,167 @@
+/**
+ * One step of the system benchmarks, and the capacity search made of steps: offer a constant rate
+ * of valid orders to a running chaos stack, wait for the saga to settle, and say what it cost.
+ * bench:system (per process, one broker) and bench:scaling (per process kind, n instances, one
+ * broker or a cluster) both measure through here, so their figures mean the same thing.
+ */
+import type { startChaosStack } from '@outbox/chaos';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { collectOutcome, runLoad } from '@outbox/loadgen';
+import { cpuSince, cpuSnapshot, procTicks, rssMiB, TICKS_PER_SECOND } from '../support/cpu.ts';
+import { loadavg } from '../support/environment.ts';
+import { postgresUrl } from '../support/stack.ts';
+import { nextRate, record, type SearchState, verdict } from './capacitySearch.ts';
+import type { Step } from './report.ts';
+
+export type Stack = Awaited<ReturnType<typeof startChaosStack>>;
+
+/** The PostgreSQL backends serving the stack's three databases, now. */
+export async function backendPids(stack: Stack): Promise<number[]> {
+  const names = Object.values(stack.databases).map((db) => db.name);
+  const rows = await queryOnce<{ pid: number }>(
+    postgresUrl,
+    'select pid from pg_stat_activity where datname = any($1::text[])',
+    [names],
+  );
+  return rows.map((row) => row.pid);
+}
+
+const ticksOf = (pids: Record<string, number[]>) =>
+  Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map(procTicks)]));
+
+const round = (x: number, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
+
+export type StepOptions = {
+  stack: Stack;
+  /** Name → pids whose CPU to count (a process, or every process of one kind); `postgres` is added. */
+  pids: Record<string, number[]>;
+  rate: number;
+  durationMs: number;
+  /** How long the saga may take to settle after the load stops. */
+  drainMs: number;
+  /** The orders APIs to share the rate between, as a load balancer would (default: `orders` alone). */
+  ordersUrls?: string[];
+};
+
+/** `rate` shared evenly between the orders APIs: one load generator each, run side by side. */
+async function loadAll(ordersUrls: string[], rate: number, durationMs: number) {
+  const results = await Promise.all(
+    ordersUrls.map((ordersUrl) =>
+      runLoad({
+        ordersUrl,
+        rate: rate / ordersUrls.length,
+        durationMs,
+        mix: { valid: 100 },
+        concurrency: Math.ceil(256 / ordersUrls.length),
+      }),
+    ),
+  );
+  return {
+    orders: results.flatMap((r) => r.orders),
+    accepted: results.reduce((sum, r) => sum + r.accepted, 0),
+    achievedRate: results.reduce((sum, r) => sum + r.achievedRate, 0),
+    startedAt: Math.min(...results.map((r) => r.startedAt)),
+    finishedAt: Math.max(...results.map((r) => r.finishedAt)),
+  };
+}
+
+/** Offer `rate` orders/s for `durationMs`, then judge the step (capacitySearch.ts's verdict). */
+export async function measureStep(options: StepOptions): Promise<Step> {
+  const { stack, rate, durationMs, drainMs } = options;
+  const pids = { ...options.pids, postgres: await backendPids(stack) };
+  const before = ticksOf(pids);
+  const machineBefore = cpuSnapshot({});
+  const load = await loadAll(options.ordersUrls ?? [stack.process('orders').url], rate, durationMs);
+  const after = ticksOf(pids);
+  const { machineBusy } = cpuSince(machineBefore, {});
+  const [{ pending } = { pending: 0 }] = await queryOnce<{ pending: number }>(
+    stack.databases.orders.url,
+    `select count(*)::int as pending from orders where status = 'PENDING'`,
+  );
+  const rss = Object.fromEntries(
+    Object.entries(pids)
+      .filter(([name]) => name !== 'postgres')
+      .map(([name, list]) => [name, list.reduce((sum, pid) => sum + rssMiB(pid), 0)]),
+  );
+  const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
+  const outcome = await collectOutcome({
+    databaseUrls: {
+      orders: stack.databases.orders.url,
+      inventory: stack.databases.inventory.url,
+      billing: stack.databases.billing.url,
+    },
+    orderIds,
+    timeoutMs: drainMs,
+  });
+  const cpuSeconds: Record<string, number> = {};
+  const cpuMsPerOrder: Record<string, number> = {};
+  for (const name of Object.keys(pids)) {
+    // A process (a PostgreSQL backend) that exited during the step reads NaN: it counts for nothing.
+    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
+      const start = before[name]?.[i] ?? Number.NaN;
+      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
+    }, 0);
+    cpuSeconds[name] = round(ticks / TICKS_PER_SECOND, 2);
+    cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted), 2);
+  }
+  const total = (values: Record<string, number>) =>
+    round(
+      Object.values(values).reduce((sum, x) => sum + (Number.isFinite(x) ? x : 0), 0),
+      2,
+    );
+  cpuSeconds.total = total(cpuSeconds);
+  cpuMsPerOrder.total = total(cpuMsPerOrder);
+  const measured = {
+    offeredRate: rate,
+    achievedRate: load.achievedRate,
+    p99Ms: outcome.latencyMs.p99,
+    pendingAtEnd: pending,
+    settled: outcome.settled,
+  };
+  const { sustained, reasons } = verdict(measured);
+  const { p50, p95, p99, max } = outcome.latencyMs;
+  return {
+    ...measured,
+    accepted: load.accepted,
+    seconds: round((load.finishedAt - load.startedAt) / 1000, 1),
+    latencyMs: { p50, p95, p99, max },
+    sustained,
+    reasons,
+    cpuMsPerOrder,
+    cpuSeconds,
+    rssMiB: rss,
+    machineBusy,
+    loadavg: loadavg(),
+  };
+}
+
+/** One line for the log. */
+export const describeStep = (step: Step) =>
+  `${step.offeredRate}/s: ${step.sustained ? 'sustained' : 'NOT sustained'} — accepted ${step.achievedRate.toFixed(1)}/s, p50 ${step.latencyMs.p50} ms, p99 ${step.latencyMs.p99} ms, ${step.cpuMsPerOrder.total} ms CPU/order, load ${step.loadavg.join(' ')}${step.reasons.length ? ` (${step.reasons.join('; ')})` : ''}`;
+
+export type SearchOptions = {
+  measure: (rate: number) => Promise<Step>;
+  limits: { start: number; max: number; resolution: number };
+  /** Epoch ms after which no new step starts. */
+  deadline: number;
+  log: (message: string) => void;
+};
+
+/** Double, then bisect (capacitySearch.ts's nextRate) until the capacity is found or time is up. */
+export async function searchCapacity({ measure, limits, deadline, log }: SearchOptions) {
+  const steps: Step[] = [];
+  let state: SearchState = {};
+  let complete = true;
+  for (let rate = nextRate(state, limits); rate !== undefined; rate = nextRate(state, limits)) {
+    if (Date.now() > deadline) {
+      log('deadline reached, stopping the search');
+      complete = false;
+      break;
+    }
+    const step = await measure(rate);
+    steps.push(step);
+    log(describeStep(step));
+    state = record(state, rate, step.sustained);
+  }
+  return { capacity: state.best, steps, complete };
+}
