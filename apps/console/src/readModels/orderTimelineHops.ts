@@ -64,8 +64,12 @@ const APPLIED_BY: Record<string, ServiceName[]> = {
 
 const DECISIONS = new Set(['ORDER_CONFIRMED', 'ORDER_CANCELLED']);
 
-/** A reply and its cause's processed_events row share a transaction's now(); this absorbs float noise. */
-const SAME_TRANSACTION_MS = 0.001;
+/**
+ * A reply and its cause's processed_events row share a transaction's now(). The outbox keeps it to
+ * the millisecond (created_at is timestamptz(3), migration 005: the CDC relay's ce_time), rounded,
+ * so the two differ by up to half a millisecond, plus float noise.
+ */
+const SAME_TRANSACTION_MS = 0.501;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const round = (ms: number) => Math.round(ms * 100) / 100;
