@@ -31,6 +31,11 @@ export type StackOptions = {
    * the partitions among them and moves a dead one's to the others. The load goes to `orders`.
    */
   extraInstances?: Partial<Record<DatabaseName, number>>;
+  /**
+   * Every outbox is published by CDC (docs/design.md#polling-or-cdc): the relays start in debezium
+   * mode, claim nothing and report their connector on Kafka Connect at this URL (ownConnect.ts).
+   */
+  connectUrl?: string;
 };
 
 export type ChaosStack = {
@@ -72,6 +77,12 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     topicPrefix,
     groupPrefix: topicPrefix,
     allowFaults: 'test',
+    ...(options.connectUrl
+      ? {
+          relayModes: { orders: 'debezium', inventory: 'debezium', billing: 'debezium' },
+          connectUrl: options.connectUrl,
+        }
+      : {}),
   });
 
   const plans = new Map<ProcessName, ProcessPlan>();
