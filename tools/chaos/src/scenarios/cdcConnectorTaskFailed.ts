@@ -87,7 +87,7 @@ async function setTopicConfig(admin: Admin, topic: string, config: Record<string
   });
 }
 
-/** Until Connect reports the connector's task FAILED; the first line of its trace. */
+/** Until Connect reports the connector's task FAILED; its trace's first line and its root cause. */
 async function waitForFailedTask(
   context: ScenarioContext,
   connectUrl: string,
@@ -97,7 +97,11 @@ async function waitForFailedTask(
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(250)) {
     const status = await connectorStatus(connectUrl, connector).catch(() => undefined);
     const failed = status?.tasks.find((task) => task.state === 'FAILED');
-    if (failed) return (failed.trace ?? '').split('\n')[0] ?? '';
+    if (failed) {
+      const lines = (failed.trace ?? '').split('\n');
+      const cause = lines.filter((line) => line.startsWith('Caused by:')).at(-1);
+      return [lines[0], cause].filter(Boolean).join(' ← ');
+    }
   }
   context.log(`${connector}: no task FAILED after ${timeoutMs} ms`);
   throw new Error(`${connector}: the task did not fail within ${timeoutMs} ms of the topic refusing records`);
