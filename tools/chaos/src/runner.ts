@@ -172,7 +172,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
     // Load and fault script side by side.
     const loadStarted = Date.now();
-    const progressWatch = startProgressWatch(stack);
+    const progressWatch = startProgressWatch(stack, connect ? { cdcBrokers: kafkaBrokers } : {});
     let restoredAt: number | undefined;
     const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
     const loadRun: Promise<LoadResult> = runLoad({
