@@ -52,6 +52,8 @@ export const cdcConnectorTaskFailed: Scenario = {
       await setTopicConfig(admin, topic, overrides);
       await restartFailedTasks(connect.worker.url, connector);
       context.fault(`topic fixed; POST /connectors/${connector}/restart?includeTasks=true&onlyFailed=true`);
+      // The restart is asynchronous (202): the status shows the old FAILED until the worker acts.
+      await waitUntilNoTaskFailed(connect.worker.url, connector);
       await awaitConnectorsRunning(context);
     } finally {
       await admin.disconnect();
@@ -105,4 +107,17 @@ async function waitForFailedTask(
   }
   context.log(`${connector}: no task FAILED after ${timeoutMs} ms`);
   throw new Error(`${connector}: the task did not fail within ${timeoutMs} ms of the topic refusing records`);
+}
+
+/** Until Connect no longer reports a FAILED task of the connector (restarting, then running). */
+async function waitUntilNoTaskFailed(
+  connectUrl: string,
+  connector: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
+    const status = await connectorStatus(connectUrl, connector).catch(() => undefined);
+    if (status && !status.tasks.some((task) => task.state === 'FAILED')) return;
+  }
+  throw new Error(`${connector}: a task was still FAILED ${timeoutMs} ms after the restart`);
 }
