@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
@@ -48,8 +49,13 @@ export function startProgressWatch(
       ),
     ).catch(() => undefined);
     if (!counts) return;
-    const published = onTopics ? await onTopics.count().catch(() => undefined) : undefined;
-    if (onTopics && published === undefined) return;
+    // A broker that is down makes the count hang or fail: nothing published, and the applied
+    // count (from the databases) must not wait for it, or its gap would be missed.
+    const published = onTopics
+      ? await Promise.race([onTopics.count(), sleep(1000).then(() => undefined)])
+          .catch(() => undefined)
+          .then((count) => count ?? last?.published ?? 0)
+      : undefined;
     const now = Date.now();
     const fromDatabases = counts.reduce((sum, c) => ({
       published: sum.published + c.published,
