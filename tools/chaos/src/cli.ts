@@ -1,4 +1,4 @@
-// npm run chaos -- <scenario|all|cluster|dual-writes> [--json file] [--markdown file] [--seed n]
+// npm run chaos -- <scenario|all|cluster|cdc|dual-writes> [--json file] [--markdown file] [--seed n]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,7 +6,14 @@ import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';
-import { CLUSTER_SCENARIOS, DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
+import {
+  CDC_SCENARIOS,
+  CLUSTER_SCENARIOS,
+  DUAL_WRITES,
+  findScenario,
+  PROOFS,
+  SCENARIOS,
+} from './scenarios/index.ts';
 
 fixKafkajsIdleTimerLoop();
 const resultsDir = join(import.meta.dirname, '../../../test-results/chaos');
@@ -23,15 +30,16 @@ const [which] = positionals;
 const groups: Record<string, typeof SCENARIOS> = {
   all: SCENARIOS,
   cluster: CLUSTER_SCENARIOS,
+  cdc: CDC_SCENARIOS,
   'dual-writes': DUAL_WRITES,
 };
 const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
 if (selected.length === 0 || selected.some((scenario) => scenario === undefined)) {
-  const names = [...SCENARIOS, ...CLUSTER_SCENARIOS, ...PROOFS, ...DUAL_WRITES]
+  const names = [...SCENARIOS, ...CLUSTER_SCENARIOS, ...CDC_SCENARIOS, ...PROOFS, ...DUAL_WRITES]
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }

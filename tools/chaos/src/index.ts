@@ -1,9 +1,22 @@
 // The chaos suite as a library: the tests in tests/chaos run scenarios through the same runner
 // as the CLI (src/cli.ts).
 export { checkInvariants, INVARIANTS, type InvariantResult } from './invariants/index.ts';
-export { formatDualWriteTable, formatMarkdown, formatText, writeReports } from './report.ts';
+export {
+  formatDualWriteTable,
+  formatDuplicatesTable,
+  formatMarkdown,
+  formatText,
+  writeReports,
+} from './report.ts';
 export { type RunOptions, runScenario, type ScenarioReport } from './runner.ts';
 
 export type { Scenario, ScenarioContext } from './scenario.ts';
-export { CLUSTER_SCENARIOS, DUAL_WRITES, findScenario, PROOFS, SCENARIOS } from './scenarios/index.ts';
+export {
+  CDC_SCENARIOS,
+  CLUSTER_SCENARIOS,
+  DUAL_WRITES,
+  findScenario,
+  PROOFS,
+  SCENARIOS,
+} from './scenarios/index.ts';
 export { type ChaosStack, type StackOptions as ChaosStackOptions, startChaosStack } from './stack.ts';

@@ -1,5 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { type ChaosStack, DATABASES } from './stack.ts';
+import { systemTopics } from './topics.ts';
 
 /** The longest time, while the load ran, in which the system published no event / applied none. */
 export type ProgressGaps = { longestWithoutPublishingMs: number; longestWithoutApplyingMs: number };
@@ -12,9 +16,20 @@ export type ProgressWatch = { stop(): Promise<ProgressGaps> };
  * stretch in which either count stood still: the window a fault opened, in which the load kept
  * coming and nothing moved. Meant to run exactly while the load runs (a steady stream, so any
  * stretch without progress is the system's, not the load's).
+ *
+ * With `cdcBrokers` (debezium mode, where nothing marks rows published) "published" is the number
+ * of records on the event topics instead, read from the broker's end offsets.
  */
-export function startProgressWatch(stack: ChaosStack, everyMs = 200): ProgressWatch {
+export function startProgressWatch(
+  stack: ChaosStack,
+  { everyMs = 200, cdcBrokers }: { everyMs?: number; cdcBrokers?: string[] } = {},
+): ProgressWatch {
   const pools = DATABASES.map((name) => new pg.Pool({ connectionString: stack.databases[name].url, max: 1 }));
+  // An idle client whose server restarts (postgres-restart) emits 'error' on its pool.
+  for (const pool of pools) pool.on('error', () => {});
+  const onTopics = cdcBrokers
+    ? topicRecords(cdcBrokers, Object.values(systemTopics(stack.topicPrefix).events))
+    : undefined;
   const gaps: ProgressGaps = { longestWithoutPublishingMs: 0, longestWithoutApplyingMs: 0 };
   let last: { published: number; applied: number } | undefined;
   let publishedAt = Date.now();
@@ -34,11 +49,19 @@ export function startProgressWatch(stack: ChaosStack, everyMs = 200): ProgressWa
       ),
     ).catch(() => undefined);
     if (!counts) return;
+    // A broker that is down makes the count hang or fail: nothing published, and the applied
+    // count (from the databases) must not wait for it, or its gap would be missed.
+    const published = onTopics
+      ? await Promise.race([onTopics.count(), sleep(1000).then(() => undefined)])
+          .catch(() => undefined)
+          .then((count) => count ?? last?.published ?? 0)
+      : undefined;
     const now = Date.now();
-    const total = counts.reduce((sum, c) => ({
+    const fromDatabases = counts.reduce((sum, c) => ({
       published: sum.published + c.published,
       applied: sum.applied + c.applied,
     }));
+    const total = published === undefined ? fromDatabases : { ...fromDatabases, published };
     if (!last || total.published > last.published) publishedAt = now;
     if (!last || total.applied > last.applied) appliedAt = now;
     gaps.longestWithoutPublishingMs = Math.max(gaps.longestWithoutPublishingMs, now - publishedAt);
@@ -59,7 +82,34 @@ export function startProgressWatch(stack: ChaosStack, everyMs = 200): ProgressWa
       stopped = true;
       await loop;
       await Promise.allSettled(pools.map((pool) => pool.end()));
+      await onTopics?.close();
       return gaps;
+    },
+  };
+}
+
+/** Records on the topics (end offsets summed), through one admin client kept for the whole watch. */
+function topicRecords(
+  brokers: string[],
+  topics: string[],
+): { count(): Promise<number>; close(): Promise<void> } {
+  fixKafkajsIdleTimerLoop();
+  const admin = new Kafka({ clientId: 'chaos-progress', brokers, logLevel: logLevel.NOTHING }).admin();
+  const connected = admin.connect();
+  return {
+    count: async () => {
+      await connected;
+      let records = 0;
+      for (const topic of topics) {
+        // A topic not created yet holds nothing.
+        const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+        for (const partition of offsets) records += Number(partition.high);
+      }
+      return records;
+    },
+    close: async () => {
+      await connected.catch(() => {});
+      await admin.disconnect();
     },
   };
 }

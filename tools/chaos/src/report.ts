@@ -26,7 +26,7 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 /** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
   const lines = [
-    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}): ${report.breaks}`,
+    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}, relay ${report.relayMode}): ${report.breaks}`,
     `  load: ${report.load.accepted} orders accepted of ${report.load.sent} sent, ${report.load.retries} retries` +
       ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
     ...(report.load.shedAnswers > 0 ? [`  ${shedLine(report)}`] : []),
@@ -79,11 +79,41 @@ export function formatDualWriteTable(reports: ScenarioReport[]): string {
   return `${out.join('\n')}\n`;
 }
 
+const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
+
+/**
+ * Duplicates on the topics per scenario and what published the outboxes (polling, Debezium,
+ * Debezium with exactly-once source): copies beyond the first, from duplicates-reconcile's counts.
+ * Empty unless a CDC scenario ran.
+ */
+export function formatDuplicatesTable(reports: ScenarioReport[]): string {
+  if (!reports.some((r) => r.relayMode !== 'polling')) return '';
+  const out = [
+    `| scenario | relay | verdict | orders accepted / sent | messages on topics | duplicates on topics (${TOPICS.join(' / ')}) | consumers' own duplicate counters (inventory / billing / orders) |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of reports) {
+    const c = r.invariants.find((result) => result.name === 'duplicates-reconcile')?.counts ?? {};
+    const sum = (suffix: string) =>
+      TOPICS.reduce((total, topic) => total + (c[`${topic} ${suffix}`] ?? 0), 0);
+    const own = ['inventory', 'billing', 'orders']
+      .map((consumer) => c[`${consumer} consumer: own duplicate counter since its last start`] ?? '–')
+      .join(' / ');
+    out.push(
+      `| ${r.scenario} | ${r.relayMode} | ${r.passed ? 'pass' : '**FAIL**'} | ${r.load.accepted} / ${r.load.sent} | ` +
+        `${sum('messages')} | ${sum('duplicates')} (${TOPICS.map((topic) => c[`${topic} duplicates`] ?? '–').join(' / ')}) | ${own} |`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
 /** The same as a Markdown section per scenario, for CI artifacts and docs/chaos.md. */
 export function formatMarkdown(reports: ScenarioReport[]): string {
   const out = ['# Chaos run', ''];
   const dualWrites = formatDualWriteTable(reports);
   if (dualWrites) out.push('## What the outbox prevents: naive dual writes vs the outbox', '', dualWrites);
+  const duplicates = formatDuplicatesTable(reports);
+  if (duplicates) out.push('## Duplicates on the topics: polling or CDC', '', duplicates);
   out.push(
     '| scenario | verdict | orders accepted | shed | retries | quiet after load | recovery | duration |',
   );
@@ -97,7 +127,8 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   for (const r of reports) {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
-      `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}.`,
+      `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
+        `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}.`,
       '',
     );
     if (r.progress)

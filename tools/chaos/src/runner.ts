@@ -11,6 +11,7 @@ import {
 } from '@outbox/loadgen';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
+import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
 import {
   checkInvariants,
   type ExpectedDeadLetters,
@@ -30,6 +31,8 @@ export type ScenarioReport = {
   expectation: string;
   /** Orders' WRITE_MODE during the run (the dual-write scenarios run the naive ones). */
   writeMode: WriteMode;
+  /** What published the outboxes: the polling relays, or Debezium connectors (with `needs.cdc`). */
+  relayMode: RelayModeOfRun;
   passed: boolean;
   startedAt: string;
   durationMs: number;
@@ -80,6 +83,13 @@ export type RunOptions = {
   log?: (line: string) => void;
 };
 
+export type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
+
+function relayModeOf(scenario: Scenario): RelayModeOfRun {
+  if (!scenario.needs?.cdc) return 'polling';
+  return scenario.needs.exactlyOnceSource ? 'debezium exactly-once' : 'debezium';
+}
+
 const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
 const NO_LATENCIES = { p50: 0, p95: 0, p99: 0, max: 0, count: 0 };
 
@@ -97,6 +107,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let ownBroker: OwnBroker | undefined;
   let cluster: TestCluster | undefined;
   let postgres: PrivatePostgres | undefined;
+  let connect: OwnConnect | undefined;
   let stack: ChaosStack | undefined;
   let scraper: OpsScraper | undefined;
   const timeline: ScenarioReport['timeline'] = [];
@@ -114,7 +125,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const kafkaBrokers = cluster?.cluster.brokers ?? ownBroker?.broker.brokers ?? options.kafkaBrokers ?? [];
     if (needs.privatePostgres) {
       log('starting a private PostgreSQL');
-      postgres = await startPrivatePostgres();
+      postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
+    }
+    if (needs.cdc) {
+      log(
+        `starting a Kafka Connect worker of its own${needs.exactlyOnceSource ? ' (exactly-once source)' : ''}`,
+      );
+      connect = await startOwnConnect(scenario.name, kafkaBrokers, {
+        exactlyOnce: needs.exactlyOnceSource === true,
+      });
     }
     stack = await startChaosStack({
       label: scenario.name,
@@ -128,19 +147,32 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
             extraInstances: { orders: 1, inventory: 1, billing: 1 },
           }
         : {}),
+      ...(connect ? { connectUrl: connect.worker.url, replicationSlots: connect.slots } : {}),
       ...scenario.stack,
       env: {
         ...scenario.stack?.env,
         orders: { ...scenario.stack?.env?.orders, WRITE_MODE: writeMode },
       },
     });
+    if (connect) {
+      // Before the load: a row committed before its connector's slot exists is never published.
+      await connect.register(
+        {
+          orders: stack.databases.orders.url,
+          inventory: stack.databases.inventory.url,
+          billing: stack.databases.billing.url,
+        },
+        stack.topicPrefix,
+      );
+      log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
+    }
     scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
     log(`stack up (topics ${stack.topicPrefix}*); load ${load.rate}/s for ${load.durationMs / 1000} s`);
 
     // Load and fault script side by side.
     const loadStarted = Date.now();
-    const progressWatch = startProgressWatch(stack);
+    const progressWatch = startProgressWatch(stack, connect ? { cdcBrokers: kafkaBrokers } : {});
     let restoredAt: number | undefined;
     const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
     const loadRun: Promise<LoadResult> = runLoad({
@@ -159,6 +191,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       cluster: cluster?.cluster,
       brokerProxy: ownBroker?.proxy,
       postgres,
+      connect,
       elapsed: () => Date.now() - loadStarted,
       sleep: (ms) => sleep(ms),
       fault: (what) => {
@@ -198,7 +231,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       kafkaBrokers,
       scenario.quiescenceTimeoutMs ?? 90_000,
       // A naive write leaves orders PENDING that no event will ever move: not work left to wait for.
-      { pendingOrdersAreWork: writeMode === 'outbox' },
+      { pendingOrdersAreWork: writeMode === 'outbox', relayMode: connect ? 'debezium' : 'polling' },
     );
     log(
       quiet.reached ? `quiet after ${quiet.at - loadEnded} ms` : `not quiet: ${quiet.outstanding.join('; ')}`,
@@ -207,6 +240,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     const acknowledged = loadResult.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
     const snapshot = await takeSnapshot({
       writeMode,
+      relayMode: connect ? 'debezium' : 'polling',
       databaseUrls: {
         orders: stack.databases.orders.url,
         inventory: stack.databases.inventory.url,
@@ -237,6 +271,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       breaks: scenario.breaks,
       expectation: scenario.expectation,
       writeMode,
+      relayMode: relayModeOf(scenario),
       passed:
         quiet.reached && invariants.every((result) => result.passed) && opsEndpoints.failures.length === 0,
       startedAt: new Date(started).toISOString(),
@@ -273,6 +308,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   } finally {
     const cleanup = Date.now();
     await scraper?.stop();
+    // Connectors and slots before the databases: a database with a replication slot cannot be dropped.
+    await connect?.dispose();
     await stack?.stop();
     await ownBroker?.dispose();
     await cluster?.dispose();
@@ -301,6 +338,7 @@ function failedReport(
     breaks: scenario.breaks,
     expectation: scenario.expectation,
     writeMode: scenario.writeMode ?? 'outbox',
+    relayMode: relayModeOf(scenario),
     passed: false,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,

@@ -3,6 +3,7 @@ import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
+import type { OwnConnect } from './faults/ownConnect.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
 import type { ChaosStack, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
@@ -18,6 +19,8 @@ export type ScenarioContext = {
   brokerProxy: TcpProxy | undefined;
   /** The private PostgreSQL server (only with `needs.privatePostgres`). */
   postgres: PrivatePostgres | undefined;
+  /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
+  connect: OwnConnect | undefined;
   /** Milliseconds since the load started. */
   elapsed(): number;
   sleep(ms: number): Promise<void>;
@@ -53,6 +56,15 @@ export type Scenario = {
      * each consumer service.
      */
     cluster?: boolean;
+    /**
+     * Every outbox is published by CDC instead of the polling relays: a Kafka Connect worker of the
+     * scenario's own (on the scenario's broker) with a Debezium connector per outbox, the relays in
+     * debezium mode (they claim nothing). Connectors, replication slots and publications are
+     * removed at the end. The server must run with wal_level=logical (a private one does).
+     */
+    cdc?: boolean;
+    /** With `cdc`: Kafka Connect's exactly-once source support on the worker, required by each connector. */
+    exactlyOnceSource?: boolean;
   };
   stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances'>;
   /** Orders' WRITE_MODE; the outbox when not given. */

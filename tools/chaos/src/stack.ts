@@ -31,6 +31,13 @@ export type StackOptions = {
    * the partitions among them and moves a dead one's to the others. The load goes to `orders`.
    */
   extraInstances?: Partial<Record<DatabaseName, number>>;
+  /**
+   * Every outbox is published by CDC (docs/design.md#polling-or-cdc): the relays start in debezium
+   * mode, claim nothing and report their connector on Kafka Connect at this URL (ownConnect.ts).
+   */
+  connectUrl?: string;
+  /** With connectUrl: each outbox's replication slot, which its relay watches (RELAY_REPLICATION_SLOT). */
+  replicationSlots?: Record<DatabaseName, string>;
 };
 
 export type ChaosStack = {
@@ -72,6 +79,12 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     topicPrefix,
     groupPrefix: topicPrefix,
     allowFaults: 'test',
+    ...(options.connectUrl
+      ? {
+          relayModes: { orders: 'debezium', inventory: 'debezium', billing: 'debezium' },
+          connectUrl: options.connectUrl,
+        }
+      : {}),
   });
 
   const plans = new Map<ProcessName, ProcessPlan>();
@@ -95,6 +108,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
           ...own.env,
           DATABASE_URL: withApplicationName(databaseUrls[database], name),
           RELAY_ID: name,
+          ...(options.replicationSlots ? { RELAY_REPLICATION_SLOT: options.replicationSlots[database] } : {}),
           // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
           // still well above the producer's few-second send timeout (docs/design.md).
           RELAY_LEASE_MS: '5000',

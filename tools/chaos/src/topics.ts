@@ -87,11 +87,20 @@ export async function readTopics(
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: existing, fromBeginning: true });
+    // A fetch of control records only never reaches eachBatch; kafkajs reports it here.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      const key = `${payload.topic}/${payload.partition}`;
+      if (Number(payload.lastOffset) + 1 >= (ends.get(key) ?? 0)) remaining.delete(key);
+      if (remaining.size === 0) finish();
+    });
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
         const key = `${batch.topic}/${batch.partition}`;
         const end = ends.get(key) ?? 0;
+        // A transactional producer (Connect's exactly-once source) ends each transaction with a
+        // control record: the last offset of a partition may be a marker no message carries.
+        if (Number(batch.lastOffset()) + 1 >= end) remaining.delete(key);
         for (const message of batch.messages) {
           const offset = Number(message.offset);
           if (offset >= end) continue; // published after the call: not part of this snapshot
@@ -122,6 +131,25 @@ export async function readTopics(
   for (const messages of result.values())
     messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
   return result;
+}
+
+/** Records per topic (end offset minus start offset, summed over partitions; control records count). */
+export async function topicEnds(brokers: string[], topics: string[]): Promise<Map<string, number>> {
+  fixKafkajsIdleTimerLoop();
+  const admin = new Kafka({ clientId: 'chaos-ends', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const known = new Set(await admin.listTopics());
+    const sizes = new Map<string, number>();
+    for (const topic of topics.filter((t) => known.has(t))) {
+      let size = 0;
+      for (const p of await admin.fetchTopicOffsets(topic)) size += Number(p.high) - Number(p.low);
+      sizes.set(topic, size);
+    }
+    return sizes;
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Committed offset vs. end offset, summed over the partitions of the topics a group consumes. */

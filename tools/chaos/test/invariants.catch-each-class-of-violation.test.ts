@@ -40,6 +40,7 @@ const message = (topic: string, offset: number, id: string, type: string): Topic
 function consistent(): Snapshot {
   return {
     writeMode: 'outbox',
+    relayMode: 'polling',
     acknowledged: [ORDER],
     initialStock: new Map([['KB-101', 100]]),
     orders: [{ id: ORDER, status: 'CONFIRMED', stock_status: 'RESERVED', payment_status: 'AUTHORIZED' }],
@@ -110,6 +111,36 @@ describe('invariant checker', () => {
     const s = consistent();
     s.messages.set(topics.events.inventory, []);
     expect(Object.keys(failed(checkInvariants(s)))).toContain('every-event-published');
+  });
+
+  it('catches a row the polling relay left pending, even when its event is on the topic', () => {
+    const s = consistent();
+    const first = s.outbox.inventory[0];
+    if (first) first.status = 'pending';
+    expect(failed(checkInvariants(s))['every-event-published']?.[0]).toMatch(
+      /inventory outbox row still pending: 1/,
+    );
+  });
+
+  /** The consistent run published by Debezium: nothing marks the rows, they stay pending. */
+  function debezium(): Snapshot {
+    const s = consistent();
+    s.relayMode = 'debezium';
+    for (const database of ['orders', 'inventory', 'billing'] as const)
+      for (const r of s.outbox[database]) r.status = 'pending';
+    return s;
+  }
+
+  it('passes a debezium run whose rows stay pending with every event on its topic', () => {
+    expect(failed(checkInvariants(debezium()))).toEqual({});
+  });
+
+  it('catches, in debezium mode, a row whose event is not on its topic', () => {
+    const s = debezium();
+    s.messages.set(topics.events.billing, []);
+    expect(failed(checkInvariants(s))['every-event-published']?.[0]).toMatch(
+      /billing outbox row not on p\.payment\.events \(debezium mode\): 1 \(e\.g\. e-authorized/,
+    );
   });
 
   it('catches a ghost event (on the topic, no committed outbox row)', () => {

@@ -34,6 +34,14 @@ export type CdcConnectorOptions = {
   publicationName: string;
   /** Names Debezium's own topics and metrics (topic.prefix); the outbox events never use it. */
   serverName: string;
+  /**
+   * `exactly.once.support=required`: Connect refuses to run the connector unless its worker has
+   * exactly-once source support enabled (ConnectWorkerOptions.exactlyOnceSource) and the connector
+   * declares it supports it; Debezium's PostgreSQL connector does (its offsets are WAL positions it
+   * can resume from exactly). Each poll's records and its offsets commit in one transaction
+   * (`transaction.boundary=poll`, Connect's default). Default off.
+   */
+  exactlyOnce?: boolean;
 };
 
 export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<string, string> {
@@ -115,5 +123,6 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     'transforms.contentType.type': 'org.apache.kafka.connect.transforms.InsertHeader',
     'transforms.contentType.header': 'content-type',
     'transforms.contentType.value.literal': 'application/json',
+    ...(options.exactlyOnce ? { 'exactly.once.support': 'required', 'transaction.boundary': 'poll' } : {}),
   };
 }

@@ -89,3 +89,16 @@ export async function deleteConnector(baseUrl: string, name: string): Promise<bo
   if (!res.ok) throw new Error(`Kafka Connect: deleting ${name}: HTTP ${res.status} ${await res.text()}`);
   return true;
 }
+
+/**
+ * `POST /connectors/<name>/restart?includeTasks=true&onlyFailed=true`: what an operator does once
+ * the cause of a FAILED task is fixed. Connect restarts only the failed instances; a task resumes
+ * from its last committed source offset.
+ */
+export async function restartFailedTasks(baseUrl: string, name: string): Promise<void> {
+  const res = await fetch(
+    `${baseUrl}/connectors/${encodeURIComponent(name)}/restart?includeTasks=true&onlyFailed=true`,
+    { method: 'POST', signal: AbortSignal.timeout(30_000) },
+  );
+  if (!res.ok) throw new Error(`Kafka Connect: restarting ${name}: HTTP ${res.status} ${await res.text()}`);
+}

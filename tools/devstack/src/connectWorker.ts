@@ -24,6 +24,14 @@ export type ConnectWorkerOptions = {
   heapMb?: number;
   /** The worker's stdout/stderr. Default `.local/connect/<name>/connect.log`. */
   logFile?: string;
+  /**
+   * Kafka Connect's exactly-once support for source connectors (KIP-618,
+   * `exactly.once.source.support=enabled`): each task writes its records and its source offsets in
+   * one Kafka transaction, so a restarted worker resumes exactly after what it committed. A
+   * connector opts in with `exactly.once.support=required` (cdcConnector.ts). Default off: Connect's
+   * at-least-once, the duplicates of a crash absorbed by the consumers' inbox.
+   */
+  exactlyOnceSource?: boolean;
 };
 
 /**
@@ -43,6 +51,7 @@ export class ConnectWorker {
   readonly heapMb: number;
   readonly dir: string;
   readonly logFile: string;
+  readonly exactlyOnceSource: boolean;
 
   constructor(options: ConnectWorkerOptions) {
     this.brokers = options.brokers;
@@ -51,6 +60,7 @@ export class ConnectWorker {
     this.heapMb = options.heapMb ?? 256;
     this.dir = resolve(join(localDir, 'connect', this.name));
     this.logFile = resolve(options.logFile ?? join(this.dir, 'connect.log'));
+    this.exactlyOnceSource = options.exactlyOnceSource ?? false;
   }
 
   /** The REST API, e.g. `http://127.0.0.1:8083`. */
@@ -161,6 +171,9 @@ export class ConnectWorker {
       'value.converter.schemas.enable=false',
       // Plugins are on the classpath, not in a plugin.path: scanning it is all discovery needs.
       'plugin.discovery=only_scan',
+      // A new worker group may start straight at `enabled` (an existing one goes through `preparing`).
+      // Its consumers of the source offsets read committed; the broker needs the transaction log.
+      ...(this.exactlyOnceSource ? ['exactly.once.source.support=enabled'] : []),
     ];
     return `${lines.join('\n')}\n`;
   }

@@ -29,6 +29,12 @@ export type ExpectedDeadLetters = {
  */
 export type Snapshot = {
   writeMode: WriteMode;
+  /**
+   * What published the outboxes. The polling relays mark each row `published`; Debezium reads the
+   * rows from the WAL and marks nothing, so in `debezium` mode rows stay `pending` for good and
+   * only the topics tell what was published.
+   */
+  relayMode: RelayMode;
   /** Order ids the API acknowledged (201) to the load generator. */
   acknowledged: string[];
   initialStock: Map<string, number>;
@@ -55,8 +61,11 @@ export type Snapshot = {
   serviceDuplicateCounters: Partial<Record<DatabaseName, number>>;
 };
 
+export type RelayMode = 'polling' | 'debezium';
+
 export type SnapshotSource = {
   writeMode: WriteMode;
+  relayMode: RelayMode;
   databaseUrls: Record<DatabaseName, string>;
   kafkaBrokers: string[];
   topicPrefix: string;
@@ -96,6 +105,7 @@ export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
   );
   return {
     writeMode: source.writeMode,
+    relayMode: source.relayMode,
     acknowledged: source.acknowledged,
     initialStock: source.initialStock,
     orders: await queryOnce(ordersUrl, 'select id::text, status, stock_status, payment_status from orders'),

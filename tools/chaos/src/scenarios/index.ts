@@ -2,6 +2,10 @@ import type { Scenario } from '../scenario.ts';
 import { brokenDedup } from './brokenDedup.ts';
 import { brokerKill9 } from './brokerKill9.ts';
 import { brokerStoppedLong } from './brokerStoppedLong.ts';
+import { cdcBrokerKill9 } from './cdcBrokerKill9.ts';
+import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.ts';
+import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
+import { cdcPostgresRestart } from './cdcPostgresRestart.ts';
 import { clusterConsumerFailover } from './clusterConsumerFailover.ts';
 import { clusterLeaderKill } from './clusterLeaderKill.ts';
 import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
@@ -57,13 +61,26 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
   clusterRelayFailover,
 ];
 
+/**
+ * The same proof with CDC publishing every outbox (`npm run chaos -- cdc`): a Kafka Connect worker
+ * of the scenario's own with a Debezium connector per outbox, the relays in debezium mode. Two of
+ * them run in CI (tests/chaos/chaos.cdc-*); all of them on demand.
+ */
+export const CDC_SCENARIOS: Scenario[] = [
+  cdcConnectKill9,
+  cdcConnectKill9ExactlyOnce,
+  cdcBrokerKill9,
+  cdcPostgresRestart,
+  cdcConnectorTaskFailed,
+];
+
 /** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
 export const PROOFS: Scenario[] = [brokenDedup];
 
 export { DUAL_WRITES };
 
 export function findScenario(name: string): Scenario | undefined {
-  return [...SCENARIOS, ...CLUSTER_SCENARIOS, ...PROOFS, ...DUAL_WRITES].find(
+  return [...SCENARIOS, ...CLUSTER_SCENARIOS, ...CDC_SCENARIOS, ...PROOFS, ...DUAL_WRITES].find(
     (scenario) => scenario.name === name,
   );
 }

@@ -3,6 +3,7 @@ import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import pg from 'pg';
+import { describeConnectors, type OwnConnect } from '../faults/ownConnect.ts';
 import type { ScenarioContext } from '../scenario.ts';
 import type { ProcessName } from '../stack.ts';
 import { systemTopics } from '../topics.ts';
@@ -17,6 +18,22 @@ export function ownBroker(context: ScenarioContext): KafkaBroker {
 export function ownCluster(context: ScenarioContext): KafkaCluster {
   if (!context.cluster) throw new Error('this scenario fails brokers over: declare needs.cluster');
   return context.cluster;
+}
+
+/** The scenario's Kafka Connect worker and connectors; only scenarios that declare `needs.cdc` have them. */
+export function ownConnect(context: ScenarioContext): OwnConnect {
+  if (!context.connect) throw new Error('this scenario breaks the CDC relay: declare needs.cdc');
+  return context.connect;
+}
+
+/**
+ * Wait until every connector and task runs again (Connect restarts them by itself after a worker,
+ * broker or database outage) and record it as the moment the system was whole again.
+ */
+export async function awaitConnectorsRunning(context: ScenarioContext, timeoutMs = 120_000): Promise<void> {
+  const connect = ownConnect(context);
+  await connect.waitUntilRunning(timeoutMs);
+  context.restored(`connectors running: ${await describeConnectors(connect)}`);
 }
 
 /** The node that leads the most partitions of the system's event topics now, and how many it leads. */

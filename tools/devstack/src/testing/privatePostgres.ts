@@ -24,6 +24,8 @@ export type PrivatePostgresOptions = {
    * server does while it starts up or recovers from a crash, for as long as the test needs.
    */
   refusingConnections?: boolean;
+  /** `wal_level=logical`, for a CDC relay's replication slot (docs/design.md#polling-or-cdc). */
+  logicalDecoding?: boolean;
 };
 
 /**
@@ -48,6 +50,7 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
 
   await asOwner('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   let serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  if (options.logicalDecoding) serverOptions += ' -c wal_level=logical';
   if (options.refusingConnections) {
     // pg_ctl -w counts a standby as started; without hot standby it never accepts a connection.
     writeFileSync(join(dataDir, 'standby.signal'), '');

@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
+import { cdcNames } from '@outbox/devstack/cdc-relays';
+import {
+  connectorStatus,
+  deleteConnector,
+  putConnector,
+  waitForConnectorRunning,
+} from '@outbox/devstack/connect-rest';
+import { ConnectWorker } from '@outbox/devstack/connect-worker';
+import {
+  dropPublication,
+  dropReplicationSlot,
+  ensureOutboxPublication,
+  logicalDecodingUnavailable,
+  waitForActiveSlot,
+} from '@outbox/devstack/logical-decoding';
+import { freePort } from '@outbox/devstack/ports';
+import { Kafka, logLevel } from 'kafkajs';
+import { DATABASES, type DatabaseName } from '../stack.ts';
+
+const localDir = join(import.meta.dirname, '../../../../.local');
+
+/** The services' KAFKA_TOPIC_PARTITIONS (their default): the topics Connect creates must match. */
+const TOPIC_PARTITIONS = 6;
+const PUBLICATION = cdcNames('orders').publication;
+
+export type OwnConnect = {
+  worker: ConnectWorker;
+  /** Exactly-once source support on the worker and required by every connector. */
+  exactlyOnce: boolean;
+  /** Connector per outbox: the relays in debezium mode report these (stackPlan's cdcNames). */
+  connectors: Record<DatabaseName, string>;
+  /** Replication slot per outbox: unique on the server, which other runs and engineers share. */
+  slots: Record<DatabaseName, string>;
+  /**
+   * Publish each outbox through its connector, from now on: creates the publication, registers the
+   * connector and waits until it runs and its slot is active. The databases must be migrated.
+   */
+  register(databaseUrls: Record<DatabaseName, string>, topicPrefix: string): Promise<void>;
+  /** Until every connector and every task is RUNNING (after a restart of the worker, say). */
+  waitUntilRunning(timeoutMs?: number): Promise<void>;
+  /** Deletes the connectors, stops the worker, drops the slots and publications, its topics and folder. */
+  dispose(): Promise<void>;
+};
+
+/**
+ * The CDC relay of a scenario (`needs.cdc`): a Kafka Connect worker of its own on the scenario's
+ * broker, with one Debezium connector per outbox once `register` is called. The worker is started
+ * here, before the stack, so that its JVM warms up while the services start; the connectors come
+ * after the services have migrated their databases.
+ */
+export async function startOwnConnect(
+  label: string,
+  brokers: string[],
+  { exactlyOnce = false }: { exactlyOnce?: boolean } = {},
+): Promise<OwnConnect> {
+  const run = randomBytes(3).toString('hex');
+  const name = `chaos-${label}-${run}`;
+  const worker = new ConnectWorker({
+    brokers,
+    name,
+    port: await freePort(),
+    exactlyOnceSource: exactlyOnce,
+    logFile: join(localDir, 'logs', `connect-${name}.log`),
+  });
+  rmSync(worker.dir, { recursive: true, force: true });
+  await worker.start();
+  try {
+    await worker.waitUntilReady(120_000);
+  } catch (error) {
+    await worker.kill();
+    throw error;
+  }
+  const connectors = Object.fromEntries(
+    DATABASES.map((database) => [database, cdcNames(database).connector]),
+  ) as Record<DatabaseName, string>;
+  const slot = `chaos_${label.replaceAll(/[^a-z0-9]/g, '_')}_${run}`;
+  const slots = Object.fromEntries(DATABASES.map((database) => [database, `${slot}_${database}`])) as Record<
+    DatabaseName,
+    string
+  >;
+  let registered: Record<DatabaseName, string> | undefined;
+
+  const waitUntilRunning = async (timeoutMs = 120_000) => {
+    await Promise.all(
+      DATABASES.map((database) => waitForConnectorRunning(worker.url, connectors[database], timeoutMs)),
+    );
+  };
+
+  return {
+    worker,
+    exactlyOnce,
+    connectors,
+    slots,
+    register: async (databaseUrls, topicPrefix) => {
+      registered = databaseUrls;
+      for (const database of DATABASES) {
+        const reason = await logicalDecodingUnavailable(databaseUrls[database]);
+        if (reason) throw new Error(`needs.cdc: ${reason}`);
+        await ensureOutboxPublication(databaseUrls[database], PUBLICATION, () => {});
+        await putConnector(
+          worker.url,
+          connectors[database],
+          renderCdcConnectorConfig({
+            databaseUrl: databaseUrls[database],
+            topicPrefix,
+            topicPartitions: TOPIC_PARTITIONS,
+            slotName: slots[database],
+            publicationName: PUBLICATION,
+            serverName: `${name}-${database}`,
+            exactlyOnce,
+          }),
+        );
+      }
+      await waitUntilRunning();
+      // snapshot.mode=no_data: a row is published only if committed once its slot exists.
+      for (const database of DATABASES) await waitForActiveSlot(databaseUrls[database], slots[database]);
+    },
+    waitUntilRunning,
+    dispose: async () => {
+      if (worker.isRunning()) {
+        for (const database of DATABASES)
+          await deleteConnector(worker.url, connectors[database]).catch(() => false);
+        await worker.stop().catch(() => worker.kill());
+      }
+      // The worker first: once it is gone nothing holds the slots.
+      if (registered) {
+        for (const database of DATABASES) {
+          await dropReplicationSlot(registered[database], slots[database]).catch(() => false);
+          await dropPublication(registered[database], PUBLICATION).catch(() => {});
+        }
+      }
+      await deleteTopics(brokers, Object.values(worker.internalTopics)).catch(() => {});
+      rmSync(worker.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every connector's state and its tasks', e.g. `outbox-orders RUNNING [FAILED]`, for the timeline. */
+export async function describeConnectors(connect: OwnConnect): Promise<string> {
+  const parts: string[] = [];
+  for (const database of DATABASES) {
+    const status = await connectorStatus(connect.worker.url, connect.connectors[database]).catch(
+      () => undefined,
+    );
+    parts.push(
+      `${connect.connectors[database]} ${status?.connector.state ?? '?'} [${status?.tasks.map((t) => t.state).join(',') ?? ''}]`,
+    );
+  }
+  return parts.join(', ');
+}
+
+async function deleteTopics(brokers: string[], topics: string[]): Promise<void> {
+  const admin = new Kafka({ clientId: 'chaos-connect-cleanup', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const ours = topics.filter((topic) => existing.has(topic));
+    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
+  } finally {
+    await admin.disconnect();
+  }
+}
