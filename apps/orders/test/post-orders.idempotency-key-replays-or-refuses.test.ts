@@ -3,13 +3,20 @@
 import { randomUUID } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OrdersApi, postOrder, rowsOfCustomer, startOrdersApi } from './support/ordersApi.ts';
+import {
+  type OrdersApi,
+  postOrder,
+  QUEUE_EVERY_REQUEST,
+  rowsOfCustomer,
+  startOrdersApi,
+} from './support/ordersApi.ts';
 
 useLeakGuard();
 
 let api: OrdersApi;
 beforeAll(async () => {
-  api = await startOrdersApi('orders_idem');
+  // 20 requests race below: queued, not shed, since the point is that they are correct together.
+  api = await startOrdersApi('orders_idem', { admission: QUEUE_EVERY_REQUEST });
 });
 afterAll(() => api?.close());
 
