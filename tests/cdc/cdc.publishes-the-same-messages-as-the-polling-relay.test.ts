@@ -1,14 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fromKafkaMessage } from '@outbox/contracts';
-import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
-import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
+import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
+import { deleteConnector } from '@outbox/devstack/connect-rest';
 import {
   dropPublication,
   dropReplicationSlot,
-  ensureOutboxPublication,
   logicalDecodingUnavailable,
-  waitForActiveSlot,
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
@@ -61,8 +59,7 @@ beforeAll(async () => {
     startTestConnectWorker('cdc-same-messages', brokers),
   ]);
   const workerReady = Date.now() - started;
-  await ensureOutboxPublication(db.url, publication);
-  const config = renderCdcConnectorConfig({
+  await registerOutboxConnector(connect.worker.url, connectorName, {
     databaseUrl: db.url,
     topicPrefix: cdcPrefix,
     topicPartitions: partitions,
@@ -70,10 +67,6 @@ beforeAll(async () => {
     publicationName: publication,
     serverName: `cdc-test-${run}`,
   });
-  await putConnector(connect.worker.url, connectorName, config);
-  await waitForConnectorRunning(connect.worker.url, connectorName);
-  // snapshot.mode=no_data: the connector streams what is committed after its slot exists.
-  await waitForActiveSlot(db.url, slot);
   console.log(
     `Connect worker ready after ${workerReady} ms; connector running and its slot active after ${Date.now() - started} ms`,
   );

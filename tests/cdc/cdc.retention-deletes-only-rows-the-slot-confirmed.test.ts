@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
-import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
+import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
+import { deleteConnector } from '@outbox/devstack/connect-rest';
 import {
   dropPublication,
   dropReplicationSlot,
-  ensureOutboxPublication,
   logicalDecodingUnavailable,
-  waitForActiveSlot,
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
@@ -53,8 +51,7 @@ beforeAll(async () => {
     createOutboxDatabase('cdc_retention'),
     startTestConnectWorker('cdc-retention', brokers),
   ]);
-  await ensureOutboxPublication(db.url, publication);
-  const config = renderCdcConnectorConfig({
+  await registerOutboxConnector(connect.worker.url, connectorName, {
     databaseUrl: db.url,
     topicPrefix: prefix,
     topicPartitions: 3,
@@ -62,9 +59,6 @@ beforeAll(async () => {
     publicationName: publication,
     serverName: connectorName,
   });
-  await putConnector(connect.worker.url, connectorName, config);
-  await waitForConnectorRunning(connect.worker.url, connectorName);
-  await waitForActiveSlot(db.url, slot);
   relay = await startService(
     'relay',
     {

@@ -21,6 +21,9 @@
  * tests/cdc/cdc.publishes-the-same-messages-as-the-polling-relay.test.ts compares the two.
  */
 
+import { putConnector, waitForConnectorRunning } from './connectRest.ts';
+import { ensureOutboxPublication, waitForActiveSlot } from './logicalDecoding.ts';
+
 export type CdcConnectorOptions = {
   /** The service database whose `outbox` table is read, e.g. postgresql://postgres@127.0.0.1:5432/orders. */
   databaseUrl: string;
@@ -125,4 +128,21 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     'transforms.contentType.value.literal': 'application/json',
     ...(options.exactlyOnce ? { 'exactly.once.support': 'required', 'transaction.boundary': 'poll' } : {}),
   };
+}
+
+/**
+ * Publish one outbox through Debezium from now on: its publication, its connector (registered and
+ * RUNNING), its replication slot active. Only then is a new row certain to be published: the
+ * connector streams what is committed once its slot exists (snapshot.mode=no_data).
+ */
+export async function registerOutboxConnector(
+  connectUrl: string,
+  connector: string,
+  options: CdcConnectorOptions,
+  log: (message: string) => void = () => {},
+): Promise<void> {
+  await ensureOutboxPublication(options.databaseUrl, options.publicationName, log);
+  await putConnector(connectUrl, connector, renderCdcConnectorConfig(options));
+  await waitForConnectorRunning(connectUrl, connector, 120_000);
+  await waitForActiveSlot(options.databaseUrl, options.slotName);
 }

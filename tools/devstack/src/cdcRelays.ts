@@ -1,11 +1,7 @@
-import { renderCdcConnectorConfig } from './cdcConnector.ts';
-import { deleteConnector, putConnector, waitForConnectorRunning } from './connectRest.ts';
+import { registerOutboxConnector } from './cdcConnector.ts';
+import { deleteConnector } from './connectRest.ts';
 import { ConnectWorker } from './connectWorker.ts';
-import {
-  dropReplicationSlot,
-  ensureOutboxPublication,
-  logicalDecodingUnavailable,
-} from './logicalDecoding.ts';
+import { dropReplicationSlot, logicalDecodingUnavailable } from './logicalDecoding.ts';
 
 /**
  * The demo's relay per service database, polling or CDC (docs/design.md#polling-or-cdc): which
@@ -93,20 +89,19 @@ export async function startCdcRelays(options: CdcRelaysOptions): Promise<Connect
   }
   for (const service of cdc) {
     const names = cdcNames(service);
-    await ensureOutboxPublication(options.databaseUrls[service], names.publication, options.log);
-    await putConnector(
+    await registerOutboxConnector(
       worker.url,
       names.connector,
-      renderCdcConnectorConfig({
+      {
         databaseUrl: options.databaseUrls[service],
         topicPrefix: options.topicPrefix,
         topicPartitions: options.topicPartitions,
         slotName: names.slot,
         publicationName: names.publication,
         serverName: names.connector,
-      }),
+      },
+      options.log,
     );
-    await waitForConnectorRunning(worker.url, names.connector, 120_000);
     options.log(`connect: connector ${names.connector} publishes the ${service} outbox (slot ${names.slot})`);
   }
   return cdc.length > 0 ? worker : undefined;

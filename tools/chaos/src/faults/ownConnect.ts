@@ -1,21 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
+import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
 import { cdcNames } from '@outbox/devstack/cdc-relays';
-import {
-  connectorStatus,
-  deleteConnector,
-  putConnector,
-  waitForConnectorRunning,
-} from '@outbox/devstack/connect-rest';
+import { connectorStatus, deleteConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
 import { ConnectWorker } from '@outbox/devstack/connect-worker';
 import {
   dropPublication,
   dropReplicationSlot,
-  ensureOutboxPublication,
   logicalDecodingUnavailable,
-  waitForActiveSlot,
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { Kafka, logLevel } from 'kafkajs';
@@ -100,11 +93,10 @@ export async function startOwnConnect(
       for (const database of DATABASES) {
         const reason = await logicalDecodingUnavailable(databaseUrls[database]);
         if (reason) throw new Error(`needs.cdc: ${reason}`);
-        await ensureOutboxPublication(databaseUrls[database], PUBLICATION, () => {});
-        await putConnector(
-          worker.url,
-          connectors[database],
-          renderCdcConnectorConfig({
+      }
+      await Promise.all(
+        DATABASES.map((database) =>
+          registerOutboxConnector(worker.url, connectors[database], {
             databaseUrl: databaseUrls[database],
             topicPrefix,
             topicPartitions: TOPIC_PARTITIONS,
@@ -113,11 +105,8 @@ export async function startOwnConnect(
             serverName: `${name}-${database}`,
             exactlyOnce,
           }),
-        );
-      }
-      await waitUntilRunning();
-      // snapshot.mode=no_data: a row is published only if committed once its slot exists.
-      for (const database of DATABASES) await waitForActiveSlot(databaseUrls[database], slots[database]);
+        ),
+      );
     },
     waitUntilRunning,
     dispose: async () => {
