@@ -6,7 +6,7 @@
  * - throughput: how fast each drains a backlog of --backlog events already in the outbox.
  *
  *   node bench/cdc-latency.ts [--rates 20,200,1000] [--seconds 10] [--backlog 20000]
- *                             [--out bench/results/cdc-latency]
+ *                             [--aggregates 2000] [--out bench/results/cdc-latency]
  *
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
@@ -62,12 +62,19 @@ const { values: args } = parseArgs({
     rates: { type: 'string', default: '20,200,1000' },
     seconds: { type: 'string', default: '10' },
     backlog: { type: 'string', default: '20000' },
+    aggregates: { type: 'string', default: '2000' },
     out: { type: 'string', default: 'bench/results/cdc-latency' },
   },
 });
 const rates = positiveInts('rates', args.rates);
 const seconds = positiveInt('seconds', args.seconds);
 const backlog = positiveInt('backlog', args.backlog);
+/**
+ * Distinct aggregate ids the events are spread over, round-robin (as in bench:relay). It matters to
+ * the polling relay: its claim takes only the oldest unpublished event of each aggregate, so one
+ * claim carries at most this many events (docs/benchmarks.md, "Polling or CDC").
+ */
+const aggregates = positiveInt('aggregates', args.aggregates);
 const log = logger('cdc-latency');
 const SIDES = ['polling', 'debezium'] as const;
 type Side = (typeof SIDES)[number];
@@ -164,8 +171,9 @@ await consumer.run({
   },
 });
 
-// Up to 4 connections: at 1,000/s one connection's commits (each an fsync) would not keep up.
-const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+// Up to 8 connections: at 1,000/s one connection's commits (each an fsync) would not keep up (and
+// 4 reached 664/s on the busy machine).
+const pool = new pg.Pool({ connectionString: db.url, max: 8 });
 
 /** Inserts one event per transaction at `rate` per second for `durationMs`, on schedule (open loop). */
 async function offer(cell: string, rate: number, durationMs: number) {
@@ -179,7 +187,11 @@ async function offer(cell: string, rate: number, durationMs: number) {
       pool.query(
         `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
          values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
-        [randomUUID(), `${cell}-${n % 50}`, JSON.stringify({ orderId: randomUUID(), totalCents: '1999' })],
+        [
+          randomUUID(),
+          `${cell}-${n % aggregates}`,
+          JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
+        ],
       ),
     );
   }
@@ -192,10 +204,10 @@ async function insertBacklog(count: number): Promise<void> {
   for (let done = 0; done < count; done += 1000) {
     await pool.query(
       `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       select gen_random_uuid(), '/orders', 'order', 'backlog-' || (n % 50), 'ORDER_CREATED', 1,
+       select gen_random_uuid(), '/orders', 'order', 'backlog-' || ((done + n) % $2::int), 'ORDER_CREATED', 1,
               jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-       from generate_series(1, $1::int) as n`,
-      [Math.min(1000, count - done)],
+       from generate_series(1, $1::int) as n, (select $3::int as done) as d`,
+      [Math.min(1000, count - done), aggregates, done],
     );
   }
 }
@@ -302,7 +314,7 @@ const report = {
   node: process.version,
   postgres: await postgresInfo(testPostgresUrl, ['wal_level', 'synchronous_commit']),
   kafka: broker.version,
-  parameters: { rates, seconds, backlog, partitions: PARTITIONS },
+  parameters: { rates, seconds, backlog, aggregates, partitions: PARTITIONS },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how quiet it was.
   loadavg: { before: loadBefore, after: loadavg() },
   latency: latencyRows,
@@ -319,6 +331,7 @@ const markdown = [
   '',
   'One outbox, both relays publishing the same rows: the polling relay (NOTIFY, poll 1000 ms) and the',
   'Debezium connector (poll.interval.ms 100), each into topics of its own (LogAppendTime).',
+  `Events spread round-robin over ${aggregates} aggregate ids.`,
   '',
   '## Latency: one event per transaction at a steady offered rate',
   '',
