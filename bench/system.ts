@@ -133,7 +133,14 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
   const report: VariantReport = { variant, checkout, revision, steps: [] };
   try {
     const measure = (rate: number, durationMs = stepMs) =>
-      measureStep({ stack, pids: processPids(stack, brokerPid, connect), rate, durationMs, drainMs });
+      measureStep({
+        stack,
+        pids: processPids(stack, brokerPid, connect),
+        rate,
+        durationMs,
+        drainMs,
+        cdc: connect !== undefined,
+      });
     log(`${variant}: warm-up`);
     await measure(20, 10_000);
     const search = await searchCapacity({
