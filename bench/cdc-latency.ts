@@ -1,17 +1,29 @@
 /**
- * Polling or CDC, latency: how long from an outbox insert to the message reaching a consumer, for
- * the polling relay and for the Debezium connector (docs/design.md#polling-or-cdc), publishing the
- * same rows at the same time?
+ * Polling or CDC, measured side by side (docs/design.md#polling-or-cdc): for the polling relay and
+ * for the Debezium connector, publishing the same rows of one outbox,
+ * - latency at steady offered rates: from the row's commit to the broker's ack (the message's
+ *   LogAppendTime) and to a consumer's arrival;
+ * - throughput: how fast each drains a backlog of --backlog events already in the outbox.
  *
- *   node bench/cdc-latency.ts [--rates 20,200] [--seconds 10] [--out bench/results/cdc-latency]
+ *   node bench/cdc-latency.ts [--rates 20,200,1000] [--seconds 10] [--backlog 20000]
+ *                             [--aggregates 2000] [--out bench/results/cdc-latency]
  *
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
  * process with its production defaults (NOTIFY, poll 1000 ms), the connector with the config of
- * tools/devstack/src/cdcConnector.ts (poll.interval.ms 100). A load generator here inserts one
- * event per transaction at a steady offered rate (open loop) for --seconds per rate; a consumer
- * in this process reads both topics. Latency per event = arrival at the consumer − the row's
- * created_at (its ce_time header: milliseconds, the database clock on this same host).
+ * tools/devstack/src/cdcConnector.ts (poll.interval.ms 100). The topics are created here with
+ * message.timestamp.type=LogAppendTime, so each message carries the broker's time of appending it,
+ * which with one replica is when the broker acks it.
+ *
+ * Latency: a load generator here inserts one event per transaction (autocommit, up to 4
+ * connections) at a steady offered rate (open loop) for --seconds per rate. Latency per event =
+ * broker append time (or arrival at the consumer) − the row's created_at (its ce_time header:
+ * milliseconds, the database clock on this same host; now() at the start of the one-statement
+ * transaction, a fraction of a millisecond before its commit).
+ * Throughput: the polling relay stopped and the connector paused, --backlog events are inserted
+ * (1,000 per transaction); then the connector is resumed and its drain timed until every event is
+ * on the topic; then the polling relay is started and timed the same way. One side at a time, so
+ * neither competes with the other for the 2 cores.
  * Needs wal_level=logical (scripts/postgres-logical-decoding.sh).
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
@@ -19,7 +31,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
-import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
+import {
+  connectorStatus,
+  deleteConnector,
+  putConnector,
+  waitForConnectorRunning,
+} from '@outbox/devstack/connect-rest';
 import {
   dropPublication,
   dropReplicationSlot,
@@ -42,13 +59,22 @@ import { quantile, round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    rates: { type: 'string', default: '20,200' },
+    rates: { type: 'string', default: '20,200,1000' },
     seconds: { type: 'string', default: '10' },
+    backlog: { type: 'string', default: '20000' },
+    aggregates: { type: 'string', default: '2000' },
     out: { type: 'string', default: 'bench/results/cdc-latency' },
   },
 });
 const rates = positiveInts('rates', args.rates);
 const seconds = positiveInt('seconds', args.seconds);
+const backlog = positiveInt('backlog', args.backlog);
+/**
+ * Distinct aggregate ids the events are spread over, round-robin (as in bench:relay). It matters to
+ * the polling relay: its claim takes only the oldest unpublished event of each aggregate, so one
+ * claim carries at most this many events (docs/benchmarks.md, "Polling or CDC").
+ */
+const aggregates = positiveInt('aggregates', args.aggregates);
 const log = logger('cdc-latency');
 const SIDES = ['polling', 'debezium'] as const;
 type Side = (typeof SIDES)[number];
@@ -65,7 +91,11 @@ const broker = await startBenchBroker('cdc-latency');
 const db = await createOutboxDatabase('bench_cdc_latency');
 const connect = await startTestConnectWorker('bench-cdc-latency', broker.broker.brokers);
 const kafka = benchKafka('bench-cdc-latency', broker.broker.brokers);
-for (const prefix of Object.values(prefixes)) await createTopic(kafka, `${prefix}order.events`, PARTITIONS);
+// LogAppendTime: each message's timestamp is the broker's, set when it appends (and, one replica, acks) it.
+for (const prefix of Object.values(prefixes))
+  await createTopic(kafka, `${prefix}order.events`, PARTITIONS, [
+    { name: 'message.timestamp.type', value: 'LogAppendTime' },
+  ]);
 
 await ensureOutboxPublication(db.url, name, log);
 await putConnector(
@@ -82,19 +112,46 @@ await putConnector(
 );
 await waitForConnectorRunning(connect.worker.url, name);
 await waitForActiveSlot(db.url, name);
-const relay = await startService(
-  'relay',
-  {
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: broker.broker.brokers.join(','),
-    KAFKA_TOPIC_PREFIX: prefixes.polling,
-    KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
-  },
-  { port: await freePort(), label: 'bench-cdc-latency' },
-);
+const startRelay = async () =>
+  startService(
+    'relay',
+    {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: broker.broker.brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefixes.polling,
+      KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+    },
+    { port: await freePort(), label: 'bench-cdc-latency' },
+  );
+let relay: Awaited<ReturnType<typeof startService>> | undefined = await startRelay();
 
-// Latencies by side and by cell (the aggregate id's prefix names the offered rate).
-const latencies = new Map<string, number[]>();
+/** `PUT /connectors/<name>/pause` or `/resume` (Kafka Connect's REST API; 202, asynchronous). */
+async function setConnectorPaused(paused: boolean): Promise<void> {
+  const res = await fetch(`${connect.worker.url}/connectors/${name}/${paused ? 'pause' : 'resume'}`, {
+    method: 'PUT',
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`Kafka Connect: ${paused ? 'pause' : 'resume'} ${name}: HTTP ${res.status}`);
+  const state = paused ? 'PAUSED' : 'RUNNING';
+  await eventually(`connector ${name} ${state}`, async () => {
+    const status = await connectorStatus(connect.worker.url, name);
+    return status?.connector.state === state && status.tasks.every((t) => t.state === state)
+      ? true
+      : undefined;
+  });
+}
+
+// Per side and cell (the aggregate id's prefix names the cell: an offered rate, or the backlog):
+// commit → broker append, commit → arrival, and the broker's append times themselves.
+type Samples = { toBroker: number[]; toConsumer: number[]; appendedAt: number[] };
+const samples = new Map<string, Samples>();
+const samplesOf = (cell: string): Samples => {
+  const found = samples.get(cell);
+  if (found) return found;
+  const fresh: Samples = { toBroker: [], toConsumer: [], appendedAt: [] };
+  samples.set(cell, fresh);
+  return fresh;
+};
 const consumer = kafka.consumer({ groupId: `${name}-reader`, maxWaitTimeInMs: 100 });
 await consumer.connect();
 await consumer.subscribe({
@@ -106,68 +163,140 @@ await consumer.run({
     const arrived = Date.now();
     const side: Side = topic.startsWith(prefixes.polling) ? 'polling' : 'debezium';
     const created = Date.parse(message.headers?.ce_time?.toString() ?? '');
-    const cell = `${side}/${message.key?.toString().split('-')[0]}`;
-    const list = latencies.get(cell) ?? [];
-    list.push(arrived - created);
-    latencies.set(cell, list);
+    const appended = Number(message.timestamp);
+    const cell = samplesOf(`${side}/${message.key?.toString().split('-')[0]}`);
+    cell.toBroker.push(appended - created);
+    cell.toConsumer.push(arrived - created);
+    cell.appendedAt.push(appended);
   },
 });
 
-const client = new pg.Client({ connectionString: db.url });
-await client.connect();
+// Up to 8 connections: at 1,000/s one connection's commits (each an fsync) would not keep up (and
+// 4 reached 664/s on the busy machine).
+const pool = new pg.Pool({ connectionString: db.url, max: 8 });
 
 /** Inserts one event per transaction at `rate` per second for `durationMs`, on schedule (open loop). */
-async function offer(cell: string, rate: number, durationMs: number): Promise<number> {
+async function offer(cell: string, rate: number, durationMs: number) {
   const count = Math.round((rate * durationMs) / 1000);
   const started = Date.now();
+  const inserts: Promise<unknown>[] = [];
   for (let n = 0; n < count; n++) {
     const due = started + (n * 1000) / rate;
     if (due > Date.now()) await sleep(due - Date.now()); // pacing the load, not waiting for a condition
-    await client.query(
-      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
-      [randomUUID(), `${cell}-${n % 50}`, JSON.stringify({ orderId: randomUUID(), totalCents: '1999' })],
+    inserts.push(
+      pool.query(
+        `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+         values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
+        [
+          randomUUID(),
+          `${cell}-${n % aggregates}`,
+          JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
+        ],
+      ),
     );
   }
-  return count;
+  await Promise.all(inserts);
+  return { count, achievedRate: (count * 1000) / (Date.now() - started) };
 }
 
-async function received(cell: string, count: number): Promise<void> {
+/** `count` events in transactions of 1,000 rows, as fast as they go: the backlog. */
+async function insertBacklog(count: number): Promise<void> {
+  for (let done = 0; done < count; done += 1000) {
+    await pool.query(
+      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+       select gen_random_uuid(), '/orders', 'order', 'backlog-' || ((done + n) % $2::int), 'ORDER_CREATED', 1,
+              jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
+       from generate_series(1, $1::int) as n, (select $3::int as done) as d`,
+      [Math.min(1000, count - done), aggregates, done],
+    );
+  }
+}
+
+async function received(cell: string, count: number, sides: readonly Side[] = SIDES): Promise<void> {
   await eventually(
-    `${count} events of ${cell} on both sides`,
+    `${count} events of ${cell} on ${sides.join(' and ')}`,
     async () =>
-      SIDES.every((side) => (latencies.get(`${side}/${cell}`)?.length ?? 0) >= count) ? true : undefined,
-    120_000,
+      sides.every((side) => samplesOf(`${side}/${cell}`).toBroker.length >= count) ? true : undefined,
+    300_000,
   );
 }
 
-type Row = { rate: number; side: Side; events: number; p50: number; p95: number; p99: number; max: number };
-const rows: Row[] = [];
+type LatencyRow = {
+  rate: number;
+  achievedRate: number;
+  side: Side;
+  events: number;
+  toBroker: { p50: number; p99: number; max: number };
+  toConsumer: { p50: number; p99: number };
+};
+type DrainRow = {
+  side: Side;
+  events: number;
+  /** From the resume (connector) or the relay's process start to the last event's broker append. */
+  startToLastMs: number;
+  /** From the first event's broker append to the last's. */
+  firstToLastMs: number;
+  eventsPerSecond: number;
+};
+const latencyRows: LatencyRow[] = [];
+const drainRows: DrainRow[] = [];
+
+/** Times one side's drain of the backlog, from `started` to the last event's append. */
+async function timeDrain(side: Side, started: number): Promise<void> {
+  await received('backlog', backlog, [side]);
+  const appended = samplesOf(`${side}/backlog`).appendedAt;
+  const first = Math.min(...appended);
+  const last = Math.max(...appended);
+  drainRows.push({
+    side,
+    events: appended.length,
+    startToLastMs: last - started,
+    firstToLastMs: last - first,
+    eventsPerSecond: round((backlog * 1000) / (last - started), 0),
+  });
+  log(`${side}: ${backlog} events drained in ${last - started} ms`);
+}
+
+const pct = (xs: number[]) => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
 try {
   log('warm-up: 100 events at 50/s');
-  await received('warmup', await offer('warmup', 50, 2000));
+  await received('warmup', (await offer('warmup', 50, 2000)).count);
   for (const rate of rates) {
     const cell = `r${rate}`;
     log(`${rate} events/s for ${seconds} s`);
-    const count = await offer(cell, rate, seconds * 1000);
+    const { count, achievedRate } = await offer(cell, rate, seconds * 1000);
     await received(cell, count);
     for (const side of SIDES) {
-      const ms = latencies.get(`${side}/${cell}`) ?? [];
-      rows.push({
+      const { toBroker, toConsumer } = samplesOf(`${side}/${cell}`);
+      latencyRows.push({
         rate,
+        achievedRate: round(achievedRate, 1),
         side,
-        events: ms.length,
-        p50: quantile(ms, 0.5),
-        p95: quantile(ms, 0.95),
-        p99: quantile(ms, 0.99),
-        max: Math.max(...ms),
+        events: toBroker.length,
+        toBroker: { ...pct(toBroker), max: Math.max(...toBroker) },
+        toConsumer: pct(toConsumer),
       });
     }
   }
-} finally {
-  await client.end();
-  await consumer.disconnect();
+
+  log(`throughput: ${backlog} events inserted while the relay is stopped and the connector paused`);
   await relay.stop();
+  relay = undefined;
+  await setConnectorPaused(true);
+  await insertBacklog(backlog);
+  await sleep(1000); // nothing may be published now: a check, not a wait for a condition
+  if (samplesOf('polling/backlog').toBroker.length + samplesOf('debezium/backlog').toBroker.length > 0)
+    throw new Error('the backlog was published while both relays were stopped');
+  let started = Date.now();
+  await setConnectorPaused(false);
+  await timeDrain('debezium', started);
+  started = Date.now();
+  relay = await startRelay();
+  await timeDrain('polling', started);
+} finally {
+  await pool.end();
+  await consumer.disconnect();
+  await relay?.stop();
   await deleteConnector(connect.worker.url, name).catch(() => false);
   await connect.dispose();
   await dropReplicationSlot(db.url, name);
@@ -176,36 +305,77 @@ try {
   await broker.dispose();
 }
 
+const command = `node bench/cdc-latency.ts ${process.argv.slice(2).join(' ')}`.trim();
 const report = {
   benchmark: 'cdc-latency',
+  command,
   date: new Date().toISOString(),
   machine: machineInfo(),
   node: process.version,
   postgres: await postgresInfo(testPostgresUrl, ['wal_level', 'synchronous_commit']),
   kafka: broker.version,
-  parameters: { rates, seconds, partitions: PARTITIONS },
+  parameters: { rates, seconds, backlog, aggregates, partitions: PARTITIONS },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how quiet it was.
   loadavg: { before: loadBefore, after: loadavg() },
-  rows,
+  latency: latencyRows,
+  drain: drainRows,
 };
+const ms = (x: number) => String(round(x, 1));
 const markdown = [
-  '# Polling or CDC: insert-to-consumer latency',
+  '# Polling or CDC: latency and throughput, side by side',
   '',
   `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.node}, ` +
-    `${report.postgres.version}, Kafka ${report.kafka}, load average ${report.loadavg.before.join(' ')} before, ` +
-    `${report.loadavg.after.join(' ')} after. Produced by \`node bench/cdc-latency.ts\`.`,
+    `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
+    `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after. ` +
+    `Produced by \`${command}\`.`,
   '',
   'One outbox, both relays publishing the same rows: the polling relay (NOTIFY, poll 1000 ms) and the',
-  'Debezium connector (poll.interval.ms 100). One event per transaction at a steady offered rate;',
-  'latency = arrival at a kafkajs consumer − the row’s created_at (milliseconds).',
+  'Debezium connector (poll.interval.ms 100), each into topics of its own (LogAppendTime).',
+  `Events spread round-robin over ${aggregates} aggregate ids.`,
+  '',
+  '## Latency: one event per transaction at a steady offered rate',
+  '',
+  'commit → ack: the broker’s append time − the row’s created_at; → consumer: arrival at a kafkajs',
+  'consumer − created_at (milliseconds).',
   '',
   ...table(
-    ['offered rate (events/s)', 'relay', 'events', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
-    rows.map((r) => [
+    [
+      'offered/s',
+      'achieved/s',
+      'relay',
+      'events',
+      'commit→ack p50 ms',
+      'commit→ack p99 ms',
+      'commit→ack max ms',
+      '→ consumer p50 ms',
+      '→ consumer p99 ms',
+    ],
+    latencyRows.map((r) => [
       String(r.rate),
+      String(r.achievedRate),
       r.side,
       String(r.events),
-      ...[r.p50, r.p95, r.p99, r.max].map((x) => String(round(x, 1))),
+      ms(r.toBroker.p50),
+      ms(r.toBroker.p99),
+      ms(r.toBroker.max),
+      ms(r.toConsumer.p50),
+      ms(r.toConsumer.p99),
+    ]),
+  ),
+  '',
+  `## Throughput: a backlog of ${backlog} events drained`,
+  '',
+  'Inserted (1,000 per transaction) while the relay was stopped and the connector paused; then the',
+  'connector resumed, then (after it) the relay started. events/s = backlog ÷ (start → last ack).',
+  '',
+  ...table(
+    ['relay', 'events', 'start → last ack ms', 'first → last ack ms', 'events/s'],
+    drainRows.map((r) => [
+      r.side,
+      String(r.events),
+      String(r.startToLastMs),
+      String(r.firstToLastMs),
+      String(r.eventsPerSecond),
     ]),
   ),
   '',

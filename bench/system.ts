@@ -3,12 +3,17 @@
 //   npm run bench:system                          # both variants, 60 s steps (about 40-60 minutes)
 //   node bench/system.ts --step 20s               # quicker, shorter steps (the report says so)
 //   node bench/system.ts --variants current       # only the code of this checkout
+//   node bench/system.ts --variants current,cdc   # polling relays against Debezium connectors
 //
 // Each variant is the real system as processes — orders, inventory, billing and their three relays,
 // started by the chaos suite's stack on fresh databases — on one Kafka broker of the benchmark's
 // own. "current" is this checkout; "baseline" is the code of an earlier revision (--baseline-rev,
 // default: the last commit before the throughput work), checked out into .local/bench/ and
 // installed there, so the gain is a ratio measured side by side in one run, on the same machine.
+// "cdc" is this checkout with every outbox published by a Debezium connector on a Kafka Connect
+// worker of its own, as the chaos suite's CDC scenarios run it (tools/chaos/src/faults/ownConnect.ts);
+// its relays only watch their slots and delete what the slots confirmed. The worker's CPU is counted
+// (`connect`), and PostgreSQL's includes the walsenders decoding for the connectors.
 //
 // For each variant: raise stock and the payment limit (nothing is refused), warm up, then offer
 // rising constant rates of valid orders (the load generator), each for --step: double while the
@@ -22,6 +27,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as StackModule from '@outbox/chaos';
+import { type OwnConnect, startOwnConnect } from '@outbox/chaos/own-connect';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { durationMs, positiveNumber } from './support/args.ts';
@@ -52,7 +58,7 @@ const log = logger('bench:system');
 
 /** The code of `rev` in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
-  if (variant === 'current') return resolve('.');
+  if (variant !== 'baseline') return resolve('.');
   const rev = execFileSync('git', ['rev-parse', '--short', args['baseline-rev']], {
     encoding: 'utf8',
   }).trim();
@@ -66,7 +72,10 @@ function checkoutOf(variant: Variant): string {
   return dir;
 }
 
-async function startStack(variant: Variant, brokers: string[]): Promise<Stack> {
+async function startStack(
+  variant: Variant,
+  brokers: string[],
+): Promise<{ stack: Stack; connect?: OwnConnect }> {
   // The chaos stack of that checkout: tools/chaos since the packages were split by role, packages/chaos before.
   const checkout = checkoutOf(variant);
   const stackModule = ['tools/chaos/src/stack.ts', 'packages/chaos/src/stack.ts']
@@ -74,24 +83,42 @@ async function startStack(variant: Variant, brokers: string[]): Promise<Stack> {
     .find((path) => existsSync(path));
   if (!stackModule) throw new Error(`no chaos stack in ${checkout}`);
   const module = (await import(stackModule)) as typeof StackModule;
-  const stack = await module.startChaosStack({
-    label: `bench_${variant}`,
-    kafkaBrokers: brokers,
-    postgresUrl,
-    // Nothing refused: every order is a valid one the saga confirms.
-    env: { billing: { PAYMENT_LIMIT_CENTS: '100000000000' } },
-  });
-  await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
-  return stack;
+  // Before the stack, as the chaos runner does: the worker's JVM warms up while the services start.
+  const connect = variant === 'cdc' ? await startOwnConnect('bench-system', brokers) : undefined;
+  try {
+    const stack = await module.startChaosStack({
+      label: `bench_${variant}`,
+      kafkaBrokers: brokers,
+      postgresUrl,
+      ...(connect ? { connectUrl: connect.worker.url, replicationSlots: connect.slots } : {}),
+      // Nothing refused: every order is a valid one the saga confirms.
+      env: { billing: { PAYMENT_LIMIT_CENTS: '100000000000' } },
+    });
+    // Before the load: a row committed before its connector's slot exists is never published.
+    await connect?.register(
+      {
+        orders: stack.databases.orders.url,
+        inventory: stack.databases.inventory.url,
+        billing: stack.databases.billing.url,
+      },
+      stack.topicPrefix,
+    );
+    await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
+    return { stack, ...(connect ? { connect } : {}) };
+  } catch (error) {
+    await connect?.dispose();
+    throw error;
+  }
 }
 
-function processPids(stack: Stack, brokerPid: number | undefined): Record<string, number[]> {
+function processPids(stack: Stack, brokerPid: number | undefined, connect?: OwnConnect) {
   const pids: Record<string, number[]> = {};
   for (const name of PROCESSES) {
     const pid = stack.process(name).pid;
     pids[name] = pid ? [pid] : [];
   }
   pids.kafka = brokerPid ? [brokerPid] : [];
+  if (connect) pids.connect = connect.worker.pid ? [connect.worker.pid] : [];
   return pids;
 }
 
@@ -102,11 +129,18 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
     encoding: 'utf8',
   }).trim();
   log(`${variant} (${revision}): starting the stack`);
-  const stack = await startStack(variant, brokers);
+  const { stack, connect } = await startStack(variant, brokers);
   const report: VariantReport = { variant, checkout, revision, steps: [] };
   try {
     const measure = (rate: number, durationMs = stepMs) =>
-      measureStep({ stack, pids: processPids(stack, brokerPid), rate, durationMs, drainMs });
+      measureStep({
+        stack,
+        pids: processPids(stack, brokerPid, connect),
+        rate,
+        durationMs,
+        drainMs,
+        cdc: connect !== undefined,
+      });
     log(`${variant}: warm-up`);
     await measure(20, 10_000);
     const search = await searchCapacity({
@@ -133,13 +167,15 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
     }
   } finally {
     await stack.stop();
+    await connect?.dispose();
   }
   return report;
 }
 
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)
-  if (variant !== 'baseline' && variant !== 'current') throw new Error(`unknown variant ${variant}`);
+  if (variant !== 'baseline' && variant !== 'current' && variant !== 'cdc')
+    throw new Error(`unknown variant ${variant}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);
 const { broker, dispose } = await startTestBroker('bench-system');

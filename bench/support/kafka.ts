@@ -26,7 +26,13 @@ export function benchKafka(clientId: string, brokers: string[]): Kafka {
 /** A topic name nobody else uses. */
 export const freshName = (label: string) => `bench-${label}-${randomBytes(3).toString('hex')}`;
 
-export async function createTopic(kafka: Kafka, topic: string, numPartitions: number): Promise<void> {
+/** A topic of the benchmark's own; `configEntries` are topic configs (e.g. message.timestamp.type). */
+export async function createTopic(
+  kafka: Kafka,
+  topic: string,
+  numPartitions: number,
+  configEntries: { name: string; value: string }[] = [],
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -36,7 +42,7 @@ export async function createTopic(kafka: Kafka, topic: string, numPartitions: nu
       try {
         await admin.createTopics({
           waitForLeaders: true,
-          topics: [{ topic, numPartitions, replicationFactor: 1 }],
+          topics: [{ topic, numPartitions, replicationFactor: 1, configEntries }],
         });
         return;
       } catch (err) {

@@ -41,6 +41,8 @@ export type StepOptions = {
   drainMs: number;
   /** The orders APIs to share the rate between, as a load balancer would (default: `orders` alone). */
   ordersUrls?: string[];
+  /** Every outbox published by CDC: its rows stay pending, so settled means every order decided. */
+  cdc?: boolean;
 };
 
 /** `rate` shared evenly between the orders APIs: one load generator each, run side by side. */
@@ -92,6 +94,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
     },
     orderIds,
     timeoutMs: drainMs,
+    ...(options.cdc ? { outboxRowsStayPending: true } : {}),
   });
   const cpuSeconds: Record<string, number> = {};
   const cpuMsPerOrder: Record<string, number> = {};

@@ -1,7 +1,8 @@
 /** What bench:system records per variant and step, and the Markdown of its results file. */
 import { table } from '../support/environment.ts';
 
-export type Variant = 'baseline' | 'current';
+/** baseline: an earlier revision; current: this checkout; cdc: this checkout, every outbox through Debezium. */
+export type Variant = 'baseline' | 'current' | 'cdc';
 
 export type Step = {
   offeredRate: number;
@@ -83,6 +84,12 @@ export function markdown(
     lines.push(
       '',
       `**Capacity ratio current ÷ baseline: ${(current.capacity / baseline.capacity).toFixed(2)}×**`,
+    );
+  const cdc = reports.find((r) => r.variant === 'cdc');
+  if (cdc?.capacity && current?.capacity)
+    lines.push(
+      '',
+      `**Capacity ratio cdc ÷ current (polling): ${(cdc.capacity / current.capacity).toFixed(2)}×**`,
     );
   for (const r of reports) {
     const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);

@@ -11,7 +11,7 @@ export const { values: args } = parseArgs({
     tx: { type: 'string', default: '400' },
     concurrency: { type: 'string', default: '8,32' },
     warmup: { type: 'string', default: '100' },
-    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N' },
+    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T' },
     out: { type: 'string', default: 'bench/results/write-path' },
   },
 });

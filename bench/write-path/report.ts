@@ -19,6 +19,8 @@ export function markdownReport(result: Report): string {
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}, fsync=${result.postgres.fsync}) · Prisma pool ${params.prismaPoolSize}`,
     '',
+    `Load average (1, 5, 15 min) per run, before → after: ${result.runs.map((r) => `${r.loadavgBefore.join(' ')} → ${r.loadavgAfter.join(' ')}`).join('; ')}.`,
+    '',
     `Parameters: ${params.runs} run(s) × ${params.rounds} rounds; per round and variant ${params.iterations} tx at c=1 and ${params.txPerThroughputRound} tx at each c in {${params.concurrency.join(', ')}}; warm-up ${params.warmup}.`,
     '',
   );

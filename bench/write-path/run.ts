@@ -27,6 +27,13 @@ export async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
   );
 }
 
+/** Toggle migration 005's traceparent trigger, likewise only between variants. */
+export async function setTraceparentTrigger(admin: pg.Client, enabled: boolean) {
+  await admin.query(
+    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_traceparent_before_insert`,
+  );
+}
+
 /** Rotate the variant order each round so no variant always runs first (or right after C). */
 export const orderFor = (round: number) =>
   variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
@@ -76,11 +83,13 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
     };
     const segment = async <T>(variant: Variant, fn: () => Promise<T>): Promise<T> => {
       if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
+      if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, false);
       const before = notificationsReceived;
       try {
         return await fn();
       } finally {
         if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
+        if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, true);
         await settle();
         notificationsByVariant[variant.key] =
           (notificationsByVariant[variant.key] ?? 0) + notificationsReceived - before;

@@ -32,6 +32,7 @@ export const comparisons: [string, VariantKey, VariantKey][] = [
   ['F1/A', 'F1', 'A'],
   ['F1/F1N', 'F1', 'F1N'], // the NOTIFY trigger in today's production path
   ['F1N/F0', 'F1N', 'F0'], // the outbox row without its NOTIFY
+  ['F1/F1T', 'F1', 'F1T'], // the traceparent trigger CDC needs (migration 005), per outbox insert
 ];
 
 export function summarizeRun(

@@ -23,7 +23,20 @@ import {
 } from './baselines.ts';
 import { params } from './params.ts';
 
-export type VariantKey = 'A' | 'R' | 'B' | 'C' | 'D' | 'E0' | 'E1' | 'E1K' | 'F0' | 'F1' | 'F1K' | 'F1N';
+export type VariantKey =
+  | 'A'
+  | 'R'
+  | 'B'
+  | 'C'
+  | 'D'
+  | 'E0'
+  | 'E1'
+  | 'E1K'
+  | 'F0'
+  | 'F1'
+  | 'F1K'
+  | 'F1N'
+  | 'F1T';
 export type Variant = {
   key: VariantKey;
   label: string;
@@ -31,6 +44,11 @@ export type Variant = {
   roundTrips: number;
   /** C runs with the NOTIFY trigger disabled; every other variant with it enabled. */
   notifyTrigger: boolean;
+  /**
+   * F1T runs with migration 005's traceparent trigger (what the CDC relay needs) disabled; every
+   * other variant with it enabled, as production runs whichever relay mode it uses.
+   */
+  traceparentTrigger?: false;
   run(prisma: Prisma, request: OrderRequest): Promise<unknown>;
 };
 
@@ -152,6 +170,14 @@ export const allVariants: Variant[] = [
     label: 'F1, NOTIFY trigger disabled',
     roundTrips: 3,
     notifyTrigger: false,
+    run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
+  },
+  {
+    key: 'F1T',
+    label: 'F1, traceparent trigger (migration 005, for CDC) disabled',
+    roundTrips: 3,
+    notifyTrigger: true,
+    traceparentTrigger: false,
     run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
   },
 ];
