@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { isProcessAlive, processCommandLine, signal, waitForExit } from './processes.ts';
+import { pidFromFile, signal, waitForExit } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type ConnectWorkerOptions = {
@@ -76,18 +76,11 @@ export class ConnectWorker {
 
   /** The worker's pid while it runs; undefined when stopped (a stale pid file does not count). */
   get pid(): number | undefined {
-    let pid: number;
-    try {
-      pid = Number.parseInt(readFileSync(this.#pidFile, 'utf8'), 10);
-    } catch {
-      return undefined;
-    }
-    if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return undefined;
-    const commandLine = processCommandLine(pid);
-    const ours =
-      commandLine === undefined ||
-      (commandLine.includes('ConnectDistributed') && commandLine.includes(this.#propertiesFile));
-    return ours ? pid : undefined;
+    return pidFromFile(
+      this.#pidFile,
+      (commandLine) =>
+        commandLine.includes('ConnectDistributed') && commandLine.includes(this.#propertiesFile),
+    );
   }
 
   isRunning(): boolean {

@@ -1,15 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
@@ -18,7 +9,7 @@ import { type ClusterMembership, renderServerProperties } from './kafkaServerPro
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { isProcessAlive, processCommandLine, signal, waitForExit } from './processes.ts';
+import { pidFromFile, signal, waitForExit } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type KafkaBrokerOptions = {
@@ -95,8 +86,10 @@ export class KafkaBroker {
 
   /** The broker's pid while it runs; undefined when stopped (a stale pid file does not count). */
   get pid(): number | undefined {
-    const pid = this.#readPidFile();
-    return pid !== undefined && this.#isOurBroker(pid) ? pid : undefined;
+    return pidFromFile(
+      this.#pidFile,
+      (commandLine) => commandLine.includes('kafka.Kafka') && commandLine.includes(this.#propertiesFile),
+    );
   }
 
   isRunning(): boolean {
@@ -301,23 +294,6 @@ export class KafkaBroker {
     if (!(await waitForExit(pid, 10_000))) {
       throw new Error(`Kafka (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`);
     }
-  }
-
-  #readPidFile(): number | undefined {
-    try {
-      const pid = Number.parseInt(readFileSync(this.#pidFile, 'utf8'), 10);
-      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Guards against pid reuse: after a reboot the pid in a stale file may belong to anything. */
-  #isOurBroker(pid: number): boolean {
-    if (!isProcessAlive(pid)) return false;
-    const commandLine = processCommandLine(pid);
-    if (commandLine === undefined) return true; // no /proc to check against (macOS)
-    return commandLine.includes('kafka.Kafka') && commandLine.includes(this.#propertiesFile);
   }
 }
 

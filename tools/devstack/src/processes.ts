@@ -36,6 +36,23 @@ export function processCommandLine(pid: number): string | undefined {
   return readProcFile(pid, 'cmdline')?.replaceAll('\0', ' ');
 }
 
+/**
+ * The pid a detached server's pid file names, while that process lives and its command line is the
+ * server's (`isOurs`): after a reboot the pid in a stale file may belong to anything. Without /proc
+ * (macOS) a live pid is taken as ours.
+ */
+export function pidFromFile(file: string, isOurs: (commandLine: string) => boolean): number | undefined {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return undefined;
+  const commandLine = processCommandLine(pid);
+  return commandLine === undefined || isOurs(commandLine) ? pid : undefined;
+}
+
 /** Polls until the process is gone; true if it went away within the timeout. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

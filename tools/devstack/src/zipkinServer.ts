@@ -17,7 +17,7 @@ import { tailFile } from './logTail.ts';
 import { copyDependencies } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { isProcessAlive, processCommandLine, signal, waitForExit } from './processes.ts';
+import { pidFromFile, signal, waitForExit } from './processes.ts';
 import { requireJava, requireMaven } from './tools.ts';
 
 /** The pom that pins Zipkin's version; its `<zipkin.version>` is the single source of truth. */
@@ -154,18 +154,10 @@ export class ZipkinServer {
   }
 
   get pid(): number | undefined {
-    let pid: number;
-    try {
-      pid = Number.parseInt(readFileSync(this.#pidFile, 'utf8'), 10);
-    } catch {
-      return undefined;
-    }
-    if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return undefined;
-    const commandLine = processCommandLine(pid);
-    const ours =
-      commandLine === undefined ||
-      (commandLine.includes('zipkin-server') && commandLine.includes(`=${this.port}`));
-    return ours ? pid : undefined;
+    return pidFromFile(
+      this.#pidFile,
+      (commandLine) => commandLine.includes('zipkin-server') && commandLine.includes(`=${this.port}`),
+    );
   }
 
   get #pidFile(): string {

@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
 import { cdcNames } from '@outbox/devstack/cdc-relays';
 import { connectorStatus, deleteConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
-import { ConnectWorker } from '@outbox/devstack/connect-worker';
+import type { ConnectWorker } from '@outbox/devstack/connect-worker';
 import {
   dropPublication,
   dropReplicationSlot,
   logicalDecodingUnavailable,
 } from '@outbox/devstack/logical-decoding';
-import { freePort } from '@outbox/devstack/ports';
-import { Kafka, logLevel } from 'kafkajs';
+import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { DATABASES, type DatabaseName } from '../stack.ts';
-
-const localDir = join(import.meta.dirname, '../../../../.local');
 
 /** The services' KAFKA_TOPIC_PARTITIONS (their default): the topics Connect creates must match. */
 const TOPIC_PARTITIONS = 6;
@@ -51,22 +46,10 @@ export async function startOwnConnect(
   { exactlyOnce = false }: { exactlyOnce?: boolean } = {},
 ): Promise<OwnConnect> {
   const run = randomBytes(3).toString('hex');
-  const name = `chaos-${label}-${run}`;
-  const worker = new ConnectWorker({
-    brokers,
-    name,
-    port: await freePort(),
+  const { worker, dispose: disposeWorker } = await startTestConnectWorker(`chaos-${label}-${run}`, brokers, {
     exactlyOnceSource: exactlyOnce,
-    logFile: join(localDir, 'logs', `connect-${name}.log`),
   });
-  rmSync(worker.dir, { recursive: true, force: true });
-  await worker.start();
-  try {
-    await worker.waitUntilReady(120_000);
-  } catch (error) {
-    await worker.kill();
-    throw error;
-  }
+  const name = worker.name;
   const connectors = Object.fromEntries(
     DATABASES.map((database) => [database, cdcNames(database).connector]),
   ) as Record<DatabaseName, string>;
@@ -113,8 +96,9 @@ export async function startOwnConnect(
       if (worker.isRunning()) {
         for (const database of DATABASES)
           await deleteConnector(worker.url, connectors[database]).catch(() => false);
-        await worker.stop().catch(() => worker.kill());
       }
+      // Stops the worker, deletes its internal topics and its folder.
+      await disposeWorker().catch(() => {});
       // The worker first: once it is gone nothing holds the slots.
       if (registered) {
         for (const database of DATABASES) {
@@ -122,8 +106,6 @@ export async function startOwnConnect(
           await dropPublication(registered[database], PUBLICATION).catch(() => {});
         }
       }
-      await deleteTopics(brokers, Object.values(worker.internalTopics)).catch(() => {});
-      rmSync(worker.dir, { recursive: true, force: true });
     },
   };
 }
@@ -140,16 +122,4 @@ export async function describeConnectors(connect: OwnConnect): Promise<string> {
     );
   }
   return parts.join(', ');
-}
-
-async function deleteTopics(brokers: string[], topics: string[]): Promise<void> {
-  const admin = new Kafka({ clientId: 'chaos-connect-cleanup', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const ours = topics.filter((topic) => existing.has(topic));
-    if (ours.length > 0) await admin.deleteTopics({ topics: ours });
-  } finally {
-    await admin.disconnect();
-  }
 }

@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario.ts';
-import { awaitConnectorsRunning, ownBroker } from './support.ts';
+import { brokerKill9 } from './brokerKill9.ts';
+import { awaitConnectorsRunning } from './support.ts';
 
 export const cdcBrokerKill9: Scenario = {
   name: 'cdc-broker-kill-9',
@@ -9,16 +10,9 @@ export const cdcBrokerKill9: Scenario = {
     'The API keeps accepting orders; the connectors cannot send nor commit offsets while the broker is away and ' +
     'retry; after the restart they go on from the WAL without an operator, and every event is applied once.',
   needs: { ownBroker: true, cdc: true },
+  // The polling scenario's fault, then the connectors back to RUNNING.
   inject: async (context) => {
-    const broker = ownBroker(context);
-    await context.sleep(4_000);
-    context.fault('kill -9 the broker');
-    await broker.kill();
-    await context.sleep(5_000);
-    context.fault('start the broker again (same data dir)');
-    await broker.start();
-    await broker.waitUntilReady(120_000);
-    context.restored('broker ready');
+    await brokerKill9.inject(context);
     await awaitConnectorsRunning(context);
   },
 };

@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario.ts';
+import { postgresRestart } from './postgresRestart.ts';
 import { awaitConnectorsRunning } from './support.ts';
 
 export const cdcPostgresRestart: Scenario = {
@@ -10,15 +11,9 @@ export const cdcPostgresRestart: Scenario = {
     'The replication slots survive the crash (they are on disk, at their last confirmed position); the connectors ' +
     'reconnect and stream again from there; the API answers 503 meanwhile and the client retries with the same key.',
   needs: { privatePostgres: true, cdc: true },
+  // The polling scenario's fault, then the connectors back to RUNNING.
   inject: async (context) => {
-    const postgres = context.postgres;
-    if (!postgres) throw new Error('needs.privatePostgres');
-    for (const at of [4_000, 10_000]) {
-      await context.sleep(Math.max(0, at - context.elapsed()));
-      context.fault('pg_ctl restart -m immediate');
-      await postgres.restartImmediately();
-      context.restored('PostgreSQL accepting connections');
-    }
+    await postgresRestart.inject(context);
     await awaitConnectorsRunning(context);
   },
 };

@@ -13,12 +13,17 @@ export type TestConnectWorker = { worker: ConnectWorker; dispose(): Promise<void
  * topics from the broker and its folder under `.local/connect/` (its log stays in `.local/logs/`).
  * One per test file: a worker takes a few seconds to start and about 400 MB.
  */
-export async function startTestConnectWorker(label: string, brokers: string[]): Promise<TestConnectWorker> {
+export async function startTestConnectWorker(
+  label: string,
+  brokers: string[],
+  options: { exactlyOnceSource?: boolean } = {},
+): Promise<TestConnectWorker> {
   const name = `${label}-${process.pid}`;
   const worker = new ConnectWorker({
     brokers,
     name,
     port: await freePort(),
+    ...(options.exactlyOnceSource ? { exactlyOnceSource: true } : {}),
     // Beside the services' logs, and kept after the test: Debezium's warnings are read there.
     logFile: join(localDir, 'logs', `connect-${name}.log`),
   });
@@ -33,7 +38,7 @@ export async function startTestConnectWorker(label: string, brokers: string[]): 
   return {
     worker,
     dispose: async () => {
-      await worker.stop();
+      await worker.stop().catch(() => worker.kill());
       await deleteTopics(brokers, Object.values(worker.internalTopics));
       rmSync(worker.dir, { recursive: true, force: true });
     },
