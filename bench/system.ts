@@ -4,6 +4,7 @@
 //   node bench/system.ts --step 20s               # quicker, shorter steps (the report says so)
 //   node bench/system.ts --variants current       # only the code of this checkout
 //   node bench/system.ts --variants current,cdc   # polling relays against Debezium connectors
+//   node bench/system.ts --variants shipped,current --fixed-rate 50   # what tracing costs, as shipped
 //
 // Each variant is the real system as processes — orders, inventory, billing and their three relays,
 // started by the chaos suite's stack on fresh databases — on one Kafka broker of the benchmark's
@@ -14,12 +15,16 @@
 // worker of its own, as the chaos suite's CDC scenarios run it (tools/chaos/src/faults/ownConnect.ts);
 // its relays only watch their slots and delete what the slots confirmed. The worker's CPU is counted
 // (`connect`), and PostgreSQL's includes the walsenders decoding for the connectors.
+// "shipped" is this checkout as `./dev demo` runs it: every process exports its spans to a real
+// Zipkin (the demo's heap and span bound) and a real Prometheus scrapes them and evaluates the
+// alert rules every 5 s; the Zipkin and Prometheus CPU is counted. "current" has tracing off.
 //
 // For each variant: raise stock and the payment limit (nothing is refused), warm up, then offer
 // rising constant rates of valid orders (the load generator), each for --step: double while the
 // saga keeps up, then bisect (bench/system/capacitySearch.ts says what "keeps up" means: the API
 // accepts the rate, end-to-end p99 <= 1 s, no backlog left when the load stops, everything
-// settles). Then latency at 50% and 90% of the capacity found, and at a fixed --fixed-rate.
+// settles). Then latency at 50% and 90% of the capacity found, goodput offered 1.5× and 2× the
+// capacity (what the orders API's admission limit keeps), and at a fixed --fixed-rate.
 // CPU ms per order per process (/proc utime+stime over the load) and resident memory at capacity.
 // Results: bench/results/system.json and .md; docs/benchmarks.md explains them.
 import { execFileSync } from 'node:child_process';
@@ -28,8 +33,12 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as StackModule from '@outbox/chaos';
 import { type OwnConnect, startOwnConnect } from '@outbox/chaos/own-connect';
+import { freePort } from '@outbox/devstack/ports';
+import { alertRulesFile, DEMO_PROMETHEUS_INTERVAL_SECONDS } from '@outbox/devstack/prometheus-config';
+import { startPrometheus, type TestPrometheus } from '@outbox/devstack/testing/prometheus';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { durationMs, positiveNumber } from './support/args.ts';
 import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
@@ -56,6 +65,16 @@ const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
 
+/** What the shipped variant runs beside the system: the demo's trace store and metrics. */
+type Observability = { zipkin: ZipkinServer; prometheus?: TestPrometheus };
+
+async function startZipkin(): Promise<ZipkinServer> {
+  const zipkin = new ZipkinServer({ name: 'bench-system', port: await freePort() });
+  await zipkin.start();
+  await zipkin.waitUntilReady();
+  return zipkin;
+}
+
 /** The code of `rev` in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
   if (variant !== 'baseline') return resolve('.');
@@ -75,7 +94,7 @@ function checkoutOf(variant: Variant): string {
 async function startStack(
   variant: Variant,
   brokers: string[],
-): Promise<{ stack: Stack; connect?: OwnConnect }> {
+): Promise<{ stack: Stack; connect?: OwnConnect; observability?: Observability }> {
   // The chaos stack of that checkout: tools/chaos since the packages were split by role, packages/chaos before.
   const checkout = checkoutOf(variant);
   const stackModule = ['tools/chaos/src/stack.ts', 'packages/chaos/src/stack.ts']
@@ -85,15 +104,27 @@ async function startStack(
   const module = (await import(stackModule)) as typeof StackModule;
   // Before the stack, as the chaos runner does: the worker's JVM warms up while the services start.
   const connect = variant === 'cdc' ? await startOwnConnect('bench-system', brokers) : undefined;
+  const zipkin = variant === 'shipped' ? await startZipkin() : undefined;
+  const observability: Observability | undefined = zipkin ? { zipkin } : undefined;
   try {
+    const env: Record<string, Record<string, string>> = Object.fromEntries(
+      PROCESSES.map((name) => [name, zipkin ? zipkin.tracingEnv(name) : {}]),
+    );
+    // Nothing refused: every order is a valid one the saga confirms.
+    env.billing = { ...env.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
     const stack = await module.startChaosStack({
       label: `bench_${variant}`,
       kafkaBrokers: brokers,
       postgresUrl,
       ...(connect ? { connectUrl: connect.worker.url, replicationSlots: connect.slots } : {}),
-      // Nothing refused: every order is a valid one the saga confirms.
-      env: { billing: { PAYMENT_LIMIT_CENTS: '100000000000' } },
+      env,
     });
+    if (observability)
+      observability.prometheus = await startPrometheus(
+        Object.fromEntries(PROCESSES.map((name) => [name, stack.process(name).port])),
+        [alertRulesFile],
+        { intervalSeconds: DEMO_PROMETHEUS_INTERVAL_SECONDS },
+      );
     // Before the load: a row committed before its connector's slot exists is never published.
     await connect?.register(
       {
@@ -104,14 +135,25 @@ async function startStack(
       stack.topicPrefix,
     );
     await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
-    return { stack, ...(connect ? { connect } : {}) };
+    return { stack, ...(connect ? { connect } : {}), ...(observability ? { observability } : {}) };
   } catch (error) {
     await connect?.dispose();
+    await stopObservability(observability);
     throw error;
   }
 }
 
-function processPids(stack: Stack, brokerPid: number | undefined, connect?: OwnConnect) {
+async function stopObservability(observability: Observability | undefined) {
+  await observability?.prometheus?.stop();
+  await observability?.zipkin.stop();
+}
+
+function processPids(
+  stack: Stack,
+  brokerPid: number | undefined,
+  connect?: OwnConnect,
+  observability?: Observability,
+) {
   const pids: Record<string, number[]> = {};
   for (const name of PROCESSES) {
     const pid = stack.process(name).pid;
@@ -119,6 +161,11 @@ function processPids(stack: Stack, brokerPid: number | undefined, connect?: OwnC
   }
   pids.kafka = brokerPid ? [brokerPid] : [];
   if (connect) pids.connect = connect.worker.pid ? [connect.worker.pid] : [];
+  if (observability) {
+    const { zipkin, prometheus } = observability;
+    pids.zipkin = zipkin.pid ? [zipkin.pid] : [];
+    pids.prometheus = prometheus?.pid ? [prometheus.pid] : [];
+  }
   return pids;
 }
 
@@ -129,13 +176,13 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
     encoding: 'utf8',
   }).trim();
   log(`${variant} (${revision}): starting the stack`);
-  const { stack, connect } = await startStack(variant, brokers);
+  const { stack, connect, observability } = await startStack(variant, brokers);
   const report: VariantReport = { variant, checkout, revision, steps: [] };
   try {
     const measure = (rate: number, durationMs = stepMs) =>
       measureStep({
         stack,
-        pids: processPids(stack, brokerPid, connect),
+        pids: processPids(stack, brokerPid, connect, observability),
         rate,
         durationMs,
         drainMs,
@@ -160,6 +207,13 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       log(`${variant} at 50%: ${describeStep(report.atHalfCapacity)}`);
       report.atNinetyPercent = await measure(Math.max(1, Math.round(search.capacity * 0.9)));
       log(`${variant} at 90%: ${describeStep(report.atNinetyPercent)}`);
+      report.overload = [];
+      for (const factor of [1.5, 2]) {
+        if (Date.now() > deadline) break;
+        const step = await measure(Math.round(search.capacity * factor));
+        report.overload.push(step);
+        log(`${variant} at ${factor}×: ${describeStep(step)}, ${step.shed} shed`);
+      }
     }
     if (Date.now() < deadline) {
       report.atFixedRate = await measure(positiveNumber('fixed-rate', args['fixed-rate']));
@@ -168,13 +222,14 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
   } finally {
     await stack.stop();
     await connect?.dispose();
+    await stopObservability(observability);
   }
   return report;
 }
 
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)
-  if (variant !== 'baseline' && variant !== 'current' && variant !== 'cdc')
+  if (!['baseline', 'current', 'shipped', 'cdc'].includes(variant))
     throw new Error(`unknown variant ${variant}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);

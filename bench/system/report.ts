@@ -1,13 +1,23 @@
 /** What bench:system records per variant and step, and the Markdown of its results file. */
 import { table } from '../support/environment.ts';
 
-/** baseline: an earlier revision; current: this checkout; cdc: this checkout, every outbox through Debezium. */
-export type Variant = 'baseline' | 'current' | 'cdc';
+/**
+ * baseline: an earlier revision; current: this checkout, tracing off; shipped: this checkout as
+ * `./dev demo` runs it (spans to a real Zipkin, Prometheus scraping every 5 s); cdc: this checkout,
+ * every outbox through Debezium.
+ */
+export type Variant = 'baseline' | 'current' | 'shipped' | 'cdc';
 
 export type Step = {
   offeredRate: number;
   achievedRate: number;
   accepted: number;
+  /** Orders the API refused at once with 503 overloaded (one attempt each: not retried). */
+  shed?: number;
+  /** Orders neither accepted nor shed (a 4xx, another 503, no answer): none expected. */
+  rejected?: number;
+  /** Client-side answer time of the POST, p99, for the accepted and for the shed orders. */
+  answerP99Ms?: { accepted: number; shed: number };
   seconds: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   pendingAtEnd: number;
@@ -34,6 +44,8 @@ export type VariantReport = {
   atHalfCapacity?: Step;
   atNinetyPercent?: Step;
   atFixedRate?: Step;
+  /** Offered above capacity (1.5× and 2×): what the admission limit keeps. */
+  overload?: Step[];
 };
 /** `meta.args`: the run's flags; `stepMs`: its --step in milliseconds. */
 export function markdown(
@@ -59,6 +71,7 @@ export function markdown(
         'p50 / p95 / p99 at 90%',
         `p50 / p99 at ${meta.args['fixed-rate']}/s`,
         'CPU ms/order at capacity',
+        `CPU ms/order at ${meta.args['fixed-rate']}/s`,
       ],
       reports.map((r) => {
         const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
@@ -72,6 +85,7 @@ export function markdown(
           lat(r.atNinetyPercent),
           r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
           String(atCapacity?.cpuMsPerOrder.total ?? '—'),
+          String(r.atFixedRate?.cpuMsPerOrder.total ?? '—'),
         ];
       }),
     ),
@@ -84,6 +98,12 @@ export function markdown(
     lines.push(
       '',
       `**Capacity ratio current ÷ baseline: ${(current.capacity / baseline.capacity).toFixed(2)}×**`,
+    );
+  const shipped = reports.find((r) => r.variant === 'shipped');
+  if (shipped?.capacity && current?.capacity)
+    lines.push(
+      '',
+      `**Tracing's cost: capacity shipped ÷ current (tracing off) ${(shipped.capacity / current.capacity).toFixed(2)}×**`,
     );
   const cdc = reports.find((r) => r.variant === 'cdc');
   if (cdc?.capacity && current?.capacity)
@@ -114,13 +134,46 @@ export function markdown(
         ]),
       ),
     );
+    if (r.overload?.length && r.capacity) {
+      const capacity = r.capacity;
+      lines.push('', `Offered above capacity (${capacity}/s), each order sent once:`, '');
+      lines.push(
+        ...table(
+          [
+            'offered/s',
+            'accepted/s',
+            'goodput ÷ capacity',
+            'shed',
+            'other refusals',
+            'e2e p99 of accepted',
+            'answer p99: accepted / shed',
+          ],
+          r.overload.map((s) => [
+            String(s.offeredRate),
+            s.achievedRate.toFixed(1),
+            (s.achievedRate / capacity).toFixed(2),
+            String(s.shed ?? '—'),
+            String(s.rejected ?? '—'),
+            `${s.latencyMs.p99} ms`,
+            s.answerP99Ms
+              ? `${Math.round(s.answerP99Ms.accepted)} / ${Math.round(s.answerP99Ms.shed)} ms`
+              : '—',
+          ]),
+        ),
+      );
+    }
     if (atCapacity) {
       lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
       const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
       lines.push(
         ...table(
-          ['process', 'CPU ms/order', 'RSS MiB'],
-          names.map((n) => [n, String(atCapacity.cpuMsPerOrder[n]), String(atCapacity.rssMiB[n] ?? '—')]),
+          ['process', 'CPU ms/order', 'RSS MiB', `CPU ms/order at ${meta.args['fixed-rate']}/s`],
+          names.map((n) => [
+            n,
+            String(atCapacity.cpuMsPerOrder[n]),
+            String(atCapacity.rssMiB[n] ?? '—'),
+            String(r.atFixedRate?.cpuMsPerOrder[n] ?? '—'),
+          ]),
         ),
       );
     }
