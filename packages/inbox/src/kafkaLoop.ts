@@ -31,8 +31,9 @@ export type RunConsumerOptions = {
   /** How often this member heartbeats, also while a chunk runs (kafkajs default 3 s). */
   heartbeatIntervalMs?: number;
   /**
-   * Resolved offsets are committed at most this often (default DEFAULT_COMMIT_INTERVAL_MS, 1 s),
-   * and within this long after the stream goes idle; a crash redelivers at most this much.
+   * Resolved offsets are committed this often while there are new ones (default
+   * DEFAULT_COMMIT_INTERVAL_MS, 1 s), so also within this long after the stream goes idle; a crash
+   * redelivers at most this much.
    */
   commitIntervalMs?: number;
   /** Counts dead letters and retries (consumerMetrics.ts); none when left out. */
@@ -151,7 +152,8 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxC
   const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const where = { topic: batch.topic, partition: batch.partition };
   const control = { isRunning, isStale, heartbeat };
-  commits.remember(payload);
+  const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
+  commits.remember({ commitOffsetsIfNecessary, uncommittedOffsets }); // not the payload: it holds the batch
   try {
     for (let start = 0; start < batch.messages.length; start += maxChunk) {
       const messages = batch.messages.slice(start, start + maxChunk);
