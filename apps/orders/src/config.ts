@@ -2,6 +2,7 @@ import {
   host,
   inboxRetentionHours,
   kafkaBrokers,
+  kafkaCommitIntervalMs,
   kafkaTopicSettings,
   logLevel,
   port,
@@ -61,6 +62,7 @@ const settings = z.object({
   ...kafkaTopicSettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
+  KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
   INBOX_RETENTION_HOURS: inboxRetentionHours,
   /**
    * The saga's timeout: an order still PENDING this long after it was placed is cancelled (and a

@@ -77,6 +77,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     logger,
     ...options.faults?.(config),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
+    commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     registry,
   });
   return { config, logger, pool, registry, consumer };

@@ -17,7 +17,12 @@ import { startInboxRetention } from './retention.ts';
 /** How the Kafka loop is tuned; it has a default for each. */
 type LoopTuning = Pick<
   RunConsumerOptions,
-  'maxChunk' | 'partitionsConsumedConcurrently' | 'retry' | 'sessionTimeoutMs' | 'heartbeatIntervalMs'
+  | 'maxChunk'
+  | 'partitionsConsumedConcurrently'
+  | 'retry'
+  | 'sessionTimeoutMs'
+  | 'heartbeatIntervalMs'
+  | 'commitIntervalMs'
 >;
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches & {
@@ -75,10 +80,23 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     logger,
   });
   const starter = startInBackground(groupId, logger, async () => {
-    const { maxChunk, partitionsConsumedConcurrently, retry, sessionTimeoutMs, heartbeatIntervalMs } =
-      options;
+    const {
+      maxChunk,
+      partitionsConsumedConcurrently,
+      retry,
+      sessionTimeoutMs,
+      heartbeatIntervalMs,
+      commitIntervalMs,
+    } = options;
     running = await runConsumer({
-      ...{ maxChunk, partitionsConsumedConcurrently, retry, sessionTimeoutMs, heartbeatIntervalMs },
+      ...{
+        maxChunk,
+        partitionsConsumedConcurrently,
+        retry,
+        sessionTimeoutMs,
+        heartbeatIntervalMs,
+        commitIntervalMs,
+      },
       kafka,
       groupId,
       topics,

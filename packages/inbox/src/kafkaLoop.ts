@@ -9,6 +9,7 @@ import {
   type FailingPartition,
 } from './chunkOutcomes.ts';
 import { deadLetterTopic } from './deadLetter.ts';
+import { DEFAULT_COMMIT_INTERVAL_MS, OffsetCommits } from './offsetCommits.ts';
 
 export type RunConsumerOptions = {
   kafka: Kafka;
@@ -29,6 +30,12 @@ export type RunConsumerOptions = {
   sessionTimeoutMs?: number;
   /** How often this member heartbeats, also while a chunk runs (kafkajs default 3 s). */
   heartbeatIntervalMs?: number;
+  /**
+   * Resolved offsets are committed this often while there are new ones (default
+   * DEFAULT_COMMIT_INTERVAL_MS, 1 s), so also within this long after the stream goes idle; a crash
+   * redelivers at most this much.
+   */
+  commitIntervalMs?: number;
   /** Counts dead letters and retries (consumerMetrics.ts); none when left out. */
   metrics?: ChunkOutcomesDeps['metrics'];
 };
@@ -42,10 +49,12 @@ export type RunningConsumer = {
 
 /**
  * The Kafka loop: fetch batches, cut them into chunks, hand each chunk to `handleChunk` (one
- * transaction), then resolve and commit its offsets and heartbeat.
+ * transaction), then resolve its offsets and heartbeat; the resolved offsets are committed every
+ * `commitIntervalMs` (offsetCommits.ts), on stop and when a batch fails.
  *
- * - Offsets are resolved and committed only after the chunk's transaction committed: a crash in
- *   between redelivers the chunk, and the processed_events rows make that harmless.
+ * - Offsets are resolved only after the chunk's transaction committed, and only resolved offsets
+ *   are committed: a crash before the commit redelivers the chunk (at most an interval's worth),
+ *   and the processed_events rows make that harmless.
  * - A message that can never be read goes to `<topic>.dlt` with the reason, and the partition
  *   moves on; what becomes of a chunk that fails is chunkOutcomes.ts's to say.
  * - The member heartbeats while a chunk runs, however long it takes (a catch-up of many slow
@@ -62,9 +71,11 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   });
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
+  const commits = new OffsetCommits(options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS, logger);
   // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
   let opened: Consumer | undefined;
   const closeAndRethrow = async (err: unknown): Promise<never> => {
+    commits.close();
     await Promise.allSettled([opened?.disconnect(), producer.disconnect()]);
     throw err;
   };
@@ -86,7 +97,9 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
     metrics: options.metrics,
   });
-  const batches = { outcomes, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
+  const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
+  // Stopped, or crashed and about to be restarted with a new runner: its commit functions are gone.
+  consumer.on(consumer.events.STOP, () => commits.forget());
 
   // A new group starts at the earliest offset: events published before this consumer first ran
   // are still consumed. (An existing group resumes from its committed offsets.)
@@ -94,8 +107,9 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   await consumer
     .run({
       eachBatchAutoResolve: false,
-      // Commit whenever an offset was resolved, i.e. after every chunk (commitOffsetsIfNecessary).
-      autoCommitThreshold: 1,
+      // With autoCommit on, kafkajs commits after every batch whatever its interval setting (its
+      // runner.js): at a low rate, one OffsetCommit per event. OffsetCommits commits instead.
+      autoCommit: false,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
       eachBatch: (payload) => consumeBatch(payload, batches),
     })
@@ -104,9 +118,10 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   return {
     stats: outcomes.stats,
     failing: () => outcomes.failing(),
-    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved),
-    // commits the resolved offsets and leaves the group.
+    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
+    // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
     stop: async () => {
+      await commits.stopping();
       await consumer.disconnect();
       await producer.disconnect();
     },
@@ -124,13 +139,21 @@ async function ensureConsumerTopics(kafka: Kafka, topics: string[], layout: Topi
   }
 }
 
-type Batches = { outcomes: ChunkOutcomes; maxChunk: number; heartbeatIntervalMs: number; logger: Logger };
+type Batches = {
+  outcomes: ChunkOutcomes;
+  commits: OffsetCommits;
+  maxChunk: number;
+  heartbeatIntervalMs: number;
+  logger: Logger;
+};
 
-/** One partition's batch, chunk after chunk: decode, apply, then resolve and commit the offsets. */
-async function consumeBatch(payload: EachBatchPayload, { outcomes, maxChunk, ...beat }: Batches) {
-  const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+/** One partition's batch, chunk after chunk: decode, apply, then resolve the offsets. */
+async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxChunk, ...beat }: Batches) {
+  const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const where = { topic: batch.topic, partition: batch.partition };
   const control = { isRunning, isStale, heartbeat };
+  const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
+  commits.remember({ commitOffsetsIfNecessary, uncommittedOffsets }); // not the payload: it holds the batch
   try {
     for (let start = 0; start < batch.messages.length; start += maxChunk) {
       const messages = batch.messages.slice(start, start + maxChunk);
@@ -139,13 +162,18 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, maxChunk, ...
       const settled = await heartbeatWhile(heartbeat, beat, () => outcomes.settle(where, items, control));
       if (!settled) return;
       resolveOffset((messages[messages.length - 1] as KafkaMessage).offset);
-      await commitOffsetsIfNecessary();
+      await commits.afterChunk(isRunning());
       await heartbeat();
     }
   } catch (err) {
     // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
-    // partition is no longer being retried here.
+    // partition is no longer being retried here. What was applied is committed first, as
+    // kafkajs's own autoCommit does: a rebalance would otherwise drop the resolved offsets and
+    // the next owner re-read them. (A generation already fenced refuses the commit: redelivered.)
     outcomes.forget(where);
+    await commits.commitNow().catch((commitErr: unknown) => {
+      beat.logger.debug({ err: commitErr }, 'offset commit after a failed batch refused');
+    });
     throw err;
   } finally {
     // Stopped, or rebalanced away: this process no longer retries the partition.

@@ -87,6 +87,13 @@ export const inboxRetentionHours = z.coerce
   .min(0)
   .default(14 * 24);
 
+/**
+ * How often a consumer commits its Kafka offsets; unset, the consumer loop's default (1 s,
+ * packages/inbox/src/offsetCommits.ts). A crash redelivers at most this much of the stream, which
+ * processed_events makes harmless (docs/design.md, "The consumers").
+ */
+export const kafkaCommitIntervalMs = z.coerce.number().int().positive().optional();
+
 /** How a service creates the topics it needs when they do not exist yet (ensureTopics). */
 export const kafkaTopicSettings = {
   /** Partitions; the Kafka key (an aggregate id) picks one, so an aggregate's events keep their order. */
@@ -111,6 +118,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     ...kafkaTopicSettings,
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
+    KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
     INBOX_RETENTION_HOURS: inboxRetentionHours,
