@@ -12,7 +12,7 @@ export class TraceStoreProbe {
   readonly #ttlMs: number;
   #last: { at: number; status: Promise<TracesStatus> } | undefined;
 
-  constructor(zipkinUrl: string, ttlMs = 2000) {
+  constructor(zipkinUrl: string, ttlMs = 5000) {
     this.#healthUrl = `${zipkinUrl.replace(/\/+$/, '')}/health`;
     this.#ttlMs = ttlMs;
   }

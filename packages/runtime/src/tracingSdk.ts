@@ -20,8 +20,13 @@ import { register as registerLoaderHooks, supportsSyncHooks } from 'import-in-th
 /** Packages whose ESM imports are wrapped so the instrumentations can patch them. */
 const INSTRUMENTED_MODULES = ['http', 'https', 'express'];
 
-/** Ops endpoints polled by tests, Compose and Prometheus: not worth a trace each. */
-const UNTRACED_PATHS = new Set(['/healthz', '/metrics']);
+/**
+ * Only requests that change something start a trace: reads — the ops endpoints Prometheus and the
+ * tests poll, the console's GET /orders every second — would fill the trace store with traces
+ * nobody follows, and cost the idle demo more CPU than its services (docs/performance.md, "The
+ * console open").
+ */
+const isRead = (req: { method?: string }) => req.method === 'GET' || req.method === 'HEAD';
 
 export function startSdk(): { shutdown(): Promise<void> } {
   // The apps are ES modules: `import express from 'express'` is not a require() that
@@ -49,7 +54,7 @@ export function startSdk(): { shutdown(): Promise<void> } {
       : { resourceDetectors: [serviceInstanceIdDetector, envDetector] }),
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
+        ignoreIncomingRequestHook: isRead,
         // Outgoing calls are traced only inside a trace (no root spans for background chatter).
         requireParentforOutgoingSpans: true,
       }),

@@ -22,10 +22,15 @@ import { renderOrders } from './ordersView.ts';
 import { renderOutboxes } from './outboxView.ts';
 import { renderTimeline } from './timelineView.ts';
 
-/** Every view is read again this often: polling is simple and one second is live enough here. */
+/** The live views (orders, outboxes) are read again this often: polling is simple, and a second is live enough. */
 const POLL_MS = 1000;
-/** The charts every fifth round: their points are five seconds apart. */
-const CHART_EVERY = 5;
+/**
+ * The slow views every fifth round: the charts' points and the alerts' evaluations are five
+ * seconds apart in Prometheus; the consumers' lag comes from their /metrics, which reads the
+ * group's offsets from the broker; the brokers' leaders and groups change on a failover, which a
+ * click on the controls follows with a full round at once (docs/performance.md, "The console open").
+ */
+const SLOW_EVERY = 5;
 
 takeTokenFromUrl();
 const info = await getJson<ConsoleInfo>('/api/info');
@@ -84,6 +89,8 @@ let round = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let polling = false;
 let pollAgain = false;
+/** A click asked for this round: read every view, the slow ones too. */
+let readEverything = true;
 
 /** One round of reads; a refresh asked for during a round runs right after it, never alongside. */
 async function poll(): Promise<void> {
@@ -93,16 +100,20 @@ async function poll(): Promise<void> {
   }
   polling = true;
   clearTimeout(timer);
+  const slow = readEverything || round % SLOW_EVERY === 0;
+  readEverything = false;
   const reads: Promise<void>[] = [
     getJson<OrdersResponse>('/api/orders').then((orders) => renderOrders(orders, selectedOrder, selectOrder)),
     getJson<OutboxResponse>('/api/outbox').then((outbox) => renderOutboxes(outbox, info.redrive, refresh)),
-    getJson<ConsumersResponse>('/api/consumers').then(renderConsumers),
-    getJson<KafkaTopology>('/api/kafka').then(renderKafka),
   ];
+  if (slow) {
+    reads.push(getJson<ConsumersResponse>('/api/consumers').then(renderConsumers));
+    reads.push(getJson<KafkaTopology>('/api/kafka').then(renderKafka));
+  }
   if (selectedOrder) reads.push(readTimeline(selectedOrder));
-  if (prometheus.available) {
+  if (prometheus.available && slow) {
     reads.push(getJson<AlertsResponse>('/api/alerts').then(renderAlerts));
-    if (round % CHART_EVERY === 0) reads.push(getJson<ChartsResponse>('/api/charts').then(renderCharts));
+    reads.push(getJson<ChartsResponse>('/api/charts').then(renderCharts));
   }
   round++;
   if (info.demoControls) {
@@ -115,13 +126,20 @@ async function poll(): Promise<void> {
     : '';
   byId('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
   polling = false;
-  timer = setTimeout(poll, pollAgain ? 0 : POLL_MS);
+  // A hidden tab reads nothing until it is shown again (visibilitychange below).
+  if (pollAgain || !document.hidden) timer = setTimeout(poll, pollAgain ? 0 : POLL_MS);
   pollAgain = false;
 }
 
+/** After a click (an order placed, a broker killed): every view at once, the slow ones included. */
 function refresh(): void {
+  readEverything = true;
   void poll();
 }
+
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) refresh();
+});
 
 setUpOrderForm(info.catalog, info.adminActions, refresh);
 void poll();
