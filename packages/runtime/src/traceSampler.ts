@@ -64,14 +64,15 @@ export function rateLimitedSampler(perSecond: number, now: () => number = () => 
  * one token per sampled trace. `now` is in milliseconds, monotonic; tests pass their own clock.
  */
 class RateLimitedRootSampler implements Sampler {
+  private readonly perSecond: number;
+  private readonly now: () => number;
   private readonly capacity: number;
   private tokens: number;
   private refilledAt: number;
 
-  constructor(
-    private readonly perSecond: number,
-    private readonly now: () => number,
-  ) {
+  constructor(perSecond: number, now: () => number) {
+    this.perSecond = perSecond;
+    this.now = now;
     // Below one a second the bucket must still hold a whole token, or nothing would ever pass.
     this.capacity = Math.max(1, perSecond);
     this.tokens = this.capacity;
