@@ -147,7 +147,7 @@ const SAMPLED_OUT: TimelineInput['trace'] = {
   available: false,
   sampledOut: true,
   reason:
-    'sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second, and this order came past the limit. The times come from the databases alone.',
+    "sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second, and this order's traceparent says it was not one of them. The times come from the databases alone.",
 };
 
 /** The order's spans from Zipkin, or why there are none: the timeline then shows the databases' times. */
