@@ -11,7 +11,7 @@ const RECENT_ORDERS = 8;
  * Published rows are deleted after the relay's retention, so older orders have none. A few orders,
  * looked up by outbox_aggregate_id_idx: the read costs the same whatever the size of the outbox.
  */
-export const traceIdsSql = `
+export const traceparentsSql = `
   select aggregate_id, headers->>'traceparent' as traceparent
     from outbox
    where aggregate_type = 'order' and event_type = 'ORDER_CREATED'
@@ -90,7 +90,9 @@ async function tracesOf(
   orders: Service,
   ids: string[],
 ): Promise<Map<string, NonNullable<ReturnType<typeof parseTraceparent>>>> {
-  const { rows } = await orders.pool.query<{ aggregate_id: string; traceparent: string }>(traceIdsSql, [ids]);
+  const { rows } = await orders.pool.query<{ aggregate_id: string; traceparent: string }>(traceparentsSql, [
+    ids,
+  ]);
   return new Map(
     rows.flatMap((row) => {
       const trace = parseTraceparent(row.traceparent);
