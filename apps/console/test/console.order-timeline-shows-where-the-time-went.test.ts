@@ -52,10 +52,11 @@ afterAll(async () => {
   await zipkin?.stop();
 });
 
-async function placeConfirmedOrder(): Promise<string> {
+/** `traceparent`: the caller's context, e.g. one that was sampled out upstream (flag 00). */
+async function placeConfirmedOrder(traceparent?: string): Promise<string> {
   const res = await fetch(`${stack.services.orders.url}/orders`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(traceparent ? { traceparent } : {}) },
     body: JSON.stringify({
       customerId: 'timeline',
       currency: 'EUR',
@@ -233,6 +234,40 @@ describe("an order's timeline", () => {
       .toMatch(/^Trace unavailable: Zipkin has no trace/);
     expect(await box.locator('a[data-field="trace-link"]').count()).toBe(0);
   }, 180_000); // a JVM restart on a busy machine
+
+  it('says "not traced" for an order that was sampled out, links to no trace, and still shows its timeline', async () => {
+    // A caller's traceparent with the sampled flag off: the order is sampled out as one past the
+    // rate limit is (docs/tracing.md, "Sampling"), and stays so in every process after orders.
+    const sampledOut = await placeConfirmedOrder(`00-${'5a'.repeat(16)}-${'0b'.repeat(8)}-00`);
+    const { status, body } = await timelineOf(traced, sampledOut);
+    expect(status).toBe(200);
+    expect(body.trace).toMatchObject({ available: false, sampledOut: true });
+    expect(body.trace.available ? '' : body.trace.reason).toMatch(/^sampled out under load/);
+    expect(body.traceUrl).toBeUndefined();
+    expect(body.events).toHaveLength(4);
+    for (const event of body.events) {
+      for (const step of event.steps) {
+        if (step.kind === 'claimed') expect(step.note).toContain('this order was not traced');
+        else expect(step).toMatchObject({ source: 'database' });
+      }
+    }
+    const orders = (await (await fetch(`${traced.url}/api/orders`)).json()) as OrdersResponse;
+    expect(orders.orders.find((order) => order.id === sampledOut)).toMatchObject({ sampledOut: true });
+    expect(orders.orders.find((order) => order.id === sampledOut)?.traceUrl).toBeUndefined();
+    expect(orders.orders.find((order) => order.id === orderId)?.traceUrl).toBeDefined();
+
+    const row = page.locator(`#orders-body tr[data-order-id="${sampledOut}"]`);
+    await expect.poll(() => row.locator('[data-field="not-traced"]').textContent()).toBe('not traced');
+    expect(await row.locator('a').count()).toBe(0);
+    await row.locator('td').first().click();
+    const box = page.locator(`#order-timeline[data-order-id="${sampledOut}"]`);
+    await box.locator('[data-event-type="ORDER_CONFIRMED"]').waitFor();
+    expect(await box.locator('[data-field="trace"]').textContent()).toMatch(
+      /^Not traced: sampled out under load/,
+    );
+    expect(await box.locator('a').count()).toBe(0);
+    await screenshot(page, 'console-order-not-traced');
+  });
 });
 
 /** Each outbox's topic: the aggregate type of its events (docs/events.md). */

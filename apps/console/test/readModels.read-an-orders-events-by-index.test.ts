@@ -11,7 +11,7 @@ import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withOrderCreatedSql } from '../src/readModels/dualWriteAnomalies.ts';
-import { traceIdsSql } from '../src/readModels/orders.ts';
+import { traceparentsSql } from '../src/readModels/orders.ts';
 import { orderEventsSql } from '../src/readModels/orderTimeline.ts';
 
 useLeakGuard();
@@ -62,7 +62,7 @@ async function planOf(sql: string, params: unknown[]): Promise<PlanNode> {
 
 const reads: [string, string, unknown[], number][] = [
   ['the timeline: an order’s events', orderEventsSql, [ORDER, 100], 3],
-  ['the orders list: trace ids of the listed orders', traceIdsSql, [[ORDER, randomUUID()]], 1],
+  ['the orders list: the trace context of the listed orders', traceparentsSql, [[ORDER, randomUUID()]], 1],
   ['the orders list: which pending orders have an ORDER_CREATED', withOrderCreatedSql, [[ORDER]], 1],
 ];
 

@@ -1,5 +1,6 @@
-import { trace } from '@opentelemetry/api';
+import { TraceFlags, trace } from '@opentelemetry/api';
 import type { LabelValues } from 'prom-client';
+import { parseTraceparent } from './traceHandOff.ts';
 
 // Links from a latency graph to the trace of one of its observations: each histogram bucket keeps
 // its latest observation's trace id as an OpenMetrics exemplar (`trace_id`). Prometheus stores them
@@ -13,20 +14,20 @@ export const TRACE_ID_LABEL = 'trace_id';
 // Typed as any label set: prom-client types an exemplar's labels like the metric's own labels.
 type Exemplar = LabelValues<string>;
 
-const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
-const INVALID_TRACE_ID = '0'.repeat(32);
-
 /**
  * The exemplar of an event: the trace id of the W3C traceparent it carries (stored in the outbox row
- * by the transaction that wrote it). Empty when the event was written without tracing.
+ * by the transaction that wrote it). Empty when the event was written without tracing, or in a
+ * trace that was sampled out (docs/tracing.md, "Sampling"): no backend has that trace to open.
  */
 export function exemplarOf(traceparent: string | undefined): Exemplar {
-  const traceId = traceparent ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
-  return traceId && traceId !== INVALID_TRACE_ID ? { [TRACE_ID_LABEL]: traceId } : {};
+  const stored = parseTraceparent(traceparent);
+  return stored?.sampled ? { [TRACE_ID_LABEL]: stored.traceId } : {};
 }
 
-/** The exemplar of the span active here (e.g. the HTTP request's server span), or none. */
+/** The exemplar of the span active here (e.g. the HTTP request's server span), if it is recorded. */
 export function activeSpanExemplar(): Exemplar {
   const context = trace.getActiveSpan()?.spanContext();
-  return context && trace.isSpanContextValid(context) ? { [TRACE_ID_LABEL]: context.traceId } : {};
+  return context && trace.isSpanContextValid(context) && context.traceFlags & TraceFlags.SAMPLED
+    ? { [TRACE_ID_LABEL]: context.traceId }
+    : {};
 }

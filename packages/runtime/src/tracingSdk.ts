@@ -5,11 +5,14 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { envDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { register as registerLoaderHooks, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
+import { loadConfigOrExit } from './config.ts';
+import { samplerFor, samplingConfigSchema } from './traceSampler.ts';
 
 /**
  * The OpenTelemetry Node SDK, configured by the standard OTEL_* variables (exporter, endpoint,
  * protocol, sampler, batch sizes and delays, resource attributes, propagators). Loaded only when
- * tracing is enabled (see tracing.ts), so a process without tracing never pays for it.
+ * tracing is enabled (see tracing.ts), so a process without tracing never pays for it. Unless
+ * OTEL_TRACES_SAMPLER names one of the SDK's samplers, new traces are rate-limited (traceSampler.ts).
  *
  * What it traces is cut to what one order's trace needs (docs/tracing.md, "What is traced, what
  * was cut"): the HTTP request span, and the publish and process spans this repository makes
@@ -36,7 +39,10 @@ export function startSdk(): { shutdown(): Promise<void> } {
   if (supportsSyncHooks()) registerLoaderHooks({ include: INSTRUMENTED_MODULES });
 
   process.env.OTEL_SERVICE_NAME ??= serviceNameFromEntryPoint();
+  const sampler = samplerFor(loadConfigOrExit(process.env.OTEL_SERVICE_NAME, samplingConfigSchema));
   const sdk = new NodeSDK({
+    // Given a sampler, the SDK ignores OTEL_TRACES_SAMPLER: samplerFor gives none when it is set.
+    ...(sampler ? { sampler } : {}),
     // Traces only: metrics are Prometheus's (GET /metrics), logs are pino's on stdout, unless
     // the environment asks for OTLP metrics or logs explicitly.
     ...(process.env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),

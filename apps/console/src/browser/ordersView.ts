@@ -66,9 +66,20 @@ function orderRow(
       formatAge(secondsSince(order.createdAt)),
       order.traceUrl
         ? h('div', {}, h('a', { href: order.traceUrl, target: '_blank', rel: 'noopener' }, 'trace'))
-        : tracesDown
-          ? h('div', { class: 'muted', 'data-field': 'traces-unavailable' }, 'traces unavailable')
-          : null,
+        : order.sampledOut
+          ? h(
+              'div',
+              {
+                class: 'muted',
+                'data-field': 'not-traced',
+                title:
+                  'Sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second.',
+              },
+              'not traced',
+            )
+          : tracesDown
+            ? h('div', { class: 'muted', 'data-field': 'traces-unavailable' }, 'traces unavailable')
+            : null,
     ),
   );
 }

@@ -130,12 +130,18 @@ export function renderTimeline(timeline: OrderTimeline | { error: string; orderI
         `Claim times and spans from the order's trace (${timeline.trace.spans} spans). `,
         traceLink,
       )
-    : h(
-        'p',
-        { class: 'muted', 'data-field': 'trace' },
-        `Trace unavailable: ${timeline.trace.reason} `,
-        traceLink,
-      );
+    : timeline.trace.sampledOut
+      ? h(
+          'p',
+          { class: 'muted', 'data-field': 'trace', 'data-sampled-out': true },
+          `Not traced: ${timeline.trace.reason}`,
+        )
+      : h(
+          'p',
+          { class: 'muted', 'data-field': 'trace' },
+          `Trace unavailable: ${timeline.trace.reason} `,
+          traceLink,
+        );
   box.replaceChildren(
     heading,
     explanation(),

@@ -1,4 +1,5 @@
 import { HttpProblem, notFound } from '@outbox/runtime/problem';
+import { parseTraceparent } from '@outbox/runtime/trace-hand-off';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
 import type { OrderTimeline, OrderView } from '../shared/api.ts';
 import {
@@ -25,7 +26,7 @@ export const orderEventsSql = `
   select id, event_type, status, attempts, last_error,
          extract(epoch from created_at)::float8 * 1000 as created_ms,
          extract(epoch from published_at)::float8 * 1000 as published_ms,
-         split_part(headers->>'traceparent', '-', 2) as trace_id
+         headers->>'traceparent' as traceparent
     from outbox
    where aggregate_id = $1::text
    order by seq
@@ -51,7 +52,7 @@ type OutboxRow = {
   last_error: string | null;
   created_ms: number;
   published_ms: number | null;
-  trace_id: string;
+  traceparent: string | null;
 };
 
 /** A span as Zipkin's API v2 returns it (GET /api/v2/trace/{traceId}); times in microseconds. */
@@ -106,21 +107,24 @@ export async function orderTimelineView(orderId: string, sources: TimelineSource
     }),
   );
 
-  const traceId = outboxes
-    .flat()
-    .find(({ service, row }) => service === 'orders' && row.event_type === 'ORDER_CREATED')?.row.trace_id;
-  const trace = await readTrace(sources.zipkinUrl, traceId || undefined);
+  const stored = parseTraceparent(
+    outboxes.flat().find(({ service, row }) => service === 'orders' && row.event_type === 'ORDER_CREATED')
+      ?.row.traceparent ?? undefined,
+  );
+  // The sampled flag is the record of the head-sampling decision: an order sampled out has no
+  // trace anywhere, so there is nothing to ask Zipkin for or to link to.
+  const trace = stored?.sampled === false ? SAMPLED_OUT : await readTrace(sources.zipkinUrl, stored?.traceId);
   // With Zipkin to ask, a link only to a trace it holds: while it is down (or after a restart
   // emptied it), the link would open an error page. Without (another backend's template), as is.
-  const linkable = trace.available || !sources.zipkinUrl;
+  const linkable = stored?.sampled && (trace.available || !sources.zipkinUrl);
   const input: TimelineInput = {
     orderId,
     status: order.status,
     outbox,
     inbox: inboxes.flat(),
     trace,
-    ...(traceId && sources.traceUrlTemplate && linkable
-      ? { traceUrl: sources.traceUrlTemplate.replace('{traceId}', traceId) }
+    ...(stored && sources.traceUrlTemplate && linkable
+      ? { traceUrl: sources.traceUrlTemplate.replace('{traceId}', stored.traceId) }
       : {}),
   };
   return assembleTimeline(input);
@@ -138,6 +142,13 @@ async function readOrder(ordersUrl: string, orderId: string): Promise<OrderView>
     throw new HttpProblem(502, 'Orders API error', `GET /orders/${orderId} answered ${res.status}.`);
   return (await res.json()) as OrderView;
 }
+
+const SAMPLED_OUT: TimelineInput['trace'] = {
+  available: false,
+  sampledOut: true,
+  reason:
+    "sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second, and this order's traceparent says it was not one of them. The times come from the databases alone.",
+};
 
 /** The order's spans from Zipkin, or why there are none: the timeline then shows the databases' times. */
 async function readTrace(

@@ -41,7 +41,7 @@ export type TimelineInput = {
   traceUrl?: string;
   outbox: OutboxRecord[];
   inbox: InboxRecord[];
-  trace: { available: true; spans: EventSpan[] } | { available: false; reason: string };
+  trace: { available: true; spans: EventSpan[] } | { available: false; reason: string; sampledOut?: true };
 };
 
 /**
@@ -84,7 +84,11 @@ const delay = (from: number | null, to: number | null) =>
 
 export function assembleTimeline(input: TimelineInput): OrderTimeline {
   const spans = input.trace.available ? input.trace.spans : [];
-  const hasTrace = input.trace.available;
+  const trace: TraceState = input.trace.available
+    ? 'read'
+    : input.trace.sampledOut
+      ? 'sampled out'
+      : 'unread';
   const appliedTimes = new Map<string, number>(); // `${service} ${eventId}` → processedMs
   for (const row of input.inbox) appliedTimes.set(`${row.service} ${row.eventId}`, row.processedMs);
   const byId = new Map(input.outbox.map((row) => [row.id, row]));
@@ -107,7 +111,7 @@ export function assembleTimeline(input: TimelineInput): OrderTimeline {
   const events = input.outbox.map((row) => {
     const cause = causeOf(row);
     const causeApplied = cause ? (appliedTimes.get(`${row.service} ${cause.id}`) ?? null) : null;
-    return { row, cause, steps: stepsOf(row, causeApplied, input.inbox, spans, hasTrace) };
+    return { row, cause, steps: stepsOf(row, causeApplied, input.inbox, spans, trace) };
   });
 
   // Time first; a reply written in its cause's transaction shares its time, and comes after it.
@@ -169,7 +173,7 @@ function stepsOf(
   causeApplied: number | null,
   inbox: InboxRecord[],
   spans: EventSpan[],
-  hasTrace: boolean,
+  trace: TraceState,
 ): TimelineStep[] {
   const relay = `relay-${row.service}`;
   const publishes = spans
@@ -193,7 +197,7 @@ function stepsOf(
     at: iso(claimedMs),
     delayMs: delay(row.createdMs, claimedMs),
     source: claimedMs === null ? null : 'trace',
-    ...(claimedMs === null ? { note: notPublished ?? claimNotRecorded(hasTrace) } : {}),
+    ...(claimedMs === null ? { note: notPublished ?? claimNotRecorded(trace) } : {}),
   };
   const published: TimelineStep = {
     kind: 'published',
@@ -231,11 +235,14 @@ function stepsOf(
   return [committed, claimed, published, ...applied];
 }
 
+/** Whether the order's spans were read, could not be, or do not exist (the order was not traced). */
+type TraceState = 'read' | 'unread' | 'sampled out';
+
 /** A published event whose claim has no span: the outbox row forgets its lease once published. */
-function claimNotRecorded(hasTrace: boolean): string {
-  return hasTrace
-    ? 'the trace has no publish span for it (yet)'
-    : 'the outbox keeps no claim time: the trace has it';
+function claimNotRecorded(trace: TraceState): string {
+  if (trace === 'read') return 'the trace has no publish span for it (yet)';
+  if (trace === 'sampled out') return 'the outbox keeps no claim time, and this order was not traced';
+  return 'the outbox keeps no claim time: the trace has it';
 }
 
 function notPublishedNote(row: OutboxRecord): string | undefined {

@@ -1,3 +1,4 @@
+import { parseTraceparent } from '@outbox/runtime/trace-hand-off';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
 import type { OrdersResponse, OrderView } from '../shared/api.ts';
 import { ghostOrders, lostOrders } from './dualWriteAnomalies.ts';
@@ -5,13 +6,13 @@ import { ghostOrders, lostOrders } from './dualWriteAnomalies.ts';
 const RECENT_ORDERS = 8;
 
 /**
- * The trace id of each order's ORDER_CREATED, from the trace context `writeEvent` stored in the
- * outbox row (W3C traceparent `00-<trace id>-<span id>-<flags>`). Published rows are deleted after
- * the relay's retention, so older orders have none. A few orders, looked up by
- * outbox_aggregate_id_idx: the read costs the same whatever the size of the outbox.
+ * The trace context of each order's ORDER_CREATED, which `writeEvent` stored in the outbox row
+ * (W3C traceparent `00-<trace id>-<span id>-<flags>`: the flags say whether it was sampled).
+ * Published rows are deleted after the relay's retention, so older orders have none. A few orders,
+ * looked up by outbox_aggregate_id_idx: the read costs the same whatever the size of the outbox.
  */
-export const traceIdsSql = `
-  select aggregate_id, split_part(headers->>'traceparent', '-', 2) as trace_id
+export const traceparentsSql = `
+  select aggregate_id, headers->>'traceparent' as traceparent
     from outbox
    where aggregate_type = 'order' and event_type = 'ORDER_CREATED'
      and aggregate_id = any($1::text[]) and headers ? 'traceparent'`;
@@ -50,20 +51,22 @@ export async function ordersView(
       dualWriteAnomalies ? ghostOrders(services) : [],
       writeModeOf(ordersUrl),
     ]);
-    const traceIds = traceUrlTemplate
-      ? await traceIdsOf(
+    const traces = traceUrlTemplate
+      ? await tracesOf(
           orders,
           items.map(({ id }) => id),
         )
       : new Map();
     return {
       orders: details.map((order) => {
-        const traceId = traceIds.get(order.id);
+        const trace = traces.get(order.id);
         return {
           ...order,
-          ...(traceId && traceUrlTemplate
-            ? { traceUrl: traceUrlTemplate.replace('{traceId}', traceId) }
+          // An unsampled trace was recorded nowhere: no link to open an error page with.
+          ...(trace?.sampled && traceUrlTemplate
+            ? { traceUrl: traceUrlTemplate.replace('{traceId}', trace.traceId) }
             : {}),
+          ...(trace && !trace.sampled ? { sampledOut: true as const } : {}),
           ...(lost.has(order.id) ? { lost: true as const } : {}),
         };
       }),
@@ -83,7 +86,17 @@ async function writeModeOf(ordersUrl: string): Promise<string | undefined> {
   return typeof body.writeMode === 'string' ? body.writeMode : undefined;
 }
 
-async function traceIdsOf(orders: Service, ids: string[]): Promise<Map<string, string>> {
-  const { rows } = await orders.pool.query<{ aggregate_id: string; trace_id: string }>(traceIdsSql, [ids]);
-  return new Map(rows.filter((row) => row.trace_id).map((row) => [row.aggregate_id, row.trace_id]));
+async function tracesOf(
+  orders: Service,
+  ids: string[],
+): Promise<Map<string, NonNullable<ReturnType<typeof parseTraceparent>>>> {
+  const { rows } = await orders.pool.query<{ aggregate_id: string; traceparent: string }>(traceparentsSql, [
+    ids,
+  ]);
+  return new Map(
+    rows.flatMap((row) => {
+      const trace = parseTraceparent(row.traceparent);
+      return trace ? [[row.aggregate_id, trace] as const] : [];
+    }),
+  );
 }

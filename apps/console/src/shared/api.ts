@@ -47,6 +47,11 @@ export type OrderView = {
   history: { event: string; detail: string | null; at: string }[];
   traceUrl?: string;
   /**
+   * Set when the order's trace was sampled out (its traceparent's sampled flag is 0, docs/tracing.md
+   * "Sampling"): it was recorded nowhere, so there is no `traceUrl`.
+   */
+  sampledOut?: true;
+  /**
    * Set when the order looks LOST: PENDING for a while, with no ORDER_CREATED in the outbox and
    * nothing in inventory or billing. Only a naive write mode leaves orders like that.
    */
@@ -286,8 +291,11 @@ export type OrderTimeline = {
   orderId: string;
   status: OrderView['status'];
   traceUrl?: string;
-  /** Whether the trace's spans were read (they add the claim times and each hop's span). */
-  trace: { available: true; spans: number } | { available: false; reason: string };
+  /**
+   * Whether the trace's spans were read (they add the claim times and each hop's span); if not,
+   * why, and `sampledOut` when the order was not traced at all (its traceparent's sampled flag is 0).
+   */
+  trace: { available: true; spans: number } | { available: false; reason: string; sampledOut?: true };
   /** In causal order: each event after the one whose handling wrote it. */
   events: TimelineEvent[];
   /** The hop that took longest, to show where the time went. */
