@@ -18,26 +18,31 @@ useLeakGuard();
 const brokers = sharedKafkaBrokers();
 
 /**
- * A relay listening for NOTIFY with a poll interval too long to matter, recording the size of
- * each publish; resolves once it has published a first event (creating the topic) and gone idle.
+ * Runs `test` with a relay listening for NOTIFY (its poll interval too long to matter) that has
+ * published a first event (creating the topic) and gone idle, and the size of each publish since.
  */
-async function idleRelay(
+async function withIdleRelay(
   label: string,
   lingerMs: number,
-): Promise<{ setup: InProcessRelay; batches: number[] }> {
+  test: (setup: InProcessRelay, batches: number[]) => Promise<void>,
+): Promise<void> {
   const setup = await startInProcessRelay(label, brokers, { lingerMs, pollIntervalMs: 60_000 });
-  const batches: number[] = [];
-  setup.around.before = async (events) => {
-    batches.push(events.length);
-  };
-  // Committed before the relay starts: its first claim takes it, with no wake-up to linger after.
-  await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'warm-up-' });
-  await setup.wakeup.listen();
-  setup.relay.start();
-  await publishedCount(setup, 1);
-  await sleep(300); // its mark done, back to sleep
-  batches.length = 0;
-  return { setup, batches };
+  try {
+    const batches: number[] = [];
+    setup.around.before = async (events) => {
+      batches.push(events.length);
+    };
+    // Committed before the relay starts: its first claim takes it, with no wake-up to linger after.
+    await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'warm-up-' });
+    await setup.wakeup.listen();
+    setup.relay.start();
+    await publishedCount(setup, 1);
+    await sleep(300); // its mark done, back to sleep
+    batches.length = 0;
+    await test(setup, batches);
+  } finally {
+    await setup.dispose();
+  }
 }
 
 /** Commit `count` events of distinct aggregates, each in its own transaction, `gapMs` apart. */
@@ -58,36 +63,29 @@ describe('an idle relay woken by NOTIFY', () => {
   it('with a linger, publishes events committed apart during it as one batch', {
     timeout: 60_000,
   }, async () => {
-    const { setup, batches } = await idleRelay('relay_linger', 1000);
-    try {
+    await withIdleRelay('relay_linger', 1000, async (setup, batches) => {
       // Committed within a few hundred ms, well inside the 1 s linger even on a busy machine.
       await commitApart(setup, 5, 20);
       await publishedCount(setup, 6);
       expect(batches).toEqual([5]);
-    } finally {
-      await setup.dispose();
-    }
+    });
   });
 
   it('without one (the default), claims at once: the same events go out in several batches', {
     timeout: 60_000,
   }, async () => {
-    const { setup, batches } = await idleRelay('relay_no_linger', 0);
-    try {
+    await withIdleRelay('relay_no_linger', 0, async (setup, batches) => {
       await commitApart(setup, 5, 100);
       await publishedCount(setup, 6);
       expect(batches.reduce((sum, size) => sum + size, 0)).toBe(5);
       expect(batches.length).toBeGreaterThan(1);
-    } finally {
-      await setup.dispose();
-    }
+    });
   });
 
   it('stops at once while it lingers, leaving the event for the next claim', {
     timeout: 60_000,
   }, async () => {
-    const { setup, batches } = await idleRelay('relay_linger_stop', 30_000);
-    try {
+    await withIdleRelay('relay_linger_stop', 30_000, async (setup, batches) => {
       await commitApart(setup, 1, 300); // its NOTIFY has arrived: the relay lingers
       const started = performance.now();
       await setup.relay.stop();
@@ -95,9 +93,7 @@ describe('an idle relay woken by NOTIFY', () => {
       expect(batches).toEqual([]);
       const rows = await outboxRows(setup.db.url);
       expect(rows.filter((row) => row.status === 'pending')).toHaveLength(1);
-    } finally {
-      await setup.dispose();
-    }
+    });
   });
 });
 
