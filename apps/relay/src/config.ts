@@ -46,6 +46,17 @@ const settings = z.object({
   RELAY_DB_TIMEOUT_MS: positiveInt(10_000),
   /** Fallback poll when no NOTIFY arrives (a missed notification never strands an event). */
   RELAY_POLL_INTERVAL_MS: positiveInt(1000),
+  /**
+   * How long an idle relay waits after a NOTIFY before it claims, so that the rows committed
+   * meanwhile go out as one batch (fewer claims, marks and consumer transactions at low rates, at
+   * the price of this much latency). 0 (default) claims at once; a relay catching up never waits.
+   */
+  RELAY_LINGER_MS: z.coerce
+    .number()
+    .int('a whole number of milliseconds')
+    .min(0, 'from 0 (claim at once) to 1000 ms')
+    .max(1000, 'from 0 (claim at once) to 1000 ms: a longer linger is latency, not batching')
+    .default(0),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */
   RELAY_LEASE_MS: positiveInt(30_000),
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */

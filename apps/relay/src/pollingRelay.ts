@@ -50,6 +50,7 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
       minBatchSize: Math.min(config.RELAY_MIN_BATCH_SIZE, config.RELAY_BATCH_SIZE),
       leaseMs: config.RELAY_LEASE_MS,
       pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
+      lingerMs: config.RELAY_LINGER_MS,
       maxAttempts: config.RELAY_MAX_ATTEMPTS,
     },
     // The chaos suite's kill -9 points, when its config allows RELAY_FAULT; none in production.

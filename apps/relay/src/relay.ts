@@ -48,7 +48,7 @@ export class Relay {
   readonly #faults: RelayFaultHooks | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
-  /** Aborted by stop(): ends a backoff, which nothing else may cut short (#backOff). */
+  /** Aborted by stop(): ends a backoff or a linger, which nothing else may cut short (#pause). */
   readonly #stopped = new AbortController();
   /** A batch's publish is under way: the broker has it and has not answered yet. */
   #withBroker = false;
@@ -101,8 +101,8 @@ export class Relay {
    *   batch (pipelined);
    * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
    *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
-   *   included), else it sleeps until one comes or the poll interval passes (the safety net for
-   *   a lost NOTIFY and for retries whose backoff ran out).
+   *   included), else it sleeps until one comes (and lingers, #idle) or the poll interval passes
+   *   (the safety net for a lost NOTIFY and for retries whose backoff ran out).
    * A mark that makes an aggregate's next event its head wakes the relay (#published), so a
    * backlog on one aggregate drains claim after claim, never at the poll's pace.
    *
@@ -123,7 +123,7 @@ export class Relay {
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
       if ('retryInMs' in claimed) {
-        await this.#backOff(claimed.retryInMs);
+        await this.#pause(claimed.retryInMs);
         continue;
       }
       if (previous && previous.retryInMs > 0) {
@@ -134,7 +134,7 @@ export class Relay {
           delayMs: 0,
         });
         claimed.leases.release();
-        await this.#backOff(previous.retryInMs);
+        await this.#pause(previous.retryInMs);
         continue;
       }
       if (claimed.rows.length > 0) {
@@ -145,27 +145,36 @@ export class Relay {
         }
         const step = await batch;
         if (step.retryInMs > 0) {
-          await this.#backOff(step.retryInMs);
+          await this.#pause(step.retryInMs);
           continue;
         }
       }
-      await this.#idle(this.#options.pollIntervalMs);
+      await this.#idle();
     }
     if (delivering) await delivering;
   }
 
-  /** Sleep, unless stopping; returns at once when a wake-up arrived since the last claim. */
-  async #idle(ms: number): Promise<void> {
-    if (!this.#stopping) await this.#wakeup.sleep(ms);
+  /**
+   * Sleep until a wake-up or the poll interval, unless stopping; return at once when a wake-up
+   * arrived since the last claim. When a wake-up ends a sleep, the relay was idle: it lingers
+   * (RELAY_LINGER_MS) before claiming, so that the rows committed meanwhile go out in one claim,
+   * one publish and one mark instead of one each. Only here: a relay catching up (a full claim,
+   * a pipelined one, a wake-up that came while it was busy) never lingers.
+   */
+  async #idle(): Promise<void> {
+    if (this.#stopping) return;
+    const { pollIntervalMs, lingerMs = 0 } = this.#options;
+    if ((await this.#wakeup.sleep(pollIntervalMs)) && lingerMs > 0) await this.#pause(lingerMs);
   }
 
   /**
-   * Wait after a failure of the broker or the database, until the backoff ends or stop(). A
-   * wake-up does not end it: a NOTIFY says a row was committed, nothing about the broker, and
-   * with one per order the relay would hit a broker that is down at the order rate. New rows wait
-   * for the broker like the rows given back.
+   * Wait `ms`, cut short by stop() alone: a backoff (after a failure of the broker or the
+   * database) or a linger (#idle). A wake-up ends neither. A NOTIFY says a row was committed,
+   * nothing about the broker: with one per order a backoff would hit a broker that is down at the
+   * order rate, so new rows wait for the broker like the rows given back. A linger is there to let
+   * more NOTIFYs pass.
    */
-  async #backOff(ms: number): Promise<void> {
+  async #pause(ms: number): Promise<void> {
     await sleep(ms, undefined, { signal: this.#stopped.signal }).catch(() => {});
   }
 

@@ -8,6 +8,8 @@ export type RelayOptions = {
   minBatchSize?: number;
   leaseMs: number;
   pollIntervalMs: number;
+  /** How long an idle relay waits after a wake-up before it claims (relay.ts #idle); default 0. */
+  lingerMs?: number;
   /** Attempts before a transiently failing event is dead-lettered. */
   maxAttempts: number;
 };

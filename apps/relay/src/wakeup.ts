@@ -80,21 +80,26 @@ export class Wakeup {
     this.#notified = false;
   }
 
-  /** Until the poll interval or a wake-up; at once if one arrived since the last reset or sleep. */
-  sleep(ms: number): Promise<void> {
+  /**
+   * Until the poll interval or a wake-up; at once if one arrived since the last reset or sleep.
+   * Resolves true only when a wake-up ended a sleep that waited: the relay was idle (the relay's
+   * linger waits after those alone).
+   */
+  sleep(ms: number): Promise<boolean> {
     if (this.#notified) {
       this.#notified = false;
-      return Promise.resolve();
+      return Promise.resolve(false);
     }
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (woken: boolean) => {
         clearTimeout(timer);
-        this.#waiters.delete(done);
+        this.#waiters.delete(onWake);
         this.#notified = false;
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, ms);
-      this.#waiters.add(done);
+      const onWake = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.#waiters.add(onWake);
     });
   }
 

@@ -35,6 +35,15 @@ describe('the relay wake-up', () => {
     expect(await elapsed(w.sleep(5_000))).toBeLessThan(1_000);
   });
 
+  it('says a sleep was ended by a wake-up only when it waited for one (the relay lingers after those)', async () => {
+    const w = wakeup();
+    setTimeout(() => w.wake(), 50);
+    expect(await w.sleep(5_000)).toBe(true);
+    expect(await w.sleep(50)).toBe(false); // the poll interval passed
+    w.wake();
+    expect(await w.sleep(5_000)).toBe(false); // came while the relay was busy: it was not idle
+  });
+
   it('says whether a wake-up arrived before a publish settled, without consuming it', async () => {
     const w = wakeup();
     const slow = sleep(300);
