@@ -39,7 +39,7 @@ import { startPrometheus, type TestPrometheus } from '@outbox/devstack/testing/p
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { durationMs, positiveNumber } from './support/args.ts';
+import { durationMs, environment, positiveNumber } from './support/args.ts';
 import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
@@ -58,9 +58,13 @@ const { values: args } = parseArgs({
     drain: { type: 'string', default: '30s' },
     deadline: { type: 'string', default: '75m' },
     out: { type: 'string', default: 'bench/results/system' },
+    // Extra environment for every process of every variant, KEY=VALUE, repeatable
+    // (ADMISSION_QUEUE_TIMEOUT_MS=200, say): a setting measured against a run without it.
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const stepMs = durationMs('step', args.step);
+const extraEnv = environment('env', args.env);
 const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
@@ -108,7 +112,7 @@ async function startStack(
   const observability: Observability | undefined = zipkin ? { zipkin } : undefined;
   try {
     const env: Record<string, Record<string, string>> = Object.fromEntries(
-      PROCESSES.map((name) => [name, zipkin ? zipkin.tracingEnv(name) : {}]),
+      PROCESSES.map((name) => [name, { ...(zipkin ? zipkin.tracingEnv(name) : {}), ...extraEnv }]),
     );
     // Nothing refused: every order is a valid one the saga confirms.
     env.billing = { ...env.billing, PAYMENT_LIMIT_CENTS: '100000000000' };

@@ -8,6 +8,7 @@
 //
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
 //                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
+//                                 [--env RELAY_LINGER_MS=20 ...]
 //                                 [--out bench/results/where-time-goes]
 //
 // --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
@@ -26,7 +27,7 @@ import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import { positiveNumber } from './support/args.ts';
+import { environment, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
@@ -46,6 +47,9 @@ const { values: args } = parseArgs({
     // NODE_OPTIONS for every Node process of the stack (V8's young generation size, say), to
     // compare their CPU and memory against a run without.
     'node-options': { type: 'string', default: '' },
+    // Extra environment for every process of the stack, KEY=VALUE, repeatable (RELAY_LINGER_MS=20,
+    // say): to compare a setting against a run without it.
+    env: { type: 'string', multiple: true, default: [] },
     'cpu-prof': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/where-time-goes' },
   },
@@ -70,6 +74,8 @@ const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
     { ...tracingEnv[name], ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
   ]),
 );
+const extraEnv = environment('env', args.env);
+for (const name of PROCESSES) stackEnv[name] = { ...stackEnv[name], ...extraEnv };
 stackEnv.billing = { ...stackEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
 const stack = await startChaosStack({
   label: 'wtg',
@@ -188,6 +194,7 @@ try {
     warmup,
     tracing: args.tracing,
     nodeOptions,
+    env: extraEnv,
     spansReceived: receiver?.spans.length,
     rate,
     seconds,
@@ -203,7 +210,7 @@ try {
   const markdown = [
     '# Where the time goes',
     '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; extra environment ${args.env.length ? `\`${args.env.join(' ')}\`` : 'none'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
       `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',

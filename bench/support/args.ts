@@ -27,3 +27,14 @@ export function durationMs(name: string, value: string): number {
   if (ms === undefined) throw new Error(`--${name}: not a duration: ${value} (e.g. 60s, 2m)`);
   return ms;
 }
+
+/** `--env KEY=VALUE`, repeated: extra environment for the processes a bench starts. */
+export function environment(name: string, pairs: string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--${name} ${pair}: expected KEY=VALUE`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}

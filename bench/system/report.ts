@@ -50,7 +50,7 @@ export type VariantReport = {
 /** `meta.args`: the run's flags; `stepMs`: its --step in milliseconds. */
 export function markdown(
   reports: VariantReport[],
-  meta: { args: { step: string; 'fixed-rate': string } } & Record<string, unknown>,
+  meta: { args: { step: string; 'fixed-rate': string; env?: string[] } } & Record<string, unknown>,
   stepMs: number,
 ): string {
   const lines = [
@@ -58,6 +58,7 @@ export function markdown(
     '',
     `Run ${meta.date}; ${JSON.stringify(meta.machine)}; ${meta.postgres}; steps of ${meta.args.step}` +
       (stepMs < 60_000 ? ' (shorter than the 60 s the definition asks: a quick run)' : '') +
+      (meta.args.env?.length ? `; extra environment \`${meta.args.env.join(' ')}\`` : '') +
       '; load average at the end of each step is in system.json.',
     '',
     'Sustained = the API accepted ≥ 95% of the rate, end-to-end p99 ≤ 1 s (order created → decided, orders database), no more than 1 s of orders pending when the load stopped, and everything settled.',
