@@ -18,7 +18,7 @@ import { renderDemoControls } from './demoControls.ts';
 import { byId, h } from './dom.ts';
 import { renderKafka } from './kafkaView.ts';
 import { setUpOrderForm } from './orderForm.ts';
-import { renderOrders } from './ordersView.ts';
+import { renderOrders, TRACES_LINKED } from './ordersView.ts';
 import { renderOutboxes } from './outboxView.ts';
 import { renderTimeline } from './timelineView.ts';
 
@@ -63,10 +63,7 @@ const { prometheus, traces } = info.backends;
 showMissing('prometheus', prometheus);
 showMissing('traces', traces);
 if (!prometheus.available) byId('alerts-status').textContent = 'No alerts to show without Prometheus.';
-if (traces.available) {
-  byId('traces-status').textContent =
-    'Each order links to its trace: one trace from the POST through every relay and consumer.';
-}
+if (traces.available) byId('traces-status').textContent = TRACES_LINKED;
 
 /** The order whose timeline is shown, chosen by a click in the orders table. */
 let selectedOrder: string | undefined;

@@ -151,12 +151,17 @@ export function renderOrders(
   }
 }
 
+/** What the trace links are, while the trace store answers. */
+export const TRACES_LINKED =
+  'Each order links to its trace: one trace from the POST through every relay and consumer. Past the ' +
+  'sampling rate (under load), an order says "not traced" instead.';
+
 /** Whether the trace links work now: the trace store (Zipkin) may be down, or restarting. */
 function renderTracesStatus(traces: TracesStatus): void {
   const status = byId('traces-status');
   status.dataset.available = String(traces.available);
   status.className = traces.available ? 'muted' : 'bad';
   status.textContent = traces.available
-    ? 'Each order links to its trace: one trace from the POST through every relay and consumer.'
+    ? TRACES_LINKED
     : `Traces unavailable: ${traces.reason} The links come back when it answers again.`;
 }
