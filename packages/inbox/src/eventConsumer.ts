@@ -89,14 +89,12 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       commitIntervalMs,
     } = options;
     running = await runConsumer({
-      ...{
-        maxChunk,
-        partitionsConsumedConcurrently,
-        retry,
-        sessionTimeoutMs,
-        heartbeatIntervalMs,
-        commitIntervalMs,
-      },
+      maxChunk,
+      partitionsConsumedConcurrently,
+      retry,
+      sessionTimeoutMs,
+      heartbeatIntervalMs,
+      commitIntervalMs,
       kafka,
       groupId,
       topics,
