@@ -1,10 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
-import { deleteConnector } from '@outbox/devstack/connect-rest';
+import {
+  deleteConnector,
+  resetConnectorOffsets,
+  resumeConnector,
+  retireConnector,
+  stopConnector,
+} from '@outbox/devstack/connect-rest';
 import {
   dropPublication,
   dropReplicationSlot,
   logicalDecodingUnavailable,
+  waitForActiveSlot,
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
@@ -91,10 +98,10 @@ async function registerConnector(c: Case): Promise<void> {
   });
 }
 
-/** Deletes the connector and drops its slot, as the demo does when a service goes back to polling. */
+/** Retires the connector and drops its slot, as the demo does when a service goes back to polling. */
 async function removeConnectorAndSlot(c: Case): Promise<void> {
   if (!connect) throw new Error('no Connect worker');
-  await deleteConnector(connect.worker.url, c.connector);
+  await retireConnector(connect.worker.url, c.connector);
   await dropReplicationSlot(c.db.url, c.slot);
 }
 
@@ -195,9 +202,15 @@ describe.skipIf(unavailable !== undefined)('no outbox row is stranded', { timeou
       return body.connector.state === 'PAUSED' ? true : undefined;
     });
     await insertEvents(c.db.url, { count: 20, aggregates: 5, aggregateIdPrefix: `unread-${run}-` });
-    await removeConnectorAndSlot(c);
+    // What an operator does when a slot is lost (a failover) or dropped: the connector stopped, a
+    // new slot, its offsets reset, or Debezium refuses the position the old slot had.
+    const url = connect?.worker.url ?? '';
+    await stopConnector(url, c.connector);
+    await dropReplicationSlot(c.db.url, c.slot);
     await insertEvents(c.db.url, { count: 10, aggregates: 5, aggregateIdPrefix: `between-${run}-` });
-    await registerConnector(c);
+    await resetConnectorOffsets(url, c.connector);
+    await resumeConnector(url, c.connector);
+    await waitForActiveSlot(c.db.url, c.slot);
     await insertEvents(c.db.url, { count: 5, aggregates: 5, aggregateIdPrefix: `after-${run}-` });
     const all = await ids(c);
     expect(all).toHaveLength(45);
