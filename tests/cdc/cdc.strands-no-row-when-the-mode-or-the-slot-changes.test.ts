@@ -228,7 +228,10 @@ describe.skipIf(unavailable !== undefined)('no outbox row is stranded', { timeou
     await eventually(
       'the 200 rows marked published once the slot confirmed them',
       async () => {
-        const pending = await ids(c, `status <> 'published' and id = any('{${confirmed.join(',')}}'::uuid[])`);
+        const pending = await ids(
+          c,
+          `status <> 'published' and id = any('{${confirmed.join(',')}}'::uuid[])`,
+        );
         if (pending.length === 0) return true;
         await insertEvents(c.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: `trickle-${run}-` });
         return undefined;

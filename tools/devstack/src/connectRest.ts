@@ -137,7 +137,12 @@ export async function stopConnector(baseUrl: string, name: string, timeoutMs = 6
  * (docs/design.md#polling-or-cdc).
  */
 export async function resetConnectorOffsets(baseUrl: string, name: string): Promise<void> {
-  await call(baseUrl, 'DELETE', `/connectors/${encodeURIComponent(name)}/offsets`, `resetting ${name}'s offsets`);
+  await call(
+    baseUrl,
+    'DELETE',
+    `/connectors/${encodeURIComponent(name)}/offsets`,
+    `resetting ${name}'s offsets`,
+  );
 }
 
 /** `PUT /connectors/<name>/resume`: a PAUSED or STOPPED connector runs again. */

@@ -5,7 +5,8 @@ import type { CdcRelayHealth } from './cdcHealth.ts';
 /**
  * The relay's metrics in debezium mode: the connector's state and its replication slot's cost, read
  * when Prometheus scrapes (one read shared by every gauge of a scrape, the same as /healthz shows).
- * No outbox_events here: rows stay `pending` in this mode until retention deletes them, and the
+ * No outbox_events here: a row stays `pending` until the slot confirms a position after it, which
+ * Debezium does when it publishes a later event, so on an idle outbox the last rows wait and the
  * polling relay's backlog alerts would read them as stuck.
  */
 export function createCdcMetrics(registry: MetricsRegistry, read: () => Promise<CdcRelayHealth>) {
@@ -55,9 +56,14 @@ export function createCdcMetrics(registry: MetricsRegistry, read: () => Promise<
     },
   });
   return {
-    retentionDeleted: new Counter({
-      name: 'outbox_cdc_retention_deleted_total',
-      help: 'Outbox rows deleted by the debezium-mode retention once the replication slot confirmed them.',
+    confirmed: new Counter({
+      name: 'outbox_cdc_confirmed_total',
+      help: 'Outbox rows marked published because the replication slot confirmed a position after them.',
+      registers,
+    }),
+    drained: new Counter({
+      name: 'outbox_cdc_drained_total',
+      help: 'Outbox rows the relay published itself because they were written before the slot existed (or may have been).',
       registers,
     }),
   };
