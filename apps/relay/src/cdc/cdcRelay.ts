@@ -44,7 +44,7 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
   const registry = createMetricsRegistry('relay');
   const health = () => cdcRelayHealth(pool, settings);
-  const metrics = createCdcMetrics(registry, health);
+  const metrics = createCdcMetrics(registry, health, pool);
   const publisher = new KafkaPublisher({
     clientId: `relay-${relayId}`,
     brokers: config.KAFKA_BROKERS,
