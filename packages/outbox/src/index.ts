@@ -1,6 +1,7 @@
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
+  envelopeOf,
   insertOutboxRow,
   insertOutboxRows,
   type OutboxInsert,
