@@ -69,6 +69,8 @@ export type ScenarioReport = {
   invariants: InvariantResult[];
   /** While the load ran: the longest stretch without an event published, and without one applied. */
   progress?: ProgressGaps;
+  /** The scenario's maxStallMs and whether every window above stayed within it. */
+  stall?: { targetMs: number; withinTarget: boolean };
   /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
   opsEndpoints: OpsScrapeResult;
   /** Set when the scenario itself failed (a fault script threw, the stack did not start). */
@@ -88,6 +90,20 @@ export type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
 function relayModeOf(scenario: Scenario): RelayModeOfRun {
   if (!scenario.needs?.cdc) return 'polling';
   return scenario.needs.exactlyOnceSource ? 'debezium exactly-once' : 'debezium';
+}
+
+/** Every window (publishing, applying, each group's applying) against the scenario's target. */
+function stallAgainstTarget(
+  targetMs: number | undefined,
+  progress: ProgressGaps,
+): ScenarioReport['stall'] | undefined {
+  if (targetMs === undefined) return undefined;
+  const windows = [
+    progress.longestWithoutPublishingMs,
+    progress.longestWithoutApplyingMs,
+    ...Object.values(progress.longestWithoutApplyingMsByGroup),
+  ];
+  return { targetMs, withinTarget: windows.every((ms) => ms <= targetMs) };
 }
 
 const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
@@ -266,6 +282,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       timeoutMs: 0,
     });
     const opsEndpoints = await scraper.stop();
+    const stall = stallAgainstTarget(scenario.maxStallMs, progress);
     return {
       scenario: scenario.name,
       breaks: scenario.breaks,
@@ -273,7 +290,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       writeMode,
       relayMode: relayModeOf(scenario),
       passed:
-        quiet.reached && invariants.every((result) => result.passed) && opsEndpoints.failures.length === 0,
+        quiet.reached &&
+        invariants.every((result) => result.passed) &&
+        opsEndpoints.failures.length === 0 &&
+        (stall?.withinTarget ?? true),
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       load: {
@@ -292,6 +312,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       },
       timeline,
       progress,
+      ...(stall ? { stall } : {}),
       quiescence: {
         reached: quiet.reached,
         afterLoadMs: quiet.at - loadEnded,
