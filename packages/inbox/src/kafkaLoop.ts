@@ -72,7 +72,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   const producer = kafka.producer({
     idempotent: true,
     allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/publisher.ts)
+    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/polling/publisher.ts)
   });
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
