@@ -51,6 +51,8 @@ export type ScenarioReport = {
   invariants: InvariantResult[];
   /** While the load ran: the longest stretch without an event published, and without one applied. */
   progress?: ProgressGaps;
+  /** The scenario's maxStallMs and whether every window above stayed within it. */
+  stall?: { targetMs: number; withinTarget: boolean };
   /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
   opsEndpoints: OpsScrapeResult;
   /** Set when the scenario itself failed (a fault script threw, the stack did not start). */

@@ -5,6 +5,7 @@ import { checkInvariants, type InvariantResult, type readStock, takeSnapshot } f
 import type { LoadAndFaults } from './loadAndFaults.ts';
 import { DEFAULT_LOAD } from './loadAndFaults.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
+import type { ProgressGaps } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario } from './scenario.ts';
 import { databaseUrlsOf, type ScenarioEnvironment } from './scenarioEnvironment.ts';
@@ -75,6 +76,20 @@ async function duplicateCounters(stack: ChaosStack): Promise<Partial<Record<Data
   return counters;
 }
 
+/** Every window (publishing, applying, each group's applying) against the scenario's target. */
+function stallAgainstTarget(
+  targetMs: number | undefined,
+  progress: ProgressGaps | undefined,
+): ScenarioReport['stall'] | undefined {
+  if (targetMs === undefined || progress === undefined) return undefined;
+  const windows = [
+    progress.longestWithoutPublishingMs,
+    progress.longestWithoutApplyingMs,
+    ...Object.values(progress.longestWithoutApplyingMsByGroup),
+  ];
+  return { targetMs, withinTarget: windows.every((ms) => ms <= targetMs) };
+}
+
 export function finishedReport(
   scenario: Scenario,
   started: number,
@@ -85,10 +100,14 @@ export function finishedReport(
   const { loadResult } = run;
   const { quiet, invariants, opsEndpoints } = verdict;
   const load = { ...DEFAULT_LOAD, ...scenario.load };
+  const stall = stallAgainstTarget(scenario.maxStallMs, run.progress);
   return {
     ...reportHeading(scenario, started),
     passed:
-      quiet.reached && invariants.every((result) => result.passed) && opsEndpoints.failures.length === 0,
+      quiet.reached &&
+      invariants.every((result) => result.passed) &&
+      opsEndpoints.failures.length === 0 &&
+      (stall?.withinTarget ?? true),
     load: {
       rate: load.rate,
       durationMs: load.durationMs,
@@ -105,6 +124,7 @@ export function finishedReport(
     },
     timeline,
     progress: run.progress,
+    ...(stall ? { stall } : {}),
     quiescence: {
       reached: quiet.reached,
       afterLoadMs: quiet.at - run.loadEnded,
