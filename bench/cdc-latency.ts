@@ -11,7 +11,7 @@
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
  * process with its production defaults (NOTIFY, poll 1000 ms), the connector with the config of
- * tools/devstack/src/cdcConnector.ts (poll.interval.ms 100). The topics are created here with
+ * packages/outbox/src/cdcConnector.ts (poll.interval.ms 100). The topics are created here with
  * message.timestamp.type=LogAppendTime, so each message carries the broker's time of appending it,
  * which with one replica is when the broker acks it.
  *
@@ -30,7 +30,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
 import {
   connectorStatus,
   deleteConnector,
@@ -50,6 +49,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { renderCdcConnectorConfig } from '@outbox/outbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import pg from 'pg';
 import { positiveInt, positiveInts } from './support/args.ts';

@@ -1,13 +1,13 @@
 // Registers the Debezium connector of each service whose outbox runs in debezium mode, on a Kafka
 // Connect worker that is already running, with the config the local demo registers
-// (tools/devstack/src/cdcConnector.ts): docker-compose.yml's one-shot `connect-register` runs it.
+// (packages/outbox/src/cdcConnector.ts): docker-compose.yml's one-shot `connect-register` runs it.
 //   RELAY_MODE_ORDERS=debezium CONNECT_URL=http://connect:8083 \
 //   CDC_DATABASE_URL_ORDERS=postgresql://postgres:postgres@postgres:5432/orders ... node scripts/register-cdc-connectors.ts
 // RELAY_MODE (all) and RELAY_MODE_<SERVICE> choose the mode, as for `./dev demo`. For a service that
 // polls, it deletes the connector and drops the replication slot an earlier debezium run left (an
 // unread slot holds the server's WAL for ever, docs/runbooks.md#outboxreplicationslotretainingwal).
 // The database user of CDC_DATABASE_URL_<SERVICE> needs the REPLICATION attribute (or superuser).
-import { renderCdcConnectorConfig } from '@outbox/devstack/cdc-connector';
+
 import { cdcNames, relayModes, type ServiceName } from '@outbox/devstack/cdc-relays';
 import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
 import {
@@ -15,6 +15,7 @@ import {
   ensureOutboxPublication,
   logicalDecodingUnavailable,
 } from '@outbox/devstack/logical-decoding';
+import { renderCdcConnectorConfig } from '@outbox/outbox';
 
 const required = (variable: string): string => {
   const value = process.env[variable];

@@ -145,8 +145,8 @@ describe('Prometheus alert rules', () => {
     // The metric names registered in code (prom-client `name: '...'`), plus the series a histogram
     // exports and Prometheus' own `up`. A renamed metric would otherwise silently never alert.
     const sources = [
-      'apps/relay/src/metrics.ts',
-      'apps/relay/src/cdcMetrics.ts',
+      'apps/relay/src/polling/metrics.ts',
+      'apps/relay/src/cdc/cdcMetrics.ts',
       'packages/inbox/src/consumerMetrics.ts',
       'apps/orders/src/http/httpMetrics.ts',
       'apps/orders/src/http/admission.ts',

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * In debezium mode nothing marks an outbox row published, so the relay deletes the rows the
- * connector's replication slot has confirmed (apps/relay/src/cdcRetention.ts,
+ * connector's replication slot has confirmed (apps/relay/src/cdc/cdcRetention.ts,
  * docs/design.md#polling-or-cdc), and reports the connector and the slot on /healthz and /metrics.
  * A real Kafka Connect worker with Debezium, a real slot: rows are deleted only once they are on
  * Kafka, and none while the connector is paused, however old.
@@ -108,7 +108,7 @@ async function outboxIds(): Promise<Set<string>> {
 
 /**
  * Waits for `done` while writing one event per check, as a live outbox does. Debezium confirms the
- * position of the last event it published (no heartbeat in cdcConnector.ts), so a retention mark
+ * position of the last event it published (no heartbeat in packages/outbox/src/cdcConnector.ts), so a retention mark
  * is confirmed only once a write after it has been published (docs/design.md#polling-or-cdc).
  */
 async function whileWriting(description: string, done: () => Promise<boolean>): Promise<void> {

@@ -9,7 +9,7 @@ const redriveBody = z.strictObject({ service: z.enum(SERVICE_NAMES), id: z.uuid(
 /**
  * `POST /api/admin/redrive {"service": "orders", "id": "<event id>"}`: put one dead-lettered event
  * back in line. The console does not touch the outbox itself: it asks the relay of that database
- * (`POST /admin/redrive`, apps/relay/src/adminRoutes.ts), the one place that redrives and logs it.
+ * (`POST /admin/redrive`, apps/relay/src/polling/adminRoutes.ts), the one place that redrives and logs it.
  */
 export function redriveRouter(services: Service[], relayAdminToken: string): Router {
   const router = Router();

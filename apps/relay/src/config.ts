@@ -11,7 +11,7 @@ import {
   topicPrefix,
 } from '@outbox/runtime/config';
 import { z } from 'zod';
-import { relayFaultSettings } from './faultPoints.ts';
+import { relayFaultSettings } from './polling/faultPoints.ts';
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),
@@ -64,7 +64,7 @@ const settings = z.object({
   /**
    * Published events are deleted this long after publication (0 keeps them for ever). In debezium
    * mode: events are deleted this long after they were written, once the connector's replication
-   * slot has confirmed them (cdcRetention.ts).
+   * slot has confirmed them (cdc/cdcRetention.ts).
    */
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   /** How often the retention sweep runs. */
@@ -73,7 +73,7 @@ const settings = z.object({
    * `polling` (default): this process claims the outbox's rows and publishes them. `debezium`: a
    * Debezium connector on Kafka Connect publishes them from the write-ahead log
    * (docs/design.md#polling-or-cdc), and this process reports that connector and its replication
-   * slot (/healthz, /metrics) and deletes the rows the slot has confirmed (cdcRetention.ts).
+   * slot (/healthz, /metrics) and deletes the rows the slot has confirmed (cdc/cdcRetention.ts).
    */
   RELAY_MODE: z.enum(['polling', 'debezium']).default('polling'),
   /** Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. */

@@ -4,9 +4,9 @@ import '@outbox/runtime/tracing-register';
 import { hostname } from 'node:os';
 import { loadConfigOrExit } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
-import { startCdcRelay } from './cdcRelay.ts';
+import { startCdcRelay } from './cdc/cdcRelay.ts';
 import { configSchema } from './config.ts';
-import { startPollingRelay } from './pollingRelay.ts';
+import { startPollingRelay } from './polling/pollingRelay.ts';
 
 const config = loadConfigOrExit('relay', configSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);

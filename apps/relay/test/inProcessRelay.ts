@@ -4,10 +4,10 @@ import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
-import { createRelayMetrics, type RelayMetrics } from '../src/metrics.ts';
-import { KafkaPublisher, type OutgoingEvent } from '../src/publisher.ts';
-import { Relay, type RelayOptions } from '../src/relay.ts';
-import { Wakeup } from '../src/wakeup.ts';
+import { createRelayMetrics, type RelayMetrics } from '../src/polling/metrics.ts';
+import { KafkaPublisher, type OutgoingEvent } from '../src/polling/publisher.ts';
+import { Relay, type RelayOptions } from '../src/polling/relay.ts';
+import { Wakeup } from '../src/polling/wakeup.ts';
 import { topicPrefix } from './relayProcess.ts';
 
 /** Helpers shared by the relay's in-process tests (not a test file itself). */

@@ -5,7 +5,7 @@ import {
   KafkaJSProtocolError,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { classifyPublishError } from '../src/publishErrors.ts';
+import { classifyPublishError } from '../src/polling/publishErrors.ts';
 
 // Real kafkajs error objects, built the way kafkajs builds them (protocol/error.js, retry/index.js).
 const protocolError = (type: string, code: number, retriable: boolean) =>

@@ -1,3 +1,4 @@
+export { type CdcConnectorOptions, renderCdcConnectorConfig } from './cdcConnector.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,

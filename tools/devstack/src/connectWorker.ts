@@ -28,7 +28,7 @@ export type ConnectWorkerOptions = {
    * Kafka Connect's exactly-once support for source connectors (KIP-618,
    * `exactly.once.source.support=enabled`): each task writes its records and its source offsets in
    * one Kafka transaction, so a restarted worker resumes exactly after what it committed. A
-   * connector opts in with `exactly.once.support=required` (cdcConnector.ts). Default off: Connect's
+   * connector opts in with `exactly.once.support=required` (packages/outbox/src/cdcConnector.ts). Default off: Connect's
    * at-least-once, the duplicates of a crash absorbed by the consumers' inbox.
    */
   exactlyOnceSource?: boolean;
@@ -158,7 +158,7 @@ export class ConnectWorker {
       // One worker: when it restarts there is nobody to wait for, so its connectors are assigned
       // again at once instead of after the default 5-minute grace period.
       'scheduled.rebalance.max.delay.ms=0',
-      // Every connector sets its own converters (cdcConnector.ts); these are only the defaults.
+      // Every connector sets its own converters (packages/outbox/src/cdcConnector.ts); these are only the defaults.
       'key.converter=org.apache.kafka.connect.storage.StringConverter',
       'value.converter=org.apache.kafka.connect.json.JsonConverter',
       'value.converter.schemas.enable=false',

@@ -36,7 +36,7 @@ export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOpt
       ({ level, log }: LogEntry) => {
         const { message, ...extra } = log;
         // Said at every start by every idempotent producer with bounded retries. Ours are bounded on
-        // purpose, and a failed send gets a new producer (apps/relay/src/publisher.ts), so nobody can act on it.
+        // purpose, and a failed send gets a new producer (apps/relay/src/polling/publisher.ts), so nobody can act on it.
         if (message === 'Limiting retries for the idempotent producer may invalidate EoS guarantees') return;
         kafkaLogger[levels[level] ?? 'info'](extra, message);
       },

@@ -1,6 +1,6 @@
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { Counter, Gauge } from 'prom-client';
-import type { CdcRelayHealth } from './cdcRelay.ts';
+import type { CdcRelayHealth } from './cdcHealth.ts';
 
 /**
  * The relay's metrics in debezium mode: the connector's state and its replication slot's cost, read

@@ -16,7 +16,7 @@ const BATCH = 10_000;
  *
  * A row is thus deleted only after the connector confirmed the transaction that wrote it, and
  * Debezium confirms a position only once Kafka acknowledged what it published from there. The
- * delete itself is in the WAL too; the connector skips it (`skipped.operations`, cdcConnector.ts).
+ * delete itself is in the WAL too; the connector skips it (`skipped.operations`, packages/outbox/src/cdcConnector.ts).
  */
 export function startCdcRetention(options: {
   pool: pg.Pool;
