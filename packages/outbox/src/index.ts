@@ -11,6 +11,7 @@ export {
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
+  envelopeOf,
   insertOutboxRow,
   insertOutboxRows,
   type OutboxInsert,
