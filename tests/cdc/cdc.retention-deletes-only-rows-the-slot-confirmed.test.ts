@@ -87,7 +87,10 @@ afterAll(async () => {
     await dropPublication(db.url, publication);
   }
   await db?.drop();
-  if (!unavailable) await deleteTopic(topic);
+  if (!unavailable) {
+    await deleteTopic(topic);
+    await deleteTopic(`__debezium-heartbeat.${connectorName}`); // the connector's heartbeats
+  }
 }, 120_000);
 
 type Health = {
@@ -233,6 +236,26 @@ describe.skipIf(unavailable !== undefined)('the relay in debezium mode', () => {
       return current.status === 'ok' ? current : undefined;
     });
     console.log(`after resume: ${JSON.stringify(after.slot)}`);
+  });
+
+  it('publishes and deletes the last rows of an outbox that then stays idle', {
+    timeout: 120_000,
+  }, async () => {
+    if (!db) throw new Error('no database');
+    await insertEvents(db.url, { count: 10, aggregates: 5, aggregateIdPrefix: `idle-${run}-` });
+    const last = await outboxIds(`aggregate_id like 'idle-${run}-%'`);
+    await waitOnKafka(last);
+    const started = Date.now();
+    // No write after them: the connector's heartbeat moves the slot's confirmed position past them.
+    await eventually(
+      'the idle outbox emptied',
+      async () => {
+        const left = await outboxIds();
+        return [...last].some((id) => left.has(id)) ? undefined : true;
+      },
+      60_000,
+    );
+    console.log(`idle outbox: its last 10 rows deleted ${Date.now() - started} ms after all were on Kafka`);
   });
 });
 

@@ -82,6 +82,7 @@ async function newCase(label: string): Promise<Case> {
     await dropPublication(db.url, names.publication);
     await db.drop();
     await deleteTopic(names.topic);
+    await deleteTopic(`__debezium-heartbeat.${names.connector}`);
   });
   return names;
 }
