@@ -4,6 +4,7 @@ import {
   consumerServiceSchema,
   type FaultSwitches,
   refuseFaultsUnlessAllowed,
+  timerMs,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { z } from 'zod';
@@ -17,9 +18,9 @@ const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).exten
   /** Test and demo switch: share of provider calls that fail as if it were down (0..1); such events are retried. */
   PAYMENT_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
   /** Test and demo switch: latency added to every provider call, in milliseconds. */
-  PAYMENT_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  PAYMENT_LATENCY_MS: timerMs(0).default(0),
   /** A provider call without an answer after this long fails, and the event is retried. */
-  PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  PAYMENT_TIMEOUT_MS: timerMs().default(3_000),
   /** Idempotency keys the simulated provider remembers (the oldest are forgotten first). */
   PAYMENT_KEYS_REMEMBERED: z.coerce.number().int().positive().default(100_000),
 });

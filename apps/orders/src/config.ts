@@ -7,6 +7,7 @@ import {
   logLevel,
   port,
   postgresUrl,
+  timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
@@ -69,9 +70,9 @@ const settings = z.object({
    * cancelled order whose stock or payment is still held this long after the decision gets its
    * ORDER_CANCELLED once more). See src/saga/sagaTimeout.ts.
    */
-  SAGA_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
+  SAGA_TIMEOUT_MS: timerMs(1_000).default(300_000),
   /** How often the orders process looks for timed-out orders. */
-  SAGA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  SAGA_SWEEP_INTERVAL_MS: timerMs(100).default(10_000),
   /** The test and demo switches (demo/index.ts): each refused unless OUTBOX_ALLOW_FAULTS allows it. */
   ...demoSettings,
 });

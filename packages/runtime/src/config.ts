@@ -71,6 +71,20 @@ export const logLevel = z
 
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/**
+ * The longest delay Node's setTimeout and setInterval take: a longer one fires after 1 ms (with a
+ * TimeoutOverflowWarning), so a 30-day poll interval would poll every millisecond.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number of milliseconds something waits, from `min` to MAX_TIMER_MS. */
+export const timerMs = (min = 1) =>
+  z.coerce
+    .number()
+    .int('a whole number of milliseconds')
+    .min(min, `at least ${min} ms`)
+    .max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24.8 days): Node fires a longer timer at once`);
+
 /** Topic names get this prefix, so tests and demos can share one broker without sharing topics. */
 export const topicPrefix = z
   .string()
@@ -92,7 +106,7 @@ export const inboxRetentionHours = z.coerce
  * packages/inbox/src/offsetCommits.ts). A crash redelivers at most this much of the stream, which
  * processed_events makes harmless (docs/design.md, "The consumers").
  */
-export const kafkaCommitIntervalMs = z.coerce.number().int().positive().optional();
+export const kafkaCommitIntervalMs = timerMs().optional();
 
 /** How a service creates the topics it needs when they do not exist yet (ensureTopics). */
 export const kafkaTopicSettings = {
