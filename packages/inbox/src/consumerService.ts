@@ -1,4 +1,9 @@
-import { type consumerServiceSchema, loadConfigOrExit, topicLayout } from '@outbox/runtime/config';
+import {
+  type consumerServiceSchema,
+  loadConfigOrExit,
+  replicationWarning,
+  topicLayout,
+} from '@outbox/runtime/config';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createLogger } from '@outbox/runtime/logger';
@@ -63,6 +68,8 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     logger.warn({ err }, 'an idle database connection failed; it is replaced'),
   );
   const registry = createMetricsRegistry(options.name);
+  const warning = replicationWarning(config);
+  if (warning) logger.warn(warning);
   const consumer = startEventConsumer({
     source: options.source,
     groupId: config.KAFKA_GROUP_ID,

@@ -116,6 +116,23 @@ export const kafkaTopicSettings = {
   KAFKA_REPLICATION_FACTOR: positiveInt(1),
 };
 
+/**
+ * What a process pointed at several brokers with topics of one replica should be told at start-up:
+ * the topics it creates then live on one broker and go with it (docs/production.md, "Kafka
+ * replication factor and min.insync.replicas"). Undefined when there is nothing to say.
+ */
+export function replicationWarning(config: {
+  KAFKA_BROKERS: string[];
+  KAFKA_REPLICATION_FACTOR: number;
+}): string | undefined {
+  const brokers = config.KAFKA_BROKERS.length;
+  if (brokers < 2 || config.KAFKA_REPLICATION_FACTOR > 1) return undefined;
+  return (
+    `KAFKA_REPLICATION_FACTOR=1 with ${brokers} brokers in KAFKA_BROKERS: topics this process creates ` +
+    'get one copy, lost with its broker; set KAFKA_REPLICATION_FACTOR=3 on a cluster (existing topics are not changed)'
+  );
+}
+
 export function topicLayout(config: { KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPLICATION_FACTOR: number }) {
   return { partitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: config.KAFKA_REPLICATION_FACTOR };
 }

@@ -1,5 +1,5 @@
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
-import { topicLayout } from '@outbox/runtime/config';
+import { replicationWarning, topicLayout } from '@outbox/runtime/config';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import pg from 'pg';
@@ -42,6 +42,8 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     options: OUTBOX_SESSION_OPTIONS,
   });
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+  const warning = replicationWarning(config);
+  if (warning) logger.warn(warning);
   const registry = createMetricsRegistry('relay');
   const health = () => cdcRelayHealth(pool, settings);
   const metrics = createCdcMetrics(registry, health, pool);

@@ -1,5 +1,5 @@
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
-import { topicLayout } from '@outbox/runtime/config';
+import { replicationWarning, topicLayout } from '@outbox/runtime/config';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
@@ -29,6 +29,8 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
   });
   // An idle pool connection that the server dropped (restart) must not crash the process.
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+  const warning = replicationWarning(config);
+  if (warning) logger.warn(warning);
   const registry = createMetricsRegistry('relay');
   const publisher = new KafkaPublisher({
     clientId: `relay-${relayId}`,
