@@ -15,7 +15,7 @@ const AFTERMATH: Record<string, string> = {
   'connect/kill':
     "kill -9 of Kafka Connect: the connectors' last block since their committed offsets will be published again after a start (duplicates the consumers' inbox absorbs); nothing is lost, the slots hold the WAL.",
   'connect/start':
-    'Kafka Connect is back: the connectors resume from their slots, and each debezium relay publishes the rows the slot had not confirmed and says "ok" again.',
+    'Kafka Connect is back: the connectors resume from their slots, and each debezium relay says "ok" again and marks the rows published as the slot confirms them.',
   'relay/stop':
     'Graceful stop: the relay finished its batch and gave back what it held. Events of this database wait until a relay runs again.',
   'relay/kill':

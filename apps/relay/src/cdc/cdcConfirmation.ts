@@ -10,11 +10,13 @@ const BATCH = 10_000;
 /**
  * What keeps `status` true in debezium mode (docs/design.md#polling-or-cdc), one step a tick:
  *
- * 1. Each time another reader holds the slot (the relay's start, a connector restart, a slot
- *    re-created after a drop or a failover), drain: the polling path publishes every row still
- *    pending up to the last seq written (cdcDrain.ts). The connector streams only what commits
- *    after its slot exists, and the relay cannot tell a re-created slot from the old one read
- *    again, so it treats each new reader as a new slot: duplicates, never a gap.
+ * 1. When a reader holds a slot that may be new (the relay's start, a slot re-created after a drop
+ *    or a failover), drain: the polling path publishes every row still pending up to the last seq
+ *    written (cdcDrain.ts). The connector streams only what commits after its slot exists:
+ *    duplicates, never a gap. A new reader of the same slot (a connector or Connect restart) needs
+ *    no drain; the slot is known to be the same when it was seen at every check since the last
+ *    drain and its restart_lsn is below the WAL position read at the previous check (a slot created
+ *    since starts past it). Anything else counts as a new slot.
  * 2. Then, a tick apart: take a mark (pending rows, the WAL position after them, the reader) and
  *    mark those rows `published` once the same reader has confirmed that position
  *    (packages/outbox/src/cdcStore.ts). Debezium confirms a position only after Kafka acknowledged
@@ -34,26 +36,33 @@ export function startCdcConfirmation(options: {
 }) {
   const { pool, slot, logger } = options;
   const stopped = new AbortController();
-  /** The reader whose slot has been drained: marks are taken only under it. */
-  let drainedFor: string | undefined;
+  /** The slot seen at the last check has been drained: rows written before it are published. */
+  let drained = false;
+  /** The reader seen at the last check, and the WAL position read just before it. */
+  let lastReader: string | undefined;
+  let since: string | undefined;
   let mark: ConfirmationMark | undefined;
 
   const tick = async () => {
-    const { reader, maxSeq } = await readSlotReader(pool, slot);
-    if (reader === undefined) {
-      mark = undefined;
-      return;
-    }
-    if (reader !== drainedFor) {
-      mark = undefined;
+    const seen = await readSlotReader(pool, slot, since);
+    const { reader, maxSeq } = seen;
+    // The same slot as at the last check: one walsender held it all along (a slot in use cannot be
+    // dropped), or it starts below a position read then (a slot created since starts past it).
+    const sameSlot = seen.exists && ((reader !== undefined && reader === lastReader) || seen.existedAtSince);
+    if (!sameSlot) drained = false;
+    if (reader !== lastReader) mark = undefined;
+    lastReader = reader;
+    since = seen.exists ? seen.position : undefined;
+    if (reader === undefined) return;
+    if (!drained) {
       logger.info(
         { slot, reader, maxSeq },
-        'a new reader holds the slot: publishing the rows written before it',
+        'a reader holds a slot that may be new: publishing the rows written before it',
       );
-      const drained = await drainUpTo({ ...options, maxSeq, stopped: stopped.signal });
-      options.onDrained?.(drained);
-      logger.info({ slot, reader, drained }, 'rows written before the slot published');
-      drainedFor = reader;
+      const published = await drainUpTo({ ...options, maxSeq, stopped: stopped.signal });
+      options.onDrained?.(published);
+      logger.info({ slot, reader, drained: published }, 'rows written before the slot published');
+      drained = true;
       return;
     }
     if (mark && mark.reader === reader && mark.ids.length > 0) {
@@ -62,7 +71,7 @@ export function startCdcConfirmation(options: {
       options.onMarked?.(marked);
     }
     mark = await takeConfirmationMark(pool, slot, BATCH);
-    if (mark.reader !== drainedFor) mark = undefined;
+    if (mark.reader !== reader) mark = undefined;
   };
 
   const loop = async () => {
