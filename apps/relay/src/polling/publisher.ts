@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
+import type { Admin, IHeaders, RetryOptions } from '@outbox/runtime/kafka';
 import {
   AcknowledgedProducer,
   createKafka,
@@ -10,7 +11,6 @@ import {
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
-import type { Admin, IHeaders, RetryOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type { OutgoingEvent };
