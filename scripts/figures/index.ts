@@ -2,7 +2,7 @@ import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, dualWrites, overload } from './chaos.ts';
 import { retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
-import { scalingMatrix } from './scaling.ts';
+import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -21,6 +21,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'write-path': writePath,
   retention,
   scaling: scalingMatrix,
+  'scaling-costs': scalingCosts,
   'tracing-cost': tracingCost,
   'overload-goodput': overloadGoodput,
   'levers-at-low-rate': leversAtLowRate,
