@@ -1,4 +1,4 @@
-import { num, percent, table } from './format.ts';
+import { duration, num, percent, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -58,7 +58,7 @@ export const scalingMatrix: FigureTable = {
         rows,
       ),
       '',
-      `${link(SCALING)}: ${results.args.step ?? '?'} steps, one run per cell.`,
+      `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
     ].join('\n');
   },
 };
