@@ -77,15 +77,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
-  const handleChunk = chunkStep({
-    consumer: groupId,
-    source: options.source,
-    handlers: new HandlerTable(options.handlers),
-    transaction: options.transaction,
-    faults: options.faults ?? NO_FAULTS,
-    metrics,
-    logger,
-  });
+  const handleChunk = chunkStepOf(options, metrics);
   const starter = startInBackground(groupId, logger, async () => {
     const {
       maxChunk,
@@ -127,6 +119,19 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       await starter.stop();
     },
   };
+}
+
+/** The chunk step for the app's handlers, with the fault points injected at start-up (none in production). */
+function chunkStepOf<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>, metrics: ConsumerMetrics) {
+  return chunkStep({
+    consumer: options.groupId,
+    source: options.source,
+    handlers: new HandlerTable(options.handlers),
+    transaction: options.transaction,
+    faults: options.faults ?? NO_FAULTS,
+    metrics,
+    logger: options.logger,
+  });
 }
 
 /** Start the loop, and again after a backoff while it cannot start (Kafka unreachable). */
