@@ -32,7 +32,8 @@ describe.each(['async', 'sync'] as const)('a PostgreSQL primary and standby (%s)
   });
 
   it('streams to the standby, promotes it after a kill -9, and keeps one endpoint for the primary', async () => {
-    pair = await startPostgresPair({ label: `pair-test-${replication}`, replication });
+    const started = await startPostgresPair({ label: `pair-test-${replication}`, replication });
+    pair = started;
     const firstPrimary = pair.primary.port;
     await viaEndpoint(pair, 'create table t (id int primary key)');
     await viaEndpoint(pair, 'insert into t values (1)');
@@ -43,9 +44,9 @@ describe.each(['async', 'sync'] as const)('a PostgreSQL primary and standby (%s)
     expect(settings?.names).toBe(replication === 'sync' ? 'standby' : '');
     const { primaryLsn } = await pair.positions();
     await until('the standby to flush the insert', async () => {
-      const { standbyFlushLsn } = await pair!.positions();
+      const { standbyFlushLsn } = await started.positions();
       const [row] = await viaEndpoint<{ behind: boolean }>(
-        pair!,
+        started,
         `select '${standbyFlushLsn}'::pg_lsn < '${primaryLsn}'::pg_lsn as behind`,
       );
       return standbyFlushLsn !== null && row?.behind === false;
