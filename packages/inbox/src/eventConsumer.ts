@@ -23,6 +23,7 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'untilStandbyHolds'
 >;
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches & {
@@ -87,6 +88,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      untilStandbyHolds,
     } = options;
     running = await runConsumer({
       maxChunk,
@@ -95,6 +97,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
       kafka,
       groupId,
       topics,
