@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WriteMode } from '@outbox/contracts';
+import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import { type PrivatePostgres, startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
 import {
@@ -107,6 +108,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   let ownBroker: OwnBroker | undefined;
   let cluster: TestCluster | undefined;
   let postgres: PrivatePostgres | undefined;
+  let pair: PostgresPair | undefined;
   let connect: OwnConnect | undefined;
   let stack: ChaosStack | undefined;
   let scraper: OpsScraper | undefined;
@@ -127,6 +129,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       log('starting a private PostgreSQL');
       postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
     }
+    if (needs.postgresPair) {
+      log(`starting a PostgreSQL primary and standby (${needs.postgresPair}) for the orders database`);
+      pair = await startPostgresPair({ label: scenario.name, replication: needs.postgresPair });
+    }
     if (needs.cdc) {
       log(
         `starting a Kafka Connect worker of its own${needs.exactlyOnceSource ? ' (exactly-once source)' : ''}`,
@@ -139,6 +145,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       label: scenario.name,
       kafkaBrokers,
       postgresUrl: postgres?.url ?? defaultPostgresUrl,
+      ...(pair ? { databaseServers: { orders: pair.url } } : {}),
       // On a cluster, as in production: replicated topics, and two of every process that scales out.
       ...(cluster
         ? {
@@ -191,6 +198,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       cluster: cluster?.cluster,
       brokerProxy: ownBroker?.proxy,
       postgres,
+      pair,
       connect,
       elapsed: () => Date.now() - loadStarted,
       sleep: (ms) => sleep(ms),
@@ -253,6 +261,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       initialStock,
       expected,
       serviceDuplicateCounters: await duplicateCounters(stack),
+      ...(needs.postgresPair ? { failover: { replication: needs.postgresPair } } : {}),
     });
     const invariants = checkInvariants(snapshot);
     // The system is quiet: one look at the orders database is the outcome (no waiting).
@@ -314,6 +323,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     await ownBroker?.dispose();
     await cluster?.dispose();
     await postgres?.remove();
+    await pair?.remove();
     log(`cleaned up in ${Date.now() - cleanup} ms`);
   }
 }
