@@ -1,7 +1,7 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
-import { createKafka, type TopicLayout } from '@outbox/runtime/kafka';
+import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import type { Kafka } from 'kafkajs';
@@ -67,7 +67,12 @@ export type EventConsumer = { health(): ConsumerHealth; stop(): Promise<void> };
  */
 export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
   const { groupId, logger } = options;
-  const kafka = createKafka({ clientId: groupId, brokers: options.kafka.brokers, logger });
+  const kafka = createKafka({
+    clientId: groupId,
+    brokers: options.kafka.brokers,
+    logger,
+    retry: CONSUMER_RETRY,
+  });
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);

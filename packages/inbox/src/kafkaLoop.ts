@@ -1,4 +1,9 @@
-import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
+import {
+  asRejoinIfCoordinatorLost,
+  CONSUMER_RETRY,
+  ensureTopics,
+  type TopicLayout,
+} from '@outbox/runtime/kafka';
 import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
@@ -94,6 +99,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       groupId,
       allowAutoTopicCreation: false,
       heartbeatInterval: heartbeatIntervalMs,
+      retry: CONSUMER_RETRY,
       ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
     });
     await opened.connect();
@@ -176,7 +182,10 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxC
       if (!settled) return;
       resolveOffset((messages[messages.length - 1] as KafkaMessage).offset);
       await commits.afterChunk(isRunning());
-      await heartbeat();
+      // The coordinator gone: kafkajs rejoins, which finds the new one (coordinatorLoss.ts).
+      await heartbeat().catch((err: unknown) => {
+        throw asRejoinIfCoordinatorLost(err);
+      });
     }
   } catch (err) {
     // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the

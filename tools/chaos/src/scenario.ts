@@ -90,6 +90,12 @@ export type Scenario = {
     concurrency?: number;
     retry?: Partial<RetryPolicy>;
   };
+  /**
+   * The longest stretch, while the load ran, in which nothing may be published and no consumer
+   * group may apply anything: past it the scenario fails, every invariant held or not. None when
+   * left out (the window is still reported).
+   */
+  maxStallMs?: number;
   /** How long the system may take to go quiet after the load and the faults ended. Default 90 s. */
   quiescenceTimeoutMs?: number;
   /** The fault script; runs alongside the load and must leave the system whole when it returns. */

@@ -5,5 +5,6 @@ export {
   UnacknowledgedPartitionsError,
 } from './acknowledgedSend.ts';
 export { createKafka, type KafkaClientOptions } from './client.ts';
+export { asRejoinIfCoordinatorLost, CONSUMER_RETRY } from './coordinatorLoss.ts';
 export { ensureTopics, type TopicLayout } from './ensureTopics.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
