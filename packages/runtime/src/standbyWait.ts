@@ -115,12 +115,14 @@ export class StandbyWait {
  * undefined when no such standby is streaming. With `any`, the standby furthest ahead.
  */
 async function standbyLag(pool: pg.Pool, standby: StandbyTarget, lsn: string): Promise<number | undefined> {
+  // min() of no rows is null (no such standby streaming); greatest() would turn it into 0.
   const { rows } = await pool.query<{ lag: string | null }>(
-    `select greatest(0, min(pg_wal_lsn_diff($1::pg_lsn, flush_lsn)))::text as lag
+    `select min(pg_wal_lsn_diff($1::pg_lsn, flush_lsn))::text as lag
        from pg_stat_replication
-      where state = 'streaming' and ($2::text = 'any' or application_name = $2::text)`,
+      where state = 'streaming' and flush_lsn is not null
+        and ($2::text = 'any' or application_name = $2::text)`,
     [lsn, standby],
   );
   const lag = rows[0]?.lag;
-  return lag === null || lag === undefined ? undefined : Number(lag);
+  return lag === null || lag === undefined ? undefined : Math.max(0, Number(lag));
 }
