@@ -1,6 +1,7 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
-import { dualWrites, overload } from './chaos.ts';
+import { chaosAll, dualWrites, overload } from './chaos.ts';
 import { retention, writePath } from './database.ts';
+import { scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -14,7 +15,9 @@ export const FIGURES: Record<string, FigureTable> = {
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,
   overload,
+  'chaos-all': chaosAll,
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,
+  scaling: scalingMatrix,
 };

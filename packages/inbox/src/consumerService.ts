@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { type EventConsumer, startEventConsumer } from './eventConsumer.ts';
-import type { ConsumerFaultSwitches } from './faultPoints.ts';
+import { type ConsumerFaultSwitches, faultHooks } from './faultPoints.ts';
 import type { EventHandlers } from './handlers.ts';
 
 // How every service that consumes events starts: inventory and billing through runConsumerService,
@@ -76,7 +76,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     transaction: transactionOn(pool),
     handlers: options.handlers({ config, pool }),
     logger,
-    ...options.faults?.(config),
+    ...(options.faults ? { faults: faultHooks(options.faults(config)) } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     ...(config.DATABASE_WAIT_FOR_STANDBY ? { untilStandbyHolds: standbyWait(config, pool, registry) } : {}),

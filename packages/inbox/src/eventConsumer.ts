@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
 import { type ConsumerMetrics, createConsumerMetrics } from './consumerMetrics.ts';
-import { type ConsumerFaultSwitches, faultHooks } from './faultPoints.ts';
+import { type FaultHooks, NO_FAULTS } from './faultPoints.ts';
 import { type EventHandlers, HandlerTable } from './handlers.ts';
 import { type RunConsumerOptions, type RunningConsumer, runConsumer } from './kafkaLoop.ts';
 import { startInboxRetention } from './retention.ts';
@@ -26,7 +26,7 @@ type LoopTuning = Pick<
   | 'untilStandbyHolds'
 >;
 
-export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches & {
+export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** The service's CloudEvents `source` (e.g. `/inventory`), for the replies of batch handlers. */
   source: string;
   /** Consumer group, and this consumer's name in processed_events. */
@@ -43,6 +43,8 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches
   registry: MetricsRegistry;
   /** processed_events rows older than this are deleted (packages/inbox/src/retention.ts); 0 keeps them. */
   inboxRetentionHours?: number;
+  /** The chaos suite's fault points (faultPoints.ts), injected at start-up; production has none. */
+  faults?: FaultHooks;
 } & LoopTuning;
 
 /** How often consumer lag is refreshed from the broker (committed vs. end offsets). */
@@ -81,7 +83,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     source: options.source,
     handlers: new HandlerTable(options.handlers),
     transaction: options.transaction,
-    faults: faultHooks(options),
+    faults: options.faults ?? NO_FAULTS,
     metrics,
     logger,
   });

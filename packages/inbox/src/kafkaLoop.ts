@@ -1,10 +1,12 @@
 import {
+  AcknowledgedProducer,
   asRejoinIfCoordinatorLost,
   CONSUMER_RETRY,
   ensureTopics,
+  partitionCounts,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
-import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
 import {
@@ -74,12 +76,9 @@ export type RunningConsumer = {
  */
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topics, logger } = options;
-  await ensureConsumerTopics(kafka, topics, options.topicLayout);
-  const producer = kafka.producer({
-    idempotent: true,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/polling/publisher.ts)
-  });
+  const deadLetterPartitions = await ensureConsumerTopics(kafka, topics, options.topicLayout);
+  // Dead letters go through the same acknowledged producer as the relay's events.
+  const producer = new AcknowledgedProducer(kafka);
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
   const commits = new OffsetCommits(
@@ -108,6 +107,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
+    deadLetterPartitions,
     handleChunk: options.handleChunk,
     logger,
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
@@ -144,12 +144,18 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
 }
 
-/** The topics and their dead-letter topics, created if missing. */
-async function ensureConsumerTopics(kafka: Kafka, topics: string[], layout: TopicLayout): Promise<void> {
+/** The topics and their dead-letter topics, created if missing; answers the dead-letter topics' partition counts. */
+async function ensureConsumerTopics(
+  kafka: Kafka,
+  topics: string[],
+  layout: TopicLayout,
+): Promise<Map<string, number>> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [...topics, ...topics.map(deadLetterTopic)], layout);
+    const deadLetterTopics = topics.map(deadLetterTopic);
+    await ensureTopics(admin, [...topics, ...deadLetterTopics], layout);
+    return await partitionCounts(admin, deadLetterTopics);
   } finally {
     await admin.disconnect();
   }

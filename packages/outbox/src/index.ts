@@ -2,6 +2,7 @@ export { type CdcConnectorOptions, renderCdcConnectorConfig } from './cdcConnect
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
+  envelopeOf,
   insertOutboxRow,
   insertOutboxRows,
   type OutboxInsert,

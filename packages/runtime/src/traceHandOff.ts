@@ -8,7 +8,6 @@ import {
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
-  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/contracts';
@@ -35,22 +34,6 @@ import { tracer } from './tracing.ts';
  * the traceparent may still hold; it is no longer sent (docs/tracing.md).
  */
 export type OutgoingEvent = EventEnvelope & { baggage?: string };
-
-const TRACEPARENT = /^[\da-f]{2}-((?!0{32})[\da-f]{32})-[\da-f]{16}-([\da-f]{2})$/;
-
-/**
- * The trace a stored or sent W3C traceparent names, and whether it was sampled: its flags byte is
- * the one record of the head-sampling decision (docs/tracing.md, "Sampling"), so a reader of an
- * outbox row or a message knows whether a trace backend can have the trace at all. Undefined for a
- * missing or malformed traceparent.
- */
-export function parseTraceparent(
-  traceparent: string | undefined,
-): { traceId: string; sampled: boolean } | undefined {
-  const [, traceId, flags] = (traceparent && TRACEPARENT.exec(traceparent)) || [];
-  if (!traceId || !flags) return undefined;
-  return { traceId, sampled: (Number.parseInt(flags, 16) & TraceFlags.SAMPLED) === TraceFlags.SAMPLED };
-}
 
 function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | 'subject'>): Attributes {
   return {

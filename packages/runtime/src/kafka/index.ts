@@ -1,3 +1,4 @@
+export { AcknowledgedProducer } from './acknowledgedProducer.ts';
 export {
   type PartitionedMessages,
   partitionOf,
@@ -6,5 +7,5 @@ export {
 } from './acknowledgedSend.ts';
 export { createKafka, type KafkaClientOptions } from './client.ts';
 export { asRejoinIfCoordinatorLost, CONSUMER_RETRY } from './coordinatorLoss.ts';
-export { ensureTopics, type TopicLayout } from './ensureTopics.ts';
+export { ensureTopics, partitionCounts, type TopicLayout } from './ensureTopics.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
