@@ -23,6 +23,7 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'untilStandbyHolds'
 >;
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = {
@@ -86,6 +87,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      untilStandbyHolds,
     } = options;
     running = await runConsumer({
       maxChunk,
@@ -94,6 +96,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
       kafka,
       groupId,
       topics,
