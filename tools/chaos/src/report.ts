@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DUAL_WRITE_COUNTS } from './invariants/index.ts';
+
 import type { ProgressGaps } from './progressWatch.ts';
-import type { ScenarioReport } from './runner.ts';
+import type { ScenarioReport } from './scenarioReport.ts';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`);
 const counts = (values: Record<string, number>) =>

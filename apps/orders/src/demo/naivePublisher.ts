@@ -1,5 +1,5 @@
 import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
-import type { OutboxInsert } from '@outbox/outbox';
+import { envelopeOf, type OutboxInsert } from '@outbox/outbox';
 import {
   type Admin,
   createKafka,
@@ -56,20 +56,7 @@ export class NaivePublisher {
       this.#topicReady = undefined; // a broker that was away: try again with the next order
       throw err;
     });
-    const trace = JSON.parse(event.headers) as Record<string, string>;
-    const envelope: EventEnvelope = {
-      id: event.id,
-      source: event.source,
-      type: event.eventType,
-      specversion: '1.0',
-      time: createdAt.toISOString(),
-      subject: event.aggregateId,
-      aggregatetype: event.aggregateType,
-      schemaversion: event.schemaVersion,
-      datacontenttype: 'application/json',
-      data: JSON.parse(event.payload),
-      ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
-    };
+    const envelope = envelopeOf(event, createdAt);
     const message = toKafkaMessage(envelope);
     const headers: IHeaders = { ...message.headers };
     const span = startPublishSpan(envelope, topic, headers);

@@ -15,11 +15,12 @@ import type { Logger } from 'pino';
 
 export type { OutgoingEvent };
 
-/** The envelope of a claimed row, plus the W3C baggage stored with it (a header, not an envelope field). */
+/**
+ * The envelope of a claimed row. Only its traceparent travels on: a baggage older rows may hold
+ * was never sent (docs/tracing.md), so it is not read either.
+ */
 export function toOutgoingEvent(row: ClaimedRow): OutgoingEvent {
-  const event: OutgoingEvent = toEnvelope(row);
-  if (row.headers.baggage) event.baggage = row.headers.baggage;
-  return event;
+  return toEnvelope(row);
 }
 
 export type PublisherOptions = {
