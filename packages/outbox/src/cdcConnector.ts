@@ -98,7 +98,8 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     // leave them pending. Every heartbeat the connector touches the outbox's last row: an update,
     // which it streams, skips (skipped.operations) and confirms with the heartbeat's offset.
     'heartbeat.interval.ms': String(options.heartbeatIntervalMs ?? 10_000),
-    'heartbeat.action.query': 'update outbox set attempts = attempts where seq = (select max(seq) from outbox)',
+    'heartbeat.action.query':
+      'update outbox set attempts = attempts where seq = (select max(seq) from outbox)',
     // Topics Connect creates when the first event of an aggregate type arrives: as many partitions
     // as the polling relay's, or the same key would land on another partition.
     'topic.creation.default.partitions': String(options.topicPartitions),
