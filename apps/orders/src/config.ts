@@ -7,6 +7,7 @@ import {
   logLevel,
   port,
   postgresUrl,
+  standbySettings,
   timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
@@ -65,6 +66,7 @@ const settings = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
   INBOX_RETENTION_HOURS: inboxRetentionHours,
+  ...standbySettings,
   /**
    * The saga's timeout: an order still PENDING this long after it was placed is cancelled (and a
    * cancelled order whose stock or payment is still held this long after the decision gets its

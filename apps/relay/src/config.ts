@@ -8,6 +8,7 @@ import {
   positiveInt,
   postgresUrl,
   refuseFaultsUnlessAllowed,
+  standbySettings,
   timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
@@ -95,6 +96,7 @@ const settings = z.object({
    * before it (cdc/cdcConfirmation.ts).
    */
   RELAY_CDC_CONFIRM_INTERVAL_MS: timerMs().default(1000),
+  ...standbySettings,
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   ...allowFaults,
@@ -103,6 +105,14 @@ const settings = z.object({
 
 const withMode = settings.superRefine((config, context) => {
   if (config.RELAY_MODE !== 'debezium') return;
+  if (config.DATABASE_WAIT_FOR_STANDBY !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['DATABASE_WAIT_FOR_STANDBY'],
+      message:
+        "is the polling relay's: in debezium mode the connector publishes, see docs/production.md#database-failover",
+    });
+  }
   for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR', 'RELAY_REPLICATION_SLOT'] as const) {
     if (config[variable] === undefined) {
       context.addIssue({ code: 'custom', path: [variable], message: 'is required with RELAY_MODE=debezium' });

@@ -1,3 +1,4 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
   AcknowledgedProducer,
   asRejoinIfCoordinatorLost,
@@ -6,7 +7,6 @@ import {
   partitionCounts,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
 import {
@@ -43,6 +43,12 @@ export type RunConsumerOptions = {
    * redelivers at most this much.
    */
   commitIntervalMs?: number;
+  /**
+   * Resolves once the database's standby holds every transaction committed so far; throws when it
+   * does not within its bound (runtime's standbyWait.ts). Offsets are committed only after it, so
+   * a failover to the standby never loses an effect whose event Kafka considers consumed.
+   */
+  untilStandbyHolds?: () => Promise<void>;
   /** Counts dead letters and retries (consumerMetrics.ts); none when left out. */
   metrics?: ChunkOutcomesDeps['metrics'];
 };
@@ -75,7 +81,11 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   const producer = new AcknowledgedProducer(kafka);
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
-  const commits = new OffsetCommits(options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS, logger);
+  const commits = new OffsetCommits(
+    options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS,
+    logger,
+    options.untilStandbyHolds,
+  );
   // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
   let opened: Consumer | undefined;
   const closeAndRethrow = async (err: unknown): Promise<never> => {
@@ -166,6 +176,9 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxC
   const control = { isRunning, isStale, heartbeat };
   const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
   commits.remember({ commitOffsetsIfNecessary, uncommittedOffsets }); // not the payload: it holds the batch
+  // A crash makes kafkajs restart the consumer from the committed offsets (offsetCommits.ts).
+  if (commits.failedOver)
+    throw new Error('the database failed over: consuming again from the committed offsets');
   try {
     for (let start = 0; start < batch.messages.length; start += maxChunk) {
       const messages = batch.messages.slice(start, start + maxChunk);
