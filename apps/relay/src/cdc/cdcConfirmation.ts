@@ -24,7 +24,7 @@ const BATCH = 10_000;
  *
  * Nothing is marked while no reader holds the slot, and a mark whose reader has gone is dropped.
  */
-export function startCdcConfirmation(options: {
+type ConfirmationOptions = {
   pool: pg.Pool;
   relay: Relay;
   slot: string;
@@ -33,50 +33,16 @@ export function startCdcConfirmation(options: {
   logger: Logger;
   onMarked?: (count: number) => void;
   onDrained?: (count: number) => void;
-}) {
-  const { pool, slot, logger } = options;
+};
+
+export function startCdcConfirmation(options: ConfirmationOptions) {
   const stopped = new AbortController();
-  /** The slot seen at the last check has been drained: rows written before it are published. */
-  let drained = false;
-  /** The reader seen at the last check, and the WAL position read just before it. */
-  let lastReader: string | undefined;
-  let since: string | undefined;
-  let mark: ConfirmationMark | undefined;
-
-  const tick = async () => {
-    const seen = await readSlotReader(pool, slot, since);
-    const { reader, maxSeq } = seen;
-    // The same slot as at the last check: one walsender held it all along (a slot in use cannot be
-    // dropped), or it starts below a position read then (a slot created since starts past it).
-    const sameSlot = seen.exists && ((reader !== undefined && reader === lastReader) || seen.existedAtSince);
-    if (!sameSlot) drained = false;
-    if (reader !== lastReader) mark = undefined;
-    lastReader = reader;
-    since = seen.exists ? seen.position : undefined;
-    if (reader === undefined) return;
-    if (!drained) {
-      logger.info(
-        { slot, reader, maxSeq },
-        'a reader holds a slot that may be new: publishing the rows written before it',
-      );
-      const published = await drainUpTo({ ...options, maxSeq, stopped: stopped.signal });
-      options.onDrained?.(published);
-      logger.info({ slot, reader, drained: published }, 'rows written before the slot published');
-      drained = true;
-      return;
-    }
-    if (mark && mark.reader === reader && mark.ids.length > 0) {
-      const marked = await markConfirmed(pool, mark, slot);
-      if (marked === undefined) return; // not confirmed yet: the same mark next tick
-      options.onMarked?.(marked);
-    }
-    mark = await takeConfirmationMark(pool, slot, BATCH);
-    if (mark.reader !== reader) mark = undefined;
-  };
-
+  const confirmation = new CdcConfirmation(options, stopped.signal);
   const loop = async () => {
     while (!stopped.signal.aborted) {
-      await tick().catch((err: unknown) => logger.warn({ err }, 'CDC confirmation failed; will try again'));
+      await confirmation
+        .tick()
+        .catch((err: unknown) => options.logger.warn({ err }, 'CDC confirmation failed; will try again'));
       await sleep(options.intervalMs, undefined, { signal: stopped.signal }).catch(() => {});
     }
   };
@@ -87,4 +53,65 @@ export function startCdcConfirmation(options: {
       await running;
     },
   };
+}
+
+class CdcConfirmation {
+  readonly #options: ConfirmationOptions;
+  readonly #stopped: AbortSignal;
+  /** The slot seen at the last check has been drained: rows written before it are published. */
+  #drained = false;
+  /** The reader seen at the last check, and the WAL position read just before it. */
+  #lastReader: string | undefined;
+  #since: string | undefined;
+  #mark: ConfirmationMark | undefined;
+
+  constructor(options: ConfirmationOptions, stopped: AbortSignal) {
+    this.#options = options;
+    this.#stopped = stopped;
+  }
+
+  async tick(): Promise<void> {
+    const { pool, slot } = this.#options;
+    const seen = await readSlotReader(pool, slot, this.#since);
+    const { reader } = seen;
+    // The same slot as at the last check: one walsender held it all along (a slot in use cannot be
+    // dropped), or it starts below a position read then (a slot created since starts past it).
+    const sameSlot =
+      seen.exists && ((reader !== undefined && reader === this.#lastReader) || seen.existedAtSince);
+    if (!sameSlot) this.#drained = false;
+    if (reader !== this.#lastReader) this.#mark = undefined;
+    this.#lastReader = reader;
+    this.#since = seen.exists ? seen.position : undefined;
+    if (reader === undefined) return;
+    if (!this.#drained) {
+      await this.#drain(reader, seen.maxSeq);
+      return;
+    }
+    await this.#markConfirmed(reader);
+  }
+
+  async #drain(reader: string, maxSeq: string): Promise<void> {
+    const { slot, logger } = this.#options;
+    logger.info(
+      { slot, reader, maxSeq },
+      'a reader holds a slot that may be new: publishing the rows written before it',
+    );
+    const published = await drainUpTo({ ...this.#options, maxSeq, stopped: this.#stopped });
+    this.#options.onDrained?.(published);
+    logger.info({ slot, reader, drained: published }, 'rows written before the slot published');
+    this.#drained = true;
+  }
+
+  /** Marks the last mark's rows if its reader confirmed them, then takes the next mark. */
+  async #markConfirmed(reader: string): Promise<void> {
+    const { pool, slot } = this.#options;
+    const mark = this.#mark;
+    if (mark && mark.reader === reader && mark.ids.length > 0) {
+      const marked = await markConfirmed(pool, mark, slot);
+      if (marked === undefined) return; // not confirmed yet: the same mark next tick
+      this.#options.onMarked?.(marked);
+    }
+    const next = await takeConfirmationMark(pool, slot, BATCH);
+    this.#mark = next.reader === reader ? next : undefined;
+  }
 }
