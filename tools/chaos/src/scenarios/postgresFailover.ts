@@ -42,9 +42,7 @@ function failover(name: string, { replication, waitForStandby }: Variant): Scena
     needs: { postgresPair: replication },
     stack: {
       env: {
-        // An order whose decision was lost and whose replies were consumed waits for the saga's
-        // timeout: 20 s instead of 5 min, so that a run ends in minutes.
-        orders: { SAGA_TIMEOUT_MS: '20000', SAGA_SWEEP_INTERVAL_MS: '1000', ...wait },
+        orders: wait,
         'relay-orders': wait,
       },
     },
