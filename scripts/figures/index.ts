@@ -1,7 +1,8 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, dualWrites, overload } from './chaos.ts';
 import { retention, writePath } from './database.ts';
-import { scalingMatrix } from './scaling.ts';
+import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
+import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -20,4 +21,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'write-path': writePath,
   retention,
   scaling: scalingMatrix,
+  'scaling-costs': scalingCosts,
+  'tracing-cost': tracingCost,
+  'overload-goodput': overloadGoodput,
+  'levers-at-low-rate': leversAtLowRate,
 };

@@ -1,5 +1,5 @@
+import type { IHeaders, KafkaMessage, Message } from '@outbox/runtime/kafka';
 import { type PartitionedMessages, partitionOf } from '@outbox/runtime/kafka';
-import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 
 /** Messages a consumer cannot read go to `<topic>.dlt`, next to the topic they came from. */
 export function deadLetterTopic(topic: string): string {

@@ -1,10 +1,10 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
+import type { Kafka } from '@outbox/runtime/kafka';
 import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
@@ -78,15 +78,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
-  const handleChunk = chunkStep({
-    consumer: groupId,
-    source: options.source,
-    handlers: new HandlerTable(options.handlers),
-    transaction: options.transaction,
-    faults: options.faults ?? NO_FAULTS,
-    metrics,
-    logger,
-  });
+  const handleChunk = chunkStepOf(options, metrics);
   const starter = startInBackground(groupId, logger, async () => {
     const {
       maxChunk,
@@ -130,6 +122,19 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       await starter.stop();
     },
   };
+}
+
+/** The chunk step for the app's handlers, with the fault points injected at start-up (none in production). */
+function chunkStepOf<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>, metrics: ConsumerMetrics) {
+  return chunkStep({
+    consumer: options.groupId,
+    source: options.source,
+    handlers: new HandlerTable(options.handlers),
+    transaction: options.transaction,
+    faults: options.faults ?? NO_FAULTS,
+    metrics,
+    logger: options.logger,
+  });
 }
 
 /** Start the loop, and again after a backoff while it cannot start (Kafka unreachable). */

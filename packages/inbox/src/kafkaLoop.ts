@@ -1,3 +1,4 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
   AcknowledgedProducer,
   asRejoinIfCoordinatorLost,
@@ -6,7 +7,6 @@ import {
   partitionCounts,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
 import {

@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
 
 /** How often a consumer commits its offsets unless told otherwise (runConsumer's commitIntervalMs). */

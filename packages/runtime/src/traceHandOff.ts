@@ -11,7 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/contracts';
-import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from './kafka/clientTypes.ts';
 import { tracer } from './tracing.ts';
 
 /**
@@ -29,11 +29,8 @@ import { tracer } from './tracing.ts';
  * Attributes follow the OpenTelemetry messaging and CloudEvents semantic conventions.
  */
 
-/**
- * An event as the relay publishes it. `baggage` is what rows written before outbox rows kept only
- * the traceparent may still hold; it is no longer sent (docs/tracing.md).
- */
-export type OutgoingEvent = EventEnvelope & { baggage?: string };
+/** An event as the relay publishes it: its envelope, whose traceparent is the stored trace context. */
+export type OutgoingEvent = EventEnvelope;
 
 function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | 'subject'>): Attributes {
   return {

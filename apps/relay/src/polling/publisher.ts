@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
+import type { Admin, IHeaders, RetryOptions } from '@outbox/runtime/kafka';
 import {
   AcknowledgedProducer,
   createKafka,
@@ -10,16 +11,16 @@ import {
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
-import type { Admin, IHeaders, RetryOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type { OutgoingEvent };
 
-/** The envelope of a claimed row, plus the W3C baggage stored with it (a header, not an envelope field). */
+/**
+ * The envelope of a claimed row. Only its traceparent travels on: a baggage older rows may hold
+ * was never sent (docs/tracing.md), so it is not read either.
+ */
 export function toOutgoingEvent(row: ClaimedRow): OutgoingEvent {
-  const event: OutgoingEvent = toEnvelope(row);
-  if (row.headers.baggage) event.baggage = row.headers.baggage;
-  return event;
+  return toEnvelope(row);
 }
 
 export type PublisherOptions = {
