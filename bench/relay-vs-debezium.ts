@@ -148,7 +148,7 @@ function appendTimes(topic: string, from: Map<number, number>, to: Map<number, n
 }
 
 /** Commit the backlog into the side's outbox and time it until its last message is on the broker. */
-async function drain(side: Side, aggregates: number, cell: string): Promise<number> {
+async function drain(side: Side, aggregates: number, cell: string, count = events): Promise<number> {
   const client = new pg.Client({ connectionString: side.db.url });
   await client.connect();
   try {
@@ -157,7 +157,7 @@ async function drain(side: Side, aggregates: number, cell: string): Promise<numb
     if (side.relays.length > 0) await client.query('truncate outbox');
     const before = await endOffsets(admin, side.topic);
     await client.query('begin');
-    await client.query(insertBacklogSql, [events, aggregates, cell]);
+    await client.query(insertBacklogSql, [count, aggregates, cell]);
     const { rows } = await client.query<{ t0: Date }>('select clock_timestamp() as t0');
     await client.query('commit');
     const t0 = (rows[0] as { t0: Date }).t0.getTime();
@@ -166,11 +166,11 @@ async function drain(side: Side, aggregates: number, cell: string): Promise<numb
       const now = await endOffsets(admin, side.topic);
       let sent = 0;
       for (const [partition, high] of now) sent += high - (before.get(partition) ?? 0);
-      if (sent >= events) {
+      if (sent >= count) {
         const appended = appendTimes(side.topic, before, now);
         return Math.max(...appended) - t0;
       }
-      if (Date.now() > deadline) throw new Error(`${side.key}: ${sent} of ${events} events after 600 s`);
+      if (Date.now() > deadline) throw new Error(`${side.key}: ${sent} of ${count} events after 600 s`);
       await sleep(50); // polling the end offsets, a condition
     }
   } finally {
@@ -201,7 +201,7 @@ try {
   }
 
   log('warm-up: 2,000 events per side');
-  for (const side of sides) await drain(side, 50, `warmup-${side.key}`);
+  for (const side of sides) await drain(side, 50, `warmup-${side.key}`, 2000);
   for (let r = 0; r < rounds; r++) {
     for (const aggregates of aggregateCounts) {
       const line: string[] = [];

@@ -1,4 +1,5 @@
 export { type CdcConnectorOptions, renderCdcConnectorConfig } from './cdcConnector.ts';
+export { OUTBOX_SESSION_OPTIONS } from './claimSql.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
@@ -18,7 +19,6 @@ export {
   deleteReadByReplicationSlot,
   markFailed,
   markPublished,
-  OUTBOX_SESSION_OPTIONS,
   type OutboxStats,
   outboxSql,
   outboxStats,
