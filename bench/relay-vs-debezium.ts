@@ -4,14 +4,14 @@
  * aggregates on the broker, for every A in --aggregates, with 1 and 2 polling relays?
  *
  *   node bench/relay-vs-debezium.ts [--rounds 3] [--events 20000] [--aggregates 50,2000]
- *                                   [--relays 1,2] [--batch <RELAY_BATCH_SIZE>]
+ *                                   [--relays 1,2] [--batches <RELAY_BATCH_SIZE,...>]
  *                                   [--out bench/results/relay-vs-debezium]
  *
  * One broker and one Kafka Connect worker of the benchmark's own. Each side has its own outbox
  * database and topic (LogAppendTime: each message carries the broker's append time, which with one
  * replica is its ack): the Debezium connector with the config of packages/outbox/src/cdcConnector.ts,
- * and for each relay count K a database with K real relay processes (production defaults; --batch
- * sets RELAY_BATCH_SIZE). Every side is running and idle before a measurement, as in production
+ * and for each relay count K a database with K real relay processes (production defaults; --batches
+ * runs each relay count once per RELAY_BATCH_SIZE listed). Every side is running and idle before a measurement, as in production
  * after an outage: a measurement commits the backlog in one transaction (the same statement for
  * every side) and times from that commit (the database clock, just before the commit) to the
  * broker's append of the last message (read back with kcat); the other sides sit idle meanwhile.
@@ -40,6 +40,7 @@ import { renderCdcConnectorConfig } from '@outbox/outbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
+import { relaySteps, stepMeans } from './relay/steps.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -51,7 +52,7 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '20000' },
     aggregates: { type: 'string', default: '50,2000' },
     relays: { type: 'string', default: '1,2' },
-    batch: { type: 'string' },
+    batches: { type: 'string' },
     out: { type: 'string', default: 'bench/results/relay-vs-debezium' },
   },
 });
@@ -59,12 +60,22 @@ const rounds = positiveInt('rounds', args.rounds);
 const events = positiveInt('events', args.events);
 const aggregateCounts = positiveInts('aggregates', args.aggregates);
 const relayCounts = positiveInts('relays', args.relays);
-const batch = args.batch === undefined ? undefined : positiveInt('batch', args.batch);
+/** RELAY_BATCH_SIZE per polling side; undefined: the relay's default. */
+const batches: (number | undefined)[] =
+  args.batches === undefined ? [undefined] : positiveInts('batches', args.batches);
 const log = logger('relay-vs-debezium');
 const PARTITIONS = 6;
 
 type Side = { key: string; label: string; db: TestDatabase; topic: string; relays: ServiceProcess[] };
-type Cell = { round: number; aggregates: number; side: string; ms: number; eventsPerSec: number };
+type Cell = {
+  round: number;
+  aggregates: number;
+  side: string;
+  ms: number;
+  eventsPerSec: number;
+  /** Polling sides: the relays' own step histogram over the drain, mean ms per call and batches. */
+  steps?: Record<string, number>;
+};
 
 /** The backlog: `$1` rows over `$2` aggregates, round-robin, in one statement of one transaction. */
 const insertBacklogSql = `
@@ -99,7 +110,7 @@ async function newSide(key: string, label: string): Promise<Side> {
   return side;
 }
 
-async function startRelays(side: Side, count: number): Promise<void> {
+async function startRelays(side: Side, count: number, batch: number | undefined): Promise<void> {
   const prefix = side.topic.slice(0, -'order.events'.length);
   for (let i = 1; i <= count; i++)
     side.relays.push(
@@ -195,10 +206,12 @@ try {
   );
   await waitForConnectorRunning(connect.worker.url, name);
   await waitForActiveSlot(debezium.db.url, name);
-  for (const count of relayCounts) {
-    const side = await newSide(`polling${count}`, `${count} polling relay${count > 1 ? 's' : ''}`);
-    await startRelays(side, count);
-  }
+  for (const batch of batches)
+    for (const count of relayCounts) {
+      const key = `polling${count}${batch ? `b${batch}` : ''}`;
+      const label = `${count} polling relay${count > 1 ? 's' : ''}${batch ? `, batch ${batch}` : ''}`;
+      await startRelays(await newSide(key, label), count, batch);
+    }
 
   log('warm-up: 2,000 events per side');
   for (const side of sides) await drain(side, 50, `warmup-${side.key}`, 2000);
@@ -206,9 +219,13 @@ try {
     for (const aggregates of aggregateCounts) {
       const line: string[] = [];
       for (const side of rotated(sides, r + aggregates)) {
+        const relays = side.relays.map((process) => ({ process, id: side.key }));
+        const stepsBefore = await Promise.all(relays.map(relaySteps));
         const ms = await drain(side, aggregates, `r${r}a${aggregates}`);
         const eventsPerSec = round((events * 1000) / ms, 0);
-        cells.push({ round: r, aggregates, side: side.key, ms, eventsPerSec });
+        const steps =
+          relays.length > 0 ? stepMeans(stepsBefore, await Promise.all(relays.map(relaySteps))) : undefined;
+        cells.push({ round: r, aggregates, side: side.key, ms, eventsPerSec, ...(steps ? { steps } : {}) });
         line.push(`${side.key} ${eventsPerSec}/s`);
       }
       log(`round ${r + 1}/${rounds}, ${aggregates} aggregates: ${line.join(', ')}`);
@@ -260,7 +277,7 @@ const report = {
     events,
     aggregateCounts,
     relayCounts,
-    batch: batch ?? 'relay default',
+    batches: batches.map((b) => b ?? 'relay default'),
     partitions: PARTITIONS,
   },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how busy it was.
@@ -279,7 +296,7 @@ const markdown = [
   '',
   `A backlog of ${events} events over A aggregates (round-robin), committed in one transaction into`,
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
-  `the last message. Relay batch: ${batch ?? 'the relay default (RELAY_BATCH_SIZE)'}; ${rounds} rounds, cells rotated.`,
+  `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
   ...table(
     [
@@ -300,6 +317,25 @@ const markdown = [
       times(s.vsDebezium),
       s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
     ]),
+  ),
+  '',
+  'Where a polling relay’s time goes: its own step histogram (outbox_relay_batch_duration_seconds)',
+  'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
+  'the batches published.',
+  '',
+  ...table(
+    ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
+    cells
+      .filter((c) => c.steps)
+      .map((c) => [
+        String(c.round + 1),
+        String(c.aggregates),
+        c.side,
+        String(c.steps?.claimMs),
+        String(c.steps?.publishMs),
+        String(c.steps?.markMs),
+        String(c.steps?.batches),
+      ]),
   ),
   '',
 ].join('\n');
