@@ -6,20 +6,10 @@ import pg from 'pg';
 import { loadavg } from '../support/environment.ts';
 import { median, quantile, round } from '../support/stats.ts';
 import { log, params } from './params.ts';
-import { type RunSummary, summarizeRun } from './summary.ts';
+import { type LatencyRound, type RunSummary, summarizeRun, type ThroughputRound } from './summary.ts';
 import { type Variant, type VariantKey, variants } from './variants.ts';
 import { countStatements, runLatency, runThroughput } from './workload.ts';
 
-export type LatencyRound = { round: number; variant: VariantKey; n: number; medianMs: number; p99Ms: number };
-export type ThroughputRound = {
-  round: number;
-  variant: VariantKey;
-  concurrency: number;
-  n: number;
-  elapsedMs: number;
-  txPerSec: number;
-  medianLatencyMs: number;
-};
 /** Toggle the NOTIFY trigger. ALTER TABLE takes a lock on outbox, so only ever between variants. */
 export async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
   await admin.query(

@@ -1,8 +1,19 @@
 /** One run's figures: medians over rounds and the paired ratios between variants. */
 import { median, quantile, round } from '../support/stats.ts';
 import { params } from './params.ts';
-import type { LatencyRound, ThroughputRound } from './run.ts';
 import { type VariantKey, variants } from './variants.ts';
+
+/** One round of the latency and the throughput measurement, as run.ts records them. */
+export type LatencyRound = { round: number; variant: VariantKey; n: number; medianMs: number; p99Ms: number };
+export type ThroughputRound = {
+  round: number;
+  variant: VariantKey;
+  concurrency: number;
+  n: number;
+  elapsedMs: number;
+  txPerSec: number;
+  medianLatencyMs: number;
+};
 
 export type VariantLatency = { medianMs: number; p99Ms: number; pooledMedianMs: number };
 export type RunSummary = {

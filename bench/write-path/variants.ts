@@ -7,7 +7,7 @@ import {
   type CreatedOrder,
   catalogPricesOf,
   EVENT_SOURCE,
-  insertOrderWithEvent,
+  insertOrderAlone,
   newOrder,
   type OrderRequest,
   orderCreated,
@@ -53,14 +53,19 @@ export type Variant = {
 };
 
 /**
- * F0: today's business write alone: production's own statement (insertOrderWithEvent) with no
- * event, so its outbox CTE inserts nothing; priced as placeOrder prices (from the catalog as last
- * read). F1 ÷ F0 is the outbox row's cost in today's write path.
+ * F0: today's business write alone: production's own statement without its outbox CTE (the one
+ * the naive write modes run, insertOrderAlone); priced as placeOrder prices (from the catalog as
+ * last read). F1 ÷ F0 is the outbox row's cost in today's write path.
  */
 export const businessPricedInStatement = (prisma: Prisma, request: OrderRequest) =>
   prisma.$transaction(async (tx): Promise<CreatedOrder> => {
     const pricing = await catalogPricesOf(prisma).price(tx, request, false);
-    const outcome = await insertOrderWithEvent(tx, newOrder(randomUUID(), request, pricing.lines), undefined);
+    const outcome = await insertOrderAlone(
+      tx,
+      newOrder(randomUUID(), request, pricing.lines),
+      undefined,
+      undefined,
+    );
     if (!outcome.written) throw new Error('F0 wrote nothing');
     return outcome.order;
   });

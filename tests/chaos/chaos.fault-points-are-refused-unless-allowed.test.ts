@@ -25,6 +25,8 @@ const SWITCHES: [service: string, variable: string, value: string, schema: Schem
   ['orders', 'FAULT_KILL_BETWEEN_WRITES_AT', '45', ordersConfig],
   ['orders', 'FAULT_FAIL_COMMIT_EVERY', '10', ordersConfig],
   ['orders', 'INBOX_DEDUP', 'off', ordersConfig],
+  ['billing', 'PAYMENT_FAULT_RATE', '0.5', billingConfig],
+  ['billing', 'PAYMENT_LATENCY_MS', '6000', billingConfig],
   ...(['orders', 'inventory', 'billing'] as const).flatMap((service) => {
     const schema = { orders: ordersConfig, inventory: inventoryConfig, billing: billingConfig }[service];
     return [
@@ -104,6 +106,10 @@ describe('test and demo switches', () => {
           FAULT_KILL_MID_CHUNK: false,
         });
       }
+      expect(loadConfig('billing', billingConfig, withNodeEnv(base, nodeEnv))).toMatchObject({
+        PAYMENT_FAULT_RATE: 0,
+        PAYMENT_LATENCY_MS: 0,
+      });
     }
   });
 

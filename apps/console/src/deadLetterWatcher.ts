@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { topicFor } from '@outbox/contracts';
 import { deadLetterTopic } from '@outbox/inbox';
+import type { Consumer, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import { createKafka } from '@outbox/runtime/kafka';
 import type { Logger } from '@outbox/runtime/logger';
-import type { Consumer, KafkaMessage } from 'kafkajs';
 import { errorMessage } from './services.ts';
 import type { ConsumersResponse, DeadLetterView } from './shared/api.ts';
 
@@ -33,25 +33,98 @@ export function watchDeadLetters(options: {
   topicPrefix: string;
   logger: Logger;
 }): DeadLetterWatcher {
-  const topics = AGGREGATE_TYPES.map((type) => deadLetterTopic(topicFor(type, options.topicPrefix)));
-  const logger = options.logger.child({ component: 'dead-letter-watcher' });
-  // kafkajs logs every failed reconnect as an error; while the broker is down (on purpose, in the
-  // demo) the console says so on screen instead, and logs only when reading stops or resumes.
-  const kafka = createKafka({
-    clientId: 'console',
-    brokers: options.brokers,
-    logger: logger.child({}, { level: 'silent' }),
-  });
-  const messages = new Map<string, DeadLetterView>();
-  let consumer: Consumer | undefined;
-  let status: ConsumersResponse['deadLetters']['status'] = 'connecting';
-  let lastError: string | undefined;
-  let stopped = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-  const closing: Promise<void>[] = [];
+  const reader = new DeadLetterReader(options);
+  void reader.start();
+  return reader;
+}
 
-  const remember = (topic: string, partition: number, message: KafkaMessage) => {
-    messages.set(`${topic}/${partition}/${message.offset}`, {
+class DeadLetterReader implements DeadLetterWatcher {
+  private readonly topics: string[];
+  private readonly logger: Logger;
+  private readonly kafka: Kafka;
+  private readonly messages = new Map<string, DeadLetterView>();
+  private consumer: Consumer | undefined;
+  private status: ConsumersResponse['deadLetters']['status'] = 'connecting';
+  private lastError: string | undefined;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly closing: Promise<void>[] = [];
+
+  constructor(options: { brokers: string[]; topicPrefix: string; logger: Logger }) {
+    this.topics = AGGREGATE_TYPES.map((type) => deadLetterTopic(topicFor(type, options.topicPrefix)));
+    this.logger = options.logger.child({ component: 'dead-letter-watcher' });
+    // kafkajs logs every failed reconnect as an error; while the broker is down (on purpose, in the
+    // demo) the console says so on screen instead, and logs only when reading stops or resumes.
+    this.kafka = createKafka({
+      clientId: 'console',
+      brokers: options.brokers,
+      logger: this.logger.child({}, { level: 'silent' }),
+    });
+  }
+
+  snapshot(): ConsumersResponse['deadLetters'] {
+    return {
+      topics: this.topics,
+      messages: [...this.messages.values()].sort((a, b) => (b.time ?? '').localeCompare(a.time ?? '')),
+      status: this.status,
+      ...(this.lastError && this.status !== 'reading' ? { error: this.lastError } : {}),
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await Promise.all([...this.closing, this.consumer?.disconnect().catch(() => {})]);
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    this.status = 'connecting';
+    const consumer = this.kafka.consumer({
+      groupId: `console-dead-letters-${randomBytes(4).toString('hex')}`,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 500,
+    });
+    this.consumer = consumer;
+    this.followStatus(consumer);
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: this.topics, fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ topic, partition, message }) => this.remember(topic, partition, message),
+      });
+    } catch (err) {
+      // The topics do not exist until the consumers created them, or Kafka is down.
+      this.lastError = errorMessage(err);
+      this.logger.debug({ err }, 'cannot read the dead-letter topics yet; retrying');
+      this.scheduleRetry();
+    }
+  }
+
+  /**
+   * kafkajs restarts a consumer after retriable errors by itself; after others it gives up, and
+   * then this starts a fresh one a little later.
+   */
+  private followStatus(consumer: Consumer): void {
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.lastError = errorMessage(payload.error);
+      if (this.status === 'reading') {
+        this.logger.warn({ err: payload.error }, 'stopped reading the dead-letter topics; retrying');
+      }
+      this.status = 'connecting';
+      if (!payload.restart) this.scheduleRetry();
+    });
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      if (this.status !== 'reading')
+        this.logger.info({ topics: this.topics }, 'reading the dead-letter topics');
+      this.status = 'reading';
+      this.lastError = undefined;
+    });
+  }
+
+  private remember(topic: string, partition: number, message: KafkaMessage): void {
+    this.messages.set(`${topic}/${partition}/${message.offset}`, {
       topic,
       partition,
       offset: message.offset,
@@ -62,70 +135,18 @@ export function watchDeadLetters(options: {
       consumer: header(message, 'dlt_consumer'),
       time: header(message, 'dlt_time'),
     });
-    const ofTopic = [...messages.entries()].filter(([, m]) => m.topic === topic);
-    for (const [key] of ofTopic.slice(0, Math.max(0, ofTopic.length - KEEP_PER_TOPIC))) messages.delete(key);
-  };
+    const ofTopic = [...this.messages.entries()].filter(([, m]) => m.topic === topic);
+    for (const [key] of ofTopic.slice(0, Math.max(0, ofTopic.length - KEEP_PER_TOPIC)))
+      this.messages.delete(key);
+  }
 
-  const start = async () => {
-    if (stopped) return;
-    status = 'connecting';
-    const next = kafka.consumer({
-      groupId: `console-dead-letters-${randomBytes(4).toString('hex')}`,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 500,
-    });
-    consumer = next;
-    // kafkajs restarts a consumer after retriable errors by itself; after others it gives up,
-    // and then this starts a fresh one a little later.
-    next.on(next.events.CRASH, ({ payload }) => {
-      lastError = errorMessage(payload.error);
-      if (status === 'reading')
-        logger.warn({ err: payload.error }, 'stopped reading the dead-letter topics; retrying');
-      status = 'connecting';
-      if (!payload.restart) scheduleRetry();
-    });
-    next.on(next.events.GROUP_JOIN, () => {
-      if (status !== 'reading') logger.info({ topics }, 'reading the dead-letter topics');
-      status = 'reading';
-      lastError = undefined;
-    });
-    try {
-      await next.connect();
-      await next.subscribe({ topics, fromBeginning: true });
-      await next.run({
-        autoCommit: false,
-        eachMessage: async ({ topic, partition, message }) => remember(topic, partition, message),
-      });
-    } catch (err) {
-      // The topics do not exist until the consumers created them, or Kafka is down.
-      lastError = errorMessage(err);
-      logger.debug({ err }, 'cannot read the dead-letter topics yet; retrying');
-      scheduleRetry();
-    }
-  };
-
-  const scheduleRetry = () => {
-    if (stopped || retryTimer) return;
-    if (consumer) closing.push(consumer.disconnect().catch(() => {}));
-    consumer = undefined;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void start();
+  private scheduleRetry(): void {
+    if (this.stopped || this.retryTimer) return;
+    if (this.consumer) this.closing.push(this.consumer.disconnect().catch(() => {}));
+    this.consumer = undefined;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.start();
     }, RETRY_MS);
-  };
-
-  void start();
-  return {
-    snapshot: () => ({
-      topics,
-      messages: [...messages.values()].sort((a, b) => (b.time ?? '').localeCompare(a.time ?? '')),
-      status,
-      ...(lastError && status !== 'reading' ? { error: lastError } : {}),
-    }),
-    stop: async () => {
-      stopped = true;
-      clearTimeout(retryTimer);
-      await Promise.all([...closing, consumer?.disconnect().catch(() => {})]);
-    },
-  };
+  }
 }

@@ -1,7 +1,7 @@
 import { WRITE_MODES, type WriteMode } from '@outbox/contracts';
 import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { HttpProblem } from '@outbox/runtime/problem';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { DemoStatus, ProcessStatus } from './shared/api.ts';
 
@@ -44,65 +44,74 @@ const actionParams = z.object({ target: z.string().min(1), action: z.enum(ACTION
  */
 export function demoControlsRouter(controls: DemoControls, adminToken: string): Router {
   const router = Router();
-  const targets = new Map<string, ProcessControl>([
-    ...Object.entries(controls.brokers),
-    ...Object.entries(controls.services),
-  ]);
-  const busy = new Set<string>();
-  const lastErrors = new Map<string, string>();
-
-  const statusOf = (name: string, control: ProcessControl): ProcessStatus => {
-    const lastError = lastErrors.get(name);
-    return { running: control.isRunning(), busy: busy.has(name), ...(lastError ? { lastError } : {}) };
-  };
-
+  const processes = new ProcessActions(controls);
   router.get('/', async (_req, res) => {
     const current = await controls.writeMode?.current();
     const status: DemoStatus = {
-      brokers: Object.fromEntries(
-        Object.entries(controls.brokers).map(([name, c]) => [name, statusOf(name, c)]),
-      ),
-      services: Object.fromEntries(
-        Object.entries(controls.services).map(([name, c]) => [name, statusOf(name, c)]),
-      ),
+      brokers: processes.statusOfAll(controls.brokers),
+      services: processes.statusOfAll(controls.services),
       ...(controls.writeMode ? { writeMode: { modes: WRITE_MODES, ...(current ? { current } : {}) } } : {}),
     };
     res.json(status);
   });
-
-  // `POST /api/demo/write-mode` with `{"mode": "commit-then-publish"}`: the lesson of
-  // docs/walkthrough.md, "Break the naive way, then the outbox way". Admin token, like the rest.
   const writeMode = controls.writeMode;
   if (writeMode) {
-    router.post('/write-mode', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
-      const parsed = writeModeRequest.safeParse(req.body);
-      if (!parsed.success) {
-        throw new HttpProblem(400, 'Invalid write mode', `Send {"mode": one of ${WRITE_MODES.join(', ')}}.`);
-      }
-      try {
-        await writeMode.set(parsed.data.mode);
-      } catch (err) {
-        throw new HttpProblem(502, 'Orders did not switch', err instanceof Error ? err.message : String(err));
-      }
-      res.json({ mode: parsed.data.mode });
-    });
+    router.post(
+      '/write-mode',
+      requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'),
+      switchWriteMode(writeMode),
+    );
   }
-
   router.post('/:target/:action', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
     const params = actionParams.safeParse(req.params);
     if (!params.success) {
       throw new HttpProblem(400, 'Invalid demo action', `The action must be one of ${ACTIONS.join(', ')}.`);
     }
-    const { target, action } = params.data;
-    const control = targets.get(target);
-    if (!control) {
-      throw new HttpProblem(
-        400,
-        'Invalid demo target',
-        `The target must be one of ${[...targets.keys()].join(', ')}.`,
-      );
+    res.json(await processes.run(params.data.target, params.data.action));
+  });
+  return router;
+}
+
+/**
+ * `POST /api/demo/write-mode` with `{"mode": "commit-then-publish"}`: the lesson of
+ * docs/walkthrough.md, "Break the naive way, then the outbox way". Admin token, like the rest.
+ */
+function switchWriteMode(writeMode: WriteModeSwitch): RequestHandler {
+  return async (req, res) => {
+    const parsed = writeModeRequest.safeParse(req.body);
+    if (!parsed.success) {
+      throw new HttpProblem(400, 'Invalid write mode', `Send {"mode": one of ${WRITE_MODES.join(', ')}}.`);
     }
-    if (busy.has(target)) {
+    try {
+      await writeMode.set(parsed.data.mode);
+    } catch (err) {
+      throw new HttpProblem(502, 'Orders did not switch', err instanceof Error ? err.message : String(err));
+    }
+    res.json({ mode: parsed.data.mode });
+  };
+}
+
+/** Stop, kill -9 or start, one action per process at a time, remembering each one's last failure. */
+class ProcessActions {
+  private readonly targets: Map<string, ProcessControl>;
+  private readonly busy = new Set<string>();
+  private readonly lastErrors = new Map<string, string>();
+
+  constructor(controls: DemoControls) {
+    this.targets = new Map([...Object.entries(controls.brokers), ...Object.entries(controls.services)]);
+  }
+
+  statusOfAll(controls: Record<string, ProcessControl>): Record<string, ProcessStatus> {
+    return Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, this.statusOf(name, c)]));
+  }
+
+  async run(target: string, action: (typeof ACTIONS)[number]): Promise<ProcessStatus> {
+    const control = this.targets.get(target);
+    if (!control) {
+      const known = [...this.targets.keys()].join(', ');
+      throw new HttpProblem(400, 'Invalid demo target', `The target must be one of ${known}.`);
+    }
+    if (this.busy.has(target)) {
       throw new HttpProblem(
         409,
         'Busy',
@@ -117,18 +126,21 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
         `${target} is ${running ? 'already running' : 'not running'}.`,
       );
     }
-    busy.add(target);
+    this.busy.add(target);
     try {
       await control[action]();
-      lastErrors.delete(target);
+      this.lastErrors.delete(target);
     } catch (err) {
-      lastErrors.set(target, err instanceof Error ? err.message : String(err));
-      throw new HttpProblem(500, `Could not ${action} ${target}`, lastErrors.get(target) ?? '');
+      this.lastErrors.set(target, err instanceof Error ? err.message : String(err));
+      throw new HttpProblem(500, `Could not ${action} ${target}`, this.lastErrors.get(target) ?? '');
     } finally {
-      busy.delete(target);
+      this.busy.delete(target);
     }
-    res.json(statusOf(target, control));
-  });
+    return this.statusOf(target, control);
+  }
 
-  return router;
+  private statusOf(name: string, control: ProcessControl): ProcessStatus {
+    const lastError = this.lastErrors.get(name);
+    return { running: control.isRunning(), busy: this.busy.has(name), ...(lastError ? { lastError } : {}) };
+  }
 }

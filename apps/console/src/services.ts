@@ -65,3 +65,9 @@ export function errorMessage(err: unknown): string {
   }
   return String(err);
 }
+
+export function serviceNamed(services: Service[], name: ServiceName): Service {
+  const found = services.find((service) => service.name === name);
+  if (!found) throw new Error(`no service named ${name}`);
+  return found;
+}

@@ -1,7 +1,6 @@
 import { type OrderCancelledV1, stockReleased } from '@outbox/contracts';
-import { writeEvents } from '@outbox/outbox';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
-import { type Decision, EVENT_SOURCE } from './reserveStock.ts';
+import type { Decision } from './reserveStock.ts';
 
 export type ReleaseOutcome = 'RELEASED' | 'NOTHING_HELD' | 'CANCELLED_BEFORE_CREATED';
 
@@ -16,8 +15,8 @@ const markReleased = `
    where order_id = $1::uuid and status = 'RESERVED'
   returning order_id`;
 
-// The stock rows are locked already (applyOrderEvents); a release on its own (releaseStock)
-// locks them here, in one statement, in SKU order.
+// The stock rows are locked already (applyOrderEvents); locked again here, in one statement, in
+// SKU order, so the statement is safe on its own too.
 const returnStock = `
   with locked as (
     select s.sku, i.quantity
@@ -53,15 +52,4 @@ export async function releaseReservation(
 
   await queryRows(tx, returnStock, [cancelled.orderId]);
   return { outcome: 'RELEASED', replies: [stockReleased({ orderId: cancelled.orderId })] };
-}
-
-/** One ORDER_CANCELLED on its own: releaseReservation, its reply written to the outbox. */
-export async function releaseStock(tx: SqlExecutor, cancelled: OrderCancelledV1): Promise<ReleaseOutcome> {
-  const { outcome, replies } = await releaseReservation(tx, cancelled);
-  await writeEvents(
-    tx,
-    EVENT_SOURCE,
-    replies.map((event) => ({ event })),
-  );
-  return outcome;
 }

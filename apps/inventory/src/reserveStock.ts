@@ -1,5 +1,4 @@
 import { type NewEvent, type OrderCreatedV1, stockRejected, stockReserved } from '@outbox/contracts';
-import { writeEvents } from '@outbox/outbox';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
 
 export const EVENT_SOURCE = '/inventory';
@@ -24,8 +23,8 @@ const lockExisting = `
 
 // Every stock row the claimed orders need, with its level, locked in SKU order. In the consumer
 // they are locked already, with every other stock row of the chunk (applyOrderEvents: why that
-// keeps chunks from deadlocking); a reservation on its own (reserveStock) locks them here. The
-// locks see the latest committed stock, so orders of concurrent chunks cannot oversell.
+// keeps chunks from deadlocking), so this takes no new lock there. The locks see the latest
+// committed stock, so orders of concurrent chunks cannot oversell.
 const lockStock = `
   select sku, available from stock where sku = any($1::text[]) order by sku for update`;
 
@@ -55,82 +54,87 @@ const saveDecisions = `
  * and written back with one statement. So a run costs the same few round trips whatever its size.
  */
 export async function reserveStocks(tx: SqlExecutor, orders: OrderCreatedV1[]): Promise<Decision[]> {
-  const claimed = new Set(
-    (await queryRows<{ order_id: string }>(tx, claimOrders, [orders.map((order) => order.orderId)])).map(
-      (row) => row.order_id,
-    ),
-  );
-  const existing = orders.filter((order) => !claimed.has(order.orderId));
-  const earlier = new Map(
-    existing.length === 0
-      ? []
-      : (
-          await queryRows<{ order_id: string; status: string }>(tx, lockExisting, [
-            existing.map((order) => order.orderId),
-          ])
-        ).map((row) => [row.order_id, row.status]),
-  );
-  const wanted = orders.filter((order) => claimed.has(order.orderId));
-  const skus = [...new Set(wanted.flatMap((order) => order.items.map((item) => item.sku)))].sort();
-  const stock = new Map(
-    skus.length === 0
-      ? []
-      : (await queryRows<{ sku: string; available: number }>(tx, lockStock, [skus])).map((row) => [
-          row.sku,
-          row.available,
-        ]),
-  );
-
-  const changed = new Set<string>();
-  const items: { orderId: string; line: Line }[] = [];
-  const rejected: { orderId: string; reason: string }[] = [];
-  const decisions = orders.map((order): Decision => {
-    if (!claimed.delete(order.orderId)) {
-      // Decided before (or earlier in this run). A CANCELLED row: its cancel came first; refuse
-      // it now, once, so that orders hears an answer from inventory.
-      if (earlier.get(order.orderId) !== 'CANCELLED') return { outcome: 'ALREADY_DECIDED', replies: [] };
-      earlier.set(order.orderId, 'REJECTED');
-      const reason = 'order was cancelled before inventory received it';
-      rejected.push({ orderId: order.orderId, reason });
-      return { outcome: 'REFUSED_CANCELLED', replies: [rejection(order.orderId, reason)] };
-    }
-    const lines = mergeLines(order.items);
-    const short = firstShortLine(lines, stock);
-    if (short) {
-      rejected.push({ orderId: order.orderId, reason: short.reason });
-      return { outcome: 'REJECTED', replies: [rejection(order.orderId, short.reason, short.sku)] };
-    }
-    for (const line of lines) {
-      stock.set(line.sku, (stock.get(line.sku) as number) - line.quantity);
-      changed.add(line.sku);
-      items.push({ orderId: order.orderId, line });
-    }
-    return { outcome: 'RESERVED', replies: [stockReserved({ orderId: order.orderId, items: lines })] };
-  });
-
-  if (changed.size > 0 || rejected.length > 0) {
-    await queryRows(tx, saveDecisions, [
-      [...changed],
-      [...changed].map((sku) => stock.get(sku)),
-      items.map((item) => item.orderId),
-      items.map((item) => item.line.sku),
-      items.map((item) => item.line.quantity),
-      rejected.map((order) => order.orderId),
-      rejected.map((order) => order.reason),
-    ]);
-  }
+  const loaded = await load(tx, orders);
+  const plan: Plan = { stock: loaded.stock, changed: new Set(), items: [], rejected: [] };
+  const decisions = orders.map((order) => decide(order, loaded, plan));
+  await save(tx, plan);
   return decisions;
 }
 
-/** One ORDER_CREATED on its own: reserveStocks for one order, its reply written to the outbox. */
-export async function reserveStock(tx: SqlExecutor, order: OrderCreatedV1): Promise<ReserveOutcome> {
-  const [decision] = (await reserveStocks(tx, [order])) as [Decision];
-  await writeEvents(
-    tx,
-    EVENT_SOURCE,
-    decision.replies.map((event) => ({ event })),
-  );
-  return decision.outcome;
+type Loaded = {
+  /** The orders this run claimed: new to inventory. */
+  claimed: Set<string>;
+  /** The status of each order decided before (or cancelled first), locked. */
+  earlier: Map<string, string>;
+  /** Units on hand of every SKU the claimed orders name, locked. */
+  stock: Map<string, number>;
+};
+
+/** What the decisions change, written back in one statement (saveDecisions). */
+type Plan = {
+  stock: Map<string, number>;
+  changed: Set<string>;
+  items: { orderId: string; line: Line }[];
+  rejected: { orderId: string; reason: string }[];
+};
+
+async function load(tx: SqlExecutor, orders: OrderCreatedV1[]): Promise<Loaded> {
+  const claimedRows = await queryRows<{ order_id: string }>(tx, claimOrders, [
+    orders.map((order) => order.orderId),
+  ]);
+  const claimed = new Set(claimedRows.map((row) => row.order_id));
+  const existing = orders.filter((order) => !claimed.has(order.orderId)).map((order) => order.orderId);
+  const earlierRows =
+    existing.length === 0
+      ? []
+      : await queryRows<{ order_id: string; status: string }>(tx, lockExisting, [existing]);
+  const wanted = orders.filter((order) => claimed.has(order.orderId));
+  const skus = [...new Set(wanted.flatMap((order) => order.items.map((item) => item.sku)))].sort();
+  const stockRows =
+    skus.length === 0 ? [] : await queryRows<{ sku: string; available: number }>(tx, lockStock, [skus]);
+  return {
+    claimed,
+    earlier: new Map(earlierRows.map((row) => [row.order_id, row.status])),
+    stock: new Map(stockRows.map((row) => [row.sku, row.available])),
+  };
+}
+
+/** One order's decision, taken as if the orders of the run had come one by one. */
+function decide(order: OrderCreatedV1, { claimed, earlier }: Loaded, plan: Plan): Decision {
+  if (!claimed.delete(order.orderId)) {
+    // Decided before (or earlier in this run). A CANCELLED row: its cancel came first; refuse
+    // it now, once, so that orders hears an answer from inventory.
+    if (earlier.get(order.orderId) !== 'CANCELLED') return { outcome: 'ALREADY_DECIDED', replies: [] };
+    earlier.set(order.orderId, 'REJECTED');
+    const reason = 'order was cancelled before inventory received it';
+    plan.rejected.push({ orderId: order.orderId, reason });
+    return { outcome: 'REFUSED_CANCELLED', replies: [rejection(order.orderId, reason)] };
+  }
+  const lines = mergeLines(order.items);
+  const short = firstShortLine(lines, plan.stock);
+  if (short) {
+    plan.rejected.push({ orderId: order.orderId, reason: short.reason });
+    return { outcome: 'REJECTED', replies: [rejection(order.orderId, short.reason, short.sku)] };
+  }
+  for (const line of lines) {
+    plan.stock.set(line.sku, (plan.stock.get(line.sku) as number) - line.quantity);
+    plan.changed.add(line.sku);
+    plan.items.push({ orderId: order.orderId, line });
+  }
+  return { outcome: 'RESERVED', replies: [stockReserved({ orderId: order.orderId, items: lines })] };
+}
+
+async function save(tx: SqlExecutor, { stock, changed, items, rejected }: Plan): Promise<void> {
+  if (changed.size === 0 && rejected.length === 0) return;
+  await queryRows(tx, saveDecisions, [
+    [...changed],
+    [...changed].map((sku) => stock.get(sku)),
+    items.map((item) => item.orderId),
+    items.map((item) => item.line.sku),
+    items.map((item) => item.line.quantity),
+    rejected.map((order) => order.orderId),
+    rejected.map((order) => order.reason),
+  ]);
 }
 
 function rejection(orderId: string, reason: string, sku?: string): NewEvent {

@@ -3,7 +3,7 @@
 // timeouts it waits for ever, holding its partition, while its health says ok.
 import { randomUUID } from 'node:crypto';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import type { OrderCreatedV1 } from '@outbox/contracts';
+import { ORDER_CREATED, type OrderCreatedV1 } from '@outbox/contracts';
 import { freePort } from '@outbox/devstack/ports';
 import { applyOnce } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
@@ -11,8 +11,8 @@ import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db.ts';
-import { reserveStock } from '../src/reserveStock.ts';
 import { createPrisma, type DatabaseTimeouts, type Prisma, type Tx } from './prisma.ts';
+import { applyOrderEvent, envelope } from './support.ts';
 
 useLeakGuard();
 
@@ -44,13 +44,14 @@ function orderOf(sku: string): OrderCreatedV1 {
 
 async function deliver(prisma: Prisma, order: OrderCreatedV1, inside?: () => void): Promise<number> {
   const started = Date.now();
+  const created = envelope(ORDER_CREATED, order);
   await applyOnce<Tx>(
     (work) => prisma.$transaction(work),
     'inventory',
-    { id: randomUUID(), type: 'ORDER_CREATED' },
+    created,
     async (tx) => {
       inside?.();
-      await reserveStock(tx, order);
+      await applyOrderEvent(tx, created);
     },
   );
   return Date.now() - started;

@@ -8,10 +8,8 @@ import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db.ts';
-import { releaseStock } from '../src/releaseStock.ts';
-import { reserveStock } from '../src/reserveStock.ts';
 import { createPrisma, type Prisma, type Tx } from './prisma.ts';
-import { available as availableIn, envelope, stateOf as stateIn } from './support.ts';
+import { applyOrderEvent, available as availableIn, envelope, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -37,10 +35,7 @@ async function deliver(
     'inventory',
     event,
     async (tx) => {
-      outcome =
-        event.type === ORDER_CREATED
-          ? await reserveStock(tx, event.data)
-          : await releaseStock(tx, event.data);
+      outcome = await applyOrderEvent(tx, event);
     },
   );
   return outcome;

@@ -9,10 +9,9 @@ import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db.ts';
 import { inventoryHandlers } from '../src/handlers.ts';
-import { releaseStock } from '../src/releaseStock.ts';
 import { EVENT_SOURCE } from '../src/reserveStock.ts';
 import { createPrisma, type Prisma } from './prisma.ts';
-import { available as availableIn, orderEvents, stateOf as stateIn } from './support.ts';
+import { applyOrderEvent, available as availableIn, orderEvents, stateOf as stateIn } from './support.ts';
 
 useLeakGuard();
 
@@ -49,7 +48,7 @@ describe('inventory, an order id in upper case', () => {
   it('after its cancel, refuses the create and answers STOCK_REJECTED', async () => {
     const before = await available('HD-404');
     const { orderId, created, cancelled } = orderEvents([{ sku: 'HD-404', quantity: 3 }]);
-    expect(await prisma.$transaction((tx) => releaseStock(tx, cancelled.data))).toBe(
+    expect(await prisma.$transaction((tx) => applyOrderEvent(tx, cancelled))).toBe(
       'CANCELLED_BEFORE_CREATED',
     );
     expect(await deliverShouted(created)).toBe('REFUSED_CANCELLED');

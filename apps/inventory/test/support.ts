@@ -1,9 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { ORDER_CANCELLED, ORDER_CREATED } from '@outbox/contracts';
+import { type EventOf, ORDER_CANCELLED, ORDER_CREATED } from '@outbox/contracts';
+import { applyOne } from '@outbox/devstack/testing/apply-once';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
+import type { SqlExecutor } from '@outbox/runtime/sql-executor';
+import { inventoryHandlers } from '../src/handlers.ts';
+import { EVENT_SOURCE } from '../src/reserveStock.ts';
 
 export const envelope = orderEnvelope;
+
+/**
+ * One order event applied by hand in `tx` as the consumer applies it: inventory's handler for a
+ * run of one, its reply written to the outbox (applyOne). Its outcome, e.g. `RESERVED`.
+ */
+export function applyOrderEvent<Tx extends SqlExecutor>(
+  tx: Tx,
+  event: EventOf<typeof ORDER_CREATED> | EventOf<typeof ORDER_CANCELLED>,
+): Promise<string | undefined> {
+  return applyOne(tx, EVENT_SOURCE, inventoryHandlers[event.type], event);
+}
 
 /** An order of `lines` and its cancellation, as orders would publish them. */
 export function orderEvents(lines: { sku: string; quantity: number }[], orderId: string = randomUUID()) {

@@ -8,8 +8,8 @@ import { createApp, listen } from './app.ts';
 import { admissionOptions, configSchema } from './config.ts';
 import { createPrisma, migrate } from './db.ts';
 import { replyConsumerFaults, startOrdersDemo } from './demo/index.ts';
+import { EVENT_SOURCE } from './orders/createOrder.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
-import { EVENT_SOURCE } from './orders/placeOrder.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 

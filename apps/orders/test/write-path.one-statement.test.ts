@@ -11,10 +11,10 @@ import { prepareEvent } from '@outbox/outbox';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalogPricesOf } from '../src/orders/catalogPrices.ts';
-import { insertOrderWithEvent, newOrder } from '../src/orders/createOrder.ts';
+import { EVENT_SOURCE, insertOrderWithEvent, newOrder, orderCreated } from '../src/orders/createOrder.ts';
 import { requestHash } from '../src/orders/idempotency.ts';
 import type { OrderRequest } from '../src/orders/orderRequest.ts';
-import { EVENT_SOURCE, orderCreated, placeOrder } from '../src/orders/placeOrder.ts';
+import { placeOrder } from '../src/orders/placeOrder.ts';
 import { type OrdersApi, postOrder, QUEUE_EVERY_REQUEST, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();

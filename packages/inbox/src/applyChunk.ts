@@ -5,7 +5,7 @@ import { endSpan, inProcessSpan, startProcessSpan } from '@outbox/runtime/trace-
 import type { Logger } from 'pino';
 import type { ChunkHandler, ChunkItem, ChunkResult } from './chunk.ts';
 import type { ConsumerMetrics, HandledEvent } from './consumerMetrics.ts';
-import { recordProcessed } from './dedup.ts';
+import { firstCopyOf, type NewEventCheck, recordProcessed } from './dedup.ts';
 import { EventFailedError } from './failure.ts';
 import type { FaultHooks } from './faultPoints.ts';
 import { type BatchHandler, type HandlerTable, inChunk, type PreparedHandler } from './handlers.ts';
@@ -50,7 +50,7 @@ export function chunkStep<Tx extends SqlExecutor>(deps: ChunkStepDeps<Tx>): Chun
         deps.consumer,
         handled.map((item) => item.event),
       );
-      const done = await applyInOrder(tx, deps, items, fresh);
+      const done = await applyInOrder(tx, deps, items, deps.faults.dedup(firstCopyOf(fresh)));
       deps.faults.beforeCommit(done.map((d) => d.result));
       return done;
     });
@@ -66,7 +66,7 @@ async function applyInOrder<Tx extends SqlExecutor>(
   tx: Tx,
   deps: ChunkStepDeps<Tx>,
   items: ChunkItem[],
-  fresh: Set<string>,
+  isNew: NewEventCheck,
 ): Promise<Done[]> {
   const done: Done[] = new Array(items.length);
   let run: { handler: BatchHandler<Tx>; indexes: number[] } | undefined;
@@ -76,8 +76,7 @@ async function applyInOrder<Tx extends SqlExecutor>(
   };
   for (const [index, item] of items.entries()) {
     const route = deps.handlers.route(item.event.type);
-    // delete: a second copy of the same event in this chunk is a duplicate.
-    if (!route || !(fresh.delete(item.event.id.toLowerCase()) || !deps.faults.dedup)) {
+    if (!route || !isNew(item.event.id)) {
       // Not new: it does not break a run, and nothing runs for it.
       done[index] = await skip(deps, item, route ? 'duplicate' : 'ignored');
     } else if (route.kind === 'run') {

@@ -4,12 +4,13 @@ import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createLogger } from '@outbox/runtime/logger';
 import { createMetricsRegistry, type MetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
+import { StandbyWait } from '@outbox/runtime/standby-wait';
 import { shutdownTracing } from '@outbox/runtime/tracing';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { type EventConsumer, startEventConsumer } from './eventConsumer.ts';
-import type { ConsumerFaultSwitches } from './faultPoints.ts';
+import { type ConsumerFaultSwitches, faultHooks } from './faultPoints.ts';
 import type { EventHandlers } from './handlers.ts';
 
 // How every service that consumes events starts: inventory and billing through runConsumerService,
@@ -75,12 +76,24 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     transaction: transactionOn(pool),
     handlers: options.handlers({ config, pool }),
     logger,
-    ...options.faults?.(config),
+    ...(options.faults ? { faults: faultHooks(options.faults(config)) } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
+    ...(config.DATABASE_WAIT_FOR_STANDBY ? { untilStandbyHolds: standbyWait(config, pool, registry) } : {}),
     registry,
   });
   return { config, logger, pool, registry, consumer };
+}
+
+/** DATABASE_WAIT_FOR_STANDBY: offsets are committed once the standby holds what they acknowledge. */
+function standbyWait(config: ConsumerServiceConfig, pool: pg.Pool, registry: MetricsRegistry) {
+  const wait = new StandbyWait({
+    pool,
+    standby: config.DATABASE_WAIT_FOR_STANDBY ?? 'any',
+    timeoutMs: config.DATABASE_STANDBY_WAIT_MS,
+    registry,
+  });
+  return () => wait.untilStandbyHolds();
 }
 
 /**

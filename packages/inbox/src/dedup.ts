@@ -29,3 +29,14 @@ export async function recordProcessed(
   ]);
   return new Set(rows.map((row) => row.event_id.toLowerCase()));
 }
+
+/** Whether an event of the chunk is to be applied now. */
+export type NewEventCheck = (eventId: string) => boolean;
+
+/**
+ * The events recordProcessed found new, each once: a second copy of the same event in the chunk
+ * is a duplicate, like one applied by an earlier transaction.
+ */
+export function firstCopyOf(fresh: Set<string>): NewEventCheck {
+  return (eventId) => fresh.delete(eventId.toLowerCase());
+}

@@ -1,15 +1,15 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
-import { createKafka, type TopicLayout } from '@outbox/runtime/kafka';
+import type { Kafka } from '@outbox/runtime/kafka';
+import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
 import { type ConsumerMetrics, createConsumerMetrics } from './consumerMetrics.ts';
-import { type ConsumerFaultSwitches, faultHooks } from './faultPoints.ts';
+import { type FaultHooks, NO_FAULTS } from './faultPoints.ts';
 import { type EventHandlers, HandlerTable } from './handlers.ts';
 import { type RunConsumerOptions, type RunningConsumer, runConsumer } from './kafkaLoop.ts';
 import { startInboxRetention } from './retention.ts';
@@ -23,9 +23,10 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'untilStandbyHolds'
 >;
 
-export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches & {
+export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** The service's CloudEvents `source` (e.g. `/inventory`), for the replies of batch handlers. */
   source: string;
   /** Consumer group, and this consumer's name in processed_events. */
@@ -42,6 +43,8 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = ConsumerFaultSwitches
   registry: MetricsRegistry;
   /** processed_events rows older than this are deleted (packages/inbox/src/retention.ts); 0 keeps them. */
   inboxRetentionHours?: number;
+  /** The chaos suite's fault points (faultPoints.ts), injected at start-up; production has none. */
+  faults?: FaultHooks;
 } & LoopTuning;
 
 /** How often consumer lag is refreshed from the broker (committed vs. end offsets). */
@@ -66,19 +69,16 @@ export type EventConsumer = { health(): ConsumerHealth; stop(): Promise<void> };
  */
 export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
   const { groupId, logger } = options;
-  const kafka = createKafka({ clientId: groupId, brokers: options.kafka.brokers, logger });
+  const kafka = createKafka({
+    clientId: groupId,
+    brokers: options.kafka.brokers,
+    logger,
+    retry: CONSUMER_RETRY,
+  });
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
-  const handleChunk = chunkStep({
-    consumer: groupId,
-    source: options.source,
-    handlers: new HandlerTable(options.handlers),
-    transaction: options.transaction,
-    faults: faultHooks(options),
-    metrics,
-    logger,
-  });
+  const handleChunk = chunkStepOf(options, metrics);
   const starter = startInBackground(groupId, logger, async () => {
     const {
       maxChunk,
@@ -87,6 +87,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      untilStandbyHolds,
     } = options;
     running = await runConsumer({
       maxChunk,
@@ -95,6 +96,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
       kafka,
       groupId,
       topics,
@@ -120,6 +122,19 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       await starter.stop();
     },
   };
+}
+
+/** The chunk step for the app's handlers, with the fault points injected at start-up (none in production). */
+function chunkStepOf<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>, metrics: ConsumerMetrics) {
+  return chunkStep({
+    consumer: options.groupId,
+    source: options.source,
+    handlers: new HandlerTable(options.handlers),
+    transaction: options.transaction,
+    faults: options.faults ?? NO_FAULTS,
+    metrics,
+    logger: options.logger,
+  });
 }
 
 /** Start the loop, and again after a backoff while it cannot start (Kafka unreachable). */

@@ -1,11 +1,13 @@
 import type { FaultSwitches } from '@outbox/runtime/config';
 import { z } from 'zod';
 import type { ChunkResult } from './chunk.ts';
+import type { NewEventCheck } from './dedup.ts';
 
 // The consumers' kill switches, which the chaos suite uses to prove that a crash at the worst
-// moment of a chunk loses and doubles nothing. They live apart from the consumer loop: an app
-// passes them in at start-up (ConsumerServiceOptions.faults); production passes nothing, and its
-// config refuses the switches unless OUTBOX_ALLOW_FAULTS allows them (refuseFaultsUnlessAllowed).
+// moment of a chunk loses and doubles nothing, and the broken dedup its checker must catch. They
+// live apart from the consumer loop: an app passes them in at start-up (ConsumerServiceOptions.
+// faults), which makes them the hooks below (EventConsumerOptions.faults); production passes
+// nothing, and its config refuses the switches unless OUTBOX_ALLOW_FAULTS allows them.
 
 /** A consumer's test-only switches, as the app's config gives them. Never set in production. */
 export type ConsumerFaultSwitches = {
@@ -49,22 +51,29 @@ export function consumerFaults(config: ConsumerFaultConfig): ConsumerFaultSwitch
   return { killAfterCommit: config.FAULT_KILL_AFTER_COMMIT, killMidChunk: config.FAULT_KILL_MID_CHUNK };
 }
 
-/** The points in a chunk where the switches act; with none set, they do nothing. */
+/** The points in a chunk where the switches act. */
 export type FaultHooks = {
-  /** Whether an event recorded before is skipped (false only with `inboxDedup: false`). */
-  dedup: boolean;
+  /** The dedup check the chunk applies: production's own, or (`inboxDedup: false`) one that calls every event new. */
+  dedup(check: NewEventCheck): NewEventCheck;
   /** Inside the chunk's transaction, its effects done, before COMMIT. */
   beforeCommit(results: readonly ChunkResult[]): void;
   /** The chunk's transaction committed; its offsets are not committed yet. */
   afterCommit(results: readonly ChunkResult[]): void;
 };
 
+/** Production's: the dedup check as it is, nothing before or after COMMIT. */
+export const NO_FAULTS: FaultHooks = {
+  dedup: (check) => check,
+  beforeCommit: () => {},
+  afterCommit: () => {},
+};
+
 const applied = (results: readonly ChunkResult[]) => results.filter((r) => r === 'applied').length;
 const kill = () => process.kill(process.pid, 'SIGKILL');
 
-export function faultHooks(switches: ConsumerFaultSwitches = {}): FaultHooks {
+export function faultHooks(switches: ConsumerFaultSwitches): FaultHooks {
   return {
-    dedup: switches.inboxDedup !== false,
+    dedup: (check) => (switches.inboxDedup === false ? () => true : check),
     beforeCommit: (results) => {
       if (switches.killMidChunk && applied(results) >= 2) kill();
     },

@@ -35,6 +35,8 @@ export {
   consumerFaultSettings,
   consumerFaultSwitches,
   consumerFaults,
+  type FaultHooks,
+  faultHooks,
 } from './faultPoints.ts';
 export type {
   Applied,

@@ -1,8 +1,18 @@
 export { type CdcConnectorOptions, renderCdcConnectorConfig } from './cdcConnector.ts';
+export {
+  type ConfirmationMark,
+  cdcSql,
+  countUndrained,
+  markConfirmed,
+  readSlotReader,
+  type SlotReader,
+  takeConfirmationMark,
+} from './cdcStore.ts';
 export { OUTBOX_SESSION_OPTIONS } from './claimSql.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
+  envelopeOf,
   insertOutboxRow,
   insertOutboxRows,
   type OutboxInsert,
@@ -12,11 +22,8 @@ export {
   toEnvelope,
 } from './outboxRow.ts';
 export {
-  type CdcRetentionMark,
-  cdcRetentionCandidates,
   claimBatch,
   deletePublished,
-  deleteReadByReplicationSlot,
   markFailed,
   markPublished,
   type OutboxStats,

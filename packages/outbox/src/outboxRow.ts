@@ -37,7 +37,7 @@ const columnList = COLUMNS.map((column) => column.name).join(', ');
 /**
  * `insert into outbox (...) select $first::uuid, ...`: one row whose values are the parameters
  * from `$first` on, in the order outboxValues gives them. Ends where a caller may go on: with
- * `returning id` (writeEvent), or with `from o where ...` inside a CTE, to write the row only
+ * `returning id` (writeEvent), or with `from o` inside a CTE, to write the row only
  * with the business row it belongs to (orders' one-statement write).
  */
 export function insertOutboxRow(first: number): string {
@@ -45,9 +45,9 @@ export function insertOutboxRow(first: number): string {
   return `insert into outbox (${columnList}) select ${values}`;
 }
 
-/** The parameters of insertOutboxRow: `row`'s values in column order, or all null without a row. */
-export function outboxValues(row: OutboxInsert | undefined): (string | number | null)[] {
-  return COLUMNS.map((column) => (row ? column.of(row) : null));
+/** The parameters of insertOutboxRow: `row`'s values in column order. */
+export function outboxValues(row: OutboxInsert): (string | number | null)[] {
+  return COLUMNS.map((column) => column.of(row));
 }
 
 /**
@@ -87,7 +87,11 @@ export type ClaimedRow = OutboxRow & {
   lease_expired: boolean;
 };
 
-export function toEnvelope(row: OutboxRow): EventEnvelope {
+/** What an event's envelope is made of: the row's columns, as the relay reads them. */
+type EnvelopeColumns = Omit<OutboxRow, 'seq' | 'attempts'>;
+
+/** The envelope the relay publishes for an outbox row (and the naive write modes for their event). */
+export function toEnvelope(row: EnvelopeColumns): EventEnvelope {
   return {
     id: row.id,
     source: row.source,
@@ -102,4 +106,22 @@ export function toEnvelope(row: OutboxRow): EventEnvelope {
     ...(row.headers.traceparent ? { traceparent: row.headers.traceparent } : {}),
     ...(row.headers.tracestate ? { tracestate: row.headers.tracestate } : {}),
   };
+}
+
+/**
+ * The envelope of `event` as if it were its outbox row committed at `createdAt`: the message the
+ * relay would publish, for the demo's naive write modes, which send the event without a row.
+ */
+export function envelopeOf(event: OutboxInsert, createdAt: Date): EventEnvelope {
+  return toEnvelope({
+    id: event.id,
+    source: event.source,
+    aggregate_type: event.aggregateType,
+    aggregate_id: event.aggregateId,
+    event_type: event.eventType,
+    schema_version: event.schemaVersion,
+    payload: JSON.parse(event.payload),
+    headers: JSON.parse(event.headers) as Record<string, string>,
+    created_at: createdAt,
+  });
 }

@@ -3,6 +3,7 @@ import { type Context, context, propagation } from '@opentelemetry/api';
 import type { NewEvent } from '@outbox/contracts';
 import { schemaFor } from '@outbox/contracts';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
+import { isWellFormedTraceparent } from '@outbox/runtime/traceparent';
 import {
   insertOutboxRow,
   insertOutboxRows,
@@ -17,9 +18,6 @@ export class UnknownEventTypeError extends Error {
 
 const insertEvent = `${insertOutboxRow(1)} returning id`;
 
-/** A W3C traceparent, version 00, with non-zero ids: exactly 55 characters. */
-const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
-
 /**
  * The trace context an outbox row keeps: the `traceparent` of the active span, if well formed, and
  * nothing else. Baggage and tracestate come from the client (up to kilobytes each) and would be
@@ -30,7 +28,7 @@ function storedTraceContext(traceContext: Context): Record<string, string> {
   const carrier: Record<string, string> = {};
   propagation.inject(traceContext, carrier);
   const { traceparent } = carrier;
-  return traceparent && TRACEPARENT.test(traceparent) ? { traceparent } : {};
+  return isWellFormedTraceparent(traceparent) ? { traceparent } : {};
 }
 
 /**

@@ -1,6 +1,6 @@
 import { TraceFlags, trace } from '@opentelemetry/api';
 import type { LabelValues } from 'prom-client';
-import { parseTraceparent } from './traceHandOff.ts';
+import { parseTraceparent } from './traceparent.ts';
 
 // Links from a latency graph to the trace of one of its observations: each histogram bucket keeps
 // its latest observation's trace id as an OpenMetrics exemplar (`trace_id`). Prometheus stores them

@@ -8,11 +8,10 @@ import {
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
-  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/contracts';
-import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from './kafka/clientTypes.ts';
 import { tracer } from './tracing.ts';
 
 /**
@@ -30,27 +29,8 @@ import { tracer } from './tracing.ts';
  * Attributes follow the OpenTelemetry messaging and CloudEvents semantic conventions.
  */
 
-/**
- * An event as the relay publishes it. `baggage` is what rows written before outbox rows kept only
- * the traceparent may still hold; it is no longer sent (docs/tracing.md).
- */
-export type OutgoingEvent = EventEnvelope & { baggage?: string };
-
-const TRACEPARENT = /^[\da-f]{2}-((?!0{32})[\da-f]{32})-[\da-f]{16}-([\da-f]{2})$/;
-
-/**
- * The trace a stored or sent W3C traceparent names, and whether it was sampled: its flags byte is
- * the one record of the head-sampling decision (docs/tracing.md, "Sampling"), so a reader of an
- * outbox row or a message knows whether a trace backend can have the trace at all. Undefined for a
- * missing or malformed traceparent.
- */
-export function parseTraceparent(
-  traceparent: string | undefined,
-): { traceId: string; sampled: boolean } | undefined {
-  const [, traceId, flags] = (traceparent && TRACEPARENT.exec(traceparent)) || [];
-  if (!traceId || !flags) return undefined;
-  return { traceId, sampled: (Number.parseInt(flags, 16) & TraceFlags.SAMPLED) === TraceFlags.SAMPLED };
-}
+/** An event as the relay publishes it: its envelope, whose traceparent is the stored trace context. */
+export type OutgoingEvent = EventEnvelope;
 
 function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | 'subject'>): Attributes {
   return {

@@ -2,11 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { type ChaosStack, DATABASES } from './stack.ts';
+import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
 import { systemTopics } from './topics.ts';
 
-/** The longest time, while the load ran, in which the system published no event / applied none. */
-export type ProgressGaps = { longestWithoutPublishingMs: number; longestWithoutApplyingMs: number };
+/**
+ * The longest time, while the load ran, in which the system published no event / applied none;
+ * and the same for each consumer group, by the database it applies to (orders, inventory, billing).
+ */
+export type ProgressGaps = {
+  longestWithoutPublishingMs: number;
+  longestWithoutApplyingMs: number;
+  longestWithoutApplyingMsByGroup: Record<DatabaseName, number>;
+};
 
 export type ProgressWatch = { stop(): Promise<ProgressGaps> };
 
@@ -30,10 +37,16 @@ export function startProgressWatch(
   const onTopics = cdcBrokers
     ? topicRecords(cdcBrokers, Object.values(systemTopics(stack.topicPrefix).events))
     : undefined;
-  const gaps: ProgressGaps = { longestWithoutPublishingMs: 0, longestWithoutApplyingMs: 0 };
+  const gaps: ProgressGaps = {
+    longestWithoutPublishingMs: 0,
+    longestWithoutApplyingMs: 0,
+    longestWithoutApplyingMsByGroup: { orders: 0, inventory: 0, billing: 0 },
+  };
   let last: { published: number; applied: number } | undefined;
   let publishedAt = Date.now();
   let appliedAt = Date.now();
+  // Each service's database holds the processed_events of its own consumer group only.
+  const lastByGroup = new Map<DatabaseName, { applied: number; at: number }>();
   let stopped = false;
 
   const sample = async () => {
@@ -67,6 +80,16 @@ export function startProgressWatch(
     gaps.longestWithoutPublishingMs = Math.max(gaps.longestWithoutPublishingMs, now - publishedAt);
     gaps.longestWithoutApplyingMs = Math.max(gaps.longestWithoutApplyingMs, now - appliedAt);
     last = total;
+    DATABASES.forEach((name, i) => {
+      const applied = counts[i]?.applied ?? 0;
+      const before = lastByGroup.get(name);
+      const at = !before || applied > before.applied ? now : before.at;
+      lastByGroup.set(name, { applied, at });
+      gaps.longestWithoutApplyingMsByGroup[name] = Math.max(
+        gaps.longestWithoutApplyingMsByGroup[name],
+        now - at,
+      );
+    });
   };
 
   const loop = (async () => {

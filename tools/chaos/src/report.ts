@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DUAL_WRITE_COUNTS } from './invariants/index.ts';
-import type { ScenarioReport } from './runner.ts';
+
+import type { ProgressGaps } from './progressWatch.ts';
+import type { ScenarioReport } from './scenarioReport.ts';
 
 const seconds = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(1)} s`);
 const counts = (values: Record<string, number>) =>
@@ -23,6 +25,12 @@ function shedLine(report: ScenarioReport): string {
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
+/** Each consumer group's longest stretch without applying an event. */
+const groupWindows = (progress: ProgressGaps) =>
+  Object.entries(progress.longestWithoutApplyingMsByGroup)
+    .map(([group, gap]) => `${group} ${seconds(gap)}`)
+    .join(', ');
+
 /** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
   const lines = [
@@ -35,8 +43,14 @@ export function formatText(report: ScenarioReport): string {
   if (report.progress)
     lines.push(
       `  while the load ran: at most ${seconds(report.progress.longestWithoutPublishingMs)} without an event published, ` +
-        `${seconds(report.progress.longestWithoutApplyingMs)} without one applied`,
+        `${seconds(report.progress.longestWithoutApplyingMs)} without one applied ` +
+        `(${groupWindows(report.progress)})` +
+        (report.stall
+          ? `; target ${seconds(report.stall.targetMs)}: ${report.stall.withinTarget ? 'within' : 'EXCEEDED'}`
+          : ''),
     );
+  if (report.progress)
+    lines.push(`  longest order decision (created → decided): ${ms(report.load.decisionMs.confirmed.max)}`);
   if (!report.quiescence.reached) lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}`);
   for (const result of report.invariants) {
     lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
@@ -134,7 +148,11 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
     if (r.progress)
       out.push(
         `While the load ran, the longest stretch without an event published: ${seconds(r.progress.longestWithoutPublishingMs)}; ` +
-          `without one applied: ${seconds(r.progress.longestWithoutApplyingMs)}.`,
+          `without one applied: ${seconds(r.progress.longestWithoutApplyingMs)} (by consumer group: ${groupWindows(r.progress)}); ` +
+          `longest order decision: ${ms(r.load.decisionMs.confirmed.max)}` +
+          (r.stall
+            ? `; target ${seconds(r.stall.targetMs)}: ${r.stall.withinTarget ? 'within' : '**exceeded**'}.`
+            : '.'),
         '',
       );
     if (r.load.shedAnswers > 0) out.push(`${shedLine(r)}.`, '');

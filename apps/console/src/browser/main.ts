@@ -7,9 +7,9 @@ import type {
   DemoStatus,
   KafkaTopology,
   OrdersResponse,
-  OrderTimeline,
   OutboxResponse,
 } from '../shared/api.ts';
+import type { OrderTimeline } from '../shared/timeline.ts';
 import { renderAlerts } from './alertsView.ts';
 import { adminToken, getJson, setAdminToken, takeTokenFromUrl } from './api.ts';
 import { renderCharts } from './chartsView.ts';

@@ -22,9 +22,21 @@ export function setUpOrderForm(
       'Placing orders from the console needs its admin token: start the console with CONSOLE_ADMIN_TOKEN set (./dev demo does).',
     );
   }
+  showCatalog(catalog);
+  addItem(items, catalog[0]?.sku ?? 'KB-101');
+  byId('add-item').addEventListener('click', () => addItem(items));
   /** The order being placed: sent again with the same body, it keeps its key until a final answer. */
-  let placing: { body: string; key: string } | undefined;
+  const placing: { current?: { body: string; key: string } } = {};
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    result.replaceChildren('Placing the order…');
+    const placed = await placeOrder(form, result, placing);
+    if (placed) onPlaced(placed);
+  });
+}
 
+function showCatalog(catalog: ConsoleInfo['catalog']): void {
   byId('catalog').replaceChildren(
     ...catalog.map((product) =>
       h(
@@ -45,82 +57,92 @@ export function setUpOrderForm(
       ),
     ),
   );
+}
 
-  const addItem = (sku = '', quantity = '1') => {
-    const index = items.children.length;
-    items.append(
+/** One item row; each field carries the JSON Pointer the API's errors name it by. */
+function addItem(items: HTMLElement, sku = '', quantity = '1'): void {
+  const index = items.children.length;
+  items.append(
+    h(
+      'div',
+      { class: 'item-row' },
       h(
-        'div',
-        { class: 'item-row' },
-        h(
-          'label',
-          {},
-          'SKU ',
-          h('input', { name: 'sku', list: 'catalog', value: sku, 'data-pointer': `#/items/${index}/sku` }),
-        ),
-        h(
-          'label',
-          {},
-          'Quantity ',
-          h('input', {
-            name: 'quantity',
-            inputmode: 'numeric',
-            size: '5',
-            value: quantity,
-            'data-pointer': `#/items/${index}/quantity`,
-          }),
-        ),
-        h('span', { class: 'field-error', 'data-error-for': `#/items/${index}/sku` }),
-        h('span', { class: 'field-error', 'data-error-for': `#/items/${index}/quantity` }),
+        'label',
+        {},
+        'SKU ',
+        h('input', { name: 'sku', list: 'catalog', value: sku, 'data-pointer': `#/items/${index}/sku` }),
       ),
-    );
+      h(
+        'label',
+        {},
+        'Quantity ',
+        h('input', {
+          name: 'quantity',
+          inputmode: 'numeric',
+          size: '5',
+          value: quantity,
+          'data-pointer': `#/items/${index}/quantity`,
+        }),
+      ),
+      h('span', { class: 'field-error', 'data-error-for': `#/items/${index}/sku` }),
+      h('span', { class: 'field-error', 'data-error-for': `#/items/${index}/quantity` }),
+    ),
+  );
+}
+
+/** The form's order as the API takes it; a quantity that is not a number goes as typed, so the API says what is wrong with it. */
+function orderBody(form: HTMLFormElement) {
+  const data = new FormData(form);
+  const quantities = data.getAll('quantity').map(String);
+  return {
+    customerId: String(data.get('customerId') ?? ''),
+    currency: String(data.get('currency') ?? ''),
+    items: data.getAll('sku').map((sku, i) => {
+      const quantity = quantities[i] ?? '';
+      return { sku: String(sku), quantity: /^-?\d+(\.\d+)?$/.test(quantity) ? Number(quantity) : quantity };
+    }),
   };
-  addItem(catalog[0]?.sku ?? 'KB-101');
-  byId('add-item').addEventListener('click', () => addItem());
+}
 
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    clearErrors(form);
-    result.replaceChildren('Placing the order…');
-    const data = new FormData(form);
-    const quantities = data.getAll('quantity').map(String);
-    // A number when it is one; anything else goes as typed, so the API says what is wrong with it.
-    const body = {
-      customerId: String(data.get('customerId') ?? ''),
-      currency: String(data.get('currency') ?? ''),
-      items: data.getAll('sku').map((sku, i) => {
-        const quantity = quantities[i] ?? '';
-        return { sku: String(sku), quantity: /^-?\d+(\.\d+)?$/.test(quantity) ? Number(quantity) : quantity };
-      }),
-    };
-    // One Idempotency-Key per order, the same on every retry of it: an answer lost on the way
-    // (a timeout, a 503 whose commit may have happened) then never makes a second order.
-    const text = JSON.stringify(body);
-    if (placing?.body !== text) placing = { body: text, key: newIdempotencyKey() };
-    const headers = { 'idempotency-key': placing.key };
-    let answer: Answer<OrderView>;
-    try {
-      answer = await postJson<OrderView>('/api/orders', body, { admin: true, headers });
-    } catch (err) {
-      return showFailure(result, `No answer (${String(err)}). `);
-    }
-    if (!answer.ok && answer.status >= 500) {
-      const { status, title, detail } = answer.problem;
-      return showFailure(result, `${status} ${title}. ${detail ?? ''} `);
-    }
-    placing = undefined; // a final answer: the next order gets a new key
-    if (!answer.ok) return showProblem(form, result, answer.problem);
-    const replayed = answer.headers.get('idempotent-replayed') === 'true';
-    result.replaceChildren(
-      h(
-        'span',
-        { class: 'ok', 'data-order-id': answer.body.id },
-        `Order ${shortId(answer.body.id)} accepted (201${replayed ? ', a replay: an earlier attempt created it' : ''}). `,
-      ),
-      'The order and its ORDER_CREATED event were committed in one transaction; the event now waits in the orders outbox for the relay.',
-    );
-    onPlaced(answer.body);
-  });
+/** Posts the form's order and shows the answer; the order when it was accepted. */
+async function placeOrder(
+  form: HTMLFormElement,
+  result: HTMLElement,
+  placing: { current?: { body: string; key: string } },
+): Promise<OrderView | undefined> {
+  const body = orderBody(form);
+  // One Idempotency-Key per order, the same on every retry of it: an answer lost on the way
+  // (a timeout, a 503 whose commit may have happened) then never makes a second order.
+  const text = JSON.stringify(body);
+  if (placing.current?.body !== text) placing.current = { body: text, key: newIdempotencyKey() };
+  const headers = { 'idempotency-key': placing.current.key };
+  let answer: Answer<OrderView>;
+  try {
+    answer = await postJson<OrderView>('/api/orders', body, { admin: true, headers });
+  } catch (err) {
+    showFailure(result, `No answer (${String(err)}). `);
+    return undefined;
+  }
+  if (!answer.ok && answer.status >= 500) {
+    const { status, title, detail } = answer.problem;
+    showFailure(result, `${status} ${title}. ${detail ?? ''} `);
+    return undefined;
+  }
+  placing.current = undefined; // a final answer: the next order gets a new key
+  if (!answer.ok) {
+    showProblem(form, result, answer.problem);
+    return undefined;
+  }
+  const replayed = answer.headers.get('idempotent-replayed') === 'true';
+  result.replaceChildren(
+    h(
+      'span',
+      { class: 'ok', 'data-order-id': answer.body.id },
+      `Order ${shortId(answer.body.id)} accepted (201${replayed ? ', a replay: an earlier attempt created it' : ''}). `,
+    ),
+    'The order and its ORDER_CREATED event were committed in one transaction; the event now waits in the orders outbox for the relay.',
+  );
+  return answer.body;
 }
 
 /** 16 random bytes in hex; crypto.randomUUID exists only in secure contexts (not plain http by name). */

@@ -60,28 +60,30 @@ function orderRow(
         ? h('ol', { class: 'history' }, ...history)
         : h('span', { class: 'muted' }, 'no reply yet'),
     ),
-    h(
-      'td',
-      { class: 'num' },
-      formatAge(secondsSince(order.createdAt)),
-      order.traceUrl
-        ? h('div', {}, h('a', { href: order.traceUrl, target: '_blank', rel: 'noopener' }, 'trace'))
-        : order.sampledOut
-          ? h(
-              'div',
-              {
-                class: 'muted',
-                'data-field': 'not-traced',
-                title:
-                  'Sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second.',
-              },
-              'not traced',
-            )
-          : tracesDown
-            ? h('div', { class: 'muted', 'data-field': 'traces-unavailable' }, 'traces unavailable')
-            : null,
-    ),
+    h('td', { class: 'num' }, formatAge(secondsSince(order.createdAt)), traceCell(order, tracesDown)),
   );
+}
+
+/** The order's trace link; or why there is none: sampled out, or the trace store does not answer. */
+function traceCell(order: OrderView, tracesDown: boolean): HTMLElement | null {
+  if (order.traceUrl) {
+    return h('div', {}, h('a', { href: order.traceUrl, target: '_blank', rel: 'noopener' }, 'trace'));
+  }
+  if (order.sampledOut) {
+    return h(
+      'div',
+      {
+        class: 'muted',
+        'data-field': 'not-traced',
+        title:
+          'Sampled out under load: each process records at most TRACING_MAX_TRACES_PER_SECOND new traces a second.',
+      },
+      'not traced',
+    );
+  }
+  return tracesDown
+    ? h('div', { class: 'muted', 'data-field': 'traces-unavailable' }, 'traces unavailable')
+    : null;
 }
 
 /** Why an order is marked: one line each, the failure the outbox prevents. */

@@ -140,9 +140,26 @@ function modeLine(view: OutboxView): HTMLElement | null {
   );
 }
 
+/** Pending, in flight, dead-lettered, oldest: or, when a connector publishes, only the rows kept. */
+function statsLine(view: OutboxView, stats: NonNullable<OutboxView['stats']>): HTMLElement {
+  const oldest = stats.oldestUnpublishedSeconds;
+  return h(
+    'div',
+    { class: 'stats' },
+    ...(view.relay.mode === 'debezium'
+      ? // Nothing marks a row in this mode: the rows wait for retention, published or not.
+        [stat('pending', 'rows kept until the slot confirms them', stats.pending)]
+      : [
+          stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
+          stat('in-flight', 'in flight (leased)', stats.inFlight),
+          stat('failed', 'dead-lettered', stats.failed, undefined, stats.failed > 0),
+          stat('oldest', 'oldest unpublished', Math.floor(oldest), formatAge(oldest), oldest > 5),
+        ]),
+  );
+}
+
 function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLElement {
   const stats = view.stats;
-  const oldest = stats?.oldestUnpublishedSeconds ?? 0;
   return h(
     'section',
     { class: 'card', 'data-service': view.service },
@@ -161,21 +178,7 @@ function card(view: OutboxView, canRedrive: boolean, refresh: () => void): HTMLE
       ? h('div', { class: 'muted error-text' }, view.relay.detail)
       : null,
     view.error ? h('div', { class: 'bad' }, `Cannot read the ${view.service} database: ${view.error}`) : null,
-    stats
-      ? h(
-          'div',
-          { class: 'stats' },
-          ...(view.relay.mode === 'debezium'
-            ? // Nothing marks a row in this mode: the rows wait for retention, published or not.
-              [stat('pending', 'rows kept until the slot confirms them', stats.pending)]
-            : [
-                stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
-                stat('in-flight', 'in flight (leased)', stats.inFlight),
-                stat('failed', 'dead-lettered', stats.failed, undefined, stats.failed > 0),
-                stat('oldest', 'oldest unpublished', Math.floor(oldest), formatAge(oldest), oldest > 5),
-              ]),
-        )
-      : null,
+    stats ? statsLine(view, stats) : null,
     h(
       'table',
       { class: 'rows' },

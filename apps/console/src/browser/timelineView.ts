@@ -1,4 +1,4 @@
-import type { OrderTimeline, TimelineEvent, TimelineStep } from '../shared/api.ts';
+import type { OrderTimeline, TimelineEvent, TimelineStep } from '../shared/timeline.ts';
 import { byId, h, shortId } from './dom.ts';
 
 /** "0.4 ms", "12 ms", "1.25 s": sub-millisecond hops are common and worth seeing as such. */

@@ -1,7 +1,8 @@
 import { HttpProblem, notFound } from '@outbox/runtime/problem';
-import { parseTraceparent } from '@outbox/runtime/trace-hand-off';
+import { parseTraceparent } from '@outbox/runtime/traceparent';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
-import type { OrderTimeline, OrderView } from '../shared/api.ts';
+import type { OrderView } from '../shared/api.ts';
+import type { OrderTimeline } from '../shared/timeline.ts';
 import {
   assembleTimeline,
   type EventSpan,

@@ -1,4 +1,5 @@
-import type { OrderTimeline, OrderView, ServiceName, TimelineEvent, TimelineStep } from '../shared/api.ts';
+import type { OrderView, ServiceName } from '../shared/api.ts';
+import type { OrderTimeline, TimelineEvent, TimelineStep } from '../shared/timeline.ts';
 
 // The pure half of an order's timeline: from the rows of the three outboxes and inboxes and the
 // spans of the order's trace, each event's path (committed → claimed → published → applied) with
@@ -91,11 +92,39 @@ export function assembleTimeline(input: TimelineInput): OrderTimeline {
       : 'unread';
   const appliedTimes = new Map<string, number>(); // `${service} ${eventId}` → processedMs
   for (const row of input.inbox) appliedTimes.set(`${row.service} ${row.eventId}`, row.processedMs);
-  const byId = new Map(input.outbox.map((row) => [row.id, row]));
+  const causeOf = causeFinder(input);
+  const events = input.outbox.map((row) => {
+    const cause = causeOf(row);
+    const causeApplied = cause ? (appliedTimes.get(`${row.service} ${cause.id}`) ?? null) : null;
+    return { row, cause, steps: stepsOf(row, causeApplied, input.inbox, spans, trace) };
+  });
+  const timeline: TimelineEvent[] = inCausalOrder(events).map(({ row, cause, steps }) => ({
+    eventId: row.id,
+    eventType: row.eventType,
+    outbox: row.service,
+    status: row.status,
+    causedBy: cause?.id ?? null,
+    steps,
+    appliedBy: appliedByOf(row, input.inbox),
+  }));
+  return {
+    orderId: input.orderId,
+    status: input.status,
+    ...(input.traceUrl ? { traceUrl: input.traceUrl } : {}),
+    trace: input.trace.available ? { available: true, spans: input.trace.spans.length } : input.trace,
+    events: timeline,
+    slowest: slowestHop(timeline),
+    decision: decisionOf(input.outbox),
+  };
+}
 
-  const causeOf = (event: OutboxRecord): OutboxRecord | undefined => {
-    // The event its service applied in the transaction that wrote this one: both rows carry that
-    // transaction's now(). Nothing matches for the order itself (the POST) or a saga timeout's cancel.
+/**
+ * The event its service applied in the transaction that wrote this one: both rows carry that
+ * transaction's now(). Nothing matches for the order itself (the POST) or a saga timeout's cancel.
+ */
+function causeFinder(input: TimelineInput): (event: OutboxRecord) => OutboxRecord | undefined {
+  const byId = new Map(input.outbox.map((row) => [row.id, row]));
+  return (event) => {
     let cause: OutboxRecord | undefined;
     for (const applied of input.inbox) {
       if (applied.service !== event.service) continue;
@@ -107,32 +136,20 @@ export function assembleTimeline(input: TimelineInput): OrderTimeline {
     }
     return cause;
   };
+}
 
-  const events = input.outbox.map((row) => {
-    const cause = causeOf(row);
-    const causeApplied = cause ? (appliedTimes.get(`${row.service} ${cause.id}`) ?? null) : null;
-    return { row, cause, steps: stepsOf(row, causeApplied, input.inbox, spans, trace) };
-  });
-
-  // Time first; a reply written in its cause's transaction shares its time, and comes after it.
+/** Time first; a reply written in its cause's transaction shares its time, and comes after it. */
+function inCausalOrder<T extends { row: OutboxRecord; cause: OutboxRecord | undefined }>(events: T[]): T[] {
   const causes = new Map(events.map((event) => [event.row.id, event.cause?.id]));
   const depth = (id: string): number => {
     let hops = 0;
     for (let at = causes.get(id); at !== undefined && hops < causes.size; at = causes.get(at)) hops++;
     return hops;
   };
-  events.sort((a, b) => a.row.createdMs - b.row.createdMs || depth(a.row.id) - depth(b.row.id));
+  return [...events].sort((a, b) => a.row.createdMs - b.row.createdMs || depth(a.row.id) - depth(b.row.id));
+}
 
-  const timeline: TimelineEvent[] = events.map(({ row, cause, steps }) => ({
-    eventId: row.id,
-    eventType: row.eventType,
-    outbox: row.service,
-    status: row.status,
-    causedBy: cause?.id ?? null,
-    steps,
-    appliedBy: appliedByOf(row, input.inbox),
-  }));
-
+function slowestHop(timeline: TimelineEvent[]): OrderTimeline['slowest'] {
   let slowest: OrderTimeline['slowest'] = null;
   for (const event of timeline) {
     for (const [step, { delayMs }] of event.steps.entries()) {
@@ -141,23 +158,17 @@ export function assembleTimeline(input: TimelineInput): OrderTimeline {
       }
     }
   }
+  return slowest;
+}
 
-  const created = input.outbox.find((row) => row.eventType === 'ORDER_CREATED');
-  const decided = input.outbox.find((row) => row.service === 'orders' && DECISIONS.has(row.eventType));
+function decisionOf(outbox: OutboxRecord[]): OrderTimeline['decision'] {
+  const created = outbox.find((row) => row.eventType === 'ORDER_CREATED');
+  const decided = outbox.find((row) => row.service === 'orders' && DECISIONS.has(row.eventType));
+  if (!decided) return null;
   return {
-    orderId: input.orderId,
-    status: input.status,
-    ...(input.traceUrl ? { traceUrl: input.traceUrl } : {}),
-    trace: input.trace.available ? { available: true, spans: input.trace.spans.length } : input.trace,
-    events: timeline,
-    slowest,
-    decision: decided
-      ? {
-          eventType: decided.eventType,
-          at: new Date(decided.createdMs).toISOString(),
-          afterMs: created ? round(decided.createdMs - created.createdMs) : 0,
-        }
-      : null,
+    eventType: decided.eventType,
+    at: new Date(decided.createdMs).toISOString(),
+    afterMs: created ? round(decided.createdMs - created.createdMs) : 0,
   };
 }
 
@@ -209,30 +220,39 @@ function stepsOf(
     ...(row.publishedMs === null && notPublished ? { note: notPublished } : {}),
   };
   const previous = row.publishedMs ?? claimedMs ?? row.createdMs;
-  const applied = appliedByOf(row, inbox).map((service): TimelineStep => {
-    const record = inbox.find((applied) => applied.service === service && applied.eventId === row.id);
-    const process = spans
-      .filter(
-        (span) =>
-          span.kind === 'process' &&
-          span.eventId === row.id &&
-          (record ? span.consumerGroup === record.consumer : span.service === service),
-      )
-      .sort((a, b) => Number(b.result === 'applied') - Number(a.result === 'applied'))[0];
-    const at = record?.processedMs ?? null;
-    return {
-      kind: 'applied',
-      actor: service,
-      at: iso(at),
-      delayMs: delay(previous, at),
-      source: at === null ? null : 'database',
-      ...(process ? { span: spanOf(process) } : {}),
-      ...(at === null
-        ? { note: row.publishedMs === null ? 'waits for the event to be published' : 'not applied yet' }
-        : {}),
-    };
-  });
+  const applied = appliedByOf(row, inbox).map((service) => appliedStep(row, service, previous, inbox, spans));
   return [committed, claimed, published, ...applied];
+}
+
+/** One consumer's apply of the event: its processed_events row, and its process span if traced. */
+function appliedStep(
+  row: OutboxRecord,
+  service: ServiceName,
+  previous: number,
+  inbox: InboxRecord[],
+  spans: EventSpan[],
+): TimelineStep {
+  const record = inbox.find((applied) => applied.service === service && applied.eventId === row.id);
+  const process = spans
+    .filter(
+      (span) =>
+        span.kind === 'process' &&
+        span.eventId === row.id &&
+        (record ? span.consumerGroup === record.consumer : span.service === service),
+    )
+    .sort((a, b) => Number(b.result === 'applied') - Number(a.result === 'applied'))[0];
+  const at = record?.processedMs ?? null;
+  return {
+    kind: 'applied',
+    actor: service,
+    at: iso(at),
+    delayMs: delay(previous, at),
+    source: at === null ? null : 'database',
+    ...(process ? { span: spanOf(process) } : {}),
+    ...(at === null
+      ? { note: row.publishedMs === null ? 'waits for the event to be published' : 'not applied yet' }
+      : {}),
+  };
 }
 
 /** Whether the order's spans were read, could not be, or do not exist (the order was not traced). */

@@ -1,4 +1,4 @@
-import { parseTraceparent } from '@outbox/runtime/trace-hand-off';
+import { parseTraceparent } from '@outbox/runtime/traceparent';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
 import type { OrdersResponse, OrderView } from '../shared/api.ts';
 import { ghostOrders, lostOrders } from './dualWriteAnomalies.ts';

@@ -1,8 +1,15 @@
 import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
-import type { OutboxInsert } from '@outbox/outbox';
-import { createKafka, ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
+import { envelopeOf, type OutboxInsert } from '@outbox/outbox';
+import {
+  type Admin,
+  createKafka,
+  ensureTopics,
+  type IHeaders,
+  javaCompatiblePartitioner,
+  type Producer,
+  type TopicLayout,
+} from '@outbox/runtime/kafka';
 import { endSpan, startPublishSpan } from '@outbox/runtime/trace-hand-off';
-import { type Admin, type IHeaders, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type NaivePublisherOptions = {
@@ -37,7 +44,7 @@ export class NaivePublisher {
     });
     this.#producer = kafka.producer({
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: javaCompatiblePartitioner,
     });
     this.#admin = kafka.admin();
   }
@@ -49,20 +56,7 @@ export class NaivePublisher {
       this.#topicReady = undefined; // a broker that was away: try again with the next order
       throw err;
     });
-    const trace = JSON.parse(event.headers) as Record<string, string>;
-    const envelope: EventEnvelope = {
-      id: event.id,
-      source: event.source,
-      type: event.eventType,
-      specversion: '1.0',
-      time: createdAt.toISOString(),
-      subject: event.aggregateId,
-      aggregatetype: event.aggregateType,
-      schemaversion: event.schemaVersion,
-      datacontenttype: 'application/json',
-      data: JSON.parse(event.payload),
-      ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
-    };
+    const envelope = envelopeOf(event, createdAt);
     const message = toKafkaMessage(envelope);
     const headers: IHeaders = { ...message.headers };
     const span = startPublishSpan(envelope, topic, headers);

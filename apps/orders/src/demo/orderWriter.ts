@@ -6,6 +6,7 @@ import { catalogPricesOf } from '../orders/catalogPrices.ts';
 import type { OrderRequest } from '../orders/orderRequest.ts';
 import { keyClaim, type PlaceOrderResult, placeOrder, writeOrder } from '../orders/placeOrder.ts';
 import type { NaivePublisher } from './naivePublisher.ts';
+import { insertOrderAlone } from './orderAlone.ts';
 
 /** Test-only fault points between the two writes (refused unless OUTBOX_ALLOW_FAULTS allows them). */
 export type WriteFaults = {
@@ -61,14 +62,10 @@ export class OrderWriter {
     let written = 0;
     const result = await prisma.$transaction(async (tx) => {
       const claim = keyClaim(request, idempotencyKey);
-      const result = await writeOrder(
-        tx,
-        catalogPricesOf(prisma),
-        randomUUID(),
-        request,
-        claim,
-        mode === 'outbox',
-      );
+      // The outbox mode (here only for its fault points) writes as production does; the naive
+      // ones write the order alone and send its event themselves.
+      const insert = mode === 'outbox' ? undefined : insertOrderAlone;
+      const result = await writeOrder(tx, catalogPricesOf(prisma), randomUUID(), request, claim, insert);
       if (result.kind !== 'created') return result;
       written = this.#written();
       if (mode === 'publish-then-commit') {

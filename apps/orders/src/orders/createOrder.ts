@@ -1,6 +1,12 @@
+import { type NewEvent, type OrderCreatedV1, orderCreated as orderCreatedEvent } from '@outbox/contracts';
 import { insertOutboxRow, type OutboxInsert, outboxValues } from '@outbox/outbox';
 import type { Tx } from '../db.ts';
 import type { OrderRequest } from './orderRequest.ts';
+
+// An order and its ORDER_CREATED event: what they hold, and the one statement that writes both.
+
+/** The `source` of every event the orders service writes. */
+export const EVENT_SOURCE = '/orders';
 
 export type OrderLine = { sku: string; quantity: number; unitPriceCents: bigint };
 
@@ -34,19 +40,26 @@ export function newOrder(orderId: string, request: OrderRequest, lines: OrderLin
   };
 }
 
-/** The outbox row's parameters start here, after the order's ($1-$7) and the key claim's ($8, $9). */
-const EVENT_PARAMETERS_FROM = 10;
+/** The order's ORDER_CREATED event: what inventory and billing need to reserve and charge it. */
+export function orderCreated(order: CreatedOrder): NewEvent<OrderCreatedV1> {
+  return orderCreatedEvent({
+    orderId: order.id,
+    customerId: order.customerId,
+    currency: order.currency,
+    totalCents: order.totalCents.toString(),
+    items: order.items.map((item) => ({
+      sku: item.sku,
+      quantity: item.quantity,
+      unitPriceCents: item.unitPriceCents.toString(),
+    })),
+  });
+}
 
 /**
- * The whole happy path of POST /orders in ONE statement: the Idempotency-Key's claim, the order,
- * its items and its outbox row, written only when every line's price is the catalog's. Data-
- * modifying CTEs commit or fail together, inside the caller's transaction, so the outbox row
- * costs the order transaction no statement of its own (docs/benchmarks.md#write-path). The event
- * (from $10 on, in the outbox package's column order: insertOutboxRow) was validated by
- * prepareEvent before it gets here; the statement inserts it as it is. Nothing is written on any
- * other path: the final select says what happened.
+ * The statement's order part, $1-$9: the lines priced against the catalog, the key's claim, the
+ * order and its items, each written only when every line is priced as the catalog prices it.
  */
-const insertOrderItemsAndEvent = `
+export const ORDER_CTES = `
   with line (sku, quantity, unit_price_cents) as (
     select * from unnest($5::text[], $6::int[], $7::bigint[])
   ), priced as (
@@ -79,15 +92,32 @@ const insertOrderItemsAndEvent = `
     insert into order_items (order_id, sku, quantity, unit_price_cents)
     select o.id, line.sku, line.quantity, line.unit_price_cents
     from o, line
-  ), e as (
-    ${insertOutboxRow(EVENT_PARAMETERS_FROM)}
-    from o
-    -- No event: a naive write mode sends it to Kafka itself, where no transaction covers it.
-    where $${EVENT_PARAMETERS_FROM}::uuid is not null
-  )
+  )`;
+
+/** The statement's answer: whether the order was written, and if not, why (WriteOutcome). */
+export const WRITE_OUTCOME = `
   select guard.all_priced, exists (select 1 from claim) as key_claimed, o.created_at
   from guard
   left join o on true`;
+
+/** The outbox row's parameters start here, after the order's ($1-$7) and the key claim's ($8, $9). */
+const EVENT_PARAMETERS_FROM = 10;
+
+/**
+ * The whole happy path of POST /orders in ONE statement: the Idempotency-Key's claim, the order,
+ * its items and its outbox row, written only when every line's price is the catalog's. Data-
+ * modifying CTEs commit or fail together, inside the caller's transaction, so the outbox row
+ * costs the order transaction no statement of its own (docs/benchmarks.md#write-path). The event
+ * (from $10 on, in the outbox package's column order: insertOutboxRow) was validated by
+ * prepareEvent before it gets here; the statement inserts it as it is. Nothing is written on any
+ * other path: the final select says what happened.
+ */
+const insertOrderItemsAndEvent = `
+  ${ORDER_CTES}, e as (
+    ${insertOutboxRow(EVENT_PARAMETERS_FROM)}
+    from o
+  )
+  ${WRITE_OUTCOME}`;
 
 /** An Idempotency-Key and the hash of the request that claims it. */
 export type KeyClaim = { key: string; requestHash: string };
@@ -101,20 +131,26 @@ export type WriteOutcome =
   | { written: true; order: CreatedOrder }
   | { written: false; allPriced: boolean; keyClaimed: boolean };
 
-/**
- * Write `order` and `event` (its ORDER_CREATED), claiming `claim` when given, in one statement.
- * Without `event` the order is written alone: only the naive write modes do that.
- */
+/** Write `order` and `event` (its ORDER_CREATED), claiming `claim` when given, in one statement. */
 export async function insertOrderWithEvent(
   tx: Tx,
   order: CreatedOrder,
-  event: OutboxInsert | undefined,
+  event: OutboxInsert,
   claim?: KeyClaim,
 ): Promise<WriteOutcome> {
-  const [row] = await tx.$queryRawUnsafe<
-    { all_priced: boolean; key_claimed: boolean; created_at: Date | string | null }[]
-  >(
+  const rows = await tx.$queryRawUnsafe<OutcomeRow[]>(
     insertOrderItemsAndEvent,
+    ...orderParameters(order, claim),
+    ...outboxValues(event),
+  );
+  return writeOutcome(rows, order);
+}
+
+export type OutcomeRow = { all_priced: boolean; key_claimed: boolean; created_at: Date | string | null };
+
+/** ORDER_CTES' parameters, $1-$9. */
+export function orderParameters(order: CreatedOrder, claim: KeyClaim | undefined): unknown[] {
+  return [
     order.id,
     order.customerId,
     order.currency,
@@ -124,8 +160,10 @@ export async function insertOrderWithEvent(
     order.items.map((item) => item.unitPriceCents.toString()),
     claim?.key ?? null,
     claim?.requestHash ?? null,
-    ...outboxValues(event),
-  );
+  ];
+}
+
+export function writeOutcome([row]: OutcomeRow[], order: CreatedOrder): WriteOutcome {
   if (!row) throw new Error('order insert returned no row');
   if (row.created_at === null) {
     return { written: false, allPriced: row.all_priced, keyClaimed: row.key_claimed };

@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { type NewEvent, type OrderCreatedV1, orderCreated as orderCreatedEvent } from '@outbox/contracts';
 import { type OutboxInsert, prepareEvent } from '@outbox/outbox';
 import type { Prisma, Tx } from '../db.ts';
 import { type CatalogPrices, catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
 import { outcomeOfLostCommit } from './commitOutcome.ts';
-import { type CreatedOrder, insertOrderWithEvent, type KeyClaim, newOrder } from './createOrder.ts';
+import {
+  type CreatedOrder,
+  EVENT_SOURCE,
+  insertOrderWithEvent,
+  type KeyClaim,
+  newOrder,
+  orderCreated,
+  type WriteOutcome,
+} from './createOrder.ts';
 import { earlierRequest, requestHash } from './idempotency.ts';
 import type { OrderRequest } from './orderRequest.ts';
-
-export const EVENT_SOURCE = '/orders';
 
 /**
  * Attempts at most when the catalog changes between reading a price and writing it; each attempt
@@ -67,14 +72,22 @@ export function keyClaim(request: OrderRequest, idempotencyKey: string | undefin
     : { key: idempotencyKey, requestHash: requestHash(request) };
 }
 
+/** How the order's statement is run: production's writes the order with its event (createOrder.ts). */
+export type InsertOrder = (
+  tx: Tx,
+  order: CreatedOrder,
+  event: OutboxInsert,
+  claim: KeyClaim | undefined,
+) => Promise<WriteOutcome>;
+
 /**
  * The order's transaction, up to its COMMIT. The happy path is ONE statement (key claim, order,
  * items, event: createOrder.ts). The prices come from the catalog as this process last read it
  * (catalogPrices.ts), so the event is validated by prepareEvent before it is sent; the statement
  * checks each price against `products` and writes nothing if one differs. The other paths (a key
  * used before, a line the catalog cannot sell, a price that changed) run the extra queries their
- * answer needs. `withEvent: false` leaves the outbox row out: only the demo's naive write modes
- * (demo/orderWriter.ts), which send the event themselves, do that.
+ * answer needs. The demo's naive write modes, which send the event themselves, pass an `insert`
+ * of their own that leaves the outbox row out (demo/orderAlone.ts).
  */
 export async function writeOrder(
   tx: Tx,
@@ -82,7 +95,7 @@ export async function writeOrder(
   orderId: string,
   request: OrderRequest,
   claim: KeyClaim | undefined,
-  withEvent = true,
+  insert: InsertOrder = insertOrderWithEvent,
 ): Promise<WriteResult> {
   let refresh = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -97,7 +110,7 @@ export async function writeOrder(
     } else {
       const order = newOrder(orderId, request, pricing.lines);
       const event = prepareEvent(EVENT_SOURCE, orderCreated(order));
-      const outcome = await insertOrderWithEvent(tx, order, withEvent ? event : undefined, claim);
+      const outcome = await insert(tx, order, event, claim);
       if (outcome.written) return { kind: 'created', order: outcome.order, event };
       if (claim && outcome.allPriced && !outcome.keyClaimed) {
         const earlier = await earlierRequest(tx, claim);
@@ -110,18 +123,4 @@ export async function writeOrder(
     refresh = true;
   }
   throw new Error(`the catalog changed under order ${orderId} ${MAX_ATTEMPTS} times in a row`);
-}
-
-export function orderCreated(order: CreatedOrder): NewEvent<OrderCreatedV1> {
-  return orderCreatedEvent({
-    orderId: order.id,
-    customerId: order.customerId,
-    currency: order.currency,
-    totalCents: order.totalCents.toString(),
-    items: order.items.map((item) => ({
-      sku: item.sku,
-      quantity: item.quantity,
-      unitPriceCents: item.unitPriceCents.toString(),
-    })),
-  });
 }

@@ -1,7 +1,7 @@
 import { type NewEvent, ORDER_CANCELLED, orderCancelled, orderConfirmed } from '@outbox/contracts';
 import { writeEvent } from '@outbox/outbox';
 import { queryRows, type SqlExecutor } from '@outbox/runtime/sql-executor';
-import { EVENT_SOURCE } from '../orders/placeOrder.ts';
+import { EVENT_SOURCE } from '../orders/createOrder.ts';
 
 /** What one reply from inventory or billing says about an order. */
 export type Reply =

@@ -4,7 +4,7 @@ import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { Prisma, Tx } from '../db.ts';
-import { EVENT_SOURCE } from '../orders/placeOrder.ts';
+import { EVENT_SOURCE } from '../orders/createOrder.ts';
 import { cancelOrder } from './recordReply.ts';
 
 export type SagaTimeoutOptions = {

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@outbox/contracts';
 import { applyOnce, applyOne } from '@outbox/devstack/testing/apply-once';
 import type { Prisma, Tx } from '../../src/db.ts';
-import { EVENT_SOURCE } from '../../src/orders/placeOrder.ts';
+import { EVENT_SOURCE } from '../../src/orders/createOrder.ts';
 import { replyHandler, replyHandlers } from '../../src/saga/replyHandlers.ts';
 
 /**

@@ -1,6 +1,8 @@
 import { type ClaimedRow, markFailed, markPublished, renewLeases, scheduleRetry } from '@outbox/outbox';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
+import { toError } from '@outbox/runtime/errors';
 import { exemplarOf } from '@outbox/runtime/exemplars';
+import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';
@@ -209,4 +211,27 @@ export async function failBatch(
   }
   deps.health.deadLettered(await retryOrDeadLetter(deps, rows, kind, error));
   return { claimed: rows.length, retryInMs: 0, heldBack: heldBackOf(rows) };
+}
+
+/**
+ * With a standby to wait for, a batch goes to the broker only once the standby holds its rows,
+ * so a failover cannot lose a row whose event is already out (runtime's standbyWait.ts). A standby
+ * still behind at the bound: the batch goes back untouched, and the relay backs off as for a
+ * broker outage.
+ */
+export async function untilStandbyHolds(
+  deps: OutcomeDeps,
+  standbyWait: StandbyWait | undefined,
+  rows: ClaimedRow[],
+): Promise<Step | undefined> {
+  if (!standbyWait) return undefined;
+  try {
+    await standbyWait.untilStandbyHolds();
+    return undefined;
+  } catch (err) {
+    const error = toError(err);
+    const retryInMs = deps.health.degraded('standby', error);
+    await giveBack(deps, rows, { error: error.message, delayMs: retryInMs });
+    return { claimed: rows.length, retryInMs, heldBack: heldBackOf(rows) };
+  }
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaimedRow } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
+import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
@@ -15,6 +16,7 @@ import {
   markBatchPublished,
   type OutcomeDeps,
   type Step,
+  untilStandbyHolds,
 } from './batchOutcomes.ts';
 import { claimRows } from './claimStep.ts';
 import type { RelayFaultHooks } from './faultPoints.ts';
@@ -46,6 +48,7 @@ export class Relay {
   readonly #options: RelayOptions;
   readonly #outcomes: OutcomeDeps;
   readonly #faults: RelayFaultHooks | undefined;
+  readonly #standbyWait: StandbyWait | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
   /** Aborted by stop(): ends a backoff or a linger, which nothing else may cut short (#pause). */
@@ -64,6 +67,8 @@ export class Relay {
     options: RelayOptions;
     /** Test-only fault points (faultPoints.ts); none in production. */
     faults?: RelayFaultHooks;
+    /** Publish only rows the database's standby holds (DATABASE_WAIT_FOR_STANDBY, runtime's standbyWait.ts). */
+    standbyWait?: StandbyWait;
   }) {
     this.#publisher = deps.publisher;
     this.#wakeup = deps.wakeup;
@@ -72,6 +77,7 @@ export class Relay {
     this.#options = deps.options;
     const { id: owner, leaseMs, maxAttempts } = deps.options;
     this.#faults = deps.faults;
+    this.#standbyWait = deps.standbyWait;
     this.#outcomes = {
       pool: deps.pool,
       owner,
@@ -116,7 +122,8 @@ export class Relay {
     while (!this.#stopping) {
       const limit = nextClaimSize(this.#options, this.#lastClaimed);
       this.#wakeup.reset();
-      const claimed = await this.#claim(limit, inHand);
+      const claimed = await claimRows(this.#outcomes, limit, inHand);
+      if ('rows' in claimed) this.#lastClaimed = claimed.rows.length;
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
         this.#faults?.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
@@ -184,16 +191,10 @@ export class Relay {
 
   /** Claim and publish one batch, without pipelining. Exposed for tests that step the relay by hand. */
   async drainOnce(): Promise<Step> {
-    const claimed = await this.#claim(this.#options.batchSize, []);
+    const claimed = await claimRows(this.#outcomes, this.#options.batchSize, []);
     if ('retryInMs' in claimed) return { ...clean(0), retryInMs: claimed.retryInMs };
     if (claimed.rows.length === 0) return clean(0);
     return this.#deliver(claimed);
-  }
-
-  async #claim(limit: number, inHand: string[]): Promise<Claimed | { retryInMs: number }> {
-    const claimed = await claimRows(this.#outcomes, limit, inHand);
-    if ('rows' in claimed) this.#lastClaimed = claimed.rows.length;
-    return claimed;
   }
 
   /**
@@ -203,6 +204,8 @@ export class Relay {
    */
   async #deliver({ rows, leases }: Claimed): Promise<Step> {
     try {
+      const standbyBehind = await untilStandbyHolds(this.#outcomes, this.#standbyWait, rows);
+      if (standbyBehind) return standbyBehind;
       const error = await this.#send(rows);
       if (!error) {
         const marked = await this.#published(rows);

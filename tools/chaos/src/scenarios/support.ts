@@ -143,3 +143,31 @@ async function placeTriggerOrder(context: ScenarioContext, timeoutMs = 20_000): 
   }
   context.log('could not place a trigger order');
 }
+
+/** Java's String.hashCode, which Kafka uses to place a group on a `__consumer_offsets` partition. */
+export function javaHash(text: string): number {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/**
+ * The node coordinating the most of the stack's consumer groups now, and the groups it coordinates.
+ * A group's coordinator is the leader of `__consumer_offsets` partition
+ * `(javaHash(groupId) & 0x7fffffff) % partitions` (offsets.topic.num.partitions: 50 by default, 1
+ * on the devstack's brokers, where one node coordinates every group).
+ */
+export async function busiestCoordinator(
+  context: ScenarioContext,
+): Promise<{ nodeId: number; groups: string[] }> {
+  const leaders = await ownCluster(context).partitionLeaders(['__consumer_offsets']);
+  const byNode = new Map<number, string[]>();
+  for (const group of Object.values(context.stack.groups)) {
+    const partition = (javaHash(group) & 0x7fffffff) % leaders.length;
+    const leader = leaders.find((p) => p.partition === partition)?.leader;
+    if (leader === undefined || leader < 0) throw new Error(`group ${group} has no coordinator now`);
+    byNode.set(leader, [...(byNode.get(leader) ?? []), group]);
+  }
+  const [nodeId, groups] = [...byNode].sort((a, b) => b[1].length - a[1].length)[0] ?? [1, []];
+  return { nodeId, groups };
+}

@@ -1,0 +1,50 @@
+// What the demo prints once everything runs: where to click, what to curl, what to break.
+import { styleText } from 'node:util';
+import { DEMO_PROMETHEUS_INTERVAL_SECONDS } from '@outbox/devstack/prometheus-config';
+import { running } from './lifecycle.ts';
+import type { DemoSettings } from './settings.ts';
+
+export function banner(settings: DemoSettings, postgres: string, brokers: string[]): string {
+  const { ports, modes, consoleToken, prometheusPort } = settings;
+  const { consoleApp, prometheus, zipkin, embeddedPostgres, connect } = running;
+  const postgresUrl = new URL(postgres);
+  const psqlTarget = `-h ${postgresUrl.hostname} ${postgresUrl.port && postgresUrl.port !== '5432' ? `-p ${postgresUrl.port} ` : ''}-U ${postgresUrl.username || 'postgres'}`;
+  return `
+${styleText('bold', 'The outbox demo is running.')}
+
+  ${styleText(['bold', 'green'], `open ${consoleApp?.url}/#token=${consoleToken}`)}
+  the web console: place orders, watch the saga, the outboxes and the consumers, break the broker
+  (the #token part signs you in for the stop / kill -9 / start buttons of the broker, the services
+  and the relays; admin token ${consoleToken})
+${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts: /alerts; scrapes and evaluates every ${DEMO_PROMETHEUS_INTERVAL_SECONDS} s, production 15 s)` : ''}${zipkin ? `\n  Zipkin           ${zipkin.url}/zipkin/ (every order's trace; the console links each one)` : ''}${prometheus || zipkin ? '\n' : ''}${embeddedPostgres ? `\n  PostgreSQL       ${postgres} (embedded: no server answered there; data in ${embeddedPostgres.dataDir})\n` : ''}
+  orders API       http://127.0.0.1:${ports.orders}/orders
+  inventory        http://127.0.0.1:${ports.inventory}/healthz
+  billing          http://127.0.0.1:${ports.billing}/healthz
+  relays           http://127.0.0.1:${ports['relay-orders']}/healthz (orders outbox), :${ports['relay-inventory']} (inventory), :${ports['relay-billing']} (billing)
+                   modes: orders ${modes.orders}, inventory ${modes.inventory}, billing ${modes.billing}${connect ? ` (Kafka Connect ${connect.url})` : ''}
+  Kafka            ${brokers.join(',')}
+  every process has /metrics next to /healthz
+
+Or from a terminal: place an order
+  curl -s -X POST http://127.0.0.1:${ports.orders}/orders -H 'content-type: application/json' \\
+    -d '{"customerId":"alice","currency":"EUR","items":[{"sku":"KB-101","quantity":1}]}'
+
+Then follow it: PENDING, then CONFIRMED once stock is reserved and payment authorized
+  curl -s http://127.0.0.1:${ports.orders}/orders/<id>
+  psql ${psqlTarget} -d inventory -c 'select * from reservations'
+  psql ${psqlTarget} -d billing -c 'select * from payments'
+A customer id starting with "declined" is declined by the simulated payment provider; ordering
+more than the stock (e.g. 30 of MN-303) is rejected by inventory: both end CANCELLED.
+
+${
+  settings.onCluster
+    ? `Kill a broker (the console's buttons, or another terminal) and watch its partitions move, then come back:
+  ./dev kafka kill --cluster --node 2     …place orders…     ./dev kafka start --cluster --node 2`
+    : `Kill the broker (the console's buttons, or another terminal) and watch the relay degrade, then recover:
+  ./dev kafka kill     …place orders…     ./dev kafka start`
+}
+A walkthrough: docs/walkthrough.md
+
+Ctrl-C stops everything.
+`;
+}

@@ -1,0 +1,69 @@
+// What the demo runs on and where, read once from the environment and the command line. All
+// optional: where PostgreSQL is (an embedded one starts when nothing answers there), and the
+// ports, so a test can run a second demo beside a running one.
+import { randomBytes } from 'node:crypto';
+import { relayModes } from '@outbox/devstack/cdc-relays';
+import { type ProcessName, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
+
+/** A process of the demo: one of the stack's, or (on the cluster) its twin, `inventory-2`. */
+export type DemoProcess = ProcessName | `${ProcessName}-2`;
+
+export type DemoSettings = ReturnType<typeof readSettings>;
+
+export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
+  const basePort = Number(env.DEMO_BASE_PORT ?? 3000);
+  // `./dev demo --cluster` (or DEMO_KAFKA=cluster): three brokers, topics replicated three times, a
+  // kill -9 button per broker. One broker by default: lighter, and enough to show the outbox.
+  const onCluster = argv.includes('--cluster') || env.DEMO_KAFKA === 'cluster';
+  // On the cluster, two of everything that scales out, as in production: a second instance of each
+  // service (the same consumer group: the partitions are shared between the two) and a second relay
+  // per outbox (competing for the same rows).
+  const twins: DemoProcess[] = onCluster ? [...SERVICES, ...RELAYS].map((name) => `${name}-2` as const) : [];
+  return {
+    configuredPostgres: (env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
+    embeddedAllowed: env.DEMO_EMBEDDED_POSTGRES !== 'off',
+    kafkaPort: Number(env.KAFKA_PORT ?? 9092),
+    onCluster,
+    consolePort: Number(env.CONSOLE_PORT ?? 8080),
+    prometheusPort: Number(env.PROMETHEUS_PORT ?? 9090),
+    prometheusWanted: env.DEMO_PROMETHEUS !== 'off',
+    zipkinPort: Number(env.ZIPKIN_PORT ?? 9411),
+    tracingWanted: env.DEMO_TRACING !== 'off',
+    connectPort: Number(env.CONNECT_PORT ?? 8083),
+    // Each service's relay: polling (default) or debezium, a connector on Kafka Connect
+    // (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
+    modes: relayModesOrExit(env),
+    twins,
+    ports: portsFrom(basePort, twins),
+    // Links to dashboards, when a Grafana runs somewhere, and to each order's trace.
+    grafanaUrl: env.GRAFANA_URL,
+    traceUrlTemplate: env.TRACE_URL_TEMPLATE,
+    // Every admin action of the console needs this token; the relays' redrive endpoint needs the other.
+    consoleToken: env.CONSOLE_ADMIN_TOKEN ?? randomBytes(16).toString('hex'),
+    relayToken: randomBytes(16).toString('hex'),
+    // Orders' PUT /admin/write-mode, which only the demo's orders has (WRITE_MODES_SWITCHABLE).
+    ordersToken: randomBytes(16).toString('hex'),
+  };
+}
+
+function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes> {
+  try {
+    return relayModes(env);
+  } catch (error) {
+    console.error(String(error instanceof Error ? error.message : error));
+    process.exit(2);
+  }
+}
+
+function portsFrom(basePort: number, twins: DemoProcess[]) {
+  const ports: Partial<Record<DemoProcess, number>> & Record<ProcessName, number> = {
+    orders: basePort + 1,
+    'relay-orders': basePort + 2,
+    inventory: basePort + 3,
+    billing: basePort + 4,
+    'relay-inventory': basePort + 5,
+    'relay-billing': basePort + 6,
+    ...Object.fromEntries(twins.map((name, i) => [name, basePort + 7 + i])),
+  };
+  return ports;
+}

@@ -1,0 +1,173 @@
+import { day, load, num, table } from './format.ts';
+import type { FigureTable, Loadavg } from './types.ts';
+
+type Cell = {
+  rate: number;
+  achievedRate: number;
+  side: 'polling' | 'debezium';
+  toBroker: { p50: number; p99: number };
+  toConsumer: { p50: number };
+};
+type Drain = { side: 'polling' | 'debezium'; events: number; startToLastMs: number; eventsPerSecond: number };
+type SideBySide = {
+  date: string;
+  command: string;
+  parameters: { aggregates?: number; backlog: number };
+  loadavg: Loadavg;
+  latency: Cell[];
+  drain: Drain[];
+};
+
+const RUNS = [
+  'bench/results/cdc-side-by-side.run-1.json',
+  'bench/results/cdc-side-by-side.run-2.json',
+] as const;
+const SIDE = { polling: 'polling relay (NOTIFY)', debezium: 'Debezium connector' } as const;
+
+export const cdcSideBySide: FigureTable = {
+  sources: RUNS,
+  render({ read, link }) {
+    const runs = RUNS.map((path) => read<SideBySide>(path));
+    const [first] = runs;
+    if (!first) throw new Error('no cdc-side-by-side run');
+    const each = (pick: (run: SideBySide) => string) => runs.map(pick).join(', ');
+    const cell = (run: SideBySide, rate: number, side: Cell['side']) => {
+      const found = run.latency.find((candidate) => candidate.rate === rate && candidate.side === side);
+      if (!found) throw new Error(`no ${side} cell at ${rate}/s in the run of ${run.date}`);
+      return found;
+    };
+    const latencyRows = first.latency.map(({ rate, side }) => [
+      `${num(rate)}/s`,
+      each((run) => num(cell(run, rate, side).achievedRate)),
+      SIDE[side],
+      each((run) => num(cell(run, rate, side).toBroker.p50)),
+      each((run) => num(cell(run, rate, side).toBroker.p99)),
+      each((run) => num(cell(run, rate, side).toConsumer.p50)),
+    ]);
+    const drain = (run: SideBySide, side: Drain['side']) => {
+      const found = run.drain.find((candidate) => candidate.side === side);
+      return found
+        ? `${num(found.startToLastMs / 1000, 2)} s, **${num(found.eventsPerSecond)} events/s**`
+        : '—';
+    };
+    const aggregates = (run: SideBySide) => `${num(run.parameters.aggregates ?? 50)} aggregates`;
+    return [
+      'Commit → broker ack and → a consumer, ms (run 1, run 2):',
+      '',
+      table(
+        ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
+        latencyRows,
+      ),
+      '',
+      table(
+        [
+          `backlog of ${num(first.parameters.backlog)} events`,
+          ...runs.map((run, i) => `run ${i + 1} (${aggregates(run)})`),
+        ],
+        (['debezium', 'polling'] as const).map((side) => [
+          SIDE[side],
+          ...runs.map((run) => drain(run, side)),
+        ]),
+      ),
+      '',
+      runs
+        .map(
+          (run, i) =>
+            `Run ${i + 1}: ${link(RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
+        )
+        .join(' '),
+    ].join('\n');
+  },
+};
+
+type SystemReport = {
+  variant: string;
+  capacity: number;
+  atFixedRate: { latencyMs: { p50: number; p99: number }; cpuMsPerOrder: Record<string, number> };
+};
+type SystemResults = { date: string; args: Record<string, string>; reports: SystemReport[] };
+type RelayResults = {
+  date: string;
+  parameters: { events: number; aggregates: number };
+  runs: { summary: { eventsPerSec: Record<string, number> } }[];
+};
+
+const SYSTEM = 'bench/results/system.polling-vs-cdc.json';
+const RELAY = 'bench/results/relay-throughput.json';
+
+/** The few figures the choice between polling and CDC turns on, side by side. */
+export const pollingOrCdc: FigureTable = {
+  sources: [RUNS[1], SYSTEM, RELAY],
+  render({ read, link }) {
+    const sideBySide = read<SideBySide>(RUNS[1]);
+    const system = read<SystemResults>(SYSTEM);
+    const relay = read<RelayResults>(RELAY);
+    const variant = (name: string) => {
+      const found = system.reports.find((candidate) => candidate.variant === name);
+      if (!found) throw new Error(`no ${name} variant in ${SYSTEM}`);
+      return found;
+    };
+    const [polling, cdc] = [variant('current'), variant('cdc')];
+    const p50s = (side: Cell['side']) =>
+      sideBySide.latency
+        .filter((found) => found.side === side)
+        .map((found) => num(found.toBroker.p50))
+        .join(' / ');
+    const rates = sideBySide.latency
+      .filter((found) => found.side === 'polling')
+      .map((found) => num(found.achievedRate))
+      .join(' / ');
+    const drain = (side: Drain['side']) =>
+      num(sideBySide.drain.find((found) => found.side === side)?.eventsPerSecond ?? Number.NaN);
+    const fixed = system.args['fixed-rate'] ?? '?';
+    const cpu = (found: SystemReport, part: string) =>
+      num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
+    const oneRelay = relay.runs[0]?.summary.eventsPerSec.R1 ?? Number.NaN;
+    return [
+      table(
+        ['measured', 'polling', 'CDC', 'from'],
+        [
+          [
+            `commit → broker ack p50 at ${rates} events/s, ms`,
+            p50s('polling'),
+            p50s('debezium'),
+            link(RUNS[1]),
+          ],
+          [
+            `draining a backlog of ${num(sideBySide.parameters.backlog)} events over ${num(sideBySide.parameters.aggregates ?? 50)} aggregates, events/s`,
+            drain('polling'),
+            drain('debezium'),
+            link(RUNS[1]),
+          ],
+          [
+            `one relay from a backlog of ${num(relay.parameters.events)} events over ${num(relay.parameters.aggregates)} aggregates, events/s (another run)`,
+            num(oneRelay),
+            '—',
+            link(RELAY),
+          ],
+          [
+            'the whole saga sustained, orders/s (two outbox hops per order)',
+            num(polling.capacity),
+            num(cdc.capacity),
+            link(SYSTEM),
+          ],
+          [
+            `the saga at ${fixed} orders/s: p50 / p99 ms`,
+            `${num(polling.atFixedRate.latencyMs.p50)} / ${num(polling.atFixedRate.latencyMs.p99)}`,
+            `${num(cdc.atFixedRate.latencyMs.p50)} / ${num(cdc.atFixedRate.latencyMs.p99)}`,
+            link(SYSTEM),
+          ],
+          [
+            `CPU ms per order at ${fixed} orders/s, all processes (of it PostgreSQL)`,
+            `${cpu(polling, 'total')} (${cpu(polling, 'postgres')})`,
+            `${cpu(cdc, 'total')} (${cpu(cdc, 'postgres')})`,
+            link(SYSTEM),
+          ],
+        ],
+      ),
+      '',
+      `Each row's file says when and at what load it ran: the side-by-side run ${day(sideBySide.date)} (${load(sideBySide.loadavg.before, sideBySide.loadavg.after)}), ` +
+        `the whole saga ${day(system.date)}, the relay alone ${day(relay.date)}.`,
+    ].join('\n');
+  },
+};

@@ -1,0 +1,191 @@
+import { num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type Percentiles = { p50: number; p99: number; count?: number };
+type ChaosReport = {
+  scenario: string;
+  writeMode: string;
+  passed: boolean;
+  startedAt: string;
+  load: {
+    rate: number;
+    durationMs: number;
+    sent: number;
+    accepted: number;
+    shed?: number;
+    shedAnswers?: number;
+    retries: number;
+    rejected: Record<string, number>;
+    answerMs?: { accepted: Percentiles; shed: Percentiles };
+    decisionMs?: { confirmed: Percentiles; cancelled: Percentiles };
+  };
+  quiescence: { afterLoadMs: number };
+  /** Set when the scenario did not run to its end (its fault script or its stack failed). */
+  error?: string;
+  invariants: { name: string; passed: boolean; counts: Record<string, number> }[];
+};
+
+function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
+  const [report] = reports;
+  if (!report) throw new Error(`${path} holds no scenario`);
+  return report;
+}
+
+const perSecond = (count: number, durationMs: number) => `${num(count / (durationMs / 1000), 1)}/s`;
+const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+const percentiles = (figures: Percentiles | undefined) =>
+  figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
+
+const OVERLOAD = 'bench/results/chaos.overload.json';
+
+export const overload: FigureTable = {
+  sources: [OVERLOAD],
+  render({ read, link }) {
+    const report = onlyReport(read<ChaosReport[]>(OVERLOAD), OVERLOAD);
+    const { load } = report;
+    const seconds = num(load.durationMs / 1000);
+    const held = report.invariants.filter((invariant) => invariant.passed).length;
+    const timeouts = load.rejected['network error'] ?? 0;
+    return [
+      table(
+        ['the load generator', `over ${seconds} s`, 'per second'],
+        [
+          ['rate asked', '', `${num(load.rate)}/s`],
+          [
+            'orders started (at most 512 in flight; a shed order keeps its slot while it waits to retry)',
+            num(load.sent),
+            perSecond(load.sent, load.durationMs),
+          ],
+          [
+            'requests sent, retries included',
+            num(load.sent + load.retries),
+            perSecond(load.sent + load.retries, load.durationMs),
+          ],
+          ['orders accepted (201)', num(load.accepted), perSecond(load.accepted, load.durationMs)],
+          [
+            'answers shed (503 overloaded)',
+            num(load.shedAnswers ?? 0),
+            perSecond(load.shedAnswers ?? 0, load.durationMs),
+          ],
+          ['orders still shed at their last attempt', num(load.shed ?? 0), ''],
+          ['orders ended on a client timeout', num(timeouts), ''],
+        ],
+      ),
+      '',
+      table(
+        ['on the client’s clock', 'p50 / p99'],
+        [
+          ['answer of an accepted order', percentiles(load.answerMs?.accepted)],
+          ['answer of a shed request', percentiles(load.answerMs?.shed)],
+          ['created → confirmed', percentiles(load.decisionMs?.confirmed)],
+          ['created → cancelled', percentiles(load.decisionMs?.cancelled)],
+        ],
+      ),
+      '',
+      `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
+        `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
+    ].join('\n');
+  },
+};
+
+const DUAL_WRITES = 'bench/results/chaos.dual-writes.json';
+const WRITE_MODE: Record<string, string> = {
+  'commit-then-publish': 'naive: commit, then send (`commit-then-publish`)',
+  'publish-then-commit': 'naive: send, then commit (`publish-then-commit`)',
+  outbox: 'transactional outbox',
+};
+
+export const dualWrites: FigureTable = {
+  sources: [DUAL_WRITES],
+  render({ read, link }) {
+    const reports = read<ChaosReport[]>(DUAL_WRITES);
+    const count = (report: ChaosReport, name: string, key: string) =>
+      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
+    const [first] = reports;
+    return [
+      table(
+        [
+          'how orders writes `ORDER_CREATED`',
+          'orders committed',
+          'events lost',
+          'events invented',
+          'every invariant',
+        ],
+        reports.map((report) =>
+          report.error
+            ? [
+                WRITE_MODE[report.writeMode] ?? report.writeMode,
+                '—',
+                '—',
+                '—',
+                `not run to the end: ${report.error.split('\n')[0]?.replace(/^Error: /, '')}`,
+              ]
+            : [
+                WRITE_MODE[report.writeMode] ?? report.writeMode,
+                num(count(report, 'no-lost-or-ghost-orders', 'committed')),
+                bold(count(report, 'no-lost-or-ghost-orders', 'lost')),
+                bold(count(report, 'no-lost-or-ghost-orders', 'ghost')),
+                report.passed ? 'held' : 'broken',
+              ],
+        ),
+      ),
+      '',
+      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}; ` +
+        "the chaos report beside it gives each scenario's load and faults (it records no load average).",
+    ].join('\n');
+  },
+};
+
+const ALL = 'bench/results/chaos.all.json';
+const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
+const CONSUMERS = ['inventory', 'billing', 'orders'];
+const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
+
+/** The summary of a chaos run: one row per scenario, from the checker's counts. */
+export const chaosAll: FigureTable = {
+  sources: [ALL],
+  render({ read, link }) {
+    const reports =
+      read<(ChaosReport & { durationMs: number; quiescence: { recoveryMs?: number | null } })[]>(ALL);
+    const rows = reports.map((report) => {
+      const counts =
+        report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+      const onTopics = (what: string) =>
+        TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+      return [
+        `\`${report.scenario}\``,
+        report.passed ? 'pass' : '**FAIL**',
+        `${report.load.accepted} / ${report.load.sent}`,
+        num(report.load.retries),
+        num(onTopics('messages')),
+        num(onTopics('duplicates')),
+        CONSUMERS.map((name) =>
+          num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
+        ).join(' / '),
+        seconds(report.quiescence.afterLoadMs),
+        seconds(report.quiescence.recoveryMs),
+        seconds(report.durationMs),
+      ];
+    });
+    return [
+      table(
+        [
+          'scenario',
+          'verdict',
+          'orders accepted / sent',
+          'client retries',
+          'messages on topics',
+          'duplicates on topics',
+          "consumers' own duplicate counters (inventory / billing / orders)",
+          'quiet after load',
+          'recovery',
+          'whole run',
+        ],
+        rows,
+      ),
+      '',
+      `${link(ALL)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
+    ].join('\n');
+  },
+};

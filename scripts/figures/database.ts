@@ -1,0 +1,133 @@
+import { day, load, num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type WritePath = {
+  date: string;
+  parameters: { runs: number; rounds: number };
+  variants: { key: string; label: string; statementsPerTx: number }[];
+  runs: {
+    loadavgBefore?: number[];
+    loadavgAfter?: number[];
+    summary: {
+      latency: Record<string, { medianMs: number; p99Ms: number }>;
+      throughput: Record<string, Record<string, number>>;
+    };
+  }[];
+  acrossRuns: Record<string, { median: number }>;
+};
+
+const WRITE_PATH = 'bench/results/write-path.json';
+const change = (ratio: number | undefined) =>
+  ratio === undefined ? '—' : `${ratio >= 1 ? '+' : '−'}${num(Math.abs(ratio - 1) * 100, 1)}%`;
+
+/** Which comparisons the write path is read by, and what each one isolates. */
+const COMPARISONS: [string, string][] = [
+  ['F1/F0', 'the outbox row in production’s one-statement write (F1 against F0)'],
+  ['E1/E0', 'the outbox row in the earlier two-statement write'],
+  ['B/A', 'the outbox row as a second Prisma call (the textbook way)'],
+  ['F1/A', 'production’s write against the textbook business-only write'],
+];
+
+export const writePath: FigureTable = {
+  sources: [WRITE_PATH],
+  render({ read, link }) {
+    const results = read<WritePath>(WRITE_PATH);
+    const last = results.runs.at(-1);
+    if (!last) throw new Error(`${WRITE_PATH} has no run`);
+    const ratio = (name: string) => results.acrossRuns[name]?.median;
+    const { latency, throughput } = last.summary;
+    return [
+      `Ratios, median over ${results.parameters.runs} runs of the paired per-round ratios (latency: + is slower; throughput: − is fewer transactions per second):`,
+      '',
+      table(
+        ['comparison', 'c=1 median latency', 'c=1 p99 latency', 'c=8 throughput', 'c=32 throughput'],
+        COMPARISONS.map(([name, what]) => [
+          what,
+          change(ratio(`latencyMedian ${name}`)),
+          change(ratio(`latencyP99 ${name}`)),
+          change(ratio(`throughput c=8 ${name}`)),
+          change(ratio(`throughput c=32 ${name}`)),
+        ]),
+      ),
+      '',
+      `Absolute figures of the last run (median over ${results.parameters.rounds} rounds):`,
+      '',
+      table(
+        ['variant', 'statements per transaction', 'c=1 median ms', 'c=1 p99 ms', 'c=8 tx/s', 'c=32 tx/s'],
+        results.variants.map(({ key, label, statementsPerTx }) => [
+          `${key}: ${label}`,
+          String(statementsPerTx),
+          num(latency[key]?.medianMs ?? Number.NaN, 2),
+          num(latency[key]?.p99Ms ?? Number.NaN, 1),
+          num(throughput['8']?.[key] ?? Number.NaN),
+          num(throughput['32']?.[key] ?? Number.NaN),
+        ]),
+      ),
+      '',
+      `${link(WRITE_PATH)}: ${day(results.date)}, last run at ${load(last.loadavgBefore, last.loadavgAfter)}.`,
+    ].join('\n');
+  },
+};
+
+type Claim = { medianMs: number; p99Ms: number };
+type Retention = {
+  date: string;
+  loadavgBefore?: number[];
+  loadavgAfter?: number[];
+  parameters: { published: number; retentionDays: number; days: number; batch: number };
+  retention: Record<
+    'A' | 'B',
+    {
+      method: string;
+      rowsDeleted: number;
+      totalMs: number;
+      rowsPerSec: number;
+      walMiB: number;
+      claimDuring: Claim;
+      baselineClaimDuring: Claim;
+    }
+  >;
+};
+
+const RETENTION = 'bench/results/retention.json';
+
+export const retention: FigureTable = {
+  sources: [RETENTION],
+  render({ read, link }) {
+    const results = read<Retention>(RETENTION);
+    const { published, retentionDays, days } = results.parameters;
+    const row = (key: 'A' | 'B', name: string) => {
+      const found = results.retention[key];
+      return [
+        name,
+        num(found.rowsDeleted),
+        num(found.totalMs / 1000, 2),
+        num(found.rowsPerSec),
+        num(found.walMiB, 1),
+        `${num(found.claimDuring.medianMs, 1)} / ${num(found.claimDuring.p99Ms, 1)} ms`,
+        `${num(found.baselineClaimDuring.medianMs, 1)} / ${num(found.baselineClaimDuring.p99Ms, 1)} ms`,
+      ];
+    };
+    return [
+      `${num(published)} published rows over ${days} days, those older than ${retentionDays} days removed:`,
+      '',
+      table(
+        [
+          'retention',
+          'rows removed',
+          'seconds',
+          'rows/s',
+          'WAL MiB',
+          'claim p50 / p99 meanwhile',
+          'claim on a table left alone',
+        ],
+        [
+          row('A', `A: batched delete, ${num(results.parameters.batch)} rows a batch (production)`),
+          row('B', 'B: detach and drop day partitions'),
+        ],
+      ),
+      '',
+      `${link(RETENTION)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}.`,
+    ].join('\n');
+  },
+};

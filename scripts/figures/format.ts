@@ -1,0 +1,58 @@
+// How figures are written in the docs: one place, so every rendered table reads the same.
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** 6733.8 → "6,734"; digits after the point on request. */
+export function num(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** 0.3527 → "0.35×". */
+export function times(ratio: number, digits = 2): string {
+  return `${num(ratio, digits)}×`;
+}
+
+/** 0.78 → "78%". */
+export function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** An ISO timestamp → "24 November 2026" (UTC). */
+export function day(iso: string): string {
+  const date = new Date(iso);
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+}
+
+/** The 1-minute load averages before and after a run: "load average 3.5 before, 5.2 after". */
+export function load(before: number[] | undefined, after: number[] | undefined): string {
+  const first = (values: number[] | undefined) => (values?.[0] === undefined ? '?' : num(values[0], 1));
+  return `load average ${first(before)} before, ${first(after)} after`;
+}
+
+/** A markdown table, its columns padded to one width so it reads as a table in a plain editor too. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, column) =>
+    Math.max(3, cell.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+/** A benchmark's duration flag as written ("20s") → "20 s". */
+export function duration(flag: string | undefined): string {
+  return flag === undefined ? '?' : flag.replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, '$1 $2');
+}

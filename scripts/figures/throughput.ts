@@ -1,0 +1,148 @@
+import { day, load, num, percent, table, times } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type Cpu = Record<string, number>;
+type RelayRun = {
+  loadavgBefore?: number[];
+  loadavgAfter?: number[];
+  summary: {
+    eventsPerSec: Record<string, number>;
+    cpuPer1000: Record<string, Cpu>;
+    machineBusy: Record<string, number>;
+    steps: Record<string, { claimMs: number; publishMs: number; markMs: number; batches: number }>;
+    latency: Record<string, { p50Ms: number; p99Ms: number; achievedRate: number; claimsPerEvent: number }>;
+  };
+};
+type RelayResults = {
+  date: string;
+  acrossRuns?: Record<string, { median: number }>;
+  parameters: { events: number; aggregates: number; batchSize: number; rounds: number };
+  throughputVariants: { key: string; label: string }[];
+  latencyModes: Record<string, { label: string }>;
+  runs: RelayRun[];
+};
+
+const cpu = (parts: Cpu | undefined) =>
+  Object.entries(parts ?? {})
+    .map(([name, seconds]) => `${name} ${num(seconds, 2)}`)
+    .join(', ');
+
+const RELAY = 'bench/results/relay-throughput.json';
+
+export const relayThroughput: FigureTable = {
+  sources: [RELAY],
+  render({ read, link }) {
+    const results = read<RelayResults>(RELAY);
+    const run = results.runs[0];
+    if (!run) throw new Error(`${RELAY} has no run`);
+    const { eventsPerSec, cpuPer1000, machineBusy, steps, latency } = run.summary;
+    const ceiling = eventsPerSec.P1 ?? Number.NaN;
+    const { events, aggregates, batchSize, rounds } = results.parameters;
+    const throughput = table(
+      ['variant', 'events/s', '÷ P1 (paired per round)', 'CPU s per 1,000 events', 'machine busy'],
+      results.throughputVariants.map(({ key, label }) => [
+        `${key}: ${label}`,
+        num(eventsPerSec[key] ?? Number.NaN),
+        times(
+          results.acrossRuns?.[`throughput ${key}/P1`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / ceiling,
+        ),
+        cpu(cpuPer1000[key]),
+        percent(machineBusy[key] ?? Number.NaN),
+      ]),
+    );
+    const loop = table(
+      ['relays', 'claim ms', 'publish ms', 'mark ms', 'batches'],
+      Object.entries(steps).map(([key, step]) => [
+        key,
+        num(step.claimMs, 1),
+        num(step.publishMs, 1),
+        num(step.markMs, 1),
+        num(step.batches),
+      ]),
+    );
+    const ack = table(
+      ['offered', 'mode', 'achieved/s', 'p50 ms', 'p99 ms', 'claims per event'],
+      Object.entries(latency).map(([cell, figures]) => {
+        const [mode = '', rate = ''] = cell.split('@');
+        return [
+          `${num(Number(rate))}/s`,
+          results.latencyModes[mode]?.label ?? mode,
+          num(figures.achievedRate),
+          num(figures.p50Ms, 1),
+          num(figures.p99Ms, 1),
+          num(figures.claimsPerEvent, 2),
+        ];
+      }),
+    );
+    return [
+      `From a backlog of ${num(events)} events over ${num(aggregates)} aggregates, batches of ${batchSize}, median of ${rounds} rounds:`,
+      '',
+      throughput,
+      '',
+      'The relay loop, mean ms per call (claims that found nothing included):',
+      '',
+      loop,
+      '',
+      'Commit → broker ack, one relay, at a steady offered rate:',
+      '',
+      ack,
+      '',
+      `${link(RELAY)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
+    ].join('\n');
+  },
+};
+
+type ConsumerResults = {
+  date: string;
+  acrossRuns?: Record<string, { median: number }>;
+  parameters: { events: number; partitions: number; rounds: number };
+  variants: { key: string; label: string }[];
+  runs: {
+    loadavgBefore?: number[];
+    loadavgAfter?: number[];
+    summary: {
+      eventsPerSec: Record<string, number>;
+      meanBatchSize: Record<string, number | null>;
+      transactionsPerSec: Record<string, number>;
+      cpuPer1000: Record<string, Cpu>;
+    };
+  }[];
+};
+
+const CONSUMER = 'bench/results/consumer-throughput.json';
+
+export const consumerThroughput: FigureTable = {
+  sources: [CONSUMER],
+  render({ read, link }) {
+    const results = read<ConsumerResults>(CONSUMER);
+    const run = results.runs[0];
+    if (!run) throw new Error(`${CONSUMER} has no run`);
+    const { eventsPerSec, meanBatchSize, transactionsPerSec, cpuPer1000 } = run.summary;
+    const bare = eventsPerSec.A ?? Number.NaN;
+    const { events, partitions, rounds } = results.parameters;
+    return [
+      `From a backlog of ${num(events)} events on ${partitions} partitions, one consumer, median of ${rounds} rounds:`,
+      '',
+      table(
+        [
+          'variant',
+          'events/s',
+          '÷ A (paired per round)',
+          'transactions/s',
+          'events per chunk',
+          'CPU s per 1,000 events',
+        ],
+        results.variants.map(({ key, label }) => [
+          `${key}: ${label}`,
+          num(eventsPerSec[key] ?? Number.NaN),
+          times(results.acrossRuns?.[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
+          num(transactionsPerSec[key] ?? 0),
+          meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1),
+          cpu(cpuPer1000[key]),
+        ]),
+      ),
+      '',
+      `${link(CONSUMER)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
+    ].join('\n');
+  },
+};

@@ -1,0 +1,16 @@
+/** What a figure table gets to render itself: its results files, and links to them from the doc it is in. */
+export type Results = {
+  /** A results file the table declared in `sources`, parsed. */
+  read<T>(path: string): T;
+  /** A markdown link to a repository file from the doc being rendered. */
+  link(path: string): string;
+};
+
+export type FigureTable = {
+  /** The results files it reads, from the repository's root (`bench/results/…json`). */
+  sources: readonly string[];
+  render(results: Results): string;
+};
+
+/** The measured environment every benchmark's json records. */
+export type Loadavg = { before?: number[]; after?: number[] };

@@ -1,0 +1,121 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { FigureTable } from '../../scripts/figures/types.ts';
+import { blocks, docFiles, problems, rerender } from '../../scripts/render-figures.ts';
+import { repoRoot } from './docReferences.ts';
+
+// A figure typed into a doc drifts from the run it came from (a results file re-run, a table
+// copied into another page). Tables of figures are therefore rendered from bench/results by
+// `npm run docs:figures`, between markers, and this test fails when a block is not what its
+// results file gives today, or names a file that is not committed.
+
+/** The docs whose every table of measured figures must be rendered: no figure typed by hand. */
+const FULLY_RENDERED = ['docs/benchmarks.md', 'docs/scaling.md', 'docs/walkthrough.md'];
+// A cell holding a measured figure: a number with a unit of time, rate, ratio, share or size.
+const FIGURE_CELL = /\d[\d,.]*\s*(ms|s\b|\/s|×|%|MiB|KiB|GiB|events\/s|orders\/s)/;
+
+/** `docs/benchmarks.md:22` for the first figure of each markdown table outside a figures block. */
+function typedFigureTables(file: string): string[] {
+  const found: string[] = [];
+  let inBlock = false;
+  let reported = false;
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      if (line.startsWith('<!-- figures:')) inBlock = true;
+      if (line.startsWith('<!-- /figures -->')) inBlock = false;
+      if (!line.startsWith('|')) reported = false;
+      else if (!inBlock && !reported && FIGURE_CELL.test(line)) {
+        found.push(`${relative(repoRoot, file)}:${index + 1}`);
+        reported = true;
+      }
+    });
+  return found;
+}
+
+describe('the tables of figures in the docs are rendered from committed results', () => {
+  const found = docFiles().flatMap((file) => blocks(file, readFileSync(file, 'utf8')));
+
+  it('every figures block in README.md and docs/**/*.md is what its results files give now', () => {
+    expect(found.length).toBeGreaterThan(5);
+    expect(problems(found)).toEqual([]);
+  });
+
+  it('the tables that drifted once are rendered: relay, consumer, overload, polling or CDC, the headline', () => {
+    const ids = new Set(found.map((block) => block.id));
+    for (const id of [
+      'relay-throughput',
+      'consumer-throughput',
+      'overload',
+      'polling-or-cdc',
+      'system-capacity',
+    ]) {
+      expect(ids, id).toContain(id);
+    }
+  });
+
+  it(`${FULLY_RENDERED.join(', ')} hold no table of figures typed by hand`, () => {
+    expect(FULLY_RENDERED.flatMap((file) => typedFigureTables(join(repoRoot, file)))).toEqual([]);
+  });
+
+  describe('the checker itself', () => {
+    const root = mkdtempSync(join(tmpdir(), 'doc-figures-'));
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'bench/results/rate.json'), JSON.stringify({ perSecond: 6734 }));
+    const figures: Record<string, FigureTable> = {
+      rate: {
+        sources: ['bench/results/rate.json'],
+        render: ({ read, link }) =>
+          `${read<{ perSecond: number }>('bench/results/rate.json').perSecond}/s, ${link('bench/results/rate.json')}`,
+      },
+      gone: { sources: ['bench/results/gone.json'], render: () => 'never' },
+    };
+    const doc = join(root, 'docs', 'doc.md');
+
+    it('renders a block with a link from the doc to its file, and reports a stale one', () => {
+      const stale = 'a\n<!-- figures:rate -->\n1,003/s\n<!-- /figures -->\n';
+      const fresh = rerender(doc, stale, root, figures);
+      expect(fresh).toBe(
+        'a\n<!-- figures:rate -->\n6734/s, [`bench/results/rate.json`](../bench/results/rate.json)\n<!-- /figures -->\n',
+      );
+      expect(problems(blocks(doc, fresh, root, figures), root)).toEqual([]);
+      expect(problems(blocks(doc, stale, root, figures), root)).toEqual([
+        'docs/doc.md:2 rate: differs from its results (npm run docs:figures)',
+      ]);
+    });
+
+    it('reports a table with no results file and a name it does not know', () => {
+      const text = '<!-- figures:gone -->\n<!-- /figures -->\n\n<!-- figures:typo -->\n<!-- /figures -->\n';
+      expect(problems(blocks(doc, text, root, figures), root)).toEqual([
+        'docs/doc.md:1 gone: "gone" has no results file: bench/results/gone.json',
+        'docs/doc.md:4 typo: no figure table named "typo" in scripts/figures/index.ts',
+      ]);
+    });
+
+    it('finds a typed table of figures outside the blocks, not one inside or one without figures', () => {
+      const file = join(root, 'typed.md');
+      writeFileSync(
+        file,
+        [
+          '| a | b |',
+          '| - | - |',
+          '| x | 1,003 events/s |',
+          '',
+          '<!-- figures:rate -->',
+          '| a | 12 ms |',
+          '<!-- /figures -->',
+          '',
+          '| variable | what |',
+          '| `PORT` | the port |',
+        ].join('\n'),
+      );
+      expect(typedFigureTables(file).map((where) => where.replace(/^.*typed/, 'typed'))).toEqual([
+        'typed.md:3',
+      ]);
+    });
+  });
+});

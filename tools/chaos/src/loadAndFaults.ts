@@ -1,0 +1,101 @@
+// The middle of a chaos run: the load generator and the scenario's fault script side by side,
+// with the timeline of faults and recoveries and the progress watch while the load runs.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type LoadResult, runLoad } from '@outbox/loadgen';
+import type { ExpectedDeadLetters } from './invariants/index.ts';
+import { type ProgressGaps, startProgressWatch } from './progressWatch.ts';
+import type { Scenario, ScenarioContext } from './scenario.ts';
+import type { ScenarioEnvironment } from './scenarioEnvironment.ts';
+import type { ScenarioReport } from './scenarioReport.ts';
+import type { ChaosStack } from './stack.ts';
+
+export const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
+
+export type LoadAndFaults = {
+  loadResult: LoadResult;
+  progress: ProgressGaps;
+  /** When the last `restored` step was recorded (epoch ms), if any. */
+  restoredAt: number | undefined;
+  expected: ExpectedDeadLetters;
+  /** When both the load and the fault script were done (epoch ms). */
+  loadEnded: number;
+};
+
+export async function runLoadAndFaults(
+  scenario: Scenario,
+  stack: ChaosStack,
+  env: ScenarioEnvironment,
+  timeline: ScenarioReport['timeline'],
+  options: { seed?: number; log: (line: string) => void },
+): Promise<LoadAndFaults> {
+  const load = { ...DEFAULT_LOAD, ...scenario.load };
+  const loadStarted = Date.now();
+  const progressWatch = startProgressWatch(stack, env.connect ? { cdcBrokers: env.kafkaBrokers } : {});
+  const loadRun: Promise<LoadResult> = runLoad({
+    ordersUrl: stack.process('orders').url,
+    rate: load.rate,
+    durationMs: load.durationMs,
+    ...(load.mix ? { mix: load.mix } : {}),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(load.concurrency === undefined ? {} : { concurrency: load.concurrency }),
+    // An outage of the orders database lasts seconds: keep retrying (same Idempotency-Key).
+    retry: load.retry ?? { attempts: 10, maxDelayMs: 2_000 },
+  });
+  const script = faultScriptContext(stack, env, timeline, loadStarted, options.log);
+  // Both settle before anything is torn down: a fault script that throws must not leave the
+  // load generator sending to a stack that is being stopped.
+  // Progress is watched while the load runs: after it, nothing new comes to publish or apply.
+  const progressWatched = loadRun.then(
+    () => progressWatch.stop(),
+    () => progressWatch.stop(),
+  );
+  const [loadOutcome, faultOutcome] = await Promise.allSettled([loadRun, scenario.inject(script.context)]);
+  const progress = await progressWatched;
+  if (faultOutcome.status === 'rejected') throw faultOutcome.reason;
+  if (loadOutcome.status === 'rejected') throw loadOutcome.reason;
+  return {
+    loadResult: loadOutcome.value,
+    progress,
+    restoredAt: script.restoredAt(),
+    expected: script.expected,
+    loadEnded: Date.now(),
+  };
+}
+
+/** What the fault script reaches, recording its faults and recoveries in the timeline. */
+function faultScriptContext(
+  stack: ChaosStack,
+  env: ScenarioEnvironment,
+  timeline: ScenarioReport['timeline'],
+  loadStarted: number,
+  log: (line: string) => void,
+) {
+  let restoredAt: number | undefined;
+  const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
+  const context: ScenarioContext = {
+    stack,
+    broker: env.ownBroker?.broker,
+    cluster: env.cluster?.cluster,
+    brokerProxy: env.ownBroker?.proxy,
+    postgres: env.postgres,
+    pair: env.pair,
+    connect: env.connect,
+    elapsed: () => Date.now() - loadStarted,
+    sleep: (ms) => sleep(ms),
+    fault: (what) => {
+      timeline.push({ atMs: Date.now() - loadStarted, what });
+      log(`fault: ${what}`);
+    },
+    restored: (what) => {
+      restoredAt = Date.now();
+      timeline.push({ atMs: restoredAt - loadStarted, what: `restored: ${what}` });
+      log(`restored: ${what}`);
+    },
+    expectDeadLetters: (more) => {
+      expected.outboxFailed.push(...(more.outboxFailed ?? []));
+      expected.consumerDeadLetters.push(...(more.consumerDeadLetters ?? []));
+    },
+    log,
+  };
+  return { context, expected, restoredAt: () => restoredAt };
+}

@@ -1,0 +1,119 @@
+// The first step of a chaos run: what the scenario runs on. A broker, a cluster, a PostgreSQL or a
+// Kafka Connect worker of its own when the scenario breaks one of them, then the system under test
+// on top; and the last step: all of it removed again, whatever happened in between.
+import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
+import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
+import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
+import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
+import { defaultPostgresUrl } from './database.ts';
+import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
+import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
+import type { OpsScraper } from './opsScraper.ts';
+import type { Scenario } from './scenario.ts';
+import { type ChaosStack, startChaosStack } from './stack.ts';
+
+/** Everything a run started, set as it starts, so that `dispose` removes exactly that. */
+export type ScenarioEnvironment = {
+  ownBroker?: OwnBroker;
+  cluster?: TestCluster;
+  postgres?: PrivatePostgres;
+  /** The orders database's primary and standby (needs.postgresPair). */
+  pair?: PostgresPair;
+  connect?: OwnConnect;
+  stack?: ChaosStack;
+  scraper?: OpsScraper;
+  kafkaBrokers: string[];
+};
+
+/** Broker (or cluster), PostgreSQL and Connect as the scenario needs them; the shared broker otherwise. */
+export async function startInfrastructure(
+  scenario: Scenario,
+  sharedBrokers: string[] | undefined,
+  env: ScenarioEnvironment,
+  log: (line: string) => void,
+): Promise<void> {
+  const needs = scenario.needs ?? {};
+  if (needs.cluster) {
+    log('starting a three-node Kafka cluster of its own');
+    env.cluster = await startTestCluster(`chaos-${scenario.name}`);
+  } else if (needs.ownBroker || !sharedBrokers) {
+    log('starting a broker of its own');
+    env.ownBroker = await startOwnBroker(
+      scenario.name,
+      needs.brokerLatencyMs === undefined ? {} : { latencyMs: needs.brokerLatencyMs },
+    );
+  }
+  env.kafkaBrokers = env.cluster?.cluster.brokers ?? env.ownBroker?.broker.brokers ?? sharedBrokers ?? [];
+  if (needs.privatePostgres) {
+    log('starting a private PostgreSQL');
+    env.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
+  }
+  if (needs.postgresPair) {
+    log(`starting a PostgreSQL primary and standby (${needs.postgresPair}) for the orders database`);
+    env.pair = await startPostgresPair({ label: scenario.name, replication: needs.postgresPair });
+  }
+  if (needs.cdc) {
+    log(
+      `starting a Kafka Connect worker of its own${needs.exactlyOnceSource ? ' (exactly-once source)' : ''}`,
+    );
+    env.connect = await startOwnConnect(scenario.name, env.kafkaBrokers, {
+      exactlyOnce: needs.exactlyOnceSource === true,
+    });
+  }
+}
+
+/** The four apps and their relays (or connectors) on the infrastructure started above. */
+export async function startSystem(
+  scenario: Scenario,
+  env: ScenarioEnvironment,
+  log: (line: string) => void,
+): Promise<ChaosStack> {
+  const { cluster, connect, postgres, pair } = env;
+  const stack = await startChaosStack({
+    label: scenario.name,
+    kafkaBrokers: env.kafkaBrokers,
+    postgresUrl: postgres?.url ?? defaultPostgresUrl,
+    ...(pair ? { databaseServers: { orders: pair.url } } : {}),
+    // On a cluster, as in production: replicated topics, and two of every process that scales out.
+    ...(cluster
+      ? {
+          kafkaReplicationFactor: 3,
+          extraRelays: { orders: 1, inventory: 1, billing: 1 },
+          extraInstances: { orders: 1, inventory: 1, billing: 1 },
+        }
+      : {}),
+    ...(connect ? { connectUrl: connect.worker.url, replicationSlots: connect.slots } : {}),
+    ...scenario.stack,
+    env: {
+      ...scenario.stack?.env,
+      orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
+    },
+  });
+  env.stack = stack;
+  if (connect) {
+    // Before the load: a row committed before its connector's slot exists is never published.
+    await connect.register(databaseUrlsOf(stack), stack.topicPrefix);
+    log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
+  }
+  return stack;
+}
+
+export function databaseUrlsOf(stack: ChaosStack) {
+  return {
+    orders: stack.databases.orders.url,
+    inventory: stack.databases.inventory.url,
+    billing: stack.databases.billing.url,
+  };
+}
+
+/** Removes what the run started, newest first. */
+export async function dispose(env: ScenarioEnvironment): Promise<void> {
+  await env.scraper?.stop();
+  // Connectors and slots before the databases: a database with a replication slot cannot be dropped.
+  await env.connect?.dispose();
+  await env.stack?.stop();
+  await env.ownBroker?.dispose();
+  await env.cluster?.dispose();
+  await env.postgres?.remove();
+  await env.pair?.remove();
+}

@@ -1,0 +1,67 @@
+// What one chaos run reports: the load it drove, the faults and recoveries, whether the system
+// went quiet, and each invariant's verdict. Written to JSON and Markdown by report.ts.
+import type { WriteMode } from '@outbox/contracts';
+import type { LatencySummary, LoadResult } from '@outbox/loadgen';
+import type { InvariantResult } from './invariants/index.ts';
+import type { OpsScrapeResult } from './opsScraper.ts';
+import type { ProgressGaps } from './progressWatch.ts';
+import type { Scenario } from './scenario.ts';
+
+export type ScenarioReport = {
+  scenario: string;
+  breaks: string;
+  expectation: string;
+  /** Orders' WRITE_MODE during the run (the dual-write scenarios run the naive ones). */
+  writeMode: WriteMode;
+  /** What published the outboxes: the polling relays, or Debezium connectors (with `needs.cdc`). */
+  relayMode: RelayModeOfRun;
+  passed: boolean;
+  startedAt: string;
+  durationMs: number;
+  load: {
+    rate: number;
+    durationMs: number;
+    seed: number;
+    sent: number;
+    accepted: number;
+    /** Orders the API shed (503 overloaded at their last attempt): refused before any work, not failed. */
+    shed: number;
+    /** Attempts answered 503 overloaded, the ones of orders accepted on a later attempt included. */
+    shedAnswers: number;
+    /** Orders not accepted of which an attempt got no answer: they may exist (loadgen's unknownOutcome). */
+    unknownOutcome: number;
+    /** How long the last attempt took to be answered, client side (loadgen's LoadResult.answerMs). */
+    answerMs: LoadResult['answerMs'];
+    /** Accepted order created → decided, both timestamps from the orders database (loadgen's collectOutcome). */
+    decisionMs: { confirmed: LatencySummary; cancelled: LatencySummary };
+    rejected: Record<string, number>;
+    /** Attempts beyond the first (the client retries 503s and network errors with the same key). */
+    retries: number;
+  };
+  /** Faults and recoveries, at milliseconds since the load started. */
+  timeline: { atMs: number; what: string }[];
+  quiescence: {
+    reached: boolean;
+    /** From the end of the load and the fault script until the system was quiet. */
+    afterLoadMs: number;
+    /** From the last `restored` step until the system was quiet: the time to recover. */
+    recoveryMs: number | undefined;
+    outstanding: string[];
+  };
+  invariants: InvariantResult[];
+  /** While the load ran: the longest stretch without an event published, and without one applied. */
+  progress?: ProgressGaps;
+  /** The scenario's maxStallMs and whether every window above stayed within it. */
+  stall?: { targetMs: number; withinTarget: boolean };
+  /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
+  opsEndpoints: OpsScrapeResult;
+  /** Set when the scenario itself failed (a fault script threw, the stack did not start). */
+  error?: string;
+};
+
+export type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
+
+export function relayModeOf(scenario: Scenario): RelayModeOfRun {
+  if (!scenario.needs?.cdc) return 'polling';
+  return scenario.needs.exactlyOnceSource ? 'debezium exactly-once' : 'debezium';
+}
