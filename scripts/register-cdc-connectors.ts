@@ -9,7 +9,7 @@
 // The database user of CDC_DATABASE_URL_<SERVICE> needs the REPLICATION attribute (or superuser).
 
 import { cdcNames, relayModes, type ServiceName } from '@outbox/devstack/cdc-relays';
-import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
+import { putConnector, retireConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
 import {
   dropReplicationSlot,
   ensureOutboxPublication,
@@ -32,8 +32,9 @@ for (const service of Object.keys(modes) as ServiceName[]) {
   const names = cdcNames(service);
   const databaseUrl = required(`CDC_DATABASE_URL_${service.toUpperCase()}`);
   if (modes[service] === 'polling') {
-    if (await deleteConnector(connectUrl, names.connector))
-      console.log(`deleted connector ${names.connector}`);
+    // Its offsets reset too: a later debezium run then starts on a new slot (connectRest.ts).
+    if (await retireConnector(connectUrl, names.connector))
+      console.log(`retired connector ${names.connector}`);
     if (await dropReplicationSlot(databaseUrl, names.slot))
       console.log(`dropped replication slot ${names.slot}`);
     continue;

@@ -136,3 +136,56 @@ export const dualWrites: FigureTable = {
     ].join('\n');
   },
 };
+
+const ALL = 'bench/results/chaos.all.json';
+const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
+const CONSUMERS = ['inventory', 'billing', 'orders'];
+const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
+
+/** The summary of a chaos run: one row per scenario, from the checker's counts. */
+export const chaosAll: FigureTable = {
+  sources: [ALL],
+  render({ read, link }) {
+    const reports =
+      read<(ChaosReport & { durationMs: number; quiescence: { recoveryMs?: number | null } })[]>(ALL);
+    const rows = reports.map((report) => {
+      const counts =
+        report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+      const onTopics = (what: string) =>
+        TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+      return [
+        `\`${report.scenario}\``,
+        report.passed ? 'pass' : '**FAIL**',
+        `${report.load.accepted} / ${report.load.sent}`,
+        num(report.load.retries),
+        num(onTopics('messages')),
+        num(onTopics('duplicates')),
+        CONSUMERS.map((name) =>
+          num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
+        ).join(' / '),
+        seconds(report.quiescence.afterLoadMs),
+        seconds(report.quiescence.recoveryMs),
+        seconds(report.durationMs),
+      ];
+    });
+    return [
+      table(
+        [
+          'scenario',
+          'verdict',
+          'orders accepted / sent',
+          'client retries',
+          'messages on topics',
+          'duplicates on topics',
+          "consumers' own duplicate counters (inventory / billing / orders)",
+          'quiet after load',
+          'recovery',
+          'whole run',
+        ],
+        rows,
+      ),
+      '',
+      `${link(ALL)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
+    ].join('\n');
+  },
+};

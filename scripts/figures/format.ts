@@ -51,3 +51,8 @@ export function table(header: string[], rows: string[][]): string {
     `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
+
+/** A benchmark's duration flag as written ("20s") → "20 s". */
+export function duration(flag: string | undefined): string {
+  return flag === undefined ? '?' : flag.replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, '$1 $2');
+}

@@ -1,6 +1,8 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
-import { dualWrites, overload } from './chaos.ts';
+import { chaosAll, dualWrites, overload } from './chaos.ts';
 import { retention, writePath } from './database.ts';
+import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
+import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -14,7 +16,13 @@ export const FIGURES: Record<string, FigureTable> = {
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,
   overload,
+  'chaos-all': chaosAll,
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,
+  scaling: scalingMatrix,
+  'scaling-costs': scalingCosts,
+  'tracing-cost': tracingCost,
+  'overload-goodput': overloadGoodput,
+  'levers-at-low-rate': leversAtLowRate,
 };

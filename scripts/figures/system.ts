@@ -1,4 +1,4 @@
-import { day, num, table, times } from './format.ts';
+import { day, duration, num, table, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -87,7 +87,7 @@ export const systemCapacity: FigureTable = {
         rows,
       ),
       '',
-      `Revision \`${current.revision}\`, ${day(first.date)}, ${first.args.step ?? '?'} steps. ` +
+      `Revision \`${current.revision}\`, ${day(first.date)}, ${duration(first.args.step)} steps. ` +
         `Run 1: ${link(SAMPLED[0])}, load average ${loadRange(current)} over its steps; ` +
         `run 2, the variants in the other order: ${link(SAMPLED[1])}, ${loadRange(report(second, 'current'))}.`,
     ].join('\n');
@@ -131,7 +131,7 @@ export const systemPollingVsCdc: FigureTable = {
         rows,
       ),
       '',
-      `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${results.args.step} steps, ` +
+      `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
         `load average ${loadRange(current)} over the polling steps, ${loadRange(report(results, 'cdc'))} over the CDC ones.`,
     ].join('\n');
   },

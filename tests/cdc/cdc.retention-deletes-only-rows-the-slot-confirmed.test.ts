@@ -15,17 +15,17 @@ import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { startTestConnectWorker, type TestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { queryOnce, type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
-import { cdcRetentionCandidates, deleteReadByReplicationSlot } from '@outbox/outbox';
+import { markConfirmed, takeConfirmationMark } from '@outbox/outbox';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * In debezium mode nothing marks an outbox row published, so the relay deletes the rows the
- * connector's replication slot has confirmed (apps/relay/src/cdc/cdcRetention.ts,
- * docs/design.md#polling-or-cdc), and reports the connector and the slot on /healthz and /metrics.
- * A real Kafka Connect worker with Debezium, a real slot: rows are deleted only once they are on
- * Kafka, and none while the connector is paused, however old.
+ * In debezium mode the relay marks an outbox row published once the connector's replication slot
+ * has confirmed it (apps/relay/src/cdc/cdcConfirmation.ts, docs/design.md#polling-or-cdc), and its
+ * retention deletes published rows only; it reports the connector and the slot on /healthz and
+ * /metrics. A real Kafka Connect worker with Debezium, a real slot: rows are deleted only once
+ * they are on Kafka, and none while the connector is paused, however old.
  */
 
 const unavailable = await logicalDecodingUnavailable(testPostgresUrl);
@@ -72,6 +72,7 @@ beforeAll(async () => {
       // Rows older than 0.36 s, swept four times a second: the test waits on the slot, not the clock.
       RELAY_RETENTION_HOURS: '0.0001',
       RELAY_RETENTION_INTERVAL_MS: '250',
+      RELAY_CDC_CONFIRM_INTERVAL_MS: '250',
     },
     { port: await freePort(), label: 'cdc-retention' },
   );
@@ -86,7 +87,10 @@ afterAll(async () => {
     await dropPublication(db.url, publication);
   }
   await db?.drop();
-  if (!unavailable) await deleteTopic(topic);
+  if (!unavailable) {
+    await deleteTopic(topic);
+    await deleteTopic(`__debezium-heartbeat.${connectorName}`); // the connector's heartbeats
+  }
 }, 120_000);
 
 type Health = {
@@ -100,9 +104,9 @@ async function health(): Promise<Health> {
   return (await (await fetch(`${relay.url}/healthz`)).json()) as Health;
 }
 
-async function outboxIds(): Promise<Set<string>> {
+async function outboxIds(where = 'true'): Promise<Set<string>> {
   if (!db) throw new Error('no database');
-  const rows = await queryOnce<{ id: string }>(db.url, 'select id from outbox');
+  const rows = await queryOnce<{ id: string }>(db.url, `select id from outbox where ${where}`);
   return new Set(rows.map((row) => row.id));
 }
 
@@ -179,12 +183,12 @@ describe.skipIf(unavailable !== undefined)('the relay in debezium mode', () => {
       return [...first].every((id) => !left.has(id));
     });
     console.log(`first 200 rows deleted ${Date.now() - started} ms after all were on Kafka`);
-    const deleted = await eventually('the deletions counted', async () => {
+    const confirmed = await eventually('the confirmations counted', async () => {
       const text = await (await fetch(`${relay?.url}/metrics`)).text();
-      const value = Number(/^outbox_cdc_retention_deleted_total\{[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      const value = Number(/^outbox_cdc_confirmed_total\{[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
       return value >= 200 ? value : undefined;
     });
-    expect(deleted).toBeGreaterThanOrEqual(200);
+    expect(confirmed).toBeGreaterThanOrEqual(200);
   });
 
   it('deletes nothing while the connector is paused, however old, and catches up on resume', {
@@ -200,21 +204,22 @@ describe.skipIf(unavailable !== undefined)('the relay in debezium mode', () => {
     });
     const before = await health();
     await insertEvents(db.url, { count: 2000, aggregates: 50, aggregateIdPrefix: `paused-${run}-` });
-    const paused = await outboxIds(); // the nudge of the previous test has gone or goes with them
+    const paused = await outboxIds(`aggregate_id like 'paused-${run}-%'`);
+    expect(paused.size).toBe(2000);
     const held = await health();
     expect(held.status).toBe('degraded');
-    // The relay's own step, run here where the test can see its answer: every row is a candidate
-    // (retention 0), yet the slot has not confirmed the position after them, so nothing goes.
+    // The relay's own step, run here where the test can see its answer: every row is pending,
+    // yet the slot has not confirmed the position after them, so none is marked published.
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
-      const mark = await cdcRetentionCandidates(pool, 0, 10_000);
-      expect(mark.ids.length).toBe(paused.size);
-      expect(await deleteReadByReplicationSlot(pool, mark, slot)).toBeUndefined();
+      const mark = await takeConfirmationMark(pool, slot, 10_000);
+      expect([...paused].filter((id) => !mark.ids.includes(id))).toEqual([]);
+      expect(await markConfirmed(pool, mark, slot)).toBeUndefined();
     } finally {
       await pool.end();
     }
-    // And the relay, sweeping four times a second all along, has not deleted one of them either.
-    const stillThere = await outboxIds();
+    // And the relay, marking and sweeping four times a second all along, has marked and deleted none.
+    const stillThere = await outboxIds(`status = 'pending'`);
     expect([...paused].filter((id) => !stillThere.has(id))).toEqual([]);
     console.log(
       `paused: 2000 events written, WAL held by the slot ${before.slot?.retainedWalBytes} -> ${held.slot?.retainedWalBytes} bytes, unconfirmed ${before.slot?.unconfirmedWalBytes} -> ${held.slot?.unconfirmedWalBytes} bytes`,
@@ -231,6 +236,26 @@ describe.skipIf(unavailable !== undefined)('the relay in debezium mode', () => {
       return current.status === 'ok' ? current : undefined;
     });
     console.log(`after resume: ${JSON.stringify(after.slot)}`);
+  });
+
+  it('publishes and deletes the last rows of an outbox that then stays idle', {
+    timeout: 120_000,
+  }, async () => {
+    if (!db) throw new Error('no database');
+    await insertEvents(db.url, { count: 10, aggregates: 5, aggregateIdPrefix: `idle-${run}-` });
+    const last = await outboxIds(`aggregate_id like 'idle-${run}-%'`);
+    await waitOnKafka(last);
+    const started = Date.now();
+    // No write after them: the connector's heartbeat moves the slot's confirmed position past them.
+    await eventually(
+      'the idle outbox emptied',
+      async () => {
+        const left = await outboxIds();
+        return [...last].some((id) => left.has(id)) ? undefined : true;
+      },
+      60_000,
+    );
+    console.log(`idle outbox: its last 10 rows deleted ${Date.now() - started} ms after all were on Kafka`);
   });
 });
 

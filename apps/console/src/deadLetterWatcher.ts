@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { topicFor } from '@outbox/contracts';
 import { deadLetterTopic } from '@outbox/inbox';
+import type { Consumer, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import { createKafka } from '@outbox/runtime/kafka';
 import type { Logger } from '@outbox/runtime/logger';
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { errorMessage } from './services.ts';
 import type { ConsumersResponse, DeadLetterView } from './shared/api.ts';
 

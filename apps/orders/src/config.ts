@@ -7,6 +7,7 @@ import {
   logLevel,
   port,
   postgresUrl,
+  standbySettings,
   topicPrefix,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
@@ -64,6 +65,7 @@ const settings = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
   INBOX_RETENTION_HOURS: inboxRetentionHours,
+  ...standbySettings,
   /**
    * The saga's timeout: an order still PENDING this long after it was placed is cancelled (and a
    * cancelled order whose stock or payment is still held this long after the decision gets its

@@ -8,6 +8,7 @@ import {
   positiveInt,
   postgresUrl,
   refuseFaultsUnlessAllowed,
+  standbySettings,
   topicPrefix,
 } from '@outbox/runtime/config';
 import { z } from 'zod';
@@ -62,9 +63,8 @@ const settings = z.object({
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */
   RELAY_MAX_ATTEMPTS: positiveInt(10),
   /**
-   * Published events are deleted this long after publication (0 keeps them for ever). In debezium
-   * mode: events are deleted this long after they were written, once the connector's replication
-   * slot has confirmed them (cdc/cdcRetention.ts).
+   * Published events are deleted this long after publication (0 keeps them for ever), in both
+   * modes: in debezium mode a row is published once the slot confirmed it (cdc/cdcConfirmation.ts).
    */
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   /** How often the retention sweep runs. */
@@ -72,8 +72,9 @@ const settings = z.object({
   /**
    * `polling` (default): this process claims the outbox's rows and publishes them. `debezium`: a
    * Debezium connector on Kafka Connect publishes them from the write-ahead log
-   * (docs/design.md#polling-or-cdc), and this process reports that connector and its replication
-   * slot (/healthz, /metrics) and deletes the rows the slot has confirmed (cdc/cdcRetention.ts).
+   * (docs/design.md#polling-or-cdc), and this process publishes the rows its replication slot
+   * cannot stream, marks published the rows the slot confirmed (cdc/cdcConfirmation.ts), and
+   * reports the connector and the slot (/healthz, /metrics).
    */
   RELAY_MODE: z.enum(['polling', 'debezium']).default('polling'),
   /** Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. */
@@ -88,6 +89,13 @@ const settings = z.object({
     .string()
     .regex(/^[a-z0-9_]{1,63}$/, 'lowercase letters, digits and underscores, as PostgreSQL names a slot')
     .optional(),
+  /**
+   * Debezium mode: how often the relay checks the slot's reader and confirmed position, marks the
+   * rows it confirmed published, and, when a new reader holds the slot, publishes the rows written
+   * before it (cdc/cdcConfirmation.ts).
+   */
+  RELAY_CDC_CONFIRM_INTERVAL_MS: positiveInt(1000),
+  ...standbySettings,
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   ...allowFaults,
@@ -96,6 +104,14 @@ const settings = z.object({
 
 const withMode = settings.superRefine((config, context) => {
   if (config.RELAY_MODE !== 'debezium') return;
+  if (config.DATABASE_WAIT_FOR_STANDBY !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['DATABASE_WAIT_FOR_STANDBY'],
+      message:
+        "is the polling relay's: in debezium mode the connector publishes, see docs/production.md#database-failover",
+    });
+  }
   for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR', 'RELAY_REPLICATION_SLOT'] as const) {
     if (config[variable] === undefined) {
       context.addIssue({ code: 'custom', path: [variable], message: 'is required with RELAY_MODE=debezium' });

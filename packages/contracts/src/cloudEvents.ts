@@ -1,5 +1,13 @@
-import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import type { EventEnvelope } from './envelope.ts';
+
+/**
+ * The record an event becomes, and the parts of a received record it is read from, as any Kafka
+ * client has them. Declared here so the contracts depend on no client (the client is behind
+ * packages/runtime/src/kafka); a received value or header is a string or a Buffer of UTF-8 text.
+ */
+export type KafkaRecord = { key: string; value: string; headers: Record<string, string> };
+type Text = string | { toString(): string };
+export type KafkaHeaders = { [name: string]: Text | Text[] | undefined };
 
 /**
  * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes travel as `ce_*`
@@ -12,8 +20,8 @@ import type { EventEnvelope } from './envelope.ts';
  *   instrumentations look. The spec lets a hop replace these (e.g. with the relay's send span);
  *   the `ce_` pair keeps the creation trace whatever happens to them.
  */
-export function toKafkaMessage(event: EventEnvelope): Message {
-  const headers: IHeaders = {
+export function toKafkaMessage(event: EventEnvelope): KafkaRecord {
+  const headers: Record<string, string> = {
     ce_specversion: event.specversion,
     ce_id: event.id,
     ce_source: event.source,
@@ -42,7 +50,7 @@ export class MalformedEventError extends Error {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function fromKafkaMessage(message: Pick<KafkaMessage, 'headers' | 'value'>): EventEnvelope {
+export function fromKafkaMessage(message: { headers?: KafkaHeaders; value: Text | null }): EventEnvelope {
   const header = (name: string): string | undefined => {
     const value = message.headers?.[name];
     const first = Array.isArray(value) ? value[0] : value;

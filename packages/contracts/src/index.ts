@@ -1,4 +1,10 @@
-export { fromKafkaMessage, MalformedEventError, toKafkaMessage } from './cloudEvents.ts';
+export {
+  fromKafkaMessage,
+  type KafkaHeaders,
+  type KafkaRecord,
+  MalformedEventError,
+  toKafkaMessage,
+} from './cloudEvents.ts';
 export { type CatalogProduct, DEMO_CATALOG } from './demoCatalog.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
 export {

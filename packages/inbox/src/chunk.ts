@@ -1,5 +1,5 @@
 import { type EventEnvelope, fromKafkaMessage, schemaFor } from '@outbox/contracts';
-import type { KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from '@outbox/runtime/kafka';
 
 // What the Kafka loop and the chunk step share: a chunk is consecutive messages of one partition,
 // decoded; the step applies it in one transaction and says what became of each event.

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
-import type { Producer } from 'kafkajs';
+import type { AcknowledgedProducer } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
 import type { ChunkHandler, ChunkItem, ChunkResult, Unreadable } from './chunk.ts';
 import type { ConsumerMetrics } from './consumerMetrics.ts';
-import { deadLetterTopic, toDeadLetterMessage } from './deadLetter.ts';
+import { deadLetterTopic, toDeadLetterBatch, toDeadLetterMessage } from './deadLetter.ts';
 import { classifyFailure, EventFailedError, type Failure } from './failure.ts';
 
 export type ConsumerStats = {
@@ -36,7 +36,10 @@ export type Control = { isRunning(): boolean; isStale(): boolean; heartbeat(): P
 
 export type ChunkOutcomesDeps = {
   groupId: string;
-  producer: Producer;
+  /** Sends the dead letters (the project's acknowledged producer). */
+  producer: AcknowledgedProducer;
+  /** The dead-letter topics' partition counts. */
+  deadLetterPartitions: Map<string, number>;
   handleChunk: ChunkHandler;
   logger: Logger;
   /** Backoff of a transiently failing chunk (full jitter). */
@@ -103,14 +106,18 @@ export class ChunkOutcomes {
   }
 
   /**
-   * Acknowledged by the broker before the offset moves on: a crash here redelivers the message,
-   * which is dead-lettered again (a duplicate in the DLT, never a loss).
+   * In the log before the offset moves on (the acknowledged producer: every partition's ack
+   * checked). A failed or uncertain send throws: the producer is replaced, the chunk's offsets are
+   * not resolved, and the message comes again and is dead-lettered again (a duplicate in the DLT,
+   * never a loss); so does a crash here.
    */
   async deadLetter({ topic, partition }: Where, letters: Unreadable[]): Promise<void> {
     if (letters.length === 0) return;
     const source = { topic, partition, consumer: this.#deps.groupId };
     const messages = letters.map(({ message, reason }) => toDeadLetterMessage(message, source, reason));
-    await this.#deps.producer.send({ topic: deadLetterTopic(topic), acks: -1, messages });
+    await this.#deps.producer.send([
+      toDeadLetterBatch(deadLetterTopic(topic), messages, this.#deps.deadLetterPartitions),
+    ]);
     for (const { message, reason } of letters) {
       this.stats.deadLettered += 1;
       this.#deps.metrics?.onDeadLettered(topic);

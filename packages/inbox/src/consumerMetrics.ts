@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@outbox/contracts';
 import { exemplarOf } from '@outbox/runtime/exemplars';
+import type { Admin } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
-import type { Admin } from 'kafkajs';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ChunkResult } from './chunk.ts';
 

@@ -4,6 +4,7 @@ import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import { createLogger } from '@outbox/runtime/logger';
 import { createMetricsRegistry, type MetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
+import { StandbyWait } from '@outbox/runtime/standby-wait';
 import { shutdownTracing } from '@outbox/runtime/tracing';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -78,9 +79,21 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     ...(options.faults ? { faults: faultHooks(options.faults(config)) } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
+    ...(config.DATABASE_WAIT_FOR_STANDBY ? { untilStandbyHolds: standbyWait(config, pool, registry) } : {}),
     registry,
   });
   return { config, logger, pool, registry, consumer };
+}
+
+/** DATABASE_WAIT_FOR_STANDBY: offsets are committed once the standby holds what they acknowledge. */
+function standbyWait(config: ConsumerServiceConfig, pool: pg.Pool, registry: MetricsRegistry) {
+  const wait = new StandbyWait({
+    pool,
+    standby: config.DATABASE_WAIT_FOR_STANDBY ?? 'any',
+    timeoutMs: config.DATABASE_STANDBY_WAIT_MS,
+    registry,
+  });
+  return () => wait.untilStandbyHolds();
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
+import type { IHeaders, KafkaMessage, Message } from '@outbox/runtime/kafka';
+import { type PartitionedMessages, partitionOf } from '@outbox/runtime/kafka';
 
 /** Messages a consumer cannot read go to `<topic>.dlt`, next to the topic they came from. */
 export function deadLetterTopic(topic: string): string {
@@ -26,6 +27,27 @@ export function toDeadLetterMessage(
     dlt_time: new Date().toISOString(),
   };
   return { key: message.key, value: message.value, headers };
+}
+
+/**
+ * Dead letters on their topic's partitions, by key as the relay places events (partitionOf), so
+ * the acknowledged producer knows which partitions must acknowledge them. A message without a key
+ * goes to partition 0.
+ */
+export function toDeadLetterBatch(
+  topic: string,
+  messages: Message[],
+  partitions: Map<string, number>,
+): PartitionedMessages {
+  const count = partitions.get(topic);
+  if (count === undefined) throw new Error(`the partitions of ${topic} are not known; was it created?`);
+  return {
+    topic,
+    messages: messages.map((message) => ({
+      ...message,
+      partition: message.key ? partitionOf(message.key, count) : 0,
+    })),
+  };
 }
 
 /** Strip the `dlt_*` headers again, for a replay to the original topic. */

@@ -1,10 +1,10 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
+import type { Kafka } from '@outbox/runtime/kafka';
 import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
@@ -23,6 +23,7 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'untilStandbyHolds'
 >;
 
 export type EventConsumerOptions<Tx extends SqlExecutor> = {
@@ -86,6 +87,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      untilStandbyHolds,
     } = options;
     running = await runConsumer({
       maxChunk,
@@ -94,6 +96,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
       kafka,
       groupId,
       topics,

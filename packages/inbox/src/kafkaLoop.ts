@@ -1,10 +1,12 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
+  AcknowledgedProducer,
   asRejoinIfCoordinatorLost,
   CONSUMER_RETRY,
   ensureTopics,
+  partitionCounts,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
-import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ChunkHandler, decodeChunk } from './chunk.ts';
 import {
@@ -41,6 +43,12 @@ export type RunConsumerOptions = {
    * redelivers at most this much.
    */
   commitIntervalMs?: number;
+  /**
+   * Resolves once the database's standby holds every transaction committed so far; throws when it
+   * does not within its bound (runtime's standbyWait.ts). Offsets are committed only after it, so
+   * a failover to the standby never loses an effect whose event Kafka considers consumed.
+   */
+  untilStandbyHolds?: () => Promise<void>;
   /** Counts dead letters and retries (consumerMetrics.ts); none when left out. */
   metrics?: ChunkOutcomesDeps['metrics'];
 };
@@ -68,15 +76,16 @@ export type RunningConsumer = {
  */
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topics, logger } = options;
-  await ensureConsumerTopics(kafka, topics, options.topicLayout);
-  const producer = kafka.producer({
-    idempotent: true,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner, // as the relay's (apps/relay/src/polling/publisher.ts)
-  });
+  const deadLetterPartitions = await ensureConsumerTopics(kafka, topics, options.topicLayout);
+  // Dead letters go through the same acknowledged producer as the relay's events.
+  const producer = new AcknowledgedProducer(kafka);
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
-  const commits = new OffsetCommits(options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS, logger);
+  const commits = new OffsetCommits(
+    options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS,
+    logger,
+    options.untilStandbyHolds,
+  );
   // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
   let opened: Consumer | undefined;
   const closeAndRethrow = async (err: unknown): Promise<never> => {
@@ -98,6 +107,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
+    deadLetterPartitions,
     handleChunk: options.handleChunk,
     logger,
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
@@ -134,12 +144,18 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
 }
 
-/** The topics and their dead-letter topics, created if missing. */
-async function ensureConsumerTopics(kafka: Kafka, topics: string[], layout: TopicLayout): Promise<void> {
+/** The topics and their dead-letter topics, created if missing; answers the dead-letter topics' partition counts. */
+async function ensureConsumerTopics(
+  kafka: Kafka,
+  topics: string[],
+  layout: TopicLayout,
+): Promise<Map<string, number>> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, [...topics, ...topics.map(deadLetterTopic)], layout);
+    const deadLetterTopics = topics.map(deadLetterTopic);
+    await ensureTopics(admin, [...topics, ...deadLetterTopics], layout);
+    return await partitionCounts(admin, deadLetterTopics);
   } finally {
     await admin.disconnect();
   }
@@ -160,6 +176,9 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxC
   const control = { isRunning, isStale, heartbeat };
   const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
   commits.remember({ commitOffsetsIfNecessary, uncommittedOffsets }); // not the payload: it holds the batch
+  // A crash makes kafkajs restart the consumer from the committed offsets (offsetCommits.ts).
+  if (commits.failedOver)
+    throw new Error('the database failed over: consuming again from the committed offsets');
   try {
     for (let start = 0; start < batch.messages.length; start += maxChunk) {
       const messages = batch.messages.slice(start, start + maxChunk);

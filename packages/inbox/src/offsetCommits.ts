@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
 
 /** How often a consumer commits its offsets unless told otherwise (runConsumer's commitIntervalMs). */
@@ -25,8 +25,17 @@ export class OffsetCommits {
   #stopping = false;
   #inFlight = false;
   readonly #timer: NodeJS.Timeout;
+  readonly #beforeCommit: (() => Promise<void>) | undefined;
+  #failedOver = false;
 
-  constructor(intervalMs: number, logger: Logger) {
+  /**
+   * `beforeCommit` runs before every commit and may refuse it by throwing: the offsets stay
+   * uncommitted and a later commit takes them (kafkaLoop.ts's `untilStandbyHolds`). When it says
+   * the database failed over (code FAILED_OVER), the offsets resolved since the last commit are
+   * never committed: their effects may be gone with the old primary (see `failedOver`).
+   */
+  constructor(intervalMs: number, logger: Logger, beforeCommit?: () => Promise<void>) {
+    this.#beforeCommit = beforeCommit;
     // The timer, not the chunks, drives the commits: an idle stream gets its last offsets
     // committed within an interval too, and consumer lag (read from committed offsets) drops to 0.
     this.#timer = setInterval(() => {
@@ -70,14 +79,30 @@ export class OffsetCommits {
     const committer = this.#committer;
     if (!committer) return;
     const offsets = committer.uncommittedOffsets();
-    if (offsets.topics.length === 0) return;
+    if (offsets.topics.length === 0 || this.#failedOver) return;
+    try {
+      await this.#beforeCommit?.();
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'FAILED_OVER') this.#failedOver = true;
+      throw err;
+    }
     // With offsets given, this commits them unconditionally (kafkajs's runner.js).
     await committer.commitOffsetsIfNecessary(offsets);
+  }
+
+  /**
+   * The database failed over since the last commit: the loop must read again from the committed
+   * offsets (kafkaLoop.ts makes kafkajs restart the consumer), so that every event whose effect
+   * the failover lost is applied again; processed_events skips the others.
+   */
+  get failedOver(): boolean {
+    return this.#failedOver;
   }
 
   /** The consumer was stopped or crashed: its runner's group is gone (kafkajs's STOP event). */
   forget(): void {
     this.#committer = undefined;
+    this.#failedOver = false;
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import { type Admin, type Kafka, type KafkaMessage, Partitioners } from 'kafkajs';
+import { type Admin, javaCompatiblePartitioner, type Kafka, type KafkaMessage } from '@outbox/runtime/kafka';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 /** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
@@ -114,7 +114,7 @@ async function replayRanges(
   timeoutMs: number,
 ): Promise<boolean> {
   const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({ idempotent: true, createPartitioner: javaCompatiblePartitioner });
   const consumer = kafka.consumer({ groupId });
   const seen = new Set<string>();
   let finished = () => {};

@@ -42,6 +42,11 @@ export type CdcConnectorOptions = {
    * (`transaction.boundary=poll`, Connect's default). Default off.
    */
   exactlyOnce?: boolean;
+  /**
+   * How often the connector writes and confirms a heartbeat (`heartbeat.interval.ms`), which bounds
+   * how long an idle outbox's last rows wait to be marked published. Default 10 s.
+   */
+  heartbeatIntervalMs?: number;
 };
 
 export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<string, string> {
@@ -87,6 +92,14 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     // (docs/benchmarks.md, "Polling or CDC").
     'poll.interval.ms': '100',
     'extended.headers.enabled': 'false',
+    // Debezium confirms the position of the last event it hands to Connect; on an idle outbox the
+    // slot would stay below the last rows, and the relay, which marks rows published only once
+    // the slot confirmed a position after them (apps/relay/src/cdc/cdcConfirmation.ts), would
+    // leave them pending. Every heartbeat the connector touches the outbox's last row: an update,
+    // which it streams, skips (skipped.operations) and confirms with the heartbeat's offset.
+    'heartbeat.interval.ms': String(options.heartbeatIntervalMs ?? 10_000),
+    'heartbeat.action.query':
+      'update outbox set attempts = attempts where seq = (select max(seq) from outbox)',
     // Topics Connect creates when the first event of an aggregate type arrives: as many partitions
     // as the polling relay's, or the same key would land on another partition.
     'topic.creation.default.partitions': String(options.topicPartitions),

@@ -1,4 +1,13 @@
 export { type CdcConnectorOptions, renderCdcConnectorConfig } from './cdcConnector.ts';
+export {
+  type ConfirmationMark,
+  cdcSql,
+  countUndrained,
+  markConfirmed,
+  readSlotReader,
+  type SlotReader,
+  takeConfirmationMark,
+} from './cdcStore.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
@@ -12,11 +21,8 @@ export {
   toEnvelope,
 } from './outboxRow.ts';
 export {
-  type CdcRetentionMark,
-  cdcRetentionCandidates,
   claimBatch,
   deletePublished,
-  deleteReadByReplicationSlot,
   markFailed,
   markPublished,
   OUTBOX_SESSION_OPTIONS,

@@ -11,9 +11,8 @@ import type { ClaimedRow } from './outboxRow.ts';
  *      ▲                  │  │
  *      └──scheduleRetry───┘  └──markFailed──▶ failed ──redrive──▶ pending
  *
- * In debezium mode (docs/design.md#polling-or-cdc) a connector reads the inserts from the WAL and
- * nothing marks a row: rows stay `pending` until deleteReadByReplicationSlot removes those the
- * connector's replication slot has confirmed (cdcRetentionCandidates, then the delete).
+ * In debezium mode (docs/design.md#polling-or-cdc) a connector reads the inserts from the WAL, and
+ * rows go from `pending` to `published` once its replication slot has confirmed them (cdcStore.ts).
  *
  * Every transition out of `in_flight` is fenced by `lease_owner = $owner`: a relay whose lease
  * expired (and whose rows another relay took over) cannot overwrite the newer owner's state. Each
@@ -169,30 +168,6 @@ export const outboxSql = {
           limit $2
             for update skip locked)`,
 
-  /**
-   * CDC retention, step one: up to $2 rows written longer than $1 ms ago, and the WAL insert
-   * position read after them. One statement, one snapshot taken before either is read: every row
-   * it returns was committed before the snapshot, so its commit record is in the WAL before `lsn`.
-   */
-  cdcRetentionCandidates: `
-  select pg_current_wal_insert_lsn()::text as lsn,
-         array(select id
-                 from outbox
-                where created_at < now() - make_interval(secs => $1::bigint / 1000.0)
-                order by seq
-                limit $2) as ids`,
-
-  /**
-   * CDC retention, step two: those rows, but only once replication slot $3 has confirmed `lsn` ($2).
-   * PostgreSQL's `confirmed_flush_lsn` is the position up to which the slot's reader confirmed
-   * receiving the transactions committed before it; Debezium confirms a position only after Kafka
-   * acknowledged what it published from there. A missing slot is null: nothing is deleted.
-   */
-  deleteReadByReplicationSlot: `
-  delete from outbox
-   where id = any($1::uuid[])
-     and (select confirmed_flush_lsn from pg_replication_slots where slot_name = $3) >= $2::pg_lsn`,
-
   /** Unpublished rows only: counting published ones would scan the table. */
   stats: `
   select status, count(*)::int as count,
@@ -292,39 +267,6 @@ export async function redrive(db: Db, selector: RedriveSelector): Promise<string
 export async function deletePublished(db: Db, retentionMs: number, batchSize: number): Promise<number> {
   const { rowCount } = await db.query(outboxSql.deletePublished, [retentionMs, batchSize]);
   return rowCount ?? 0;
-}
-
-/** Rows a CDC retention sweep may delete once its replication slot has confirmed `lsn`. */
-export type CdcRetentionMark = { lsn: string; ids: string[] };
-
-export async function cdcRetentionCandidates(
-  db: Db,
-  retentionMs: number,
-  batchSize: number,
-): Promise<CdcRetentionMark> {
-  const { rows } = await db.query<CdcRetentionMark>(outboxSql.cdcRetentionCandidates, [
-    retentionMs,
-    batchSize,
-  ]);
-  return rows[0] ?? { lsn: '0/0', ids: [] };
-}
-
-/**
- * Deletes the mark's rows if replication slot `slot` has confirmed the mark's position; resolves
- * undefined when it has not yet (nothing deleted), else with the number of rows deleted.
- */
-export async function deleteReadByReplicationSlot(
-  db: Db,
-  mark: CdcRetentionMark,
-  slot: string,
-): Promise<number | undefined> {
-  const { rows } = await db.query<{ deleted: number; confirmed: boolean | null }>(
-    `with deleted as (${outboxSql.deleteReadByReplicationSlot} returning 1)
-     select (select count(*)::int from deleted) as deleted,
-            (select confirmed_flush_lsn >= $2::pg_lsn from pg_replication_slots where slot_name = $3) as confirmed`,
-    [mark.ids, mark.lsn, slot],
-  );
-  return rows[0]?.confirmed ? rows[0].deleted : undefined;
 }
 
 export type OutboxStats = {

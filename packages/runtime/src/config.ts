@@ -94,6 +94,27 @@ export const inboxRetentionHours = z.coerce
  */
 export const kafkaCommitIntervalMs = z.coerce.number().int().positive().optional();
 
+/**
+ * Announce only what the database's standby holds, so that a failover to it cannot take back a
+ * commit whose event is on Kafka, or one whose consumed event Kafka has forgotten (standbyWait.ts,
+ * docs/production.md#database-failover): the relay publishes a batch, and a consumer commits its
+ * offsets, once the standby has flushed the primary's WAL up to that moment.
+ * `DATABASE_WAIT_FOR_STANDBY`: `any` streaming standby, or the one of this application_name (as
+ * in pg_stat_replication and synchronous_standby_names); unset (default): off, for a database
+ * without a standby or with a synchronous one. Reading the standby's position needs pg_monitor.
+ * `DATABASE_STANDBY_WAIT_MS`: the longest wait before trying again later.
+ */
+export const standbySettings = {
+  DATABASE_WAIT_FOR_STANDBY: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_.-]{1,63}$/,
+      "`any`, or a standby's application_name: letters, digits, '_', '.', '-', at most 63",
+    )
+    .optional(),
+  DATABASE_STANDBY_WAIT_MS: z.coerce.number().int().positive().default(5_000),
+};
+
 /** How a service creates the topics it needs when they do not exist yet (ensureTopics). */
 export const kafkaTopicSettings = {
   /** Partitions; the Kafka key (an aggregate id) picks one, so an aggregate's events keep their order. */
@@ -122,6 +143,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
     INBOX_RETENTION_HOURS: inboxRetentionHours,
+    ...standbySettings,
   });
 }
 

@@ -11,7 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/contracts';
-import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from './kafka/clientTypes.ts';
 import { tracer } from './tracing.ts';
 
 /**

@@ -1,4 +1,4 @@
-// npm run chaos -- <scenario|all|cluster|cdc|dual-writes> [--json file] [--markdown file] [--seed n]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import {
   CDC_SCENARIOS,
   CLUSTER_SCENARIOS,
   DUAL_WRITES,
+  FAILOVER_SCENARIOS,
   findScenario,
   PROOFS,
   SCENARIOS,
@@ -31,15 +32,23 @@ const groups: Record<string, typeof SCENARIOS> = {
   all: SCENARIOS,
   cluster: CLUSTER_SCENARIOS,
   cdc: CDC_SCENARIOS,
+  failover: FAILOVER_SCENARIOS,
   'dual-writes': DUAL_WRITES,
 };
 const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
 if (selected.length === 0 || selected.some((scenario) => scenario === undefined)) {
-  const names = [...SCENARIOS, ...CLUSTER_SCENARIOS, ...CDC_SCENARIOS, ...PROOFS, ...DUAL_WRITES]
+  const names = [
+    ...SCENARIOS,
+    ...CLUSTER_SCENARIOS,
+    ...CDC_SCENARIOS,
+    ...FAILOVER_SCENARIOS,
+    ...PROOFS,
+    ...DUAL_WRITES,
+  ]
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }

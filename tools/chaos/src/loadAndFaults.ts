@@ -78,6 +78,7 @@ function faultScriptContext(
     cluster: env.cluster?.cluster,
     brokerProxy: env.ownBroker?.proxy,
     postgres: env.postgres,
+    pair: env.pair,
     connect: env.connect,
     elapsed: () => Date.now() - loadStarted,
     sleep: (ms) => sleep(ms),

@@ -1,6 +1,7 @@
 import type { WriteMode } from '@outbox/contracts';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
+import type { PostgresPair, Replication } from '@outbox/devstack/postgres-pair';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
 import type { OwnConnect } from './faults/ownConnect.ts';
@@ -19,6 +20,8 @@ export type ScenarioContext = {
   brokerProxy: TcpProxy | undefined;
   /** The private PostgreSQL server (only with `needs.privatePostgres`). */
   postgres: PrivatePostgres | undefined;
+  /** The orders database's primary and standby (only with `needs.postgresPair`). */
+  pair: PostgresPair | undefined;
   /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
   connect: OwnConnect | undefined;
   /** Milliseconds since the load started. */
@@ -50,6 +53,12 @@ export type Scenario = {
     brokerLatencyMs?: number;
     /** The scenario restarts PostgreSQL, so it gets a private server. */
     privatePostgres?: boolean;
+    /**
+     * The scenario fails the orders database over: it lives on a primary and a streaming standby
+     * of the scenario's own (postgresPair.ts), replicating this way, reached through one endpoint
+     * that the promotion moves. The other databases stay on the shared server.
+     */
+    postgresPair?: Replication;
     /**
      * The scenario fails brokers over: it runs on a three-node cluster of its own (topics at
      * replication factor 3, min.insync.replicas 2), with two relays per outbox and two instances of

@@ -1,6 +1,7 @@
 // The first step of a chaos run: what the scenario runs on. A broker, a cluster, a PostgreSQL or a
 // Kafka Connect worker of its own when the scenario breaks one of them, then the system under test
 // on top; and the last step: all of it removed again, whatever happened in between.
+import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
@@ -16,6 +17,8 @@ export type ScenarioEnvironment = {
   ownBroker?: OwnBroker;
   cluster?: TestCluster;
   postgres?: PrivatePostgres;
+  /** The orders database's primary and standby (needs.postgresPair). */
+  pair?: PostgresPair;
   connect?: OwnConnect;
   stack?: ChaosStack;
   scraper?: OpsScraper;
@@ -45,6 +48,10 @@ export async function startInfrastructure(
     log('starting a private PostgreSQL');
     env.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
   }
+  if (needs.postgresPair) {
+    log(`starting a PostgreSQL primary and standby (${needs.postgresPair}) for the orders database`);
+    env.pair = await startPostgresPair({ label: scenario.name, replication: needs.postgresPair });
+  }
   if (needs.cdc) {
     log(
       `starting a Kafka Connect worker of its own${needs.exactlyOnceSource ? ' (exactly-once source)' : ''}`,
@@ -61,11 +68,12 @@ export async function startSystem(
   env: ScenarioEnvironment,
   log: (line: string) => void,
 ): Promise<ChaosStack> {
-  const { cluster, connect, postgres } = env;
+  const { cluster, connect, postgres, pair } = env;
   const stack = await startChaosStack({
     label: scenario.name,
     kafkaBrokers: env.kafkaBrokers,
     postgresUrl: postgres?.url ?? defaultPostgresUrl,
+    ...(pair ? { databaseServers: { orders: pair.url } } : {}),
     // On a cluster, as in production: replicated topics, and two of every process that scales out.
     ...(cluster
       ? {
@@ -107,4 +115,5 @@ export async function dispose(env: ScenarioEnvironment): Promise<void> {
   await env.ownBroker?.dispose();
   await env.cluster?.dispose();
   await env.postgres?.remove();
+  await env.pair?.remove();
 }

@@ -22,6 +22,8 @@ export type StackOptions = {
   kafkaReplicationFactor?: number;
   /** Admin URL of the PostgreSQL server the databases are created on. */
   postgresUrl: string;
+  /** A database on another server than postgresUrl (the orders database on a primary/standby pair). */
+  databaseServers?: Partial<Record<DatabaseName, string>>;
   /** Extra environment per process (an extra relay gets its stack relay's). */
   env?: Partial<Record<ProcessName, Record<string, string>>>;
   /** Extra relays per database, next to the stack's own: they compete for the same outbox. */
@@ -66,7 +68,10 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   const topicPrefix = `chaos-${label}-${randomBytes(3).toString('hex')}.`;
   const databases = {} as Record<DatabaseName, ScenarioDatabase>;
   for (const name of DATABASES)
-    databases[name] = await createDatabase(options.postgresUrl, `${label}_${name}`);
+    databases[name] = await createDatabase(
+      options.databaseServers?.[name] ?? options.postgresUrl,
+      `${label}_${name}`,
+    );
   const databaseUrls = {
     orders: databases.orders.url,
     inventory: databases.inventory.url,

@@ -52,6 +52,7 @@ export async function judge(
     initialStock: run.initialStock,
     expected: run.expected,
     serviceDuplicateCounters: await duplicateCounters(stack),
+    ...(scenario.needs?.postgresPair ? { failover: { replication: scenario.needs.postgresPair } } : {}),
   });
   // The system is quiet: one look at the orders database is the outcome (no waiting).
   const outcome = await collectOutcome({

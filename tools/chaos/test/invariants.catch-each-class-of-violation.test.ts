@@ -256,4 +256,46 @@ describe('invariant checker', () => {
     if (created) created.status = 'failed';
     expect(Object.keys(failed(checkInvariants(s)))).toContain('dead-letters-accounted');
   });
+
+  describe('after a database failover', () => {
+    const LOST = '00000000-0000-4000-8000-000000000009';
+    const failover = (s: Snapshot, replication: 'async' | 'sync') => {
+      s.failover = { replication };
+      return checkInvariants(s).find((r) => r.name === 'failover-announces-no-lost-order');
+    };
+
+    it('counts an acknowledged order an asynchronous standby never received, announced nowhere, as lost and passes', () => {
+      const s = consistent();
+      s.acknowledged.push(LOST);
+      const results = checkInvariants({ ...s, failover: { replication: 'async' } });
+      expect(failed(results)).toEqual({});
+      expect(failover(s, 'async')?.counts).toMatchObject({ ordersLost: 1, ghostEvents: 0 });
+    });
+
+    it('catches a ghost: the lost order announced on Kafka, with a reservation and a payment for it', () => {
+      const s = consistent();
+      s.acknowledged.push(LOST);
+      s.messages
+        .get(topics.events.orders)
+        ?.push({ ...message(topics.events.orders, 2, 'e-lost', 'ORDER_CREATED'), key: LOST });
+      s.reservations.push({ order_id: LOST, status: 'RESERVED' });
+      s.payments.push({ order_id: LOST, status: 'AUTHORIZED' });
+      const result = failover(s, 'async');
+      expect(result?.passed).toBe(false);
+      expect(result?.counts).toMatchObject({
+        ordersLost: 1,
+        ghostEvents: 1,
+        effectsOfOrdersThatDoNotExist: 2,
+      });
+    });
+
+    it('catches an acknowledged order lost with synchronous replication', () => {
+      const s = consistent();
+      s.acknowledged.push(LOST);
+      const result = failover(s, 'sync');
+      expect(result?.violations).toEqual([
+        `acknowledged order lost with synchronous replication: 1 (e.g. ${LOST})`,
+      ]);
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { registerOutboxConnector } from './cdcConnector.ts';
-import { deleteConnector } from './connectRest.ts';
+import { retireConnector } from './connectRest.ts';
 import { ConnectWorker } from './connectWorker.ts';
 import { dropReplicationSlot, logicalDecodingUnavailable } from './logicalDecoding.ts';
 
@@ -77,8 +77,9 @@ export async function startCdcRelays(options: CdcRelaysOptions): Promise<Connect
   }
   for (const service of polling) {
     const names = cdcNames(service);
-    // The worker starts every connector its config topic lists, this one too, until it is deleted.
-    if (worker.isRunning() && (await deleteConnector(worker.url, names.connector))) {
+    // The worker starts every connector its config topic lists, this one too, until it is deleted;
+    // and with its offsets kept, a later debezium run would refuse to start on a new slot.
+    if (worker.isRunning() && (await retireConnector(worker.url, names.connector))) {
       options.log(`connect: deleted connector ${names.connector} of an earlier run (${service} now polls)`);
     }
     if (await dropReplicationSlot(options.databaseUrls[service], names.slot)) {

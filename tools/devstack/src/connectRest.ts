@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The few calls of Kafka Connect's REST API the devstack makes: register (or update) a connector,
- * read its status, delete it. `baseUrl` is a worker's, e.g. ConnectWorker.url.
+ * read its status, stop, reset, resume or delete it. `baseUrl` is a worker's, e.g. ConnectWorker.url.
  */
 
 export type ConnectorStatus = {
@@ -101,4 +101,64 @@ export async function restartFailedTasks(baseUrl: string, name: string): Promise
     { method: 'POST', signal: AbortSignal.timeout(30_000) },
   );
   if (!res.ok) throw new Error(`Kafka Connect: restarting ${name}: HTTP ${res.status} ${await res.text()}`);
+}
+
+async function call(baseUrl: string, method: string, path: string, action: string): Promise<Response> {
+  const res = await fetch(`${baseUrl}${path}`, { method, signal: AbortSignal.timeout(30_000) });
+  if (!res.ok && res.status !== 404) {
+    throw new Error(`Kafka Connect: ${action}: HTTP ${res.status} ${await res.text()}`);
+  }
+  return res;
+}
+
+/**
+ * `PUT /connectors/<name>/stop`, then waits until it is STOPPED: its tasks are shut down, so its
+ * replication slot has no reader, and its offsets may be reset (resetConnectorOffsets).
+ */
+export async function stopConnector(baseUrl: string, name: string, timeoutMs = 60_000): Promise<void> {
+  await call(baseUrl, 'PUT', `/connectors/${encodeURIComponent(name)}/stop`, `stopping ${name}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await connectorStatus(baseUrl, name);
+    if (status?.connector.state === 'STOPPED' && status.tasks.length === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`Connector ${name} was not STOPPED after ${timeoutMs} ms: ${JSON.stringify(status)}`);
+    }
+    await sleep(200);
+  }
+}
+
+/**
+ * `DELETE /connectors/<name>/offsets` of a STOPPED connector (KIP-875). Debezium keeps the WAL
+ * position it published up to in Connect's offsets, under the connector's name, even after the
+ * connector is deleted; a slot created again (dropped, or lost in a failover) no longer has that
+ * position, and the connector then refuses to start ("no longer available on the server"). Without
+ * offsets it starts from its new slot, and the relay publishes what was written before
+ * (docs/design.md#polling-or-cdc).
+ */
+export async function resetConnectorOffsets(baseUrl: string, name: string): Promise<void> {
+  await call(
+    baseUrl,
+    'DELETE',
+    `/connectors/${encodeURIComponent(name)}/offsets`,
+    `resetting ${name}'s offsets`,
+  );
+}
+
+/** `PUT /connectors/<name>/resume`: a PAUSED or STOPPED connector runs again. */
+export async function resumeConnector(baseUrl: string, name: string): Promise<void> {
+  await call(baseUrl, 'PUT', `/connectors/${encodeURIComponent(name)}/resume`, `resuming ${name}`);
+}
+
+/**
+ * Removes a connector for good: stopped, its offsets reset, deleted. Its slot stays: drop it
+ * afterwards (logicalDecoding.ts, dropReplicationSlot). Registering a connector of the same name
+ * later then starts from a new slot instead of failing on the old one's position. Resolves false
+ * if there was no such connector.
+ */
+export async function retireConnector(baseUrl: string, name: string): Promise<boolean> {
+  if ((await connectorStatus(baseUrl, name)) === undefined) return false;
+  await stopConnector(baseUrl, name);
+  await resetConnectorOffsets(baseUrl, name);
+  return deleteConnector(baseUrl, name);
 }

@@ -1,7 +1,6 @@
 import { topicFor } from '@outbox/contracts';
-import { createKafka } from '@outbox/runtime/kafka';
+import { type Admin, createKafka, decodeMemberAssignment } from '@outbox/runtime/kafka';
 import type { Logger } from '@outbox/runtime/logger';
-import { type Admin, AssignerProtocol } from 'kafkajs';
 import type { ConsumerGroupView, KafkaTopology } from '../shared/api.ts';
 
 export type KafkaTopologyReader = { read(): Promise<KafkaTopology>; close(): Promise<void> };
@@ -112,9 +111,7 @@ async function readGroups(
 function membersOf(group: GroupDescription, topics: string[]): ConsumerGroupView['members'] {
   return group.members.map((member) => {
     const decoded =
-      member.memberAssignment.length > 0
-        ? AssignerProtocol.MemberAssignment.decode(member.memberAssignment)
-        : null;
+      member.memberAssignment.length > 0 ? decodeMemberAssignment(member.memberAssignment) : null;
     const partitions = Object.entries(decoded?.assignment ?? {})
       .filter(([topic]) => topics.includes(topic))
       .flatMap(([topic, ids]) => ids.map((id) => `${topic}/${id}`))

@@ -1,8 +1,15 @@
-import { toKafkaMessage, topicFor } from '@outbox/contracts';
+import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
 import { envelopeOf, type OutboxInsert } from '@outbox/outbox';
-import { createKafka, ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
+import {
+  type Admin,
+  createKafka,
+  ensureTopics,
+  type IHeaders,
+  javaCompatiblePartitioner,
+  type Producer,
+  type TopicLayout,
+} from '@outbox/runtime/kafka';
 import { endSpan, startPublishSpan } from '@outbox/runtime/trace-hand-off';
-import { type Admin, type IHeaders, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type NaivePublisherOptions = {
@@ -37,7 +44,7 @@ export class NaivePublisher {
     });
     this.#producer = kafka.producer({
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: javaCompatiblePartitioner,
     });
     this.#admin = kafka.admin();
   }

@@ -1,14 +1,22 @@
+import { outboxStats } from '@outbox/outbox';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
+import type pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import type { CdcRelayHealth } from './cdcHealth.ts';
 
 /**
  * The relay's metrics in debezium mode: the connector's state and its replication slot's cost, read
  * when Prometheus scrapes (one read shared by every gauge of a scrape, the same as /healthz shows).
- * No outbox_events here: rows stay `pending` in this mode until retention deletes them, and the
- * polling relay's backlog alerts would read them as stuck.
+ * Of the polling relay's backlog gauges only the oldest row's age: a row stays `pending` until the
+ * slot confirms a position after it, which takes up to Connect's offset flush interval (a minute
+ * by default), so the polling relay's backlog and stuck alerts, tuned to its seconds, would fire
+ * on a healthy connector; OutboxEventUnpublishedTooLong watches the age in both modes.
  */
-export function createCdcMetrics(registry: MetricsRegistry, read: () => Promise<CdcRelayHealth>) {
+export function createCdcMetrics(
+  registry: MetricsRegistry,
+  read: () => Promise<CdcRelayHealth>,
+  pool: pg.Pool,
+) {
   const registers = [registry];
   let inFlight: Promise<CdcRelayHealth> | undefined;
   const current = () => {
@@ -54,10 +62,25 @@ export function createCdcMetrics(registry: MetricsRegistry, read: () => Promise<
       if (health.slot) this.set(health.slot.unconfirmedWalBytes);
     },
   });
+  // Kept at its last value while the database cannot be read, as in polling mode.
+  new Gauge({
+    name: 'outbox_oldest_unpublished_age_seconds',
+    help: 'Age of the oldest event not known to be on Kafka (pending or in flight); 0 when there is none.',
+    registers,
+    async collect() {
+      const stats = await outboxStats(pool).catch(() => undefined);
+      if (stats) this.set(stats.oldestUnpublishedSeconds);
+    },
+  });
   return {
-    retentionDeleted: new Counter({
-      name: 'outbox_cdc_retention_deleted_total',
-      help: 'Outbox rows deleted by the debezium-mode retention once the replication slot confirmed them.',
+    confirmed: new Counter({
+      name: 'outbox_cdc_confirmed_total',
+      help: 'Outbox rows marked published because the replication slot confirmed a position after them.',
+      registers,
+    }),
+    drained: new Counter({
+      name: 'outbox_cdc_drained_total',
+      help: 'Outbox rows the relay published itself because they were written before the slot existed (or may have been).',
       registers,
     }),
   };

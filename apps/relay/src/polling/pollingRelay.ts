@@ -2,6 +2,7 @@ import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { topicLayout } from '@outbox/runtime/config';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
+import { StandbyWait } from '@outbox/runtime/standby-wait';
 import { shutdownTracing } from '@outbox/runtime/tracing';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -53,6 +54,16 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
       lingerMs: config.RELAY_LINGER_MS,
       maxAttempts: config.RELAY_MAX_ATTEMPTS,
     },
+    ...(config.DATABASE_WAIT_FOR_STANDBY
+      ? {
+          standbyWait: new StandbyWait({
+            pool,
+            standby: config.DATABASE_WAIT_FOR_STANDBY,
+            timeoutMs: config.DATABASE_STANDBY_WAIT_MS,
+            registry,
+          }),
+        }
+      : {}),
     // The chaos suite's kill -9 points, when its config allows RELAY_FAULT; none in production.
     ...(config.RELAY_FAULT ? { faults: new FaultPoints(config.RELAY_FAULT, logger) } : {}),
   });

@@ -1,23 +1,16 @@
 import type { Span } from '@opentelemetry/api';
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
+import type { Admin, IHeaders, RetryOptions } from '@outbox/runtime/kafka';
 import {
+  AcknowledgedProducer,
   createKafka,
   ensureTopics,
   type PartitionedMessages,
   partitionOf,
-  sendAcknowledged,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
-import {
-  type Admin,
-  type IHeaders,
-  type Kafka,
-  Partitioners,
-  type Producer,
-  type RetryOptions,
-} from 'kafkajs';
 import type { Logger } from 'pino';
 
 export type { OutgoingEvent };
@@ -43,16 +36,13 @@ export type PublisherOptions = {
 /**
  * Publishes outbox events to Kafka and resolves only when the broker has acknowledged every one.
  *
- * - idempotent producer + acks=all: a retried send is not written twice, and an ack means every
- *   in-sync replica has the message, so marking the row published afterwards is safe;
+ * - the project's acknowledged producer (idempotent, acks=all, every partition's ack checked, a
+ *   new producer after a failed send): marking the row published afterwards is safe;
  * - bounded retries: while the broker is down a send fails within seconds instead of blocking
- *   for ever, so the relay can back off, report itself degraded, and its leases stay valid;
- * - a new producer after every failed send (see #replaceProducer): a failed send must never
- *   leave the idempotence bookkeeping in a state where a later send is silently dropped.
+ *   for ever, so the relay can back off, report itself degraded, and its leases stay valid.
  */
 export class KafkaPublisher {
-  readonly #kafka: Kafka;
-  #producer: Producer;
+  readonly #producer: AcknowledgedProducer;
   readonly #admin: Admin;
   readonly #options: PublisherOptions;
   /** The topics this publisher has made sure of, with their partition counts. */
@@ -61,7 +51,7 @@ export class KafkaPublisher {
 
   constructor(options: PublisherOptions) {
     this.#options = options;
-    this.#kafka = createKafka({
+    const kafka = createKafka({
       clientId: options.clientId,
       brokers: options.brokers,
       logger: options.logger,
@@ -69,20 +59,8 @@ export class KafkaPublisher {
       // takes over from there (see Relay#failed).
       retry: options.retry ?? { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.#producer = this.#createProducer();
-    this.#admin = this.#kafka.admin();
-  }
-
-  #createProducer(): Producer {
-    return this.#kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      // Named, not left to kafkajs' default: the murmur2 partitioner of the Java client, so a key
-      // (an aggregate id) lands on the same partition whichever client produces it. Naming it also
-      // silences kafkajs' "default partitioner changed" warning at every start.
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.#producer = new AcknowledgedProducer(kafka);
+    this.#admin = kafka.admin();
   }
 
   /** Idempotent; `publish` calls it too, so a relay that started while Kafka was down recovers. */
@@ -117,13 +95,13 @@ export class KafkaPublisher {
         entry.messages.push({ ...message, headers, partition });
       });
       try {
-        await sendAcknowledged(this.#producer, [...byTopic.values()]);
+        await this.#producer.send([...byTopic.values()]);
       } catch (err) {
         // A topic deleted while we ran fails every send (UNKNOWN_TOPIC_OR_PARTITION, or metadata
         // that never loads) until someone creates it again: forget what we knew, so the next
         // attempt ensures the topics again instead of stopping the relay until a restart.
         this.#partitionCounts.clear();
-        await this.#replaceProducer();
+        this.#connected = false;
         throw err;
       }
     } catch (err) {
@@ -131,24 +109,6 @@ export class KafkaPublisher {
       throw err;
     }
     for (const span of spans) endSpan(span);
-  }
-
-  /**
-   * Why a failed send costs us the producer. A batch spans partitions, and the broker may write
-   * some of them while refusing another (one message too large, say) or while the reply is lost.
-   * kafkajs then rolls back its sequence numbers for *every* partition of the request, so its next
-   * send to a partition that was written reuses numbers the broker already holds: the broker
-   * either refuses it (OUT_OF_ORDER_SEQUENCE_NUMBER, stuck) or, if the message count matches,
-   * takes it for a retry, acknowledges it and writes nothing, and the relay would mark events
-   * published that never reached Kafka. A new producer gets a new producer id and fresh sequence
-   * numbers, so the worst a failure can cause is a duplicate, which consumers absorb.
-   * (Found by apps/relay/test/relay.poison-batch-loses-no-event-on-other-partitions.test.ts.)
-   */
-  async #replaceProducer(): Promise<void> {
-    const failed = this.#producer;
-    this.#producer = this.#createProducer();
-    this.#connected = false;
-    await failed.disconnect().catch(() => {});
   }
 
   /** Creates the topics that do not exist yet; answers each topic's partition count. */

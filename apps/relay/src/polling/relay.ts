@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimedRow, claimBatch } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
+import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
@@ -46,6 +47,7 @@ export class Relay {
   readonly #options: RelayOptions;
   readonly #outcomes: OutcomeDeps;
   readonly #faults: RelayFaultHooks | undefined;
+  readonly #standbyWait: StandbyWait | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
   /** Aborted by stop(): ends a backoff or a linger, which nothing else may cut short (#pause). */
@@ -64,6 +66,8 @@ export class Relay {
     options: RelayOptions;
     /** Test-only fault points (faultPoints.ts); none in production. */
     faults?: RelayFaultHooks;
+    /** Publish only rows the database's standby holds (DATABASE_WAIT_FOR_STANDBY, runtime's standbyWait.ts). */
+    standbyWait?: StandbyWait;
   }) {
     this.#pool = deps.pool;
     this.#publisher = deps.publisher;
@@ -74,6 +78,7 @@ export class Relay {
     this.#options = deps.options;
     const { id: owner, leaseMs, maxAttempts } = deps.options;
     this.#faults = deps.faults;
+    this.#standbyWait = deps.standbyWait;
     this.#outcomes = {
       pool: deps.pool,
       owner,
@@ -216,6 +221,8 @@ export class Relay {
    */
   async #deliver({ rows, leases }: Claimed): Promise<Step> {
     try {
+      const standbyBehind = await this.#untilStandbyHolds(rows);
+      if (standbyBehind) return standbyBehind;
       const error = await this.#send(rows);
       if (!error) {
         await this.#published(rows);
@@ -228,6 +235,25 @@ export class Relay {
       return await this.#publishOneByOne(rows, leases);
     } finally {
       leases.release();
+    }
+  }
+
+  /**
+   * With a standby to wait for, a batch goes to the broker only once the standby holds its rows,
+   * so a failover cannot lose a row whose event is already out (runtime's standbyWait.ts). A standby still
+   * behind at the bound: the batch goes back untouched, and the relay backs off as for a broker
+   * outage.
+   */
+  async #untilStandbyHolds(rows: ClaimedRow[]): Promise<Step | undefined> {
+    if (!this.#standbyWait) return undefined;
+    try {
+      await this.#standbyWait.untilStandbyHolds();
+      return undefined;
+    } catch (err) {
+      const error = toError(err);
+      const retryInMs = this.#health.degraded('standby', error);
+      await giveBack(this.#outcomes, rows, { error: error.message, delayMs: retryInMs });
+      return { claimed: rows.length, retryInMs };
     }
   }
 

@@ -14,7 +14,7 @@ export type PartitionedMessages = { topic: string; messages: (Message & { partit
  * so an aggregate's events land on the same partition whichever client produced them. Set on the
  * message explicitly, so the sender knows which partitions must acknowledge it.
  */
-export function partitionOf(key: string, partitions: number): number {
+export function partitionOf(key: string | Buffer, partitions: number): number {
   return javaPartitioner({
     topic: '',
     partitionMetadata: metadataOf(partitions),

@@ -33,3 +33,9 @@ export async function ensureTopics(admin: Admin, topics: string[], layout: Topic
     })),
   });
 }
+
+/** Each topic's partition count, from the cluster's metadata. */
+export async function partitionCounts(admin: Admin, topics: string[]): Promise<Map<string, number>> {
+  const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+  return new Map(metadata.map(({ name, partitions }) => [name, partitions.length]));
+}

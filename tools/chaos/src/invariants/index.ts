@@ -3,6 +3,7 @@ import { appliedExactlyOnce } from './appliedExactlyOnce.ts';
 import { deadLettersAccounted } from './deadLettersAccounted.ts';
 import { duplicatesReconcile } from './duplicatesReconcile.ts';
 import { everyEventPublished } from './everyEventPublished.ts';
+import { failoverAnnouncesNoLostOrder } from './failoverAnnouncesNoLostOrder.ts';
 import { noGhostEvents } from './noGhostEvents.ts';
 import { noLostOrGhostOrders } from './noLostOrGhostOrders.ts';
 import { perAggregateOrder } from './perAggregateOrder.ts';
@@ -27,6 +28,7 @@ export const INVARIANTS: ((snapshot: Snapshot) => InvariantResult)[] = [
   sagaFinalStates,
   stockBalance,
   deadLettersAccounted,
+  failoverAnnouncesNoLostOrder,
 ];
 
 export function checkInvariants(snapshot: Snapshot): InvariantResult[] {

@@ -1,4 +1,5 @@
 import type { WriteMode } from '@outbox/contracts';
+import type { Replication } from '@outbox/devstack/postgres-pair';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { DatabaseName } from '../stack.ts';
 import { readTopics, systemTopics, type TopicMessage } from '../topics.ts';
@@ -38,7 +39,14 @@ export type Snapshot = {
   /** Order ids the API acknowledged (201) to the load generator. */
   acknowledged: string[];
   initialStock: Map<string, number>;
-  orders: { id: string; status: string; stock_status: string | null; payment_status: string | null }[];
+  orders: {
+    id: string;
+    status: string;
+    stock_status: string | null;
+    payment_status: string | null;
+    /** Read from the database; absent in hand-made snapshots. */
+    created_at?: Date;
+  }[];
   orderItems: { order_id: string; sku: string; quantity: number }[];
   /** (order, event type) → rows in order_history. */
   history: Map<string, number>;
@@ -59,6 +67,8 @@ export type Snapshot = {
   groups: Record<DatabaseName, string>;
   expected: ExpectedDeadLetters;
   serviceDuplicateCounters: Partial<Record<DatabaseName, number>>;
+  /** The orders database failed over to its standby during the run, which replicated this way. */
+  failover?: { replication: Replication };
 };
 
 export type RelayMode = 'polling' | 'debezium';
@@ -74,6 +84,7 @@ export type SnapshotSource = {
   initialStock: Map<string, number>;
   expected: ExpectedDeadLetters;
   serviceDuplicateCounters: Partial<Record<DatabaseName, number>>;
+  failover?: { replication: Replication };
 };
 
 const outboxSql = `
@@ -108,7 +119,10 @@ export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
     relayMode: source.relayMode,
     acknowledged: source.acknowledged,
     initialStock: source.initialStock,
-    orders: await queryOnce(ordersUrl, 'select id::text, status, stock_status, payment_status from orders'),
+    orders: await queryOnce(
+      ordersUrl,
+      'select id::text, status, stock_status, payment_status, created_at from orders',
+    ),
     orderItems: await queryOnce(ordersUrl, 'select order_id::text, sku, quantity from order_items'),
     history: new Map(history.map((row) => [`${row.order_id}/${row.event_type}`, row.n])),
     outbox: {
@@ -137,6 +151,7 @@ export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
     groups: source.groups,
     expected: source.expected,
     serviceDuplicateCounters: source.serviceDuplicateCounters,
+    ...(source.failover ? { failover: source.failover } : {}),
   };
 }
 

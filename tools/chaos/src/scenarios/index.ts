@@ -21,6 +21,11 @@ import { overload } from './overload.ts';
 import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { poisonMidChunk } from './poisonMidChunk.ts';
+import {
+  postgresFailoverAsync,
+  postgresFailoverAsyncUnguarded,
+  postgresFailoverSync,
+} from './postgresFailover.ts';
 import { postgresRestart } from './postgresRestart.ts';
 import { relayConnectionDropped } from './relayConnectionDropped.ts';
 import { relayCrashAfterPublish } from './relayCrashAfterPublish.ts';
@@ -76,13 +81,24 @@ export const CDC_SCENARIOS: Scenario[] = [
   cdcConnectorTaskFailed,
 ];
 
-/** Run only by name: the broken build that proves the checker can fail (its run must FAIL). */
-export const PROOFS: Scenario[] = [brokenDedup];
+/**
+ * The orders database failed over to its standby under load (`npm run chaos -- failover`), with
+ * asynchronous and with synchronous replication. One of them runs in CI (tests/chaos); both on demand.
+ */
+export const FAILOVER_SCENARIOS: Scenario[] = [postgresFailoverAsync, postgresFailoverSync];
+
+/** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
+export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
 
 export { DUAL_WRITES };
 
 export function findScenario(name: string): Scenario | undefined {
-  return [...SCENARIOS, ...CLUSTER_SCENARIOS, ...CDC_SCENARIOS, ...PROOFS, ...DUAL_WRITES].find(
-    (scenario) => scenario.name === name,
-  );
+  return [
+    ...SCENARIOS,
+    ...CLUSTER_SCENARIOS,
+    ...CDC_SCENARIOS,
+    ...FAILOVER_SCENARIOS,
+    ...PROOFS,
+    ...DUAL_WRITES,
+  ].find((scenario) => scenario.name === name);
 }

@@ -1,0 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countUndrained } from '@outbox/outbox';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Relay } from '../polling/relay.ts';
+
+/**
+ * Publishes, with the polling relay's own claim, publish and mark (polling/relay.ts), every row
+ * written up to `maxSeq` that is still pending or in flight. Run once a reader holds the slot:
+ * rows committed before the slot existed are not in its stream, rows committed after are. A row
+ * gets its seq when it is inserted, before its commit, so a row above `maxSeq` was inserted after
+ * the slot existed and is streamed; one at or below it is published here, and streamed too if it
+ * committed after the slot was created (a duplicate, never a gap).
+ *
+ * Claims go in seq order, so the rows up to `maxSeq` go first; a claim may take a batch of later
+ * rows with them (duplicates of streamed ones, at most one claim's worth per round). Resolves once
+ * none is left, or when `stopped` aborts; a dead-lettered row (`failed`) is left to redrive.
+ */
+export async function drainUpTo(options: {
+  pool: pg.Pool;
+  relay: Relay;
+  maxSeq: string;
+  pollIntervalMs: number;
+  logger: Logger;
+  stopped: AbortSignal;
+}): Promise<number> {
+  const { pool, relay, maxSeq, logger, stopped } = options;
+  let published = 0;
+  while (!stopped.aborted) {
+    const left = await countUndrained(pool, maxSeq);
+    if (left === 0) return published;
+    const step = await relay.drainOnce();
+    published += step.claimed;
+    // Nothing claimable now (another relay's lease, a retry's backoff) or the broker failed: wait.
+    const waitMs = step.retryInMs > 0 ? step.retryInMs : step.claimed === 0 ? options.pollIntervalMs : 0;
+    if (waitMs > 0) {
+      logger.debug({ left, waitMs }, 'CDC drain waits before claiming again');
+      await sleep(waitMs, undefined, { signal: stopped }).catch(() => {});
+    }
+  }
+  return published;
+}

@@ -1,0 +1,129 @@
+import type pg from 'pg';
+
+/**
+ * The outbox statements of debezium mode (docs/design.md#polling-or-cdc), beside the polling
+ * relay's in outboxStore.ts. A connector publishes the rows from the WAL; the relay marks a row
+ * `published` once the connector's replication slot has confirmed a position after it, so that
+ * `status` means the same in both modes: `published` is known to be on Kafka, `pending` may not be.
+ *
+ * A confirmation counts only if it comes from the reader that held the slot when the mark was
+ * taken. A slot can be dropped only while nobody reads it, so a reader that held it at both
+ * moments held the same slot all along; a slot dropped and re-created in between has another reader,
+ * and its confirmed position says nothing of rows committed before it existed.
+ */
+
+type Db = pg.Pool | pg.ClientBase;
+
+/**
+ * The walsender streaming from a slot, as `<pid>@<backend start>`: a pid alone is reused by later
+ * backends. Null while the slot does not exist or nobody reads it. pg_stat_activity shows another
+ * role's backend_start only to roles with pg_read_all_stats (docs/production.md).
+ */
+const slotReaderSql = `
+  (select a.pid::text || '@' || extract(epoch from a.backend_start)::text
+     from pg_replication_slots s
+     join pg_stat_activity a on a.pid = s.active_pid
+    where s.slot_name = $1)`;
+
+export const cdcSql = {
+  slotReader: `select ${slotReaderSql} as reader, (select max(seq) from outbox)::text as max_seq`,
+
+  /**
+   * Step one: up to $2 pending rows, the WAL insert position read after them and the slot's
+   * reader. One statement, one snapshot taken before any of them is read: every row returned was
+   * committed before the snapshot, so its commit record is in the WAL before `lsn`. Walks
+   * outbox_claimable_idx in seq order.
+   */
+  confirmationMark: `
+  select pg_current_wal_insert_lsn()::text as lsn,
+         ${slotReaderSql} as reader,
+         array(select id
+                 from outbox
+                where status = 'pending'
+                order by seq
+                limit $2) as ids`,
+
+  /**
+   * Step two: those rows `published`, only if slot $3 is still read by reader $4 and has confirmed
+   * `lsn` ($2). Rows no longer pending (the drain leased or published them) are left alone.
+   */
+  markConfirmed: `
+  update outbox
+     set status = 'published',
+         published_at = now(),
+         last_error = null
+   where id = any($1::uuid[])
+     and status = 'pending'
+     and exists (
+           select 1
+             from pg_replication_slots s
+             join pg_stat_activity a on a.pid = s.active_pid
+            where s.slot_name = $3
+              and s.confirmed_flush_lsn >= $2::pg_lsn
+              and a.pid::text || '@' || extract(epoch from a.backend_start)::text = $4)`,
+
+  /** Rows up to seq $1 that the polling path must still publish: the drain is over when none are left. */
+  undrained: `
+  select count(*)::int as count
+    from outbox
+   where status in ('pending', 'in_flight')
+     and seq <= $1::bigint`,
+} as const;
+
+export type SlotReader = {
+  /** `<pid>@<backend start>` of the walsender holding the slot; undefined while none does. */
+  reader: string | undefined;
+  /** The highest seq written so far (0 for an empty outbox). */
+  maxSeq: string;
+};
+
+export async function readSlotReader(db: Db, slot: string): Promise<SlotReader> {
+  const { rows } = await db.query<{ reader: string | null; max_seq: string | null }>(cdcSql.slotReader, [
+    slot,
+  ]);
+  return { reader: rows[0]?.reader ?? undefined, maxSeq: rows[0]?.max_seq ?? '0' };
+}
+
+/** Pending rows to mark published once `reader` has confirmed `lsn` on the slot. */
+export type ConfirmationMark = { lsn: string; reader: string | undefined; ids: string[] };
+
+export async function takeConfirmationMark(
+  db: Db,
+  slot: string,
+  batchSize: number,
+): Promise<ConfirmationMark> {
+  const { rows } = await db.query<{ lsn: string; reader: string | null; ids: string[] }>(
+    cdcSql.confirmationMark,
+    [slot, batchSize],
+  );
+  const row = rows[0];
+  return { lsn: row?.lsn ?? '0/0', reader: row?.reader ?? undefined, ids: row?.ids ?? [] };
+}
+
+/**
+ * Marks the mark's rows published if its reader still holds slot `slot` and has confirmed the
+ * mark's position; resolves undefined when it has not (nothing marked), else with the rows marked.
+ */
+export async function markConfirmed(
+  db: Db,
+  mark: ConfirmationMark,
+  slot: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ marked: number; confirmed: boolean | null }>(
+    `with marked as (${cdcSql.markConfirmed} returning 1)
+     select (select count(*)::int from marked) as marked,
+            (select s.confirmed_flush_lsn >= $2::pg_lsn
+               from pg_replication_slots s
+               join pg_stat_activity a on a.pid = s.active_pid
+              where s.slot_name = $3
+                and a.pid::text || '@' || extract(epoch from a.backend_start)::text = $4) as confirmed`,
+    [mark.ids, mark.lsn, slot, mark.reader ?? ''],
+  );
+  return rows[0]?.confirmed ? rows[0].marked : undefined;
+}
+
+/** How many rows up to `maxSeq` are still pending or in flight. */
+export async function countUndrained(db: Db, maxSeq: string): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(cdcSql.undrained, [maxSeq]);
+  return rows[0]?.count ?? 0;
+}

@@ -1,0 +1,45 @@
+import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMetricsRegistry } from '../src/opsServer.ts';
+import { StandbyWait } from '../src/standbyWait.ts';
+
+useLeakGuard();
+
+describe('waiting for the standby before announcing (async primary and standby)', () => {
+  let pair: PostgresPair | undefined;
+  let pool: pg.Pool | undefined;
+  afterAll(async () => {
+    await pool?.end();
+    await pair?.remove();
+  });
+
+  it('passes once the standby flushed, holds back while it receives nothing, and refuses after a promotion', async () => {
+    const started = await startPostgresPair({ label: 'standby-wait-test' });
+    pair = started;
+    const db = new pg.Pool({ connectionString: started.url, max: 2 });
+    pool = db;
+    db.on('error', () => {});
+    const registry = createMetricsRegistry('standby-wait-test');
+    const wait = new StandbyWait({ pool: db, standby: 'standby', timeoutMs: 1_500, registry });
+    await db.query('create table t (id int)');
+    await db.query('insert into t values (1)');
+    await wait.untilStandbyHolds();
+
+    // Nothing streams: a commit now is on the primary alone, so nothing may be announced.
+    await started.pauseReceipt();
+    await db.query('insert into t values (2)');
+    await expect(wait.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
+    expect(await registry.getSingleMetricAsString('database_standby_lag_bytes')).toMatch(/ -1$/m);
+
+    // The standby is promoted: what the old primary did since the last wait may be gone.
+    await started.killPrimary();
+    await started.promote();
+    await started.rebuildStandby();
+    await expect(wait.untilStandbyHolds()).rejects.toMatchObject({ code: 'FAILED_OVER' });
+    // Once said, the new timeline is the one waited on.
+    await wait.untilStandbyHolds();
+    expect((await db.query('select id from t order by id')).rows).toEqual([{ id: 1 }]);
+  });
+});

@@ -1,0 +1,162 @@
+import { num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type Step = {
+  offeredRate: number;
+  achievedRate: number;
+  sustained: boolean;
+  latencyMs: { p99: number };
+  answerP99Ms?: { accepted: number; shed: number };
+  cpuMsPerOrder: Record<string, number>;
+};
+type Report = {
+  variant: string;
+  revision: string;
+  capacity: number;
+  steps: Step[];
+  atFixedRate: Step;
+  overload?: Step[];
+};
+type SystemResults = { args: Record<string, string>; reports: Report[] };
+
+function variant(results: SystemResults, name: string, path: string): Report {
+  const found = results.reports.find((report) => report.variant === name);
+  if (!found) throw new Error(`no ${name} variant in ${path}`);
+  return found;
+}
+
+const cpuAtCapacity = (report: Report) =>
+  report.steps.filter((step) => step.sustained && step.offeredRate === report.capacity).at(-1)?.cpuMsPerOrder
+    .total;
+
+const SHIPPED = 'bench/results/system.shipped.json';
+const SAMPLED = 'bench/results/system.sampled.json';
+const SAMPLED_2 = 'bench/results/system.sampled.run-2.json';
+
+/** The demo as shipped (tracing to Zipkin, Prometheus) against the same code with tracing off, by run. */
+export const tracingCost: FigureTable = {
+  sources: [SHIPPED, SAMPLED, SAMPLED_2],
+  render({ read, link }) {
+    const runs: [string, string][] = [
+      [SHIPPED, 'every span exported'],
+      [SAMPLED, 'sampled tracing, reads untraced, offsets every second; run 1'],
+      [SAMPLED_2, 'the same, run 2, variants in the other order'],
+    ];
+    const rows = runs.map(([path, label]) => {
+      const results = read<SystemResults>(path);
+      const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
+      const fixed = results.args['fixed-rate'] ?? '?';
+      return [
+        `\`${shipped.revision}\`, ${label} (${link(path)})`,
+        num(shipped.capacity),
+        num(off.capacity),
+        num(shipped.capacity / off.capacity, 2),
+        `${num(cpuAtCapacity(shipped) ?? Number.NaN, 2)} / ${num(cpuAtCapacity(off) ?? Number.NaN, 2)}`,
+        `${num(shipped.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} (${fixed}/s)`,
+      ];
+    });
+    return table(
+      [
+        'revision, run',
+        'shipped (orders/s)',
+        'tracing off',
+        'ratio',
+        'CPU ms/order at capacity, shipped / off',
+        'at the fixed rate, shipped / off',
+      ],
+      rows,
+    );
+  },
+};
+
+/** Goodput: what the API accepted when offered 1.5× and 2× the capacity found, by variant and run. */
+export const overloadGoodput: FigureTable = {
+  sources: [SAMPLED, SAMPLED_2],
+  render({ read, link }) {
+    const both = (pick: (step: Step, report: Report) => string, report: Report) =>
+      (report.overload ?? []).map((step) => pick(step, report)).join(' / ');
+    const rows = (['current', 'shipped'] as const).flatMap((name) =>
+      [SAMPLED, SAMPLED_2].map((path, index) => {
+        const report = variant(read<SystemResults>(path), name, path);
+        return [
+          `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
+          both((step) => num(step.offeredRate), report),
+          both((step, r) => `${num(step.achievedRate)} (${num(step.achievedRate / r.capacity, 2)})`, report),
+          `${both((step) => num(step.latencyMs.p99), report)} ms`,
+          (report.overload ?? [])
+            .map(
+              (step) =>
+                `${num(step.answerP99Ms?.accepted ?? Number.NaN)} / ${num(step.answerP99Ms?.shed ?? Number.NaN)} ms`,
+            )
+            .join(', '),
+        ];
+      }),
+    );
+    return [
+      table(
+        [
+          'variant, run',
+          'offered',
+          'accepted/s (goodput ÷ capacity)',
+          'e2e p99 of the accepted',
+          'answer p99, accepted / shed (client side)',
+        ],
+        rows,
+      ),
+      '',
+      `Run 1: ${link(SAMPLED)}; run 2: ${link(SAMPLED_2)}.`,
+    ].join('\n');
+  },
+};
+
+type WhereTimeGoes = {
+  rate: number;
+  accepted: number;
+  latencyMs: { p50: number; p99: number };
+  cpuMsPerOrder: Record<string, number>;
+  statements: { calls: number }[];
+};
+
+const LEVERS: { label: string; paths: string[] }[] = [
+  {
+    label: 'offsets committed after every chunk (`e1e635b`)',
+    paths: ['bench/results/where-time-goes.commit-per-chunk.json'],
+  },
+  {
+    label: 'offsets committed every second (`02349a9`)',
+    paths: ['bench/results/where-time-goes.commit-every-second.json'],
+  },
+  {
+    label: "relay linger 0 (today's default), runs 1 and 2",
+    paths: [
+      'bench/results/where-time-goes.linger-0.run-1.json',
+      'bench/results/where-time-goes.linger-0.run-2.json',
+    ],
+  },
+  {
+    label: '`RELAY_LINGER_MS=25`, runs 1 and 2',
+    paths: [
+      'bench/results/where-time-goes.linger-25.run-1.json',
+      'bench/results/where-time-goes.linger-25.run-2.json',
+    ],
+  },
+];
+
+/** Two levers at a low steady rate, one bench:where-time-goes run each: CPU, statements and latency per order. */
+export const leversAtLowRate: FigureTable = {
+  sources: LEVERS.flatMap((lever) => lever.paths),
+  render({ read, link }) {
+    const rows = LEVERS.map(({ label, paths }) => {
+      const runs = paths.map((path) => read<WhereTimeGoes>(path));
+      const each = (pick: (run: WhereTimeGoes) => string) => runs.map(pick).join(', ');
+      return [
+        `${label}: ${paths.map((path) => link(path)).join(', ')}`,
+        each((run) => num(run.cpuMsPerOrder.total ?? Number.NaN, 2)),
+        each((run) => num(run.cpuMsPerOrder.kafka ?? Number.NaN, 2)),
+        each((run) => num(run.statements.reduce((sum, s) => sum + s.calls, 0) / run.accepted, 1)),
+        `${each((run) => `${num(run.latencyMs.p50)} / ${num(run.latencyMs.p99)}`)} ms`,
+      ];
+    });
+    return table(['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'], rows);
+  },
+};

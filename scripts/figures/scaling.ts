@@ -1,0 +1,152 @@
+import { duration, num, percent, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type Step = {
+  offeredRate: number;
+  sustained: boolean;
+  p99Ms: number;
+  seconds: number;
+  cpuMsPerOrder: Record<string, number>;
+  cpuSeconds: Record<string, number>;
+  machineBusy: number;
+  loadavg: number[];
+};
+type Scaling = {
+  date: string;
+  args: Record<string, string>;
+  cells: { kafka: 'broker' | 'cluster'; instances: number; runs: { capacity: number; steps: Step[] }[] }[];
+};
+
+const SCALING = 'bench/results/scaling.json';
+const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
+
+/** Capacity with n instances per consumer group and n relays per outbox, on one broker and on three. */
+export const scalingMatrix: FigureTable = {
+  sources: [SCALING],
+  render({ read, link }) {
+    const results = read<Scaling>(SCALING);
+    const cells = [...results.cells].sort(
+      (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
+    );
+    const rows = cells.map(({ kafka, instances, runs }) => {
+      const run = runs[0];
+      const step = run?.steps.filter((s) => s.sustained && s.offeredRate === run.capacity).at(-1);
+      if (!run || !step) return [KAFKA[kafka], String(instances), 'none sustained', '', '', '', '', ''];
+      return [
+        KAFKA[kafka],
+        String(instances),
+        num(run.capacity),
+        `${num(step.p99Ms)} ms`,
+        num(step.cpuMsPerOrder.total ?? Number.NaN, 1),
+        num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2),
+        percent(step.machineBusy),
+        num(step.loadavg[0] ?? Number.NaN, 1),
+      ];
+    });
+    return [
+      table(
+        [
+          'Kafka',
+          'n',
+          'capacity (orders/s)',
+          'p99 at capacity',
+          'CPU ms per order at capacity',
+          'our processes, cores',
+          'machine busy',
+          'load average (1 min)',
+        ],
+        rows,
+      ),
+      '',
+      `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
+    ].join('\n');
+  },
+};
+
+type CapacityResults = {
+  reports: {
+    variant: string;
+    capacity: number;
+    steps: { offeredRate: number; sustained: boolean; cpuMsPerOrder: Record<string, number> }[];
+  }[];
+};
+type RelayResults = {
+  runs: {
+    summary: { eventsPerSec: Record<string, number>; cpuPer1000: Record<string, Record<string, number>> };
+  }[];
+};
+type ConsumerResults = { runs: { summary: { eventsPerSec: Record<string, number> } }[] };
+type RetentionResults = {
+  claimAtScale: { published: number; sizes: { totalMiB: number } }[];
+  claimPhases: { summary: Record<string, { vsRef?: number }> }[];
+  retention: Record<'A' | 'B', { rowsDeleted: number; rowsPerSec: number; walMiB: number }>;
+};
+
+const SYSTEM = 'bench/results/system.json';
+const RELAY = 'bench/results/relay-throughput.json';
+const CONSUMER = 'bench/results/consumer-throughput.json';
+const RETENTION = 'bench/results/retention.json';
+
+/** The per-event costs the sizing arithmetic starts from, each from its benchmark's results. */
+export const scalingCosts: FigureTable = {
+  sources: [SYSTEM, RELAY, CONSUMER, RETENTION],
+  render({ read, link }) {
+    const system = read<CapacityResults>(SYSTEM).reports.find((report) => report.variant === 'current');
+    const step = system?.steps.filter((s) => s.sustained && s.offeredRate === system.capacity).at(-1);
+    const cpu = step?.cpuMsPerOrder ?? {};
+    const ms = (value: number | undefined) => num(value ?? Number.NaN, 2);
+    const relays = (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
+    const relay = read<RelayResults>(RELAY).runs[0]?.summary;
+    const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
+    const retention = read<RetentionResults>(RETENTION);
+    const million = retention.claimAtScale.find((stage) => stage.published === 1_000_000);
+    const { A: deleted, B: dropped } = retention.retention;
+    const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
+    const perOne = relay?.cpuPer1000.R1 ?? {};
+    return table(
+      ['measured cost', 'value', 'source'],
+      [
+        [
+          'CPU per order, whole system at capacity',
+          `${ms(cpu.total)} ms: PostgreSQL ${ms(cpu.postgres)}, orders API ${ms(cpu.orders)}, three relays ${ms(relays)}, Kafka ${ms(cpu.kafka)}, billing ${ms(cpu.billing)}, inventory ${ms(cpu.inventory)}`,
+          link(SYSTEM),
+        ],
+        [
+          'one relay on one outbox, draining a backlog',
+          `${num(relay?.eventsPerSec.R1 ?? Number.NaN)} events/s; two relays ${num(relay?.eventsPerSec.R2 ?? Number.NaN)}`,
+          link(RELAY),
+        ],
+        [
+          'CPU per 1,000 events published (one relay)',
+          `relay ${ms(perOne.relays)} s, broker ${ms(perOne.broker)} s, PostgreSQL ${ms(perOne.postgres)} s`,
+          link(RELAY),
+        ],
+        [
+          'one consumer instance from a backlog',
+          `inventory ${num(consumer?.eventsPerSec.I ?? Number.NaN)} events/s, billing ${num(consumer?.eventsPerSec.B ?? Number.NaN)}`,
+          link(CONSUMER),
+        ],
+        [
+          'outbox table size',
+          `${num(million?.sizes.totalMiB ?? Number.NaN, 1)} MiB per million published rows`,
+          link(RETENTION),
+        ],
+        [
+          'retention by batched delete, one connection',
+          `${num(deleted.rowsPerSec)} rows/s, ${num(deleted.walMiB, 1)} MiB of WAL for ${num(deleted.rowsDeleted)} rows (${num((deleted.walMiB * 1024 * 1024) / deleted.rowsDeleted)} bytes per row)`,
+          link(RETENTION),
+        ],
+        [
+          'retention by dropping day partitions',
+          `${num(dropped.rowsPerSec)} rows/s, ${num(dropped.walMiB, 1)} MiB of WAL for ${num(dropped.rowsDeleted)} rows`,
+          link(RETENTION),
+        ],
+        [
+          'claim on a day-partitioned outbox',
+          `${num(Math.min(...partitioned), 2)}–${num(Math.max(...partitioned), 2)}× the time on the plain table`,
+          link(RETENTION),
+        ],
+      ],
+    );
+  },
+};

@@ -1,0 +1,231 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { localDir } from './paths.ts';
+import { freePort } from './ports.ts';
+import { type PrimaryEndpoint, startPrimaryEndpoint } from './primaryEndpoint.ts';
+import { waitForExit } from './processes.ts';
+
+const run = promisify(execFile);
+/** Debian's PostgreSQL server binaries (`pg_config --bindir`): the npm embedded one has no pg_basebackup. */
+const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+/** What the standby calls itself to the primary (pg_stat_replication.application_name). */
+export const STANDBY_NAME = 'standby';
+
+export type Replication = 'async' | 'sync';
+
+/** One server of the pair, on its own port and data directory. */
+export type PairNode = { port: number; dataDir: string; logFile: string };
+
+export type PostgresPair = {
+  /** Admin URL (database `postgres`) of the primary, through the endpoint: it follows a promotion. */
+  url: string;
+  endpoint: PrimaryEndpoint;
+  readonly primary: PairNode;
+  /** Undefined between a primary's death and the next rebuildStandby(). */
+  readonly standby: PairNode | undefined;
+  replication: Replication;
+  /**
+   * kill -9 of the primary's postmaster and every process of it, as a machine that dies: commits
+   * not yet on the standby are gone with it. The endpoint refuses connections until promote().
+   */
+  killPrimary(): Promise<void>;
+  /** `pg_ctl promote` of the standby; once it accepts writes the endpoint sends clients to it. */
+  promote(): Promise<void>;
+  /** A new standby of the current primary (the dead one's data removed, a fresh base backup). */
+  rebuildStandby(): Promise<void>;
+  /**
+   * Stop (and resume) the standby's WAL receipt: its walreceiver is pointed at a port nobody
+   * listens on, so every commit from now on exists on the primary only. Makes a failover's loss
+   * certain rather than a matter of timing. Async replication only: a synchronous primary would
+   * wait for the standby on every commit.
+   */
+  pauseReceipt(): Promise<void>;
+  resumeReceipt(): Promise<void>;
+  /** The standby's flush position as the primary sees it, and the primary's current position. */
+  positions(): Promise<{ primaryLsn: string; standbyFlushLsn: string | null }>;
+  remove(): Promise<void>;
+};
+
+export type PostgresPairOptions = {
+  /** Part of the data directory's name under .local/postgres-pair/. */
+  label: string;
+  /** `sync` sets synchronous_standby_names: a commit returns once the standby flushed it. Default async. */
+  replication?: Replication;
+};
+
+/**
+ * A primary and a streaming standby of the machine's PostgreSQL 15, both private clusters on free
+ * ports under `.local/postgres-pair/` (never the server on 5432), with one endpoint for "the
+ * primary" that a promotion moves. Started without Docker: initdb, pg_basebackup, pg_ctl.
+ * PostgreSQL refuses to run as root, so when we are root the clusters belong to `postgres`.
+ */
+export async function startPostgresPair(options: PostgresPairOptions): Promise<PostgresPair> {
+  const replication = options.replication ?? 'async';
+  const dir = join(localDir, 'postgres-pair', `${options.label}-${randomBytes(3).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o777); // the postgres user creates the clusters inside it
+  const asOwner = async (tool: string, args: string[]) => {
+    const isRoot = process.getuid?.() === 0;
+    const [command, commandArgs] = isRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
+      : [join(BIN, tool), args];
+    await run(command, commandArgs, { timeout: 120_000 });
+  };
+  const node = async (name: string): Promise<PairNode> => ({
+    port: await freePort(),
+    dataDir: join(dir, name),
+    logFile: join(dir, `${name}.log`),
+  });
+  const serverOptions = (n: PairNode) =>
+    // wal_level=logical: a CDC relay's slot can live on the pair. fsync stays on: a kill -9 must
+    // lose exactly what a real crash loses, and nothing the standby flushed.
+    `-p ${n.port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c wal_level=logical` +
+    ' -c wal_sender_timeout=5s -c wal_receiver_status_interval=1s -c hot_standby_feedback=on';
+  const pgCtl = (n: PairNode, ...args: string[]) =>
+    asOwner('pg_ctl', ['-D', n.dataDir, '-w', '-t', '60', ...args]);
+  const start = (n: PairNode) => pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
+  const admin = (n: PairNode) => `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
+  const query = async (n: PairNode, sql: string) => {
+    const client = new pg.Client({ connectionString: admin(n), connectionTimeoutMillis: 5_000 });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  const conninfo = (primaryPort: number) =>
+    `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
+  /** A standby of `from`: a base backup, standby.signal, and where to stream from. */
+  const makeStandby = async (from: PairNode, n: PairNode) => {
+    rmSync(n.dataDir, { recursive: true, force: true });
+    await asOwner(
+      'pg_basebackup',
+      ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'].concat([
+        '-D',
+        n.dataDir,
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+      ]),
+    );
+    writeFileSync(join(n.dataDir, 'standby.signal'), '');
+    // Replaces what the backup copied (a synchronous_standby_names set on the primary included).
+    writeFileSync(join(n.dataDir, 'postgresql.auto.conf'), `primary_conninfo = '${conninfo(from.port)}'\n`);
+    if (process.getuid?.() === 0) await run('chown', ['-R', 'postgres:postgres', n.dataDir]);
+    await start(n);
+    await waitFor(`the standby on ${n.port} streaming from ${from.port}`, async () => {
+      const rows = await query(from, `select 1 from pg_stat_replication where state = 'streaming'`);
+      return rows.length > 0;
+    });
+    const names = replication === 'sync' ? STANDBY_NAME : '';
+    await query(from, `alter system set synchronous_standby_names = '${names}'`);
+    await query(from, 'select pg_reload_conf()');
+  };
+
+  let primary = await node('a');
+  let standby: PairNode | undefined = await node('b');
+  await asOwner('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  await start(primary);
+  await makeStandby(primary, standby);
+  const endpoint = await startPrimaryEndpoint(primary.port);
+  const postmasterPid = (n: PairNode) =>
+    Number.parseInt(readFileSync(join(n.dataDir, 'postmaster.pid'), 'utf8'), 10);
+  let dead: PairNode | undefined;
+
+  const pair: PostgresPair = {
+    url: `postgresql://postgres@127.0.0.1:${endpoint.port}/postgres`,
+    endpoint,
+    get primary() {
+      return primary;
+    },
+    get standby() {
+      return standby;
+    },
+    replication,
+    killPrimary: async () => {
+      const pid = postmasterPid(primary);
+      const children = await run('ps', ['-o', 'pid=', '--ppid', String(pid)]).then(
+        ({ stdout }) => stdout.split('\n').flatMap((line) => (line.trim() ? [Number(line)] : [])),
+        () => [],
+      );
+      for (const each of [pid, ...children]) {
+        try {
+          process.kill(each, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      endpoint.switchTo(undefined);
+      await waitForExit(pid, 10_000);
+      dead = primary;
+    },
+    promote: async () => {
+      if (!standby) throw new Error('no standby to promote');
+      await pgCtl(standby, 'promote');
+      const promoted = standby;
+      await waitFor(`the standby on ${promoted.port} accepting writes`, async () => {
+        const [row] = await query(promoted, 'select pg_is_in_recovery() as recovering');
+        return row?.recovering === false;
+      });
+      // Async until a new standby is there: a synchronous primary without one would block every commit.
+      await query(promoted, `alter system set synchronous_standby_names = ''`);
+      await query(promoted, 'select pg_reload_conf()');
+      primary = promoted;
+      standby = undefined;
+      endpoint.switchTo(primary.port);
+    },
+    rebuildStandby: async () => {
+      const next = dead ?? (await node(`s${Date.now()}`));
+      dead = undefined;
+      standby = next;
+      await makeStandby(primary, next);
+    },
+    pauseReceipt: async () => {
+      if (!standby) throw new Error('no standby');
+      const port = await freePort();
+      await query(standby, `alter system set primary_conninfo = '${conninfo(port)}'`);
+      await query(standby, 'select pg_reload_conf()');
+      await waitFor('the standby to stop receiving', async () => {
+        const rows = await query(primary, 'select 1 from pg_stat_replication');
+        return rows.length === 0;
+      });
+    },
+    resumeReceipt: async () => {
+      if (!standby) throw new Error('no standby');
+      await query(standby, `alter system set primary_conninfo = '${conninfo(primary.port)}'`);
+      await query(standby, 'select pg_reload_conf()');
+    },
+    positions: async () => {
+      const [row] = await query(
+        primary,
+        `select pg_current_wal_lsn()::text as primary_lsn,
+                (select max(flush_lsn)::text from pg_stat_replication) as standby_flush_lsn`,
+      );
+      return { primaryLsn: row?.primary_lsn, standbyFlushLsn: row?.standby_flush_lsn ?? null };
+    },
+    remove: async () => {
+      await endpoint.close();
+      for (const n of [primary, standby]) {
+        if (n) await pgCtl(n, '-m', 'immediate', 'stop').catch(() => {});
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return pair;
+}
+
+async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(200);
+  }
+}
