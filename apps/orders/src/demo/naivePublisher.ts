@@ -1,4 +1,4 @@
-import { type EventEnvelope, toKafkaMessage, topicFor } from '@outbox/contracts';
+import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { envelopeOf, type OutboxInsert } from '@outbox/outbox';
 import {
   type Admin,
