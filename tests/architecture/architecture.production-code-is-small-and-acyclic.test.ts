@@ -14,9 +14,6 @@ const LONG_FILES: Record<string, string> = {
 
 /** Functions over the bound (`path name`), with why: declarative tables, or code being reworked now. */
 const LONG_FUNCTIONS: Record<string, string> = {
-  'apps/relay/src/cdc/cdcMetrics.ts createCdcMetrics':
-    'declarative table: one metric definition after another',
-  'apps/relay/src/cdc/cdcRelay.ts startCdcRelay': 'being reworked with the Connect supervision work',
   'apps/relay/src/polling/metrics.ts createRelayMetrics':
     'declarative table: one metric definition after another',
   'apps/relay/src/cdc/cdcMetrics.ts createCdcMetrics':
