@@ -8,9 +8,7 @@ const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 60;
 
 /** Files over the bound, with why. */
-const LONG_FILES: Record<string, string> = {
-  'apps/relay/src/polling/relay.ts': 'being split with the relay speed work',
-};
+const LONG_FILES: Record<string, string> = {};
 
 /** Functions over the bound (`path name`), with why: declarative tables, or code being reworked now. */
 const LONG_FUNCTIONS: Record<string, string> = {
@@ -18,7 +16,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
     'declarative table: one metric definition after another',
   'apps/relay/src/cdc/cdcMetrics.ts createCdcMetrics':
     'declarative table: one metric definition after another',
-  'apps/relay/src/polling/pollingRelay.ts startPollingRelay': 'being reworked with the relay speed work',
   'packages/outbox/src/cdcConnector.ts renderCdcConnectorConfig':
     "declarative table: the connector's settings, one a line",
   'packages/inbox/src/kafkaLoop.ts runConsumer': 'being reworked with the Kafka client seam',
