@@ -13,7 +13,9 @@ describe('chaos on a three-broker cluster: the consumer groups’ coordinator fr
     timeout: 480_000,
   }, async () => {
     const report = await runChaosScenario('cluster-coordinator-frozen');
-    expect(report.timeline.map((step) => step.what).join('\n')).toMatch(/^SIGSTOP broker \d, coordinator of /m);
+    expect(report.timeline.map((step) => step.what).join('\n')).toMatch(
+      /^SIGSTOP broker \d, coordinator of /m,
+    );
     expect(report.progress?.longestWithoutApplyingMsByGroup).toEqual({
       orders: expect.any(Number),
       inventory: expect.any(Number),
