@@ -14,7 +14,7 @@ describe('chaos on a three-broker cluster: the consumer groups’ coordinator fr
   }, async () => {
     const report = await runChaosScenario('cluster-coordinator-frozen');
     expect(report.timeline.map((step) => step.what).join('\n')).toMatch(
-      /^SIGSTOP broker \d, coordinator of /m,
+      /^SIGSTOP broker \d \(pid \d+\), coordinator of /m,
     );
     expect(report.progress?.longestWithoutApplyingMsByGroup).toEqual({
       orders: expect.any(Number),
