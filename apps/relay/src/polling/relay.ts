@@ -29,7 +29,7 @@ import type { Wakeup } from './wakeup.ts';
 
 export type { RelayOptions };
 
-/** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
+/** Events are the claimed rows' envelopes; the publisher traces each (docs/tracing.md). */
 export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
 
 /**
