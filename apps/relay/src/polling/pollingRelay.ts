@@ -1,5 +1,6 @@
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { topicLayout } from '@outbox/runtime/config';
+import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
@@ -34,6 +35,7 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
   const publisher = new KafkaPublisher({
     clientId: `relay-${relayId}`,
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     topicLayout: topicLayout(config),
     logger,

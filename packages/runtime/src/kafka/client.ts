@@ -1,5 +1,6 @@
-import { Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
+import { Kafka, type LogEntry, logLevel, type RetryOptions, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaSecurity } from '../kafkaSecurity.ts';
 import { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
 
 export type KafkaClientOptions = {
@@ -9,6 +10,8 @@ export type KafkaClientOptions = {
   logger: Logger;
   /** How long to keep retrying a connection or request before an operation fails. */
   retry?: RetryOptions;
+  /** TLS and SASL, from the KAFKA_SSL and KAFKA_SASL_* settings (kafkaSecurity); PLAINTEXT without. */
+  security?: KafkaSecurity;
 };
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -22,12 +25,14 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * The project's one place that constructs a kafkajs client. kafkajs is unmaintained; keeping its
  * construction here (and the client behind small interfaces elsewhere) keeps a switch small.
  */
-export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOptions): Kafka {
+export function createKafka({ clientId, brokers, logger, retry, security = {} }: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimerLoop();
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
     brokers,
+    ...(security.tls ? { ssl: security.tls } : {}),
+    ...(security.sasl ? { sasl: security.sasl as SASLOptions } : {}),
     connectionTimeout: 3000,
     retry: retry ?? { initialRetryTime: 300, retries: 8 },
     logLevel: logLevel.WARN,
