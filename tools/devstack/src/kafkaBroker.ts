@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
-import { type ClusterMembership, renderServerProperties } from './kafkaServerProperties.ts';
+import { type ClusterMembership, renderServerProperties, type SaslListener } from './kafkaServerProperties.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
@@ -38,6 +38,8 @@ export type KafkaBrokerOptions = {
   jvmOptions?: string[];
   /** One node of a cluster (kafkaCluster.ts builds these); without it, a broker on its own. */
   cluster?: ClusterMembership;
+  /** A second client listener, SASL_PLAINTEXT with SASL/PLAIN users (kafkaServerProperties.ts). */
+  sasl?: SaslListener;
 };
 
 /**
@@ -65,6 +67,7 @@ export class KafkaBroker {
   readonly heapMb: number;
   readonly jvmOptions: string[];
   readonly cluster: ClusterMembership | undefined;
+  readonly sasl: SaslListener | undefined;
   readonly #clusterId: string | undefined;
 
   constructor(options: KafkaBrokerOptions = {}) {
@@ -77,6 +80,7 @@ export class KafkaBroker {
     this.jvmOptions = options.jvmOptions ?? [];
     this.#clusterId = options.clusterId;
     this.cluster = options.cluster;
+    this.sasl = options.sasl;
   }
 
   /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']` (the advertised port). */
@@ -139,6 +143,7 @@ export class KafkaBroker {
         advertisedPort: this.advertisedPort,
         logDir: this.#kafkaLogDir,
         ...(this.cluster ? { cluster: this.cluster } : {}),
+        ...(this.sasl ? { sasl: this.sasl } : {}),
       }),
     );
     await this.#formatOnce();
@@ -280,6 +285,7 @@ export class KafkaBroker {
     for (const [port, variable] of [
       [this.port, 'KAFKA_PORT'],
       [this.controllerPort, 'KAFKA_CONTROLLER_PORT'],
+      ...(this.sasl ? [[this.sasl.port, 'the SASL listener port'] as const] : []),
     ] as const) {
       if (await isPortInUse(port)) {
         throw new Error(

@@ -14,6 +14,9 @@ export type KafkaClientOptions = {
   security?: KafkaSecurity;
 };
 
+const SASL_REFUSED =
+  'Kafka refused the SASL credentials: check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD';
+
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
   [logLevel.WARN]: 'warn',
@@ -43,6 +46,11 @@ export function createKafka({ clientId, brokers, logger, retry, security = {} }:
         // Said at every start by every idempotent producer with bounded retries. Ours are bounded on
         // purpose, and a failed send gets a new producer (apps/relay/src/polling/publisher.ts), so nobody can act on it.
         if (message === 'Limiting retries for the idempotent producer may invalidate EoS guarantees') return;
+        // kafkajs says only that authentication failed; the reader needs to know what to fix.
+        if (/SASL \S+ authentication failed/.test(message)) {
+          kafkaLogger.error({ ...extra, error: message }, SASL_REFUSED);
+          return;
+        }
         kafkaLogger[levels[level] ?? 'info'](extra, message);
       },
   });

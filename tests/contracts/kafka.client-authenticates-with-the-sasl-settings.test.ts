@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { waitForCoordinators } from '@outbox/devstack/kafka-probe';
+import { freePort } from '@outbox/devstack/ports';
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually } from '@outbox/devstack/testing/stack';
+import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
+import { loadConfig } from '@outbox/runtime/config';
+import { createKafka, type Kafka } from '@outbox/runtime/kafka';
+import { kafkaSecurity, kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+// A broker of its own with a second listener, SASL_PLAINTEXT, that takes only the user `relay`;
+// each client is made as the apps make theirs: from the environment, through the config schema.
+useLeakGuard();
+
+const groupId = `sasl-${randomUUID()}`;
+const schema = refineKafkaSecurity(z.object(kafkaSecuritySettings));
+let testBroker: TestBroker;
+let saslBrokers: string[];
+const logLines: string[] = [];
+const logger = pino(
+  { level: 'warn' },
+  new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  }),
+);
+
+function clientFromEnvironment(env: Record<string, string>, retries = 0): Kafka {
+  return createKafka({
+    clientId: `sasl-test-${randomUUID()}`,
+    brokers: saslBrokers,
+    logger,
+    retry: { retries },
+    security: kafkaSecurity(loadConfig('sasl-test', schema, env)),
+  });
+}
+
+beforeAll(async () => {
+  testBroker = await startTestBroker('sasl', {
+    sasl: { port: await freePort(), users: { relay: 'relay-secret' } },
+  });
+  saslBrokers = [`127.0.0.1:${testBroker.broker.sasl?.port}`];
+  // Through the PLAINTEXT listener: the offsets topic is created and loaded before a group joins.
+  await waitForCoordinators(testBroker.broker.brokers, [groupId], 120_000);
+});
+
+afterAll(async () => {
+  await testBroker?.dispose();
+});
+
+describe('a Kafka client made from the KAFKA_SASL_* settings', () => {
+  it('produces and consumes on a listener that requires SASL/PLAIN, with the right credentials', async () => {
+    const kafka = clientFromEnvironment(
+      {
+        KAFKA_SASL_MECHANISM: 'plain',
+        KAFKA_SASL_USERNAME: 'relay',
+        KAFKA_SASL_PASSWORD: 'relay-secret',
+      },
+      8,
+    );
+    const topic = `sasl-${randomUUID()}`;
+    const admin = kafka.admin();
+    const producer = kafka.producer();
+    const consumer = kafka.consumer({ groupId });
+    try {
+      await admin.connect();
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      await producer.connect();
+      await producer.send({ topic, messages: [{ key: 'order-1', value: 'authenticated' }] });
+      const received: string[] = [];
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          received.push(String(message.value));
+        },
+      });
+      await eventually('the message consumed', async () => (received.length > 0 ? true : undefined), 90_000);
+      expect(received).toEqual(['authenticated']);
+    } finally {
+      await consumer.disconnect();
+      await producer.disconnect();
+      await admin.disconnect();
+    }
+  }, 120_000);
+
+  it('fails with wrong credentials, and the log names the settings to check', async () => {
+    const admin = clientFromEnvironment({
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'relay',
+      KAFKA_SASL_PASSWORD: 'not-the-password',
+    }).admin();
+    await expect(admin.connect()).rejects.toThrow(/SASL PLAIN authentication failed/);
+    await admin.disconnect();
+    expect(logLines.join('')).toMatch(/KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD/);
+  });
+
+  it('is refused by that listener without the settings', async () => {
+    const admin = clientFromEnvironment({}).admin();
+    // Connecting takes only ApiVersions, which a SASL listener answers before authentication.
+    await expect(admin.connect().then(() => admin.listTopics())).rejects.toThrow();
+    await admin.disconnect();
+  });
+});
