@@ -5,7 +5,11 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
-import { type ClusterMembership, renderServerProperties, type SaslListener } from './kafkaServerProperties.ts';
+import {
+  type ClusterMembership,
+  renderServerProperties,
+  type SaslListener,
+} from './kafkaServerProperties.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';

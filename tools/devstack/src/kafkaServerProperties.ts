@@ -75,13 +75,15 @@ export function renderServerProperties({
 
 function saslListener(port: number, controllerPort: number, advertisedPort: number, sasl: SaslListener) {
   const users = Object.entries(sasl.users).map(([name, password]) => {
-    if (/["\\\s]/.test(name + password)) throw new Error(`SASL user ${name}: no quotes, backslashes or spaces`);
+    if (/["\\\s]/.test(name + password))
+      throw new Error(`SASL user ${name}: no quotes, backslashes or spaces`);
     return `user_${name}="${password}"`;
   });
   return {
     listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort},SASL_PLAINTEXT://127.0.0.1:${sasl.port}`,
     'advertised.listeners': `PLAINTEXT://127.0.0.1:${advertisedPort},SASL_PLAINTEXT://127.0.0.1:${sasl.port}`,
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    'listener.security.protocol.map':
+      'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
     'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN',
     'listener.name.sasl_plaintext.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required ${users.join(' ')};`,
   };

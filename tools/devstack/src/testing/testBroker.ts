@@ -17,7 +17,12 @@ export async function startTestBroker(
 ): Promise<TestBroker> {
   const dataDir = join(localDir, 'kafka', `${label}-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const broker = new KafkaBroker({ port: await freePort(), controllerPort: await freePort(), dataDir, ...options });
+  const broker = new KafkaBroker({
+    port: await freePort(),
+    controllerPort: await freePort(),
+    dataDir,
+    ...options,
+  });
   await broker.start();
   await broker.waitUntilReady(120_000);
   return {
