@@ -53,7 +53,7 @@ export type PlanNode = {
 export async function claimPlan(client: pg.Client): Promise<string> {
   const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
     `explain (format json) ${claimSql}`,
-    ['bench-explain', 30_000, params.batchSize],
+    ['bench-explain', 30_000, params.batchSize, []],
   );
   const parts: string[] = [];
   const walk = (node: PlanNode) => {

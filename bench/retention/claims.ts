@@ -13,7 +13,7 @@ import { fmt, nearestRankMedian as median, now } from './timing.ts';
 
 export const claimSql = outboxSql.claim;
 export const claimSqlOn = (table: string) => claimSql.replace(/\boutbox\b/g, table);
-export const claimParams = () => ['bench-relay', params.leaseMs, params.claimLimit];
+export const claimParams = () => ['bench-relay', params.leaseMs, params.claimLimit, []];
 
 export type Claimer = { table: string; label: string; run(client: pg.ClientBase): Promise<number> };
 export const claimers: Record<'A' | 'P' | 'R', Claimer> = {

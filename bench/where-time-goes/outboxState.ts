@@ -43,7 +43,7 @@ export async function outboxState(database: string, url: string): Promise<Outbox
     await client.query('begin');
     const explained = await client.query<{ 'QUERY PLAN': ExplainRoot[] }>(
       `explain (analyze, buffers, format json) ${outboxSql.claim}`,
-      ['where-time-goes-probe', 30_000, 100],
+      ['where-time-goes-probe', 30_000, 100, []],
     );
     await client.query('rollback');
     const root = explained.rows[0]?.['QUERY PLAN'][0];

@@ -112,7 +112,7 @@ function scans(node: PlanNode, parentAlias?: string, out: Scan[] = []): Scan[] {
 async function claimPlan(mode: 'custom' | 'generic'): Promise<PlanNode> {
   const { text } = await claimSql();
   expect(text).toMatch(/\bfrom outbox o\b/);
-  const params = ['plan-test', 30_000, LIMIT];
+  const params = ['plan-test', 30_000, LIMIT, []];
   if (mode === 'custom') {
     const { rows } = await client.query(`explain (format json) ${text}`, params);
     return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
@@ -120,9 +120,9 @@ async function claimPlan(mode: 'custom' | 'generic'): Promise<PlanNode> {
   await client.query('begin');
   try {
     await client.query(`set local plan_cache_mode = force_generic_plan`);
-    await client.query(`prepare claim_plan_probe (text, int, int) as ${text}`);
+    await client.query(`prepare claim_plan_probe (text, int, int, uuid[]) as ${text}`);
     const { rows } = await client.query(
-      `explain (format json) execute claim_plan_probe ('plan-test', 30000, ${LIMIT})`,
+      `explain (format json) execute claim_plan_probe ('plan-test', 30000, ${LIMIT}, '{}')`,
     );
     return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
   } finally {

@@ -66,6 +66,7 @@ describe('the claim on the relay’s connection, over an outbox of 3,000 publish
       'probe',
       30_000,
       PER_ROUND,
+      [],
     ]);
     const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
     const types = nodes(plan).map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`);

@@ -57,7 +57,7 @@ async function placeOrder(customerId: string): Promise<string> {
   return id;
 }
 
-describe('a broker outage caused from the console', () => {
+describe('a broker outage caused from the console', { timeout: 180_000 }, () => {
   it('keeps orders pending while the backlog grows, then completes each exactly once', async () => {
     await page.click('#demo tr[data-target="broker"] button[data-action="stop"]');
     await brokerState().filter({ hasText: 'stopped' }).waitFor({ timeout: 30_000 });

@@ -71,7 +71,7 @@ async function placeOrder(customerId: string): Promise<void> {
   await page.locator('#order-result :first-child').waitFor({ timeout: 30_000 });
 }
 
-describe('the naive write and the outbox, side by side in the console', () => {
+describe('the naive write and the outbox, side by side in the console', { timeout: 180_000 }, () => {
   it('switches the write mode only with the admin token', async () => {
     const post = (token?: string) =>
       fetch(`${consoleApp.url}/api/demo/write-mode`, {

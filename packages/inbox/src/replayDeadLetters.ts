@@ -1,4 +1,4 @@
-import { type Admin, javaCompatiblePartitioner, type Kafka, type KafkaMessage } from '@outbox/runtime/kafka';
+import { AcknowledgedProducer, type Admin, type Kafka, type KafkaMessage } from '@outbox/runtime/kafka';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 /** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
@@ -114,7 +114,8 @@ async function replayRanges(
   timeoutMs: number,
 ): Promise<boolean> {
   const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
-  const producer = kafka.producer({ idempotent: true, createPartitioner: javaCompatiblePartitioner });
+  // The same acknowledged producer as the relay's: a replayed event is in the log before its offset is committed.
+  const producer = new AcknowledgedProducer(kafka);
   const consumer = kafka.consumer({ groupId });
   const seen = new Set<string>();
   let finished = () => {};
@@ -137,7 +138,9 @@ async function replayRanges(
         .join(':');
       if (!seen.has(key)) {
         seen.add(key);
-        await producer.send({ topic: origin, acks: -1, messages: [original] });
+        // Back to the partition it was read from (dlt_partition), where the rest of its key's events are.
+        const partition = Number(message.headers?.dlt_partition?.toString());
+        await producer.send([{ topic: origin, messages: [{ ...original, partition }] }]);
         result.replayed += 1;
         result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
       }

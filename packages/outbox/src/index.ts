@@ -8,6 +8,7 @@ export {
   type SlotReader,
   takeConfirmationMark,
 } from './cdcStore.ts';
+export { OUTBOX_SESSION_OPTIONS } from './claimSql.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
@@ -25,7 +26,6 @@ export {
   deletePublished,
   markFailed,
   markPublished,
-  OUTBOX_SESSION_OPTIONS,
   type OutboxStats,
   outboxSql,
   outboxStats,

@@ -1,5 +1,5 @@
-import { CUSTOM_PLANS } from '@outbox/runtime/database';
 import type pg from 'pg';
+import { claimSql, markPublishedSql } from './claimSql.ts';
 import type { ClaimedRow } from './outboxRow.ts';
 
 /**
@@ -21,89 +21,13 @@ import type { ClaimedRow } from './outboxRow.ts';
 
 type Db = pg.Pool | pg.ClientBase;
 
-/**
- * The session settings of a connection that runs these statements (the relay's pool, as libpq
- * `options`). Besides custom plans (see CUSTOM_PLANS), no bitmap scans: the claim must walk
- * `outbox_claimable_idx` in `seq` order and stop at its limit. A plain index scan marks the entries
- * of rows published since as dead while it passes them, so the next claims skip them and the index
- * reclaims their space; a bitmap scan, which the planner prefers when it expects few due rows,
- * never does, and until a vacuum every claim reads the heap page of every row published since
- * (docs/performance.md, "Round three: the claim on a grown outbox"). The relay's other statements lose nothing:
- * they look rows up by key.
- */
-export const OUTBOX_SESSION_OPTIONS = `${CUSTOM_PLANS} -c enable_bitmapscan=off`;
-
-/**
- * The statements, exported so that benchmarks and EXPLAIN probes run exactly what the relay runs.
- *
- * claim — up to $3 due events in one statement, leased to $1 for $2 ms.
- * Due: pending and past its backoff, or in flight under a lease that expired (its relay died).
- * Ordered: an event is claimable only when it is the head of its aggregate, the lowest `seq` not
- * yet published. So at most one event per aggregate is in flight at any time, whichever relay
- * holds it; a retry or a dead-lettered event holds back the later events of its own aggregate,
- * and nothing else. This is safe under concurrency without further locking: another relay's
- * concurrent claim can only make an earlier event look *unpublished* to this statement, which
- * holds ours back.
- * Written as `seq = (select min(seq) ...)`, not as `not exists (an earlier unpublished event)`:
- * the same rows qualify, but the min() is one probe of outbox_aggregate_idx per candidate
- * whatever the planner's statistics say, while the NOT EXISTS anti-join degraded to scanning
- * that whole index per candidate when statistics were stale (as after an outage drained a
- * backlog); figures in docs/benchmarks.md (claim probe of bench/relay-throughput.ts).
- * FOR UPDATE SKIP LOCKED lets relays claim side by side without waiting for each other; the row
- * locks end with this statement, and the lease keeps other relays away while this one publishes.
- */
+/** The statements, exported so that benchmarks and EXPLAIN probes run exactly what the relay runs. */
 export const outboxSql = {
-  claim: `
-  with claimable as (
-    select o.id, o.status as previous_status
-      from outbox o
-     where ((o.status = 'pending' and o.next_attempt_at <= now())
-         or (o.status = 'in_flight' and o.lease_expires_at < now()))
-       and o.seq = (
-             select min(head.seq)
-               from outbox head
-              where head.aggregate_type = o.aggregate_type
-                and head.aggregate_id = o.aggregate_id
-                and head.status <> 'published')
-     order by o.seq
-     limit $3
-       for update of o skip locked)
-  update outbox o
-     set status = 'in_flight',
-         lease_owner = $1,
-         lease_expires_at = now() + make_interval(secs => $2::int / 1000.0),
-         attempts = o.attempts + 1
-    from claimable
-   where o.id = claimable.id
-  returning o.id, o.seq, o.source, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
-            o.payload, o.headers, o.attempts, o.created_at,
-            claimable.previous_status = 'in_flight' as lease_expired`,
+  /** claimSql.ts says how a claim keeps each aggregate's order. */
+  claim: claimSql,
 
-  /**
-   * After the broker acknowledged the batch; one statement for the whole batch. Each marked row
-   * also says whether its aggregate has a later unpublished event: that event has just become
-   * its aggregate's head, claimable now, and no NOTIFY will announce it (it was committed long
-   * ago), so the relay claims again at once instead of leaving it to the poll. (The subquery reads
-   * the statement's snapshot, where the batch's other rows are still in flight; a batch holds
-   * one event per aggregate, so they never count as a later event of the same aggregate.)
-   */
-  markPublished: `
-  update outbox o
-     set status = 'published',
-         published_at = now(),
-         lease_owner = null,
-         lease_expires_at = null,
-         last_error = null
-   where o.id = any($1::uuid[])
-     and o.lease_owner = $2
-  returning o.id,
-            exists (
-              select 1
-                from outbox later
-               where later.aggregate_type = o.aggregate_type
-                 and later.aggregate_id = o.aggregate_id
-                 and later.seq > o.seq
-                 and later.status <> 'published') as unblocks_later`,
+  /** claimSql.ts: after the broker acknowledged a batch, and what it unblocked. */
+  markPublished: markPublishedSql,
 
   /** Keep a slow publish's rows ours: push the lease out again while the broker has them. */
   renewLeases: `
@@ -194,11 +118,13 @@ export async function claimBatch(
   owner: string,
   leaseMs: number,
   limit: number,
+  /** The ids of the batch this relay is delivering: the claim may extend their aggregates' runs. */
+  inHand: string[] = [],
 ): Promise<ClaimedRow[]> {
   const { rows } = await db.query<ClaimedRow>({
     name: preparedStatementNames.claim,
     text: outboxSql.claim,
-    values: [owner, leaseMs, limit],
+    values: [owner, leaseMs, limit, inHand],
   });
   // UPDATE ... RETURNING does not keep the subquery's order.
   return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));

@@ -1,10 +1,13 @@
 import { type ClaimedRow, markFailed, markPublished, renewLeases, scheduleRetry } from '@outbox/outbox';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
+import { toError } from '@outbox/runtime/errors';
 import { exemplarOf } from '@outbox/runtime/exemplars';
+import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';
 import type { PublishFailureKind } from './publishErrors.ts';
+import type { RelayHealthTracker } from './relayHealth.ts';
 
 /**
  * What the relay writes back once the broker has answered for a batch: published rows marked,
@@ -19,6 +22,8 @@ export type OutcomeDeps = {
   maxAttempts: number;
   metrics: RelayMetrics;
   logger: Logger;
+  /** Told of failures of the broker or the database; says how long to back off. */
+  health: RelayHealthTracker;
 };
 
 /** What every log line about one event says, so an operator can follow that event through the logs. */
@@ -154,4 +159,79 @@ export function holdLeases(deps: OutcomeDeps, rows: ClaimedRow[]): HeldLeases {
     },
     release,
   };
+}
+
+/** Claimed rows, leased to this relay until each has its outcome (see holdLeases). */
+export type Claimed = { rows: ClaimedRow[]; leases: HeldLeases };
+
+/**
+ * A batch's outcome. `heldBack`: the aggregates (aggregateKey) whose events in the batch did not
+ * all go out and get marked; the next batch, claimed meanwhile, must not send their later events.
+ */
+export type Step = { claimed: number; retryInMs: number; heldBack: Set<string> };
+export const clean = (claimed: number): Step => ({ claimed, retryInMs: 0, heldBack: new Set() });
+export const aggregateKey = (row: ClaimedRow) => `${row.aggregate_type}/${row.aggregate_id}`;
+export const heldBackOf = (rows: ClaimedRow[]) => new Set(rows.map(aggregateKey));
+
+/**
+ * The batch before left some aggregates' events unpublished (refused, given back, or not marked):
+ * this batch's later events of those aggregates go back unsent, held back behind them (claimSql.ts
+ * keeps them there). Resolves to the rows left to send.
+ */
+export async function giveBackHeldBack(
+  deps: OutcomeDeps,
+  claimed: Claimed,
+  heldBack: Set<string>,
+): Promise<ClaimedRow[]> {
+  const held = claimed.rows.filter((row) => heldBack.has(aggregateKey(row)));
+  if (held.length === 0) return claimed.rows;
+  await giveBack(deps, held, {
+    error: 'given back unpublished: an earlier event of its aggregate did not go out',
+    delayMs: 0,
+  });
+  claimed.leases.settled(held);
+  return claimed.rows.filter((row) => !heldBack.has(aggregateKey(row)));
+}
+
+/**
+ * The broker did not take these events. Unreachable: they go back without using up an attempt,
+ * and the relay backs off. Refused: each is retried after its backoff or dead-lettered.
+ */
+export async function failBatch(
+  deps: OutcomeDeps,
+  rows: ClaimedRow[],
+  kind: PublishFailureKind,
+  error: Error,
+): Promise<Step> {
+  for (const row of rows) deps.metrics.publishFailures.inc({ event_type: row.event_type, reason: kind });
+  if (kind === 'unavailable') {
+    const retryInMs = deps.health.degraded('publish', error);
+    await giveBack(deps, rows, { error: error.message, delayMs: retryInMs });
+    return { claimed: rows.length, retryInMs, heldBack: heldBackOf(rows) };
+  }
+  deps.health.deadLettered(await retryOrDeadLetter(deps, rows, kind, error));
+  return { claimed: rows.length, retryInMs: 0, heldBack: heldBackOf(rows) };
+}
+
+/**
+ * With a standby to wait for, a batch goes to the broker only once the standby holds its rows,
+ * so a failover cannot lose a row whose event is already out (runtime's standbyWait.ts). A standby
+ * still behind at the bound: the batch goes back untouched, and the relay backs off as for a
+ * broker outage.
+ */
+export async function untilStandbyHolds(
+  deps: OutcomeDeps,
+  standbyWait: StandbyWait | undefined,
+  rows: ClaimedRow[],
+): Promise<Step | undefined> {
+  if (!standbyWait) return undefined;
+  try {
+    await standbyWait.untilStandbyHolds();
+    return undefined;
+  } catch (err) {
+    const error = toError(err);
+    const retryInMs = deps.health.degraded('standby', error);
+    await giveBack(deps, rows, { error: error.message, delayMs: retryInMs });
+    return { claimed: rows.length, retryInMs, heldBack: heldBackOf(rows) };
+  }
 }

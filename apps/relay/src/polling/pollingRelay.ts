@@ -26,7 +26,7 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
     query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000, // after the server's own timeout had its chance
     idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
     keepAlive: true,
-    // Custom plans for its named statements, and the claim on its index in order (outboxStore.ts).
+    // Custom plans for its named statements, and the claim on its index in order (claimSql.ts).
     options: OUTBOX_SESSION_OPTIONS,
   });
   // An idle pool connection that the server dropped (restart) must not crash the process.

@@ -1,20 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ClaimedRow, claimBatch } from '@outbox/outbox';
+import type { ClaimedRow } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import {
+  aggregateKey,
+  type Claimed,
+  clean,
+  failBatch,
   giveBack,
+  giveBackHeldBack,
   type HeldLeases,
-  holdLeases,
+  heldBackOf,
   markBatchPublished,
   type OutcomeDeps,
-  retryOrDeadLetter,
+  type Step,
+  untilStandbyHolds,
 } from './batchOutcomes.ts';
+import { claimRows } from './claimStep.ts';
 import type { RelayFaultHooks } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
-import { classifyPublishError, type PublishFailureKind } from './publishErrors.ts';
+import { classifyPublishError } from './publishErrors.ts';
 import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
 import { type RelayHealth, RelayHealthTracker } from './relayHealth.ts';
 import { nextClaimSize, type RelayOptions } from './relayOptions.ts';
@@ -22,12 +29,8 @@ import type { Wakeup } from './wakeup.ts';
 
 export type { RelayOptions };
 
-/** Events are envelopes plus their stored baggage; the publisher traces each (docs/tracing.md). */
+/** Events are the claimed rows' envelopes; the publisher traces each (docs/tracing.md). */
 export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
-
-type Step = { claimed: number; retryInMs: number };
-/** Claimed rows, leased to this relay until each has its outcome (see holdLeases). */
-type Claimed = { rows: ClaimedRow[]; leases: HeldLeases };
 
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
@@ -39,10 +42,8 @@ type Claimed = { rows: ClaimedRow[]; leases: HeldLeases };
  * at a time, so one poison event is found and dealt with while the others go out.
  */
 export class Relay {
-  readonly #pool: pg.Pool;
   readonly #publisher: Publisher;
   readonly #wakeup: Wakeup;
-  readonly #logger: Logger;
   readonly #metrics: RelayMetrics;
   readonly #options: RelayOptions;
   readonly #outcomes: OutcomeDeps;
@@ -69,10 +70,8 @@ export class Relay {
     /** Publish only rows the database's standby holds (DATABASE_WAIT_FOR_STANDBY, runtime's standbyWait.ts). */
     standbyWait?: StandbyWait;
   }) {
-    this.#pool = deps.pool;
     this.#publisher = deps.publisher;
     this.#wakeup = deps.wakeup;
-    this.#logger = deps.logger;
     this.#health = new RelayHealthTracker(deps.logger);
     this.#metrics = deps.metrics;
     this.#options = deps.options;
@@ -86,6 +85,7 @@ export class Relay {
       maxAttempts,
       metrics: deps.metrics,
       logger: deps.logger,
+      health: this.#health,
     };
   }
 
@@ -111,22 +111,24 @@ export class Relay {
    * A mark that makes an aggregate's next event its head wakes the relay (#published), so a
    * backlog on one aggregate drains claim after claim, never at the poll's pace.
    *
-   * Order per aggregate is untouched by pipelining: a claim takes only the head event of each
-   * aggregate, and the previous batch's events are still heads (in flight, leased) while it runs,
-   * so the next batch holds only *other* aggregates; an aggregate's next event becomes claimable
-   * only once its previous one is marked published. At most one batch is with the broker at a
-   * time, and one more is claimed.
+   * Order per aggregate under pipelining: the next claim may extend the runs of the batch in hand
+   * (claimSql.ts), and it is sent only once the broker acknowledged that batch; the next batch's
+   * events of an aggregate the batch in hand did not fully publish and mark are given back first
+   * (giveBackHeldBack). At most one batch is with the broker at a time, and one more is claimed.
    */
   async #loop(): Promise<void> {
     let delivering: Promise<Step> | undefined;
+    let inHand: string[] = [];
     while (!this.#stopping) {
       const limit = nextClaimSize(this.#options, this.#lastClaimed);
       this.#wakeup.reset();
-      const claimed = await this.#claim(limit);
+      const claimed = await claimRows(this.#outcomes, limit, inHand);
+      if ('rows' in claimed) this.#lastClaimed = claimed.rows.length;
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
         this.#faults?.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
+      inHand = [];
       if ('retryInMs' in claimed) {
         await this.#pause(claimed.retryInMs);
         continue;
@@ -142,10 +144,14 @@ export class Relay {
         await this.#pause(previous.retryInMs);
         continue;
       }
+      const full = claimed.rows.length === limit;
+      if (previous) claimed.rows = await giveBackHeldBack(this.#outcomes, claimed, previous.heldBack);
+      if (claimed.rows.length === 0 && full) continue;
       if (claimed.rows.length > 0) {
         const batch = this.#deliver(claimed);
-        if (claimed.rows.length === limit || (await this.#wakeup.wokenBefore(batch))) {
+        if (full || (await this.#wakeup.wokenBefore(batch))) {
           delivering = batch;
+          inHand = claimed.rows.map((row) => row.id);
           continue;
         }
         const step = await batch;
@@ -185,33 +191,10 @@ export class Relay {
 
   /** Claim and publish one batch, without pipelining. Exposed for tests that step the relay by hand. */
   async drainOnce(): Promise<Step> {
-    const claimed = await this.#claim(this.#options.batchSize);
-    if ('retryInMs' in claimed) return { claimed: 0, retryInMs: claimed.retryInMs };
-    if (claimed.rows.length === 0) return { claimed: 0, retryInMs: 0 };
+    const claimed = await claimRows(this.#outcomes, this.#options.batchSize, []);
+    if ('retryInMs' in claimed) return { ...clean(0), retryInMs: claimed.retryInMs };
+    if (claimed.rows.length === 0) return clean(0);
     return this.#deliver(claimed);
-  }
-
-  async #claim(limit: number): Promise<Claimed | { retryInMs: number }> {
-    const { id, leaseMs } = this.#options;
-    let rows: ClaimedRow[];
-    const claimTimer = this.#metrics.stepDuration.startTimer({ step: 'claim' });
-    try {
-      rows = await claimBatch(this.#pool, id, leaseMs, limit);
-    } catch (err) {
-      return { retryInMs: this.#health.degraded('claim', toError(err)) };
-    } finally {
-      claimTimer();
-    }
-    this.#lastClaimed = rows.length;
-    const takeovers = rows.filter((row) => row.lease_expired).length;
-    if (takeovers > 0) {
-      this.#metrics.leaseTakeovers.inc(takeovers);
-      this.#logger.warn(
-        { count: takeovers },
-        'took over events whose lease expired; they may be published twice',
-      );
-    }
-    return { rows, leases: holdLeases(this.#outcomes, rows) };
   }
 
   /**
@@ -221,39 +204,21 @@ export class Relay {
    */
   async #deliver({ rows, leases }: Claimed): Promise<Step> {
     try {
-      const standbyBehind = await this.#untilStandbyHolds(rows);
+      const standbyBehind = await untilStandbyHolds(this.#outcomes, this.#standbyWait, rows);
       if (standbyBehind) return standbyBehind;
       const error = await this.#send(rows);
       if (!error) {
-        await this.#published(rows);
-        return { claimed: rows.length, retryInMs: 0 };
+        const marked = await this.#published(rows);
+        return marked ? clean(rows.length) : { ...clean(rows.length), heldBack: heldBackOf(rows) };
       }
       const kind = classifyPublishError(error);
-      if (kind === 'unavailable' || rows.length === 1) return await this.#handleFailure(rows, kind, error);
-      // Something in the batch was refused: find it by publishing one event at a time. Each
-      // aggregate has at most one event in a batch, so this cannot reorder an aggregate.
+      if (kind === 'unavailable' || rows.length === 1)
+        return await failBatch(this.#outcomes, rows, kind, error);
+      // Something in the batch was refused: find it by publishing one event at a time, and hold
+      // back the rest of the refused event's aggregate.
       return await this.#publishOneByOne(rows, leases);
     } finally {
       leases.release();
-    }
-  }
-
-  /**
-   * With a standby to wait for, a batch goes to the broker only once the standby holds its rows,
-   * so a failover cannot lose a row whose event is already out (runtime's standbyWait.ts). A standby still
-   * behind at the bound: the batch goes back untouched, and the relay backs off as for a broker
-   * outage.
-   */
-  async #untilStandbyHolds(rows: ClaimedRow[]): Promise<Step | undefined> {
-    if (!this.#standbyWait) return undefined;
-    try {
-      await this.#standbyWait.untilStandbyHolds();
-      return undefined;
-    } catch (err) {
-      const error = toError(err);
-      const retryInMs = this.#health.degraded('standby', error);
-      await giveBack(this.#outcomes, rows, { error: error.message, delayMs: retryInMs });
-      return { claimed: rows.length, retryInMs };
     }
   }
 
@@ -273,25 +238,40 @@ export class Relay {
   }
 
   async #publishOneByOne(rows: ClaimedRow[], leases: HeldLeases): Promise<Step> {
+    const heldBack = new Set<string>();
+    const behind: ClaimedRow[] = [];
     for (const [index, row] of rows.entries()) {
+      if (heldBack.has(aggregateKey(row))) {
+        behind.push(row);
+        continue;
+      }
       try {
         await this.#publisher.publish([toOutgoingEvent(row)]);
       } catch (err) {
         const error = toError(err);
         const kind = classifyPublishError(error);
-        if (kind === 'unavailable') return this.#handleFailure(rows.slice(index), kind, error);
-        await this.#handleFailure([row], kind, error);
+        if (kind === 'unavailable') {
+          await giveBack(this.#outcomes, behind, { error: error.message, delayMs: 0 });
+          return failBatch(this.#outcomes, rows.slice(index), kind, error);
+        }
+        await failBatch(this.#outcomes, [row], kind, error);
+        heldBack.add(aggregateKey(row));
         leases.settled([row]);
         continue;
       }
-      await this.#published([row]);
+      if (!(await this.#published([row]))) heldBack.add(aggregateKey(row));
       leases.settled([row]);
     }
-    return { claimed: rows.length, retryInMs: 0 };
+    // Unsent: an earlier event of their aggregate is waiting for its retry, or dead-lettered.
+    await giveBack(this.#outcomes, behind, {
+      error: 'given back unpublished: an earlier event of its aggregate was refused',
+      delayMs: 0,
+    });
+    return { claimed: rows.length, retryInMs: 0, heldBack };
   }
 
-  /** Acknowledged by the broker: mark published (fenced by our lease). */
-  async #published(rows: ClaimedRow[]): Promise<void> {
+  /** Acknowledged by the broker: mark published (fenced by our lease). False if the mark failed. */
+  async #published(rows: ClaimedRow[]): Promise<boolean> {
     this.#faults?.afterBrokerAck(rows.length);
     const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     let marked: Awaited<ReturnType<typeof markBatchPublished>>;
@@ -299,26 +279,14 @@ export class Relay {
       marked = await markBatchPublished(this.#outcomes, rows);
     } catch (err) {
       this.#health.degraded('mark-published', toError(err));
-      return;
+      return false;
     } finally {
       markTimer();
     }
     // An aggregate's next event became claimable, and no NOTIFY will say so: claim again.
     if (marked.unblocked > 0) this.#wakeup.wake();
     this.#health.published(marked.marked);
-  }
-
-  async #handleFailure(rows: ClaimedRow[], kind: PublishFailureKind, error: Error): Promise<Step> {
-    for (const row of rows) this.#metrics.publishFailures.inc({ event_type: row.event_type, reason: kind });
-    if (kind === 'unavailable') {
-      // The events are fine: they go back without using up an attempt.
-      const retryInMs = this.#health.degraded('publish', error);
-      await giveBack(this.#outcomes, rows, { error: error.message, delayMs: retryInMs });
-      return { claimed: rows.length, retryInMs };
-    }
-
-    this.#health.deadLettered(await retryOrDeadLetter(this.#outcomes, rows, kind, error));
-    return { claimed: rows.length, retryInMs: 0 };
+    return true;
   }
 
   /** Stop claiming; the batch in hand is finished (published, or given back) before this resolves. */

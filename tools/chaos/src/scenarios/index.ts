@@ -7,6 +7,7 @@ import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.t
 import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
 import { cdcPostgresRestart } from './cdcPostgresRestart.ts';
 import { clusterConsumerFailover } from './clusterConsumerFailover.ts';
+import { clusterCoordinatorFrozen } from './clusterCoordinatorFrozen.ts';
 import { clusterCoordinatorKill } from './clusterCoordinatorKill.ts';
 import { clusterLeaderKill } from './clusterLeaderKill.ts';
 import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
@@ -62,6 +63,7 @@ export const SCENARIOS: Scenario[] = [
 export const CLUSTER_SCENARIOS: Scenario[] = [
   clusterLeaderKill,
   clusterCoordinatorKill,
+  clusterCoordinatorFrozen,
   clusterMinIsrUnmet,
   clusterRollingRestart,
   clusterConsumerFailover,

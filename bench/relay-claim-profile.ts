@@ -1,0 +1,168 @@
+/**
+ * Where a relay's claim and mark spend their time on a backlog (docs/performance.md, "The relay
+ * beside Debezium"): EXPLAIN (ANALYZE, BUFFERS) of the production claim and mark, on the relay's
+ * session settings, for a backlog of --events rows over each --aggregates count, with claims of
+ * each --limits size: the first claim of the backlog, the pipelined claim made with that batch in
+ * hand, and the mark of the first batch. Every statement runs in a transaction rolled back, so
+ * each starts from the same outbox.
+ *
+ *   node bench/relay-claim-profile.ts [--events 20000] [--aggregates 50,2000] [--limits 100,1000]
+ *                                     [--out bench/results/relay-claim-profile]
+ *
+ * Not a test: it prints a table and writes <out>.json and <out>.md.
+ */
+import { parseArgs } from 'node:util';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
+import pg from 'pg';
+import { positiveInt, positiveInts } from './support/args.ts';
+import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { median, round } from './support/stats.ts';
+import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '20000' },
+    aggregates: { type: 'string', default: '50,2000' },
+    limits: { type: 'string', default: '100,1000' },
+    repeats: { type: 'string', default: '5' },
+    out: { type: 'string', default: 'bench/results/relay-claim-profile' },
+  },
+});
+const events = positiveInt('events', args.events);
+const aggregateCounts = positiveInts('aggregates', args.aggregates);
+const limits = positiveInts('limits', args.limits);
+const repeats = positiveInt('repeats', args.repeats);
+const log = logger('relay-claim-profile');
+const OWNER = 'profile-relay';
+
+type Row = {
+  aggregates: number;
+  limit: number;
+  statement: 'first claim' | 'claim with a batch in hand' | 'mark the first batch';
+  rows: number;
+  executionMs: number;
+  sharedBlocks: number;
+  plan: string;
+};
+
+const loadBefore = loadavg();
+const db = await createOutboxDatabase('bench_claim_profile');
+const client = new pg.Client({ connectionString: db.url, options: OUTBOX_SESSION_OPTIONS });
+await client.connect();
+const results: Row[] = [];
+
+const blocks = (node: ExplainRoot['Plan']): number => node['Shared Hit Blocks'] + node['Shared Read Blocks'];
+
+async function explain(sql: string, values: unknown[]): Promise<{ root: ExplainRoot; rows: number }> {
+  const { rows } = await client.query<{ 'QUERY PLAN': ExplainRoot[] }>(
+    `explain (analyze, buffers, format json) ${sql}`,
+    values,
+  );
+  const root = rows[0]?.['QUERY PLAN'][0] as ExplainRoot;
+  return { root, rows: (root.Plan as unknown as { 'Actual Rows': number })['Actual Rows'] };
+}
+
+/** `repeats` times in a rolled-back transaction; the median run by execution time. */
+async function measure(
+  aggregates: number,
+  limit: number,
+  statement: Row['statement'],
+  run: () => Promise<{ root: ExplainRoot; rows: number }>,
+): Promise<void> {
+  const runs: { root: ExplainRoot; rows: number }[] = [];
+  for (let i = 0; i < repeats; i++) {
+    await client.query('begin');
+    try {
+      runs.push(await run());
+    } finally {
+      await client.query('rollback');
+    }
+  }
+  runs.sort((a, b) => a.root['Execution Time'] - b.root['Execution Time']);
+  const mid = runs[Math.floor(runs.length / 2)] as { root: ExplainRoot; rows: number };
+  results.push({
+    aggregates,
+    limit,
+    statement,
+    rows: mid.rows,
+    executionMs: round(median(runs.map((r) => r.root['Execution Time'])), 2),
+    sharedBlocks: blocks(mid.root.Plan),
+    plan: planOutline(mid.root.Plan),
+  });
+}
+
+const claim = async (limit: number, inHand: string[]) =>
+  (await client.query<{ id: string }>(outboxSql.claim, [OWNER, 30_000, limit, inHand])).rows.map(
+    (row) => row.id,
+  );
+
+try {
+  for (const aggregates of aggregateCounts) {
+    await client.query('truncate outbox');
+    await client.query(
+      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+       select gen_random_uuid(), '/orders', 'order', 'agg-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
+              jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
+         from generate_series(1, $1::int) as n order by n`,
+      [events, aggregates],
+    );
+    await client.query('vacuum analyze outbox');
+    for (const limit of limits) {
+      log(`${aggregates} aggregates, claims of ${limit}`);
+      await measure(aggregates, limit, 'first claim', () =>
+        explain(outboxSql.claim, [OWNER, 30_000, limit, []]),
+      );
+      await measure(aggregates, limit, 'claim with a batch in hand', async () =>
+        explain(outboxSql.claim, [OWNER, 30_000, limit, await claim(limit, [])]),
+      );
+      await measure(aggregates, limit, 'mark the first batch', async () =>
+        explain(outboxSql.markPublished, [await claim(limit, []), OWNER]),
+      );
+    }
+  }
+} finally {
+  await client.end();
+  await db.drop();
+}
+
+const command = `node bench/relay-claim-profile.ts ${process.argv.slice(2).join(' ')}`.trim();
+const report = {
+  benchmark: 'relay-claim-profile',
+  command,
+  date: new Date().toISOString(),
+  machine: machineInfo(),
+  node: process.version,
+  postgres: await postgresInfo(testPostgresUrl),
+  parameters: { events, aggregateCounts, limits, repeats },
+  loadavg: { before: loadBefore, after: loadavg() },
+  results,
+};
+const markdown = [
+  '# The relay’s claim and mark on a backlog: EXPLAIN (ANALYZE, BUFFERS)',
+  '',
+  `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.postgres.version}, ` +
+    `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
+    `(1, 5, 15 min; the machine is shared). Produced by \`${command}\`.`,
+  '',
+  `A backlog of ${events} pending rows over A aggregates (round-robin), vacuumed and analyzed; the`,
+  'relay’s session settings; each statement run ' +
+    `${repeats} times in a rolled-back transaction, median execution time; buffers and plan of that run.`,
+  '',
+  ...table(
+    ['aggregates', 'claim limit', 'statement', 'rows', 'execution ms', 'shared buffers', 'plan'],
+    results.map((r) => [
+      String(r.aggregates),
+      String(r.limit),
+      r.statement,
+      String(r.rows),
+      String(r.executionMs),
+      String(r.sharedBlocks),
+      `\`${r.plan}\``,
+    ]),
+  ),
+  '',
+].join('\n');
+writeResults(args.out, report, markdown);
+log(`wrote ${args.out}.json and ${args.out}.md`);

@@ -1,0 +1,343 @@
+/**
+ * Backlog drain, polling relay beside Debezium, in one invocation (docs/performance.md, "The relay
+ * beside Debezium"): how long does each take to put a backlog of --events outbox rows over A
+ * aggregates on the broker, for every A in --aggregates, with 1 and 2 polling relays?
+ *
+ *   node bench/relay-vs-debezium.ts [--rounds 3] [--events 20000] [--aggregates 50,2000]
+ *                                   [--relays 1,2] [--batches <RELAY_BATCH_SIZE,...>]
+ *                                   [--out bench/results/relay-vs-debezium]
+ *
+ * One broker and one Kafka Connect worker of the benchmark's own. Each side has its own outbox
+ * database and topic (LogAppendTime: each message carries the broker's append time, which with one
+ * replica is its ack): the Debezium connector with the config of packages/outbox/src/cdcConnector.ts,
+ * and for each relay count K a database with K real relay processes (production defaults; --batches
+ * runs each relay count once per RELAY_BATCH_SIZE listed). Every side is running and idle before a measurement, as in production
+ * after an outage: a measurement commits the backlog in one transaction (the same statement for
+ * every side) and times from that commit (the database clock, just before the commit) to the
+ * broker's append of the last message (read back with kcat); the other sides sit idle meanwhile.
+ * Cells (aggregates × side) rotate from round to round; ratios are paired within a round and the
+ * median over rounds is reported.
+ * Needs wal_level=logical (scripts/postgres-logical-decoding.sh).
+ * Not a test: it prints a table and writes <out>.json and <out>.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
+import {
+  dropPublication,
+  dropReplicationSlot,
+  ensureOutboxPublication,
+  logicalDecodingUnavailable,
+  waitForActiveSlot,
+} from '@outbox/devstack/logical-decoding';
+import { freePort } from '@outbox/devstack/ports';
+import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
+import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
+import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { renderCdcConnectorConfig } from '@outbox/outbox';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import type { Admin } from 'kafkajs';
+import pg from 'pg';
+import { relaySteps, stepMeans } from './relay/steps.ts';
+import { positiveInt, positiveInts } from './support/args.ts';
+import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    events: { type: 'string', default: '20000' },
+    aggregates: { type: 'string', default: '50,2000' },
+    relays: { type: 'string', default: '1,2' },
+    batches: { type: 'string' },
+    out: { type: 'string', default: 'bench/results/relay-vs-debezium' },
+  },
+});
+const rounds = positiveInt('rounds', args.rounds);
+const events = positiveInt('events', args.events);
+const aggregateCounts = positiveInts('aggregates', args.aggregates);
+const relayCounts = positiveInts('relays', args.relays);
+/** RELAY_BATCH_SIZE per polling side; undefined: the relay's default. */
+const batches: (number | undefined)[] =
+  args.batches === undefined ? [undefined] : positiveInts('batches', args.batches);
+const log = logger('relay-vs-debezium');
+const PARTITIONS = 6;
+
+type Side = { key: string; label: string; db: TestDatabase; topic: string; relays: ServiceProcess[] };
+type Cell = {
+  round: number;
+  aggregates: number;
+  side: string;
+  ms: number;
+  eventsPerSec: number;
+  /** Polling sides: the relays' own step histogram over the drain, mean ms per call and batches. */
+  steps?: Record<string, number>;
+};
+
+/** The backlog: `$1` rows over `$2` aggregates, round-robin, in one statement of one transaction. */
+const insertBacklogSql = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+  select gen_random_uuid(), '/orders', 'order', $3 || '-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
+         jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
+    from generate_series(1, $1::int) as n
+   order by n`;
+
+fixKafkajsIdleTimerLoop();
+const unavailable = await logicalDecodingUnavailable(testPostgresUrl);
+if (unavailable) throw new Error(unavailable);
+
+const loadBefore = loadavg();
+const name = freshName('drain').replaceAll('-', '_');
+const broker = await startBenchBroker('relay-vs-debezium');
+const brokers = broker.broker.brokers;
+const kafka = benchKafka('bench-relay-vs-debezium', brokers);
+const admin = kafka.admin();
+await admin.connect();
+const connect = await startTestConnectWorker('bench-relay-vs-debezium', brokers);
+const sides: Side[] = [];
+const cells: Cell[] = [];
+
+async function newSide(key: string, label: string): Promise<Side> {
+  const db = await createOutboxDatabase(`bench_drain_${key}`);
+  const prefix = `${name}-${key}.`;
+  const topic = `${prefix}order.events`;
+  await createTopic(kafka, topic, PARTITIONS, [{ name: 'message.timestamp.type', value: 'LogAppendTime' }]);
+  const side: Side = { key, label, db, topic, relays: [] };
+  sides.push(side);
+  return side;
+}
+
+async function startRelays(side: Side, count: number, batch: number | undefined): Promise<void> {
+  const prefix = side.topic.slice(0, -'order.events'.length);
+  for (let i = 1; i <= count; i++)
+    side.relays.push(
+      await startService(
+        'relay',
+        {
+          DATABASE_URL: side.db.url,
+          KAFKA_BROKERS: brokers.join(','),
+          KAFKA_TOPIC_PREFIX: prefix,
+          KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+          RELAY_ID: `${side.key}-${i}`,
+          ...(batch ? { RELAY_BATCH_SIZE: String(batch) } : {}),
+        },
+        { port: await freePort(), label: 'bench-relay-vs-debezium', name: `${side.key}-${i}` },
+      ),
+    );
+}
+
+/** The topic's end offsets, per partition. */
+async function endOffsets(a: Admin, topic: string): Promise<Map<number, number>> {
+  const offsets = await a.fetchTopicOffsets(topic);
+  return new Map(offsets.map((o) => [o.partition, Number(o.high)]));
+}
+
+/** The broker's append times of the messages from `from` to the topic's end (kcat, per partition). */
+function appendTimes(topic: string, from: Map<number, number>, to: Map<number, number>): number[] {
+  const times: number[] = [];
+  for (const [partition, start] of from) {
+    const count = (to.get(partition) ?? start) - start;
+    if (count <= 0) continue;
+    const out = execFileSync(
+      'kcat',
+      ['-C', '-b', brokers[0] as string, '-t', topic, '-p', String(partition), '-o', String(start)].concat([
+        '-c',
+        String(count),
+        '-e',
+        '-q',
+        '-f',
+        '%T\\n',
+      ]),
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    for (const line of out.split('\n')) if (line) times.push(Number(line));
+  }
+  return times;
+}
+
+/** Commit the backlog into the side's outbox and time it until its last message is on the broker. */
+async function drain(side: Side, aggregates: number, cell: string, count = events): Promise<number> {
+  const client = new pg.Client({ connectionString: side.db.url });
+  await client.connect();
+  try {
+    // The polling sides start from an empty outbox (what the relays left is published); Debezium
+    // reads the WAL, so the rows it already sent (never marked) do not matter to it.
+    if (side.relays.length > 0) await client.query('truncate outbox');
+    const before = await endOffsets(admin, side.topic);
+    await client.query('begin');
+    await client.query(insertBacklogSql, [count, aggregates, cell]);
+    const { rows } = await client.query<{ t0: Date }>('select clock_timestamp() as t0');
+    await client.query('commit');
+    const t0 = (rows[0] as { t0: Date }).t0.getTime();
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const now = await endOffsets(admin, side.topic);
+      let sent = 0;
+      for (const [partition, high] of now) sent += high - (before.get(partition) ?? 0);
+      if (sent >= count) {
+        const appended = appendTimes(side.topic, before, now);
+        return Math.max(...appended) - t0;
+      }
+      if (Date.now() > deadline) throw new Error(`${side.key}: ${sent} of ${count} events after 600 s`);
+      await sleep(50); // polling the end offsets, a condition
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+try {
+  const debezium = await newSide('debezium', 'Debezium connector (poll.interval.ms 100)');
+  await ensureOutboxPublication(debezium.db.url, name, log);
+  await putConnector(
+    connect.worker.url,
+    name,
+    renderCdcConnectorConfig({
+      databaseUrl: debezium.db.url,
+      topicPrefix: debezium.topic.slice(0, -'order.events'.length),
+      topicPartitions: PARTITIONS,
+      slotName: name,
+      publicationName: name,
+      serverName: name,
+    }),
+  );
+  await waitForConnectorRunning(connect.worker.url, name);
+  await waitForActiveSlot(debezium.db.url, name);
+  for (const batch of batches)
+    for (const count of relayCounts) {
+      const key = `polling${count}${batch ? `b${batch}` : ''}`;
+      const label = `${count} polling relay${count > 1 ? 's' : ''}${batch ? `, batch ${batch}` : ''}`;
+      await startRelays(await newSide(key, label), count, batch);
+    }
+
+  log('warm-up: 2,000 events per side');
+  for (const side of sides) await drain(side, 50, `warmup-${side.key}`, 2000);
+  for (let r = 0; r < rounds; r++) {
+    for (const aggregates of aggregateCounts) {
+      const line: string[] = [];
+      for (const side of rotated(sides, r + aggregates)) {
+        const relays = side.relays.map((process) => ({ process, id: side.key }));
+        const stepsBefore = await Promise.all(relays.map(relaySteps));
+        const ms = await drain(side, aggregates, `r${r}a${aggregates}`);
+        const eventsPerSec = round((events * 1000) / ms, 0);
+        const steps =
+          relays.length > 0 ? stepMeans(stepsBefore, await Promise.all(relays.map(relaySteps))) : undefined;
+        cells.push({ round: r, aggregates, side: side.key, ms, eventsPerSec, ...(steps ? { steps } : {}) });
+        line.push(`${side.key} ${eventsPerSec}/s`);
+      }
+      log(`round ${r + 1}/${rounds}, ${aggregates} aggregates: ${line.join(', ')}`);
+    }
+  }
+} finally {
+  await admin.disconnect();
+  for (const side of sides) await Promise.allSettled(side.relays.map((relay) => relay.stop()));
+  await deleteConnector(connect.worker.url, name).catch(() => false);
+  await connect.dispose();
+  const cdc = sides.find((s) => s.key === 'debezium');
+  if (cdc) {
+    await dropReplicationSlot(cdc.db.url, name);
+    await dropPublication(cdc.db.url, name);
+  }
+  for (const side of sides) await side.db.drop();
+  await broker.dispose();
+}
+
+const summary = aggregateCounts.flatMap((aggregates) =>
+  sides.map((side) => {
+    const mine = cells.filter((c) => c.aggregates === aggregates && c.side === side.key);
+    const rate = (r: number, key: string) =>
+      cells.find((c) => c.round === r && c.aggregates === aggregates && c.side === key)?.eventsPerSec;
+    const ratio = pairedRatio(rounds, rate, side.key, 'debezium');
+    return {
+      aggregates,
+      side: side.key,
+      label: side.label,
+      medianMs: median(mine.map((c) => c.ms)),
+      medianEventsPerSec: median(mine.map((c) => c.eventsPerSec)),
+      perRound: mine.map((c) => c.eventsPerSec),
+      vsDebezium: ratio.median,
+      vsDebeziumPerRound: ratio.perRound,
+    };
+  }),
+);
+const command = `node bench/relay-vs-debezium.ts ${process.argv.slice(2).join(' ')}`.trim();
+const report = {
+  benchmark: 'relay-vs-debezium',
+  command,
+  date: new Date().toISOString(),
+  machine: machineInfo(),
+  node: process.version,
+  postgres: await postgresInfo(testPostgresUrl, ['wal_level', 'synchronous_commit']),
+  kafka: broker.version,
+  parameters: {
+    rounds,
+    events,
+    aggregateCounts,
+    relayCounts,
+    batches: batches.map((b) => b ?? 'relay default'),
+    partitions: PARTITIONS,
+  },
+  // The machine is shared: its load averages (1, 5, 15 min) before and after say how busy it was.
+  loadavg: { before: loadBefore, after: loadavg() },
+  cells,
+  summary,
+};
+const markdown = [
+  '# Backlog drain: polling relay beside Debezium',
+  '',
+  `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.node}, ` +
+    `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
+    `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
+    '(1, 5, 15 min; the machine is shared, so compare the ratios, paired within each round). ' +
+    `Produced by \`${command}\`.`,
+  '',
+  `A backlog of ${events} events over A aggregates (round-robin), committed in one transaction into`,
+  'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
+  `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
+  '',
+  ...table(
+    [
+      'aggregates',
+      'side',
+      'median ms',
+      'median events/s',
+      'events/s per round',
+      '÷ Debezium (paired median)',
+      'per round',
+    ],
+    summary.map((s) => [
+      String(s.aggregates),
+      s.label,
+      String(s.medianMs),
+      String(s.medianEventsPerSec),
+      s.perRound.join(', '),
+      times(s.vsDebezium),
+      s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
+    ]),
+  ),
+  '',
+  'Where a polling relay’s time goes: its own step histogram (outbox_relay_batch_duration_seconds)',
+  'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
+  'the batches published.',
+  '',
+  ...table(
+    ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
+    cells
+      .filter((c) => c.steps)
+      .map((c) => [
+        String(c.round + 1),
+        String(c.aggregates),
+        c.side,
+        String(c.steps?.claimMs),
+        String(c.steps?.publishMs),
+        String(c.steps?.markMs),
+        String(c.steps?.batches),
+      ]),
+  ),
+  '',
+].join('\n');
+writeResults(args.out, report, markdown);
+log(`wrote ${args.out}.json and ${args.out}.md`);
