@@ -12,8 +12,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-// A broker of its own with a second listener, SASL_PLAINTEXT, that takes only the user `relay`;
-// each client is made as the apps make theirs: from the environment, through the config schema.
+// A broker of its own with a second listener, SASL_PLAINTEXT, that takes only the user `relay` (with
+// PLAIN or SCRAM); each client is made as the apps make theirs: from the environment, through the
+// config schema.
 useLeakGuard();
 
 const groupId = `sasl-${randomUUID()}`;
@@ -55,40 +56,48 @@ afterAll(async () => {
 });
 
 describe('a Kafka client made from the KAFKA_SASL_* settings', () => {
-  it('produces and consumes on a listener that requires SASL/PLAIN, with the right credentials', async () => {
-    const kafka = clientFromEnvironment(
-      {
-        KAFKA_SASL_MECHANISM: 'plain',
-        KAFKA_SASL_USERNAME: 'relay',
-        KAFKA_SASL_PASSWORD: 'relay-secret',
-      },
-      8,
-    );
-    const topic = `sasl-${randomUUID()}`;
-    const admin = kafka.admin();
-    const producer = kafka.producer();
-    const consumer = kafka.consumer({ groupId });
-    try {
-      await admin.connect();
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-      await producer.connect();
-      await producer.send({ topic, messages: [{ key: 'order-1', value: 'authenticated' }] });
-      const received: string[] = [];
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          received.push(String(message.value));
+  it.each(['plain', 'scram-sha-256', 'scram-sha-512'])(
+    'produces and consumes on a listener that requires SASL, with the right credentials (%s)',
+    async (mechanism) => {
+      const kafka = clientFromEnvironment(
+        {
+          KAFKA_SASL_MECHANISM: mechanism,
+          KAFKA_SASL_USERNAME: 'relay',
+          KAFKA_SASL_PASSWORD: 'relay-secret',
         },
-      });
-      await eventually('the message consumed', async () => (received.length > 0 ? true : undefined), 90_000);
-      expect(received).toEqual(['authenticated']);
-    } finally {
-      await consumer.disconnect();
-      await producer.disconnect();
-      await admin.disconnect();
-    }
-  }, 120_000);
+        8,
+      );
+      const topic = `sasl-${randomUUID()}`;
+      const admin = kafka.admin();
+      const producer = kafka.producer();
+      const consumer = kafka.consumer({ groupId: `${groupId}-${mechanism}` });
+      try {
+        await admin.connect();
+        await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+        await producer.connect();
+        await producer.send({ topic, messages: [{ key: 'order-1', value: 'authenticated' }] });
+        const received: string[] = [];
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: true });
+        await consumer.run({
+          eachMessage: async ({ message }) => {
+            received.push(String(message.value));
+          },
+        });
+        await eventually(
+          'the message consumed',
+          async () => (received.length > 0 ? true : undefined),
+          90_000,
+        );
+        expect(received).toEqual(['authenticated']);
+      } finally {
+        await consumer.disconnect();
+        await producer.disconnect();
+        await admin.disconnect();
+      }
+    },
+    120_000,
+  );
 
   it('fails with wrong credentials, and the log names the settings to check', async () => {
     const admin = clientFromEnvironment({

@@ -9,6 +9,7 @@ import {
   type ClusterMembership,
   renderServerProperties,
   type SaslListener,
+  scramCredentials,
 } from './kafkaServerProperties.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
@@ -275,6 +276,7 @@ export class KafkaBroker {
       '-c',
       this.#propertiesFile,
       '--ignore-formatted',
+      ...scramCredentials(this.sasl),
     ];
     const { code, output } = await run('java', args);
     if (code !== 0) {

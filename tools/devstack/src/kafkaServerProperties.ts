@@ -12,9 +12,10 @@ export type ServerPropertiesInput = {
 };
 
 /**
- * A SASL_PLAINTEXT listener whose clients authenticate with SASL/PLAIN as one of `users`
- * (name: password), for testing clients that must authenticate. PLAIN without TLS sends the
- * password in clear: loopback tests only.
+ * A SASL_PLAINTEXT listener whose clients authenticate as one of `users` (name: password) with
+ * PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, for testing clients that must authenticate. The SCRAM
+ * credentials are written into the metadata log when the storage is formatted (scramCredentials).
+ * Without TLS the password (PLAIN) or its proof (SCRAM) crosses in clear: loopback tests only.
  */
 export type SaslListener = { port: number; users: Record<string, string> };
 
@@ -84,9 +85,27 @@ function saslListener(port: number, controllerPort: number, advertisedPort: numb
     'advertised.listeners': `PLAINTEXT://127.0.0.1:${advertisedPort},SASL_PLAINTEXT://127.0.0.1:${sasl.port}`,
     'listener.security.protocol.map':
       'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
-    'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN',
+    'listener.name.sasl_plaintext.sasl.enabled.mechanisms': `PLAIN,${SCRAM_MECHANISMS.join(',')}`,
     'listener.name.sasl_plaintext.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required ${users.join(' ')};`,
+    ...Object.fromEntries(
+      SCRAM_MECHANISMS.map((mechanism) => [
+        `listener.name.sasl_plaintext.${mechanism.toLowerCase()}.sasl.jaas.config`,
+        'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+      ]),
+    ),
   };
+}
+
+const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'];
+
+/** `kafka-storage format` arguments that store each user's SCRAM credentials in the new cluster. */
+export function scramCredentials(sasl: SaslListener | undefined): string[] {
+  return Object.entries(sasl?.users ?? {}).flatMap(([name, password]) =>
+    SCRAM_MECHANISMS.flatMap((mechanism) => [
+      '--add-scram',
+      `${mechanism}=[name=${name},password=${password}]`,
+    ]),
+  );
 }
 
 /** One broker: every topic, internal ones included, must get by with a single replica. */
