@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brokerCertificates } from './brokerCertificates.ts';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
 import {
@@ -45,6 +46,8 @@ export type KafkaBrokerOptions = {
   cluster?: ClusterMembership;
   /** A second client listener, SASL_PLAINTEXT with SASL/PLAIN users (kafkaServerProperties.ts). */
   sasl?: SaslListener;
+  /** A third client listener on this port, SSL, with a certificate signed by a CA of its own (caFile). */
+  tlsPort?: number;
 };
 
 /**
@@ -73,6 +76,7 @@ export class KafkaBroker {
   readonly jvmOptions: string[];
   readonly cluster: ClusterMembership | undefined;
   readonly sasl: SaslListener | undefined;
+  readonly tlsPort: number | undefined;
   readonly #clusterId: string | undefined;
 
   constructor(options: KafkaBrokerOptions = {}) {
@@ -86,6 +90,7 @@ export class KafkaBroker {
     this.#clusterId = options.clusterId;
     this.cluster = options.cluster;
     this.sasl = options.sasl;
+    this.tlsPort = options.tlsPort;
   }
 
   /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']` (the advertised port). */
@@ -103,6 +108,11 @@ export class KafkaBroker {
 
   isRunning(): boolean {
     return this.pid !== undefined;
+  }
+
+  /** The PEM of the CA that signed the TLS listener's certificate (with `tlsPort`), for clients. */
+  get caFile(): string {
+    return join(this.dataDir, 'tls', 'ca.pem');
   }
 
   get #pidFile(): string {
@@ -140,6 +150,10 @@ export class KafkaBroker {
     await this.ensureJars();
 
     mkdirSync(this.#kafkaLogDir, { recursive: true });
+    const tls =
+      this.tlsPort === undefined
+        ? undefined
+        : { port: this.tlsPort, ...(await brokerCertificates(join(this.dataDir, 'tls'))) };
     writeFileSync(
       this.#propertiesFile,
       renderServerProperties({
@@ -149,6 +163,7 @@ export class KafkaBroker {
         logDir: this.#kafkaLogDir,
         ...(this.cluster ? { cluster: this.cluster } : {}),
         ...(this.sasl ? { sasl: this.sasl } : {}),
+        ...(tls ? { tls } : {}),
       }),
     );
     await this.#formatOnce();
@@ -292,6 +307,7 @@ export class KafkaBroker {
       [this.port, 'KAFKA_PORT'],
       [this.controllerPort, 'KAFKA_CONTROLLER_PORT'],
       ...(this.sasl ? [[this.sasl.port, 'the SASL listener port'] as const] : []),
+      ...(this.tlsPort ? [[this.tlsPort, 'the TLS listener port'] as const] : []),
     ] as const) {
       if (await isPortInUse(port)) {
         throw new Error(
