@@ -7,13 +7,15 @@
  *   (and a consumer before each offset commit) until the standby flushed the WAL up to then;
  * - sync replication (synchronous_standby_names): every commit waits for the standby's flush.
  *
- *   node bench/failover-cost.ts [--seconds 15] [--concurrency 8] [--runs 2] [--out bench/results/failover-cost]
+ *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost]
  *
  * Writers: `concurrency` clients each commit, back to back, one transaction shaped like an order's
  * (an order row, its item rows and an outbox row: three inserts). Measured: commits per second and
  * commit latency. Beside them, in the async runs, a relay-like loop calls the real StandbyWait
  * (packages/runtime/src/standbyWait.ts) every 10 ms and records how long each wait took: the
- * latency a batch gains before its publish. Modes alternate within each run (same machine load).
+ * latency a batch gains before its publish. Both pairs run side by side and the modes take turns,
+ * `seconds` each, in an order that rotates every round, so that the machine's load (shared, and
+ * changing by the minute) falls on all three alike; the report gives each round and the medians.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { parseArgs } from 'node:util';
@@ -26,16 +28,16 @@ import { quantile, round } from './support/stats.ts';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '15' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '6' },
     concurrency: { type: 'string', default: '8' },
-    runs: { type: 'string', default: '2' },
     out: { type: 'string', default: 'bench/results/failover-cost' },
   },
 });
 const params = {
   seconds: Number(values.seconds),
+  rounds: Number(values.rounds),
   concurrency: Number(values.concurrency),
-  runs: Number(values.runs),
 };
 const log = logger('failover-cost');
 
@@ -49,7 +51,7 @@ const MODES: Mode[] = [
 type Latencies = { p50: number; p95: number; p99: number; max: number; count: number };
 type ModeResult = {
   mode: Mode['key'];
-  run: number;
+  round: number;
   commitsPerSecond: number;
   commitMs: Latencies;
   /** async+wait only: how long each wait for the standby took. */
@@ -70,7 +72,7 @@ const SCHEMA = `
   create table order_items (order_id bigint not null, sku text not null, quantity int not null);
   create table outbox (id bigserial primary key, aggregate_id bigint not null, payload jsonb not null)`;
 
-async function measure(pair: PostgresPair, mode: Mode, run: number): Promise<ModeResult> {
+async function measure(pair: PostgresPair, mode: Mode, turn: number): Promise<ModeResult> {
   const pool = new pg.Pool({ connectionString: pair.url, max: params.concurrency + 2 });
   const commitMs: number[] = [];
   const waitMs: number[] = [];
@@ -118,7 +120,7 @@ async function measure(pair: PostgresPair, mode: Mode, run: number): Promise<Mod
   await pool.end();
   return {
     mode: mode.key,
-    run,
+    round: turn,
     commitsPerSecond: round(commitMs.length / params.seconds, 1),
     commitMs: summary(commitMs),
     ...(mode.wait ? { standbyWaitMs: summary(waitMs) } : {}),
@@ -127,24 +129,45 @@ async function measure(pair: PostgresPair, mode: Mode, run: number): Promise<Mod
 }
 
 const results: ModeResult[] = [];
-for (let run = 1; run <= params.runs; run++) {
+const pairs = new Map<Replication, PostgresPair>();
+try {
   for (const replication of ['async', 'sync'] as const) {
-    log(`run ${run}: starting a primary and standby (${replication})`);
+    log(`starting a primary and standby (${replication})`);
     const pair = await startPostgresPair({ label: `bench-${replication}`, replication });
-    try {
-      const admin = new pg.Client({ connectionString: pair.url });
-      await admin.connect();
-      await admin.query(SCHEMA);
-      await admin.end();
-      for (const mode of MODES.filter((m) => m.replication === replication)) {
-        log(`run ${run}: ${mode.key}, ${params.concurrency} writers for ${params.seconds} s`);
-        results.push(await measure(pair, mode, run));
-      }
-    } finally {
-      await pair.remove();
+    pairs.set(replication, pair);
+    const admin = new pg.Client({ connectionString: pair.url });
+    await admin.connect();
+    await admin.query(SCHEMA);
+    await admin.end();
+  }
+  for (let round = 1; round <= params.rounds; round++) {
+    for (let i = 0; i < MODES.length; i++) {
+      const mode = MODES[(i + round) % MODES.length] as Mode;
+      const pair = pairs.get(mode.replication) as PostgresPair;
+      log(`round ${round}: ${mode.key}, ${params.concurrency} writers for ${params.seconds} s`);
+      results.push(await measure(pair, mode, round));
     }
   }
+} finally {
+  for (const pair of pairs.values()) await pair.remove();
 }
+
+const med = (xs: number[]) => round(quantile(xs, 0.5), 2);
+const medians = MODES.map((mode) => {
+  const of = results.filter((r) => r.mode === mode.key);
+  return {
+    mode: mode.key,
+    commitsPerSecond: med(of.map((r) => r.commitsPerSecond)),
+    commitMsP50: med(of.map((r) => r.commitMs.p50)),
+    commitMsP99: med(of.map((r) => r.commitMs.p99)),
+    ...(mode.wait
+      ? {
+          standbyWaitMsP50: med(of.map((r) => r.standbyWaitMs?.p50 ?? 0)),
+          standbyWaitMsP99: med(of.map((r) => r.standbyWaitMs?.p99 ?? 0)),
+        }
+      : {}),
+  };
+});
 
 const ms = (l: Latencies | undefined) => (l ? `${l.p50} / ${l.p99}` : '–');
 const markdown = [
@@ -152,12 +175,27 @@ const markdown = [
   '',
   `${new Date().toISOString()}, ${machineInfo().cpus} cores, Node ${process.version}, PostgreSQL 15 primary and`,
   'streaming standby on the same machine (bench/failover-cost.ts; fsync on). Each run: a fresh pair per',
-  `replication mode, ${params.concurrency} writers committing order-shaped transactions for ${params.seconds} s; in`,
-  'async+wait a relay-like loop waits for the standby every 10 ms (the real StandbyWait).',
+  `replication mode side by side, ${params.concurrency} writers committing order-shaped transactions, the modes taking`,
+  `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
+  '10 ms (the real StandbyWait). Medians over the rounds:',
+  '',
+  ...table(
+    ['mode', 'commits/s', 'commit ms p50', 'commit ms p99', 'standby wait ms p50', 'standby wait ms p99'],
+    medians.map((m) => [
+      m.mode,
+      String(m.commitsPerSecond),
+      String(m.commitMsP50),
+      String(m.commitMsP99),
+      String(m.standbyWaitMsP50 ?? '–'),
+      String(m.standbyWaitMsP99 ?? '–'),
+    ]),
+  ),
+  '',
+  'Each round:',
   '',
   ...table(
     [
-      'run',
+      'round',
       'mode',
       'commits/s',
       'commit ms p50 / p99',
@@ -166,7 +204,7 @@ const markdown = [
       'load average (1/5/15 min)',
     ],
     results.map((r) => [
-      String(r.run),
+      String(r.round),
       r.mode,
       String(r.commitsPerSecond),
       ms(r.commitMs),

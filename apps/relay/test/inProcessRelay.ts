@@ -2,6 +2,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
+import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
 import { createRelayMetrics, type RelayMetrics } from '../src/polling/metrics.ts';
@@ -32,6 +33,8 @@ export type InProcessOptions = Partial<RelayOptions> & {
   db?: TestDatabase;
   /** Default: the test's own topic prefix, derived from the label. */
   topicPrefix?: string;
+  /** Publish only what the database's standby holds (DATABASE_WAIT_FOR_STANDBY). */
+  standbyWait?: StandbyWait;
   logger?: Logger;
 };
 
@@ -42,7 +45,13 @@ export type InProcessOptions = Partial<RelayOptions> & {
 export async function startInProcessRelay(
   label: string,
   brokers: string[],
-  { db: shared, topicPrefix: prefix, logger = pino({ level: 'silent' }), ...options }: InProcessOptions = {},
+  {
+    db: shared,
+    topicPrefix: prefix,
+    logger = pino({ level: 'silent' }),
+    standbyWait,
+    ...options
+  }: InProcessOptions = {},
 ): Promise<InProcessRelay> {
   const db = shared ?? (await createOutboxDatabase(label));
   // The relay's session settings, as apps/relay/src/main.ts sets them.
@@ -70,6 +79,7 @@ export async function startInProcessRelay(
     wakeup,
     logger,
     metrics,
+    ...(standbyWait ? { standbyWait } : {}),
     options: { id: label, batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10, ...options },
   });
   return {

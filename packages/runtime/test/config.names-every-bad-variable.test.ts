@@ -185,6 +185,24 @@ function runMain(
   });
 }
 
+describe('the standby settings (DATABASE_WAIT_FOR_STANDBY)', () => {
+  const consumer = consumerServiceSchema({ port: 3003, groupId: 'inventory' });
+
+  it('are off unless set, and take `any` or a standby name', () => {
+    expect(loadConfig('inventory', consumer, validEnv)).toMatchObject({ DATABASE_STANDBY_WAIT_MS: 5000 });
+    expect(loadConfig('inventory', consumer, validEnv).DATABASE_WAIT_FOR_STANDBY).toBeUndefined();
+    const named = { ...validEnv, DATABASE_WAIT_FOR_STANDBY: 'standby-1' };
+    expect(loadConfig('inventory', consumer, named).DATABASE_WAIT_FOR_STANDBY).toBe('standby-1');
+  });
+
+  it('name a standby that could never match an application_name', () => {
+    const error = configErrorOf(() =>
+      loadConfig('inventory', consumer, { ...validEnv, DATABASE_WAIT_FOR_STANDBY: "x'; drop" }),
+    );
+    expect(error.message).toMatch(/DATABASE_WAIT_FOR_STANDBY/);
+  });
+});
+
 describe('a service started with a bad environment', () => {
   it('orders exits with EX_CONFIG (78) and names DATABASE_URL when it is unset', async () => {
     const result = await runMain('orders', {});

@@ -1,5 +1,6 @@
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { kafkaCommand } from './commands/kafka.ts';
+import { postgresPairCommand } from './commands/postgresPair.ts';
 import { MissingToolError } from './tools.ts';
 
 /**
@@ -9,6 +10,7 @@ import { MissingToolError } from './tools.ts';
  */
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   kafka: kafkaCommand,
+  'postgres-pair': postgresPairCommand,
   // migrate: migrateCommand,
 };
 
