@@ -7,6 +7,7 @@ import {
   timerMs,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 
 const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
@@ -40,7 +41,7 @@ const faultSwitches: FaultSwitches<Settings> = {
 // A consumer that does not run the provider call before its transaction makes it inside: the
 // call must then fit in the transaction.
 export const configSchema = refuseFaultsUnlessAllowed(
-  refineDatabaseTimeouts(settings).refine(
+  refineKafkaSecurity(refineDatabaseTimeouts(settings)).refine(
     (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
     { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
   ),

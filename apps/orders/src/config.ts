@@ -12,6 +12,7 @@ import {
   topicPrefix,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 import { demoSettings, refineDemoSettings } from './demo/index.ts';
 import type { AdmissionOptions } from './http/admission.ts';
@@ -62,6 +63,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   ...kafkaTopicSettings,
+  ...kafkaSecuritySettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
@@ -79,7 +81,7 @@ const settings = z.object({
   ...demoSettings,
 });
 
-export const configSchema = refineDemoSettings(refineDatabaseTimeouts(settings))
+export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings)))
   // An admitted request holds a pooled connection: more slots than connections would queue the
   // extra requests on the pool, for seconds, instead of refusing them at once.
   .refine(

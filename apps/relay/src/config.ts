@@ -12,6 +12,7 @@ import {
   timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
+import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 import { relayFaultSettings } from './polling/faultPoints.ts';
 
@@ -24,6 +25,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   ...kafkaTopicSettings,
+  ...kafkaSecuritySettings,
   LOG_LEVEL: logLevel,
   /**
    * Identifies this relay's leases in the outbox table; defaults to host and pid. `{hostname}` in
@@ -121,7 +123,7 @@ const withMode = settings.superRefine((config, context) => {
 });
 
 // A stray fault variable must not be able to take a production relay down.
-export const configSchema = refuseFaultsUnlessAllowed(withMode, {
+export const configSchema = refuseFaultsUnlessAllowed(refineKafkaSecurity(withMode), {
   RELAY_FAULT: (config) => config.RELAY_FAULT !== undefined,
 });
 

@@ -6,6 +6,7 @@ import {
 } from '@outbox/runtime/config';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import { createLogger } from '@outbox/runtime/logger';
 import { createMetricsRegistry, type MetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
@@ -76,6 +77,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     groupId: config.KAFKA_GROUP_ID,
     kafka: {
       brokers: config.KAFKA_BROKERS,
+      security: kafkaSecurity(config),
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       topicLayout: topicLayout(config),
     },

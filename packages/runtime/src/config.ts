@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { kafkaSecuritySettings } from './kafkaSecurity.ts';
 
 /** Thrown when the environment does not match an app's config schema; names every bad variable. */
 export class ConfigError extends Error {
@@ -158,7 +159,10 @@ export function topicLayout(config: { KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPL
   return { partitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: config.KAFKA_REPLICATION_FACTOR };
 }
 
-/** The settings of every Kafka-consuming service (inventory, billing); each adds its own. */
+/**
+ * The settings of every Kafka-consuming service (inventory, billing); each adds its own, and refines
+ * the whole with refineKafkaSecurity.
+ */
 export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
   return z.object({
     /** Health and metrics endpoint. */
@@ -168,6 +172,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     KAFKA_BROKERS: kafkaBrokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
     ...kafkaTopicSettings,
+    ...kafkaSecuritySettings,
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,

@@ -1,5 +1,6 @@
 import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { replicationWarning, topicLayout } from '@outbox/runtime/config';
+import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
@@ -38,6 +39,7 @@ export function kafkaPublisher(config: Config, relayId: string, logger: Logger):
   return new KafkaPublisher({
     clientId: `relay-${relayId}`,
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     topicLayout: topicLayout(config),
     logger,
