@@ -16,17 +16,8 @@ import {
   type FailingPartition,
 } from './chunkOutcomes.ts';
 import { deadLetterTopic } from './deadLetter.ts';
-import { MemberWatchdog } from './memberWatchdog.ts';
+import { type StartMember, type SupervisedMember, superviseMember } from './groupMember.ts';
 import { DEFAULT_COMMIT_INTERVAL_MS, OffsetCommits } from './offsetCommits.ts';
-
-/**
- * A member silent this long (no heartbeat answered, no join, no batch; at least 4 heartbeat
- * intervals) is replaced by a new one (memberWatchdog.ts). Short of the 30 s session timeout, so a
- * stuck member is replaced before the group's other members wait out its session.
- */
-const MIN_SILENCE_BEFORE_RESTART_MS = 12_000;
-/** How long a silent member's disconnect (leaving the group) may take before it is left behind. */
-const DISCONNECT_BOUND_MS = 5_000;
 
 export type RunConsumerOptions = {
   kafka: Kafka;
@@ -107,18 +98,48 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   });
   const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
 
-  /** A new kafkajs consumer in the group, subscribed and running; what it opened is closed if it fails. */
-  const startMember = async (): Promise<Consumer> => {
+  const startMember = memberStarter(options, commits, batches);
+  let member: SupervisedMember;
+  try {
+    member = await superviseMember(startMember, { heartbeatIntervalMs, commits, logger });
+  } catch (err) {
+    // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
+    commits.close();
+    await producer.disconnect().catch(() => undefined);
+    throw err;
+  }
+
+  return {
+    stats: outcomes.stats,
+    failing: () => outcomes.failing(),
+    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
+    // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
+    stop: async () => {
+      member.stopWatching();
+      // A commit refused on the way out (the coordinator moving) must not keep the member in the group.
+      await commits
+        .stopping()
+        .catch((err: unknown) => logger.warn({ err }, 'offset commit on stop refused; redelivered later'));
+      await member.current().disconnect();
+      await producer.disconnect();
+    },
+  };
+}
+
+/** A new kafkajs consumer in the group, subscribed and running; what it opened is closed if it fails. */
+function memberStarter(options: RunConsumerOptions, commits: OffsetCommits, batches: Batches): StartMember {
+  const { kafka, groupId, topics } = options;
+  return async (watch) => {
     const consumer = kafka.consumer({
       groupId,
       allowAutoTopicCreation: false,
-      heartbeatInterval: heartbeatIntervalMs,
+      heartbeatInterval: batches.heartbeatIntervalMs,
       retry: CONSUMER_RETRY,
       ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
     });
     // Stopped, or crashed and about to be restarted with a new runner: its commit functions are gone.
     consumer.on(consumer.events.STOP, () => commits.forget());
-    watchdog?.watch(consumer);
+    watch(consumer);
     try {
       await consumer.connect();
       // A new group starts at the earliest offset: events published before this consumer first ran
@@ -137,53 +158,6 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       await consumer.disconnect().catch(() => undefined);
       throw err;
     }
-  };
-
-  let watchdog: MemberWatchdog | undefined;
-  let stopped = false;
-  let member: Consumer;
-  try {
-    member = await startMember();
-  } catch (err) {
-    // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
-    commits.close();
-    await producer.disconnect().catch(() => undefined);
-    throw err;
-  }
-  const stallMs = Math.max(MIN_SILENCE_BEFORE_RESTART_MS, 4 * heartbeatIntervalMs);
-  watchdog = new MemberWatchdog(
-    stallMs,
-    async () => {
-      const silent = member;
-      commits.forget();
-      // Leaves the group if the coordinator answers; a stuck member's disconnect may never end, and
-      // its runner is stopped before the first await (kafkajs's stop), so it is left behind inert.
-      await settleWithin(silent.disconnect(), DISCONNECT_BOUND_MS).catch((err: unknown) =>
-        logger.debug({ err }, 'the silent member did not disconnect cleanly'),
-      );
-      const started = await startMember();
-      if (stopped) await started.disconnect();
-      else member = started;
-    },
-    logger,
-  );
-  watchdog.watch(member);
-
-  return {
-    stats: outcomes.stats,
-    failing: () => outcomes.failing(),
-    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
-    // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
-    stop: async () => {
-      stopped = true;
-      watchdog?.close();
-      // A commit refused on the way out (the coordinator moving) must not keep the member in the group.
-      await commits
-        .stopping()
-        .catch((err: unknown) => logger.warn({ err }, 'offset commit on stop refused; redelivered later'));
-      await member.disconnect();
-      await producer.disconnect();
-    },
   };
 }
 
@@ -271,18 +245,5 @@ async function heartbeatWhile<T>(
     return await work();
   } finally {
     clearInterval(timer);
-  }
-}
-
-/** Resolves or rejects as `promise` does, or rejects after `ms`. */
-async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
