@@ -120,8 +120,19 @@ describe('CDC through a database failover', { timeout: 300_000 }, () => {
 
     // Written on the promoted primary while no slot exists: never in any slot's stream.
     await insertEvents(dbUrl, { count: 20, aggregates: 5, aggregateIdPrefix: `between-${run}-` });
-    const status = await connectorStatus(worker.worker.url, connector);
-    console.log(`connector after the promotion: ${JSON.stringify(status)}`);
+    // Debezium reconnects through the endpoint, finds its saved position absent from the promoted
+    // primary, and its task fails: nothing resumes by itself.
+    const failed = await eventually(
+      'the connector task to fail on the promoted primary',
+      async () => {
+        const task = (await connectorStatus(worker.worker.url, connector))?.tasks[0] as
+          | { state: string; trace?: string }
+          | undefined;
+        return task?.state === 'FAILED' ? task : undefined;
+      },
+      120_000,
+    );
+    expect(failed.trace).toContain('no longer available on the server');
 
     // The documented recovery: stop, reset the offsets (the old slot's position does not exist on
     // the new timeline), resume; the connector creates its slot on the promoted primary.
@@ -132,7 +143,10 @@ describe('CDC through a database failover', { timeout: 300_000 }, () => {
     await insertEvents(dbUrl, { count: 10, aggregates: 5, aggregateIdPrefix: `after-${run}-` });
 
     const survivors = await ids(dbUrl);
-    expect(survivors.filter((id) => lost.includes(id)), 'rows the failover lost').toEqual([]);
+    expect(
+      survivors.filter((id) => lost.includes(id)),
+      'rows the failover lost',
+    ).toEqual([]);
     expect(survivors).toHaveLength(20 + 20 + 10);
     const messages = await onKafka(survivors, 180_000);
     const counts = new Map<string, number>();
@@ -144,7 +158,10 @@ describe('CDC through a database failover', { timeout: 300_000 }, () => {
         `${lost.length} lost in the failover, ${ghosts.length} of them published (ghosts); ` +
         `${twice.length} surviving rows published more than once`,
     );
-    expect(survivors.filter((id) => !counts.has(id)), 'rows stranded').toEqual([]);
+    expect(
+      survivors.filter((id) => !counts.has(id)),
+      'rows stranded',
+    ).toEqual([]);
   });
 });
 
