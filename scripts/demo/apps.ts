@@ -2,6 +2,7 @@
 // and started in order: the services first (they create the tables the relays read), then the
 // debezium relays' connectors if any, then the polling relays.
 import { startCdcRelays } from '@outbox/devstack/cdc-relays';
+import { superviseConnect } from '@outbox/devstack/connect-supervisor';
 import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
 import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
@@ -91,6 +92,12 @@ export async function startApps(
     topicPartitions: 6, // as the topics the demo creates (backingServices.ts)
     log: (message) => say('devstack', message),
   });
+  // Restarted when it dies on its own, like Zipkin; the console's stop and kill -9 leave it down.
+  if (running.connect) {
+    running.connectSupervisor = superviseConnect(running.connect, {
+      report: (message) => say('connect', message),
+    });
+  }
   await startTogether(RELAYS, start);
   await startTogether(
     twins.filter((name) => name.startsWith('relay-')),

@@ -3,7 +3,12 @@
 import { configSchema } from '@outbox/console/config';
 import { type RunningConsole, startConsole } from '@outbox/console/console';
 import type { DemoControls, ProcessControl } from '@outbox/console/demo-controls';
-import { brokerControl, ordersWriteModeSwitch, serviceControl } from '@outbox/console/process-controls';
+import {
+  brokerControl,
+  connectControl,
+  ordersWriteModeSwitch,
+  serviceControl,
+} from '@outbox/console/process-controls';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import { RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
@@ -51,6 +56,12 @@ export async function startDemoConsole(wiring: ConsoleWiring): Promise<RunningCo
   return startConsole({ config, logger: createLogger('console', 'warn'), controls });
 }
 
+/** Kafka Connect's row, when debezium relays run: `connect`, its supervisor told of each action. */
+function connectControls(): Record<string, ProcessControl> {
+  if (!running.connect) return {};
+  return { connect: announced('Kafka Connect', connectControl(running.connect, running.connectSupervisor)) };
+}
+
 function demoControls({ settings, kafka, start }: ConsoleWiring): DemoControls {
   return {
     brokers:
@@ -62,22 +73,26 @@ function demoControls({ settings, kafka, start }: ConsoleWiring): DemoControls {
             }),
           )
         : { broker: announced('the Kafka broker', brokerControl(kafka)) },
-    services: Object.fromEntries(
-      [...SERVICES, ...RELAYS, ...settings.twins].map((name) => [
-        name,
-        announced(
+    services: {
+      ...Object.fromEntries(
+        [...SERVICES, ...RELAYS, ...settings.twins].map((name) => [
           name,
-          serviceControl(
-            () => {
-              const service = running.services[name];
-              if (!service) throw new Error(`${name} was never started`);
-              return service;
-            },
-            () => start(name),
+          announced(
+            name,
+            serviceControl(
+              () => {
+                const service = running.services[name];
+                if (!service) throw new Error(`${name} was never started`);
+                return service;
+              },
+              () => start(name),
+            ),
           ),
-        ),
-      ]),
-    ),
+        ]),
+      ),
+      // Kafka Connect, with the debezium relays: `connect` (apps/console's demo controls).
+      ...connectControls(),
+    },
     writeMode: ordersWriteModeSwitch(`http://127.0.0.1:${settings.ports.orders}`, settings.ordersToken),
   };
 }

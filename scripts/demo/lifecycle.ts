@@ -2,6 +2,7 @@
 // on any failure, so nothing the demo started is left running.
 import type { ChildProcess } from 'node:child_process';
 import type { RunningConsole } from '@outbox/console/console';
+import type { ConnectSupervisor } from '@outbox/devstack/connect-supervisor';
 import type { ConnectWorker } from '@outbox/devstack/connect-worker';
 import type { EmbeddedPostgres } from '@outbox/devstack/embedded-postgres';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
@@ -26,6 +27,7 @@ export type Running = {
   zipkinStarting?: Promise<ZipkinServer | undefined>;
   zipkinSupervisor?: ZipkinSupervisor;
   connect?: ConnectWorker;
+  connectSupervisor?: ConnectSupervisor;
   services: Partial<Record<DemoProcess, ServiceProcess>>;
 };
 
@@ -41,6 +43,7 @@ export async function stopAll(exitCode: number): Promise<never> {
   await Promise.allSettled(Object.values(running.services).map((service) => service.stop()));
   // After the services: their last spans are flushed to it on shutdown.
   running.zipkinSupervisor?.stop();
+  running.connectSupervisor?.stop();
   if (running.connect) {
     // Its connectors and replication slots stay: the next run goes on where this one stopped.
     print('Stopping Kafka Connect… (its replication slots stay and hold WAL until the next run)');

@@ -16,8 +16,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
     'declarative table: one metric definition after another',
   'apps/relay/src/cdc/cdcMetrics.ts createCdcMetrics':
     'declarative table: one metric definition after another',
-  'apps/relay/src/cdc/cdcRelay.ts startCdcRelay': 'being reworked with the CDC drain and confirmation',
-  'apps/relay/src/polling/pollingRelay.ts startPollingRelay': 'being reworked with the relay speed work',
   'packages/outbox/src/cdcConnector.ts renderCdcConnectorConfig':
     "declarative table: the connector's settings, one a line",
   'packages/inbox/src/kafkaLoop.ts runConsumer': 'being reworked with the Kafka client seam',

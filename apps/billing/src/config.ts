@@ -4,8 +4,10 @@ import {
   consumerServiceSchema,
   type FaultSwitches,
   refuseFaultsUnlessAllowed,
+  timerMs,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 
 const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).extend({
@@ -17,9 +19,9 @@ const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).exten
   /** Test and demo switch: share of provider calls that fail as if it were down (0..1); such events are retried. */
   PAYMENT_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
   /** Test and demo switch: latency added to every provider call, in milliseconds. */
-  PAYMENT_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  PAYMENT_LATENCY_MS: timerMs(0).default(0),
   /** A provider call without an answer after this long fails, and the event is retried. */
-  PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  PAYMENT_TIMEOUT_MS: timerMs().default(3_000),
   /** Idempotency keys the simulated provider remembers (the oldest are forgotten first). */
   PAYMENT_KEYS_REMEMBERED: z.coerce.number().int().positive().default(100_000),
 });
@@ -39,7 +41,7 @@ const faultSwitches: FaultSwitches<Settings> = {
 // A consumer that does not run the provider call before its transaction makes it inside: the
 // call must then fit in the transaction.
 export const configSchema = refuseFaultsUnlessAllowed(
-  refineDatabaseTimeouts(settings).refine(
+  refineKafkaSecurity(refineDatabaseTimeouts(settings)).refine(
     (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
     { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
   ),

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import { createConsoleApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -23,11 +24,13 @@ export async function startConsole(options: {
   const services = connectServices(config, logger);
   const deadLetters = watchDeadLetters({
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     logger,
   });
   const kafka = kafkaTopologyReader({
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
     logger,
   });

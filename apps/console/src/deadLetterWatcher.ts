@@ -3,6 +3,7 @@ import { topicFor } from '@outbox/contracts';
 import { deadLetterTopic } from '@outbox/inbox';
 import type { Consumer, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import { createKafka } from '@outbox/runtime/kafka';
+import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import { errorMessage } from './services.ts';
 import type { ConsumersResponse, DeadLetterView } from './shared/api.ts';
@@ -30,6 +31,7 @@ function header(message: KafkaMessage, name: string): string | null {
  */
 export function watchDeadLetters(options: {
   brokers: string[];
+  security?: KafkaSecurity;
   topicPrefix: string;
   logger: Logger;
 }): DeadLetterWatcher {
@@ -50,7 +52,7 @@ class DeadLetterReader implements DeadLetterWatcher {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly closing: Promise<void>[] = [];
 
-  constructor(options: { brokers: string[]; topicPrefix: string; logger: Logger }) {
+  constructor(options: { brokers: string[]; security?: KafkaSecurity; topicPrefix: string; logger: Logger }) {
     this.topics = AGGREGATE_TYPES.map((type) => deadLetterTopic(topicFor(type, options.topicPrefix)));
     this.logger = options.logger.child({ component: 'dead-letter-watcher' });
     // kafkajs logs every failed reconnect as an error; while the broker is down (on purpose, in the
@@ -58,6 +60,7 @@ class DeadLetterReader implements DeadLetterWatcher {
     this.kafka = createKafka({
       clientId: 'console',
       brokers: options.brokers,
+      security: options.security,
       logger: this.logger.child({}, { level: 'silent' }),
     });
   }

@@ -1,6 +1,6 @@
 import type { ProcessControl, WriteModeSwitch } from './demoControls.ts';
 
-/** The parts of devstack's KafkaBroker the controls use. */
+/** The parts of devstack's KafkaBroker (and ConnectWorker) the controls use. */
 type Broker = {
   isRunning(): boolean;
   start(): Promise<void>;
@@ -8,6 +8,33 @@ type Broker = {
   stop(): Promise<boolean>;
   kill(): Promise<boolean>;
 };
+
+/** What the Kafka Connect control tells devstack's ConnectSupervisor. */
+type Supervisor = { pause(): void; resume(): void };
+
+/**
+ * The demo's Kafka Connect worker (the debezium relays' connectors). It is supervised (restarted
+ * when it dies on its own); stop and kill -9 tell the supervisor first, so it stays down until
+ * `start`, which brings it back and has it watched again.
+ */
+export function connectControl(worker: Broker, supervisor?: Supervisor): ProcessControl {
+  return {
+    isRunning: () => worker.isRunning(),
+    stop: async () => {
+      supervisor?.pause();
+      await worker.stop();
+    },
+    kill: async () => {
+      supervisor?.pause();
+      await worker.kill();
+    },
+    start: async () => {
+      await worker.start();
+      await worker.waitUntilReady(120_000);
+      supervisor?.resume();
+    },
+  };
+}
 
 /** The parts of devstack's ServiceProcess the controls use. */
 type Service = { readonly pid: number | undefined; stop(): Promise<void>; kill(): Promise<void> };

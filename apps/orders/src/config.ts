@@ -8,9 +8,11 @@ import {
   port,
   postgresUrl,
   standbySettings,
+  timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
 import { databaseTimeoutSettings, refineDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 import { demoSettings, refineDemoSettings } from './demo/index.ts';
 import type { AdmissionOptions } from './http/admission.ts';
@@ -61,6 +63,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   ...kafkaTopicSettings,
+  ...kafkaSecuritySettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
@@ -71,14 +74,14 @@ const settings = z.object({
    * cancelled order whose stock or payment is still held this long after the decision gets its
    * ORDER_CANCELLED once more). See src/saga/sagaTimeout.ts.
    */
-  SAGA_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(300_000),
+  SAGA_TIMEOUT_MS: timerMs(1_000).default(300_000),
   /** How often the orders process looks for timed-out orders. */
-  SAGA_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  SAGA_SWEEP_INTERVAL_MS: timerMs(100).default(10_000),
   /** The test and demo switches (demo/index.ts): each refused unless OUTBOX_ALLOW_FAULTS allows it. */
   ...demoSettings,
 });
 
-export const configSchema = refineDemoSettings(refineDatabaseTimeouts(settings))
+export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings)))
   // An admitted request holds a pooled connection: more slots than connections would queue the
   // extra requests on the pool, for seconds, instead of refusing them at once.
   .refine(

@@ -9,8 +9,10 @@ import {
   postgresUrl,
   refuseFaultsUnlessAllowed,
   standbySettings,
+  timerMs,
   topicPrefix,
 } from '@outbox/runtime/config';
+import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
 import { relayFaultSettings } from './polling/faultPoints.ts';
 
@@ -23,6 +25,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   ...kafkaTopicSettings,
+  ...kafkaSecuritySettings,
   LOG_LEVEL: logLevel,
   /**
    * Identifies this relay's leases in the outbox table; defaults to host and pid. `{hostname}` in
@@ -44,9 +47,9 @@ const settings = z.object({
    * side: a black-holed database never answers, so only the client can notice), a connection
    * attempt, an idle transaction. Without them a relay whose database vanished hangs and reports ok.
    */
-  RELAY_DB_TIMEOUT_MS: positiveInt(10_000),
+  RELAY_DB_TIMEOUT_MS: timerMs().default(10_000),
   /** Fallback poll when no NOTIFY arrives (a missed notification never strands an event). */
-  RELAY_POLL_INTERVAL_MS: positiveInt(1000),
+  RELAY_POLL_INTERVAL_MS: timerMs().default(1000),
   /**
    * How long an idle relay waits after a NOTIFY before it claims, so that the rows committed
    * meanwhile go out as one batch (fewer claims, marks and consumer transactions at low rates, at
@@ -59,7 +62,7 @@ const settings = z.object({
     .max(1000, 'from 0 (claim at once) to 1000 ms: a longer linger is latency, not batching')
     .default(0),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */
-  RELAY_LEASE_MS: positiveInt(30_000),
+  RELAY_LEASE_MS: timerMs().default(30_000),
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */
   RELAY_MAX_ATTEMPTS: positiveInt(10),
   /**
@@ -68,7 +71,7 @@ const settings = z.object({
    */
   RELAY_RETENTION_HOURS: z.coerce.number().min(0).default(24),
   /** How often the retention sweep runs. */
-  RELAY_RETENTION_INTERVAL_MS: positiveInt(60_000),
+  RELAY_RETENTION_INTERVAL_MS: timerMs().default(60_000),
   /**
    * `polling` (default): this process claims the outbox's rows and publishes them. `debezium`: a
    * Debezium connector on Kafka Connect publishes them from the write-ahead log
@@ -94,7 +97,7 @@ const settings = z.object({
    * rows it confirmed published, and, when a new reader holds the slot, publishes the rows written
    * before it (cdc/cdcConfirmation.ts).
    */
-  RELAY_CDC_CONFIRM_INTERVAL_MS: positiveInt(1000),
+  RELAY_CDC_CONFIRM_INTERVAL_MS: timerMs().default(1000),
   ...standbySettings,
   /** Bearer token for POST /admin/redrive; without it the admin endpoint does not exist. */
   RELAY_ADMIN_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
@@ -120,7 +123,7 @@ const withMode = settings.superRefine((config, context) => {
 });
 
 // A stray fault variable must not be able to take a production relay down.
-export const configSchema = refuseFaultsUnlessAllowed(withMode, {
+export const configSchema = refuseFaultsUnlessAllowed(refineKafkaSecurity(withMode), {
   RELAY_FAULT: (config) => config.RELAY_FAULT !== undefined,
 });
 

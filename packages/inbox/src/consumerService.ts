@@ -1,6 +1,12 @@
-import { type consumerServiceSchema, loadConfigOrExit, topicLayout } from '@outbox/runtime/config';
+import {
+  type consumerServiceSchema,
+  loadConfigOrExit,
+  replicationWarning,
+  topicLayout,
+} from '@outbox/runtime/config';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import type { DatabaseTimeouts } from '@outbox/runtime/database-timeouts';
+import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import { createLogger } from '@outbox/runtime/logger';
 import { createMetricsRegistry, type MetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
@@ -64,11 +70,14 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     logger.warn({ err }, 'an idle database connection failed; it is replaced'),
   );
   const registry = createMetricsRegistry(options.name);
+  const warning = replicationWarning(config);
+  if (warning) logger.warn(warning);
   const consumer = startEventConsumer({
     source: options.source,
     groupId: config.KAFKA_GROUP_ID,
     kafka: {
       brokers: config.KAFKA_BROKERS,
+      security: kafkaSecurity(config),
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       topicLayout: topicLayout(config),
     },

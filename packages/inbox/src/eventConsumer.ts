@@ -3,6 +3,7 @@ import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import type { Kafka } from '@outbox/runtime/kafka';
 import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
+import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import type { Logger } from 'pino';
@@ -31,7 +32,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   source: string;
   /** Consumer group, and this consumer's name in processed_events. */
   groupId: string;
-  kafka: { brokers: string[]; topicPrefix: string; topicLayout: TopicLayout };
+  kafka: { brokers: string[]; security?: KafkaSecurity; topicPrefix: string; topicLayout: TopicLayout };
   /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
   aggregateTypes: string[];
   /** e.g. `(work) => prisma.$transaction(work)`; one transaction applies a chunk of events. */
@@ -72,6 +73,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const kafka = createKafka({
     clientId: groupId,
     brokers: options.kafka.brokers,
+    security: options.kafka.security,
     logger,
     retry: CONSUMER_RETRY,
   });

@@ -16,7 +16,17 @@ import {
   type FailingPartition,
 } from './chunkOutcomes.ts';
 import { deadLetterTopic } from './deadLetter.ts';
+import { MemberWatchdog } from './memberWatchdog.ts';
 import { DEFAULT_COMMIT_INTERVAL_MS, OffsetCommits } from './offsetCommits.ts';
+
+/**
+ * A member silent this long (no heartbeat answered, no join, no batch; at least 4 heartbeat
+ * intervals) is replaced by a new one (memberWatchdog.ts). Short of the 30 s session timeout, so a
+ * stuck member is replaced before the group's other members wait out its session.
+ */
+const MIN_SILENCE_BEFORE_RESTART_MS = 12_000;
+/** How long a silent member's disconnect (leaving the group) may take before it is left behind. */
+const DISCONNECT_BOUND_MS = 5_000;
 
 export type RunConsumerOptions = {
   kafka: Kafka;
@@ -86,24 +96,6 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     logger,
     options.untilStandbyHolds,
   );
-  // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
-  let opened: Consumer | undefined;
-  const closeAndRethrow = async (err: unknown): Promise<never> => {
-    commits.close();
-    await Promise.allSettled([opened?.disconnect(), producer.disconnect()]);
-    throw err;
-  };
-  const consumer: Consumer = await (async () => {
-    opened = kafka.consumer({
-      groupId,
-      allowAutoTopicCreation: false,
-      heartbeatInterval: heartbeatIntervalMs,
-      retry: CONSUMER_RETRY,
-      ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
-    });
-    await opened.connect();
-    return opened;
-  })().catch(closeAndRethrow);
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
@@ -114,22 +106,68 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     metrics: options.metrics,
   });
   const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
-  // Stopped, or crashed and about to be restarted with a new runner: its commit functions are gone.
-  consumer.on(consumer.events.STOP, () => commits.forget());
 
-  // A new group starts at the earliest offset: events published before this consumer first ran
-  // are still consumed. (An existing group resumes from its committed offsets.)
-  await consumer.subscribe({ topics, fromBeginning: true }).catch(closeAndRethrow);
-  await consumer
-    .run({
-      eachBatchAutoResolve: false,
-      // With autoCommit on, kafkajs commits after every batch whatever its interval setting (its
-      // runner.js): at a low rate, one OffsetCommit per event. OffsetCommits commits instead.
-      autoCommit: false,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-      eachBatch: (payload) => consumeBatch(payload, batches),
-    })
-    .catch(closeAndRethrow);
+  /** A new kafkajs consumer in the group, subscribed and running; what it opened is closed if it fails. */
+  const startMember = async (): Promise<Consumer> => {
+    const consumer = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      heartbeatInterval: heartbeatIntervalMs,
+      retry: CONSUMER_RETRY,
+      ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
+    });
+    // Stopped, or crashed and about to be restarted with a new runner: its commit functions are gone.
+    consumer.on(consumer.events.STOP, () => commits.forget());
+    watchdog?.watch(consumer);
+    try {
+      await consumer.connect();
+      // A new group starts at the earliest offset: events published before this consumer first ran
+      // are still consumed. (An existing group resumes from its committed offsets.)
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        // With autoCommit on, kafkajs commits after every batch whatever its interval setting (its
+        // runner.js): at a low rate, one OffsetCommit per event. OffsetCommits commits instead.
+        autoCommit: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+        eachBatch: (payload) => consumeBatch(payload, batches),
+      });
+      return consumer;
+    } catch (err) {
+      await consumer.disconnect().catch(() => undefined);
+      throw err;
+    }
+  };
+
+  let watchdog: MemberWatchdog | undefined;
+  let stopped = false;
+  let member: Consumer;
+  try {
+    member = await startMember();
+  } catch (err) {
+    // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
+    commits.close();
+    await producer.disconnect().catch(() => undefined);
+    throw err;
+  }
+  const stallMs = Math.max(MIN_SILENCE_BEFORE_RESTART_MS, 4 * heartbeatIntervalMs);
+  watchdog = new MemberWatchdog(
+    stallMs,
+    async () => {
+      const silent = member;
+      commits.forget();
+      // Leaves the group if the coordinator answers; a stuck member's disconnect may never end, and
+      // its runner is stopped before the first await (kafkajs's stop), so it is left behind inert.
+      await settleWithin(silent.disconnect(), DISCONNECT_BOUND_MS).catch((err: unknown) =>
+        logger.debug({ err }, 'the silent member did not disconnect cleanly'),
+      );
+      const started = await startMember();
+      if (stopped) await started.disconnect();
+      else member = started;
+    },
+    logger,
+  );
+  watchdog.watch(member);
 
   return {
     stats: outcomes.stats,
@@ -137,8 +175,13 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
     // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
     stop: async () => {
-      await commits.stopping();
-      await consumer.disconnect();
+      stopped = true;
+      watchdog?.close();
+      // A commit refused on the way out (the coordinator moving) must not keep the member in the group.
+      await commits
+        .stopping()
+        .catch((err: unknown) => logger.warn({ err }, 'offset commit on stop refused; redelivered later'));
+      await member.disconnect();
       await producer.disconnect();
     },
   };
@@ -228,5 +271,18 @@ async function heartbeatWhile<T>(
     return await work();
   } finally {
     clearInterval(timer);
+  }
+}
+
+/** Resolves or rejects as `promise` does, or rejects after `ms`. */
+async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

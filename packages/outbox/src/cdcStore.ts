@@ -26,7 +26,19 @@ const slotReaderSql = `
     where s.slot_name = $1)`;
 
 export const cdcSql = {
-  slotReader: `select ${slotReaderSql} as reader, (select max(seq) from outbox)::text as max_seq`,
+  /** Read before slotReader, in a statement of its own (see readSlotReader). */
+  walInsertPosition: 'select pg_current_wal_insert_lsn()::text as lsn',
+
+  /**
+   * The slot's reader, the highest seq, whether the slot exists, and whether its restart_lsn is
+   * below $2, a WAL insert position read at an earlier check while the slot existed.
+   */
+  slotReader: `
+  select ${slotReaderSql} as reader,
+         (select max(seq) from outbox)::text as max_seq,
+         exists (select 1 from pg_replication_slots where slot_name = $1) as slot_exists,
+         coalesce((select restart_lsn < $2::pg_lsn from pg_replication_slots where slot_name = $1), false)
+           as restart_before`,
 
   /**
    * Step one: up to $2 pending rows, the WAL insert position read after them and the slot's
@@ -75,13 +87,37 @@ export type SlotReader = {
   reader: string | undefined;
   /** The highest seq written so far (0 for an empty outbox). */
   maxSeq: string;
+  /** The slot exists (read or not). */
+  exists: boolean;
+  /**
+   * The slot's restart_lsn is below `since`: it is the slot that existed when `since` was read. A
+   * slot created later starts at or past the WAL insert position of its creation.
+   */
+  existedAtSince: boolean;
+  /** The WAL insert position read just before the slot: the next check's `since`. */
+  position: string;
 };
 
-export async function readSlotReader(db: Db, slot: string): Promise<SlotReader> {
-  const { rows } = await db.query<{ reader: string | null; max_seq: string | null }>(cdcSql.slotReader, [
-    slot,
-  ]);
-  return { reader: rows[0]?.reader ?? undefined, maxSeq: rows[0]?.max_seq ?? '0' };
+/**
+ * The slot and its reader. The insert position is read first, in a statement of its own: read in
+ * the same statement, it could be read after a slot dropped and created between the two reads.
+ */
+export async function readSlotReader(db: Db, slot: string, since: string | undefined): Promise<SlotReader> {
+  const position = (await db.query<{ lsn: string }>(cdcSql.walInsertPosition)).rows[0]?.lsn ?? '0/0';
+  const { rows } = await db.query<{
+    reader: string | null;
+    max_seq: string | null;
+    slot_exists: boolean;
+    restart_before: boolean;
+  }>(cdcSql.slotReader, [slot, since ?? '0/0']);
+  const row = rows[0];
+  return {
+    reader: row?.reader ?? undefined,
+    maxSeq: row?.max_seq ?? '0',
+    exists: row?.slot_exists ?? false,
+    existedAtSince: since !== undefined && (row?.restart_before ?? false),
+    position,
+  };
 }
 
 /** Pending rows to mark published once `reader` has confirmed `lsn` on the slot. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { kafkaSecuritySettings } from './kafkaSecurity.ts';
 
 /** Thrown when the environment does not match an app's config schema; names every bad variable. */
 export class ConfigError extends Error {
@@ -71,6 +72,20 @@ export const logLevel = z
 
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/**
+ * The longest delay Node's setTimeout and setInterval take: a longer one fires after 1 ms (with a
+ * TimeoutOverflowWarning), so a 30-day poll interval would poll every millisecond.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number of milliseconds something waits, from `min` to MAX_TIMER_MS. */
+export const timerMs = (min = 1) =>
+  z.coerce
+    .number()
+    .int('a whole number of milliseconds')
+    .min(min, `at least ${min} ms`)
+    .max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24.8 days): Node fires a longer timer at once`);
+
 /** Topic names get this prefix, so tests and demos can share one broker without sharing topics. */
 export const topicPrefix = z
   .string()
@@ -92,7 +107,7 @@ export const inboxRetentionHours = z.coerce
  * packages/inbox/src/offsetCommits.ts). A crash redelivers at most this much of the stream, which
  * processed_events makes harmless (docs/design.md, "The consumers").
  */
-export const kafkaCommitIntervalMs = z.coerce.number().int().positive().optional();
+export const kafkaCommitIntervalMs = timerMs().optional();
 
 /**
  * Announce only what the database's standby holds, so that a failover to it cannot take back a
@@ -123,11 +138,31 @@ export const kafkaTopicSettings = {
   KAFKA_REPLICATION_FACTOR: positiveInt(1),
 };
 
+/**
+ * What a process pointed at several brokers with topics of one replica should be told at start-up:
+ * the topics it creates then live on one broker and go with it (docs/production.md, "Kafka
+ * replication factor and min.insync.replicas"). Undefined when there is nothing to say.
+ */
+export function replicationWarning(config: {
+  KAFKA_BROKERS: string[];
+  KAFKA_REPLICATION_FACTOR: number;
+}): string | undefined {
+  const brokers = config.KAFKA_BROKERS.length;
+  if (brokers < 2 || config.KAFKA_REPLICATION_FACTOR > 1) return undefined;
+  return (
+    `KAFKA_REPLICATION_FACTOR=1 with ${brokers} brokers in KAFKA_BROKERS: topics this process creates ` +
+    'get one copy, lost with its broker; set KAFKA_REPLICATION_FACTOR=3 on a cluster (existing topics are not changed)'
+  );
+}
+
 export function topicLayout(config: { KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPLICATION_FACTOR: number }) {
   return { partitions: config.KAFKA_TOPIC_PARTITIONS, replicationFactor: config.KAFKA_REPLICATION_FACTOR };
 }
 
-/** The settings of every Kafka-consuming service (inventory, billing); each adds its own. */
+/**
+ * The settings of every Kafka-consuming service (inventory, billing); each adds its own, and refines
+ * the whole with refineKafkaSecurity.
+ */
 export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
   return z.object({
     /** Health and metrics endpoint. */
@@ -137,6 +172,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     KAFKA_BROKERS: kafkaBrokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
     ...kafkaTopicSettings,
+    ...kafkaSecuritySettings,
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timerMs } from './config.ts';
 
 /**
  * How long a service waits on its database before giving up, one definition for every app's
@@ -8,14 +9,14 @@ import { z } from 'zod';
  */
 export const databaseTimeoutSettings = {
   /** Opening a connection; also the longest a transaction waits for a free pooled connection. */
-  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  DATABASE_CONNECT_TIMEOUT_MS: timerMs().default(5_000),
   /** One statement, lock waits included (server side), plus 1 s on the client for a silent server. */
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: timerMs().default(5_000),
   /**
    * One whole interactive transaction (Prisma's timeout; its default is 5 s). The server also ends
    * a session left idle inside a transaction for this long.
    */
-  DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  DATABASE_TRANSACTION_TIMEOUT_MS: timerMs().default(10_000),
 };
 
 export type DatabaseTimeouts = {

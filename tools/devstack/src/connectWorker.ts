@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
@@ -34,6 +43,9 @@ export type ConnectWorkerOptions = {
   exactlyOnceSource?: boolean;
 };
 
+/** How the worker's JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
+export type ConnectExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
+
 /**
  * A real Kafka Connect worker in distributed mode, with Debezium's PostgreSQL connector on its
  * classpath, run from Maven-resolved jars (connectJars.ts) like the broker: the CDC relay of
@@ -52,6 +64,8 @@ export class ConnectWorker {
   readonly dir: string;
   readonly logFile: string;
   readonly exactlyOnceSource: boolean;
+  /** The exit of the JVM this object spawned last (see `exited`). */
+  #exited: Promise<ConnectExit> | undefined;
 
   constructor(options: ConnectWorkerOptions) {
     this.brokers = options.brokers;
@@ -115,6 +129,7 @@ export class ConnectWorker {
     writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
 
     const log = openSync(this.logFile, 'a');
+    const logStart = fstatSync(log).size; // this run's lines start here
     let pid: number | undefined;
     try {
       writeSync(log, `\n===== devstack: starting Kafka Connect at ${new Date().toISOString()} =====\n`);
@@ -125,6 +140,11 @@ export class ConnectWorker {
       });
       child.unref();
       pid = child.pid;
+      this.#exited = new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+          resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(this.#logSince(logStart)) });
+        });
+      });
     } finally {
       closeSync(log);
     }
@@ -169,6 +189,23 @@ export class ConnectWorker {
       ...(this.exactlyOnceSource ? ['exactly.once.source.support=enabled'] : []),
     ];
     return `${lines.join('\n')}\n`;
+  }
+
+  /**
+   * Resolves when the JVM that this object started last exits, however it ends; undefined when this
+   * object has not started one (a worker started by another process is not watched).
+   */
+  exited(): Promise<ConnectExit> | undefined {
+    return this.#exited;
+  }
+
+  #logSince(offset: number): string {
+    try {
+      const text = readFileSync(this.logFile).subarray(offset);
+      return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
+    } catch {
+      return '';
+    }
   }
 
   /** Polls the REST API (`GET /`) until it answers; fails fast, with the log, if the JVM exits. */

@@ -3,9 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brokerCertificates } from './brokerCertificates.ts';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
-import { type ClusterMembership, renderServerProperties } from './kafkaServerProperties.ts';
+import {
+  type ClusterMembership,
+  renderServerProperties,
+  type SaslListener,
+  scramCredentials,
+} from './kafkaServerProperties.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
@@ -38,6 +44,10 @@ export type KafkaBrokerOptions = {
   jvmOptions?: string[];
   /** One node of a cluster (kafkaCluster.ts builds these); without it, a broker on its own. */
   cluster?: ClusterMembership;
+  /** A second client listener, SASL_PLAINTEXT with SASL/PLAIN users (kafkaServerProperties.ts). */
+  sasl?: SaslListener;
+  /** A third client listener on this port, SSL, with a certificate signed by a CA of its own (caFile). */
+  tlsPort?: number;
 };
 
 /**
@@ -65,6 +75,8 @@ export class KafkaBroker {
   readonly heapMb: number;
   readonly jvmOptions: string[];
   readonly cluster: ClusterMembership | undefined;
+  readonly sasl: SaslListener | undefined;
+  readonly tlsPort: number | undefined;
   readonly #clusterId: string | undefined;
 
   constructor(options: KafkaBrokerOptions = {}) {
@@ -77,6 +89,8 @@ export class KafkaBroker {
     this.jvmOptions = options.jvmOptions ?? [];
     this.#clusterId = options.clusterId;
     this.cluster = options.cluster;
+    this.sasl = options.sasl;
+    this.tlsPort = options.tlsPort;
   }
 
   /** Bootstrap servers for clients, e.g. `['127.0.0.1:9092']` (the advertised port). */
@@ -94,6 +108,11 @@ export class KafkaBroker {
 
   isRunning(): boolean {
     return this.pid !== undefined;
+  }
+
+  /** The PEM of the CA that signed the TLS listener's certificate (with `tlsPort`), for clients. */
+  get caFile(): string {
+    return join(this.dataDir, 'tls', 'ca.pem');
   }
 
   get #pidFile(): string {
@@ -131,6 +150,10 @@ export class KafkaBroker {
     await this.ensureJars();
 
     mkdirSync(this.#kafkaLogDir, { recursive: true });
+    const tls =
+      this.tlsPort === undefined
+        ? undefined
+        : { port: this.tlsPort, ...(await brokerCertificates(join(this.dataDir, 'tls'))) };
     writeFileSync(
       this.#propertiesFile,
       renderServerProperties({
@@ -139,6 +162,8 @@ export class KafkaBroker {
         advertisedPort: this.advertisedPort,
         logDir: this.#kafkaLogDir,
         ...(this.cluster ? { cluster: this.cluster } : {}),
+        ...(this.sasl ? { sasl: this.sasl } : {}),
+        ...(tls ? { tls } : {}),
       }),
     );
     await this.#formatOnce();
@@ -266,6 +291,7 @@ export class KafkaBroker {
       '-c',
       this.#propertiesFile,
       '--ignore-formatted',
+      ...scramCredentials(this.sasl),
     ];
     const { code, output } = await run('java', args);
     if (code !== 0) {
@@ -280,6 +306,8 @@ export class KafkaBroker {
     for (const [port, variable] of [
       [this.port, 'KAFKA_PORT'],
       [this.controllerPort, 'KAFKA_CONTROLLER_PORT'],
+      ...(this.sasl ? [[this.sasl.port, 'the SASL listener port'] as const] : []),
+      ...(this.tlsPort ? [[this.tlsPort, 'the TLS listener port'] as const] : []),
     ] as const) {
       if (await isPortInUse(port)) {
         throw new Error(

@@ -10,6 +10,12 @@ const AFTERMATH: Record<string, string> = {
     "kill -9: the broker died without a goodbye. Nothing acknowledged is lost (acks=all, flushed); the relays retry with backoff and never use up an event's attempts for it.",
   'broker/start':
     'The broker is back. The relays publish the backlog in order, inventory and billing catch up, and the pending orders complete.',
+  'connect/stop':
+    'Kafka Connect is stopping: its connectors publish nothing, the debezium relays say "degraded", and each replication slot keeps the WAL from its position on. Orders are still accepted; their events wait in the outbox and the WAL.',
+  'connect/kill':
+    "kill -9 of Kafka Connect: the connectors' last block since their committed offsets will be published again after a start (duplicates the consumers' inbox absorbs); nothing is lost, the slots hold the WAL.",
+  'connect/start':
+    'Kafka Connect is back: the connectors resume from their slots, and each debezium relay says "ok" again and marks the rows published as the slot confirms them.',
   'relay/stop':
     'Graceful stop: the relay finished its batch and gave back what it held. Events of this database wait until a relay runs again.',
   'relay/kill':
@@ -39,6 +45,7 @@ const AFTERMATH: Record<string, string> = {
 /** Which explanation a target gets: the broker, a relay, the orders service, or a consumer service. */
 function kindOf(target: string): string {
   if (target.startsWith('broker')) return 'broker';
+  if (target === 'connect') return target;
   if (target === 'orders') return target;
   return target.startsWith('relay-') ? 'relay' : 'consumer';
 }
@@ -150,6 +157,8 @@ export function renderDemoControls(status: DemoStatus, refresh: () => void): voi
         onAction,
       ),
     ),
-    ...Object.entries(status.services).map(([name, service]) => controlRow(name, name, service, onAction)),
+    ...Object.entries(status.services).map(([name, service]) =>
+      controlRow(name, name === 'connect' ? 'Kafka Connect' : name, service, onAction),
+    ),
   );
 }

@@ -147,8 +147,8 @@ function statsLine(view: OutboxView, stats: NonNullable<OutboxView['stats']>): H
     'div',
     { class: 'stats' },
     ...(view.relay.mode === 'debezium'
-      ? // Nothing marks a row in this mode: the rows wait for retention, published or not.
-        [stat('pending', 'rows kept until the slot confirms them', stats.pending)]
+      ? // A row is marked published once the connector's slot confirmed it (docs/design.md#polling-or-cdc).
+        [stat('pending', 'not yet confirmed by the slot', stats.pending)]
       : [
           stat('pending', 'pending', stats.pending, undefined, stats.pending > 0),
           stat('in-flight', 'in flight (leased)', stats.inFlight),

@@ -1,5 +1,6 @@
 import { topicFor } from '@outbox/contracts';
 import { type Admin, createKafka, decodeMemberAssignment } from '@outbox/runtime/kafka';
+import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import type { ConsumerGroupView, KafkaTopology } from '../shared/api.ts';
 
@@ -12,12 +13,14 @@ export type KafkaTopologyReader = { read(): Promise<KafkaTopology>; close(): Pro
  */
 export function kafkaTopologyReader(options: {
   brokers: string[];
+  security?: KafkaSecurity;
   topicPrefix: string;
   logger: Logger;
 }): KafkaTopologyReader {
   const kafka = createKafka({
     clientId: 'console-topology',
     brokers: options.brokers,
+    security: options.security,
     // While every broker is down, a failed read says so on the page; no error log every second.
     logger: options.logger.child({}, { level: 'silent' }),
     retry: { retries: 0 },

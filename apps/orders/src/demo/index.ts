@@ -11,6 +11,7 @@ import {
   refuseFaultsUnlessAllowed,
   topicLayout,
 } from '@outbox/runtime/config';
+import { type KafkaSecuritySettings, kafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -87,7 +88,7 @@ export type OrdersDemo = {
   stop(): Promise<void>;
 };
 
-type KafkaConfig = {
+type KafkaConfig = KafkaSecuritySettings & {
   KAFKA_BROKERS: string[];
   KAFKA_TOPIC_PREFIX: string;
   KAFKA_TOPIC_PARTITIONS: number;
@@ -109,6 +110,7 @@ export function startOrdersDemo(
   const publisher = naive
     ? new NaivePublisher({
         brokers: config.KAFKA_BROKERS,
+        security: kafkaSecurity(config),
         topicPrefix: config.KAFKA_TOPIC_PREFIX,
         topicLayout: topicLayout(config),
         logger,

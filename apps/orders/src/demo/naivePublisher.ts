@@ -9,11 +9,13 @@ import {
   type Producer,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
+import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import { endSpan, startPublishSpan } from '@outbox/runtime/trace-hand-off';
 import type { Logger } from 'pino';
 
 export type NaivePublisherOptions = {
   brokers: string[];
+  security?: KafkaSecurity;
   topicPrefix: string;
   topicLayout: TopicLayout;
   logger: Logger;
@@ -39,6 +41,7 @@ export class NaivePublisher {
     const kafka = createKafka({
       clientId: 'orders-naive-write',
       brokers: options.brokers,
+      security: options.security,
       logger: options.logger,
       retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });

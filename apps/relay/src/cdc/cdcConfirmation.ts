@@ -10,11 +10,13 @@ const BATCH = 10_000;
 /**
  * What keeps `status` true in debezium mode (docs/design.md#polling-or-cdc), one step a tick:
  *
- * 1. Each time another reader holds the slot (the relay's start, a connector restart, a slot
- *    re-created after a drop or a failover), drain: the polling path publishes every row still
- *    pending up to the last seq written (cdcDrain.ts). The connector streams only what commits
- *    after its slot exists, and the relay cannot tell a re-created slot from the old one read
- *    again, so it treats each new reader as a new slot: duplicates, never a gap.
+ * 1. When a reader holds a slot that may be new (the relay's start, a slot re-created after a drop
+ *    or a failover), drain: the polling path publishes every row still pending up to the last seq
+ *    written (cdcDrain.ts). The connector streams only what commits after its slot exists:
+ *    duplicates, never a gap. A new reader of the same slot (a connector or Connect restart) needs
+ *    no drain; the slot is known to be the same when it was seen at every check since the last
+ *    drain and its restart_lsn is below the WAL position read at the previous check (a slot created
+ *    since starts past it). Anything else counts as a new slot.
  * 2. Then, a tick apart: take a mark (pending rows, the WAL position after them, the reader) and
  *    mark those rows `published` once the same reader has confirmed that position
  *    (packages/outbox/src/cdcStore.ts). Debezium confirms a position only after Kafka acknowledged
@@ -22,7 +24,7 @@ const BATCH = 10_000;
  *
  * Nothing is marked while no reader holds the slot, and a mark whose reader has gone is dropped.
  */
-export function startCdcConfirmation(options: {
+type ConfirmationOptions = {
   pool: pg.Pool;
   relay: Relay;
   slot: string;
@@ -31,43 +33,16 @@ export function startCdcConfirmation(options: {
   logger: Logger;
   onMarked?: (count: number) => void;
   onDrained?: (count: number) => void;
-}) {
-  const { pool, slot, logger } = options;
+};
+
+export function startCdcConfirmation(options: ConfirmationOptions) {
   const stopped = new AbortController();
-  /** The reader whose slot has been drained: marks are taken only under it. */
-  let drainedFor: string | undefined;
-  let mark: ConfirmationMark | undefined;
-
-  const tick = async () => {
-    const { reader, maxSeq } = await readSlotReader(pool, slot);
-    if (reader === undefined) {
-      mark = undefined;
-      return;
-    }
-    if (reader !== drainedFor) {
-      mark = undefined;
-      logger.info(
-        { slot, reader, maxSeq },
-        'a new reader holds the slot: publishing the rows written before it',
-      );
-      const drained = await drainUpTo({ ...options, maxSeq, stopped: stopped.signal });
-      options.onDrained?.(drained);
-      logger.info({ slot, reader, drained }, 'rows written before the slot published');
-      drainedFor = reader;
-      return;
-    }
-    if (mark && mark.reader === reader && mark.ids.length > 0) {
-      const marked = await markConfirmed(pool, mark, slot);
-      if (marked === undefined) return; // not confirmed yet: the same mark next tick
-      options.onMarked?.(marked);
-    }
-    mark = await takeConfirmationMark(pool, slot, BATCH);
-    if (mark.reader !== drainedFor) mark = undefined;
-  };
-
+  const confirmation = new CdcConfirmation(options, stopped.signal);
   const loop = async () => {
     while (!stopped.signal.aborted) {
-      await tick().catch((err: unknown) => logger.warn({ err }, 'CDC confirmation failed; will try again'));
+      await confirmation
+        .tick()
+        .catch((err: unknown) => options.logger.warn({ err }, 'CDC confirmation failed; will try again'));
       await sleep(options.intervalMs, undefined, { signal: stopped.signal }).catch(() => {});
     }
   };
@@ -78,4 +53,65 @@ export function startCdcConfirmation(options: {
       await running;
     },
   };
+}
+
+class CdcConfirmation {
+  readonly #options: ConfirmationOptions;
+  readonly #stopped: AbortSignal;
+  /** The slot seen at the last check has been drained: rows written before it are published. */
+  #drained = false;
+  /** The reader seen at the last check, and the WAL position read just before it. */
+  #lastReader: string | undefined;
+  #since: string | undefined;
+  #mark: ConfirmationMark | undefined;
+
+  constructor(options: ConfirmationOptions, stopped: AbortSignal) {
+    this.#options = options;
+    this.#stopped = stopped;
+  }
+
+  async tick(): Promise<void> {
+    const { pool, slot } = this.#options;
+    const seen = await readSlotReader(pool, slot, this.#since);
+    const { reader } = seen;
+    // The same slot as at the last check: one walsender held it all along (a slot in use cannot be
+    // dropped), or it starts below a position read then (a slot created since starts past it).
+    const sameSlot =
+      seen.exists && ((reader !== undefined && reader === this.#lastReader) || seen.existedAtSince);
+    if (!sameSlot) this.#drained = false;
+    if (reader !== this.#lastReader) this.#mark = undefined;
+    this.#lastReader = reader;
+    this.#since = seen.exists ? seen.position : undefined;
+    if (reader === undefined) return;
+    if (!this.#drained) {
+      await this.#drain(reader, seen.maxSeq);
+      return;
+    }
+    await this.#markConfirmed(reader);
+  }
+
+  async #drain(reader: string, maxSeq: string): Promise<void> {
+    const { slot, logger } = this.#options;
+    logger.info(
+      { slot, reader, maxSeq },
+      'a reader holds a slot that may be new: publishing the rows written before it',
+    );
+    const published = await drainUpTo({ ...this.#options, maxSeq, stopped: this.#stopped });
+    this.#options.onDrained?.(published);
+    logger.info({ slot, reader, drained: published }, 'rows written before the slot published');
+    this.#drained = true;
+  }
+
+  /** Marks the last mark's rows if its reader confirmed them, then takes the next mark. */
+  async #markConfirmed(reader: string): Promise<void> {
+    const { pool, slot } = this.#options;
+    const mark = this.#mark;
+    if (mark && mark.reader === reader && mark.ids.length > 0) {
+      const marked = await markConfirmed(pool, mark, slot);
+      if (marked === undefined) return; // not confirmed yet: the same mark next tick
+      this.#options.onMarked?.(marked);
+    }
+    const next = await takeConfirmationMark(pool, slot, BATCH);
+    this.#mark = next.reader === reader ? next : undefined;
+  }
 }

@@ -1,13 +1,11 @@
-import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
-import { topicLayout } from '@outbox/runtime/config';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createRelayMetrics } from '../polling/metrics.ts';
-import { KafkaPublisher } from '../polling/publisher.ts';
 import { Relay } from '../polling/relay.ts';
+import { kafkaPublisher, outboxPool } from '../polling/relayParts.ts';
 import { startRetention } from '../polling/retention.ts';
 import { Wakeup } from '../polling/wakeup.ts';
 import { startCdcConfirmation } from './cdcConfirmation.ts';
@@ -30,45 +28,12 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     connector: config.RELAY_CONNECTOR ?? '',
     slot: config.RELAY_REPLICATION_SLOT ?? '',
   };
-  const pool = new pg.Pool({
-    connectionString: config.DATABASE_URL,
-    max: 3,
-    connectionTimeoutMillis: Math.min(5_000, config.RELAY_DB_TIMEOUT_MS),
-    statement_timeout: config.RELAY_DB_TIMEOUT_MS,
-    query_timeout: config.RELAY_DB_TIMEOUT_MS + 1_000,
-    idle_in_transaction_session_timeout: config.RELAY_DB_TIMEOUT_MS,
-    keepAlive: true,
-    // The drain runs the polling relay's claim (outboxStore.ts).
-    options: OUTBOX_SESSION_OPTIONS,
-  });
-  pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+  // The drain runs the polling relay's claim: the same session settings (relayParts.ts).
+  const pool = outboxPool(config, logger, 3);
   const registry = createMetricsRegistry('relay');
   const health = () => cdcRelayHealth(pool, settings);
   const metrics = createCdcMetrics(registry, health, pool);
-  const publisher = new KafkaPublisher({
-    clientId: `relay-${relayId}`,
-    brokers: config.KAFKA_BROKERS,
-    topicPrefix: config.KAFKA_TOPIC_PREFIX,
-    topicLayout: topicLayout(config),
-    logger,
-  });
-  // The drain's relay: never started as a loop, stepped by drainUpTo. Its metrics stay off
-  // /metrics: the polling relay's backlog alerts would read an idle outbox's unconfirmed tail as
-  // stuck (docs/design.md#polling-or-cdc).
-  const drainer = new Relay({
-    pool,
-    publisher,
-    wakeup: new Wakeup(config.DATABASE_URL, logger),
-    logger,
-    metrics: createRelayMetrics(createMetricsRegistry('relay-drain'), pool, logger),
-    options: {
-      id: `${relayId}-drain`,
-      batchSize: config.RELAY_BATCH_SIZE,
-      leaseMs: config.RELAY_LEASE_MS,
-      pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
-      maxAttempts: config.RELAY_MAX_ATTEMPTS,
-    },
-  });
+  const { drainer, publisher } = createDrainer(config, pool, relayId, logger);
   await publisher
     .connect()
     .catch((err: unknown) => logger.warn({ err }, 'Kafka not reachable yet; will retry'));
@@ -102,4 +67,28 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     server.close();
     await Promise.allSettled([publisher.disconnect(), pool.end()]);
   });
+}
+
+/**
+ * The drain's relay: the polling relay's claim, publish and mark, never started as a loop but
+ * stepped by drainUpTo. Its metrics stay off /metrics: the polling relay's backlog alerts would
+ * read the rows waiting for the slot's confirmation as stuck (docs/design.md#polling-or-cdc).
+ */
+function createDrainer(config: Config, pool: pg.Pool, relayId: string, logger: Logger) {
+  const publisher = kafkaPublisher(config, relayId, logger);
+  const drainer = new Relay({
+    pool,
+    publisher,
+    wakeup: new Wakeup(config.DATABASE_URL, logger),
+    logger,
+    metrics: createRelayMetrics(createMetricsRegistry('relay-drain'), pool, logger),
+    options: {
+      id: `${relayId}-drain`,
+      batchSize: config.RELAY_BATCH_SIZE,
+      leaseMs: config.RELAY_LEASE_MS,
+      pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
+      maxAttempts: config.RELAY_MAX_ATTEMPTS,
+    },
+  });
+  return { drainer, publisher };
 }

@@ -10,6 +10,7 @@ import {
   partitionOf,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
+import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import { endSpan, type OutgoingEvent, startPublishSpan } from '@outbox/runtime/trace-hand-off';
 import type { Logger } from 'pino';
 
@@ -26,6 +27,7 @@ export function toOutgoingEvent(row: ClaimedRow): OutgoingEvent {
 export type PublisherOptions = {
   clientId: string;
   brokers: string[];
+  security?: KafkaSecurity;
   topicPrefix: string;
   topicLayout: TopicLayout;
   logger: Logger;
@@ -54,6 +56,7 @@ export class KafkaPublisher {
     const kafka = createKafka({
       clientId: options.clientId,
       brokers: options.brokers,
+      security: options.security,
       logger: options.logger,
       // Fail a send within a few seconds when the broker is gone; the relay's own backoff
       // takes over from there (see Relay#failed).

@@ -1,5 +1,6 @@
-import { Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
+import { Kafka, type LogEntry, logLevel, type RetryOptions, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { KafkaSecurity } from '../kafkaSecurity.ts';
 import { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
 
 export type KafkaClientOptions = {
@@ -9,7 +10,12 @@ export type KafkaClientOptions = {
   logger: Logger;
   /** How long to keep retrying a connection or request before an operation fails. */
   retry?: RetryOptions;
+  /** TLS and SASL, from the KAFKA_SSL and KAFKA_SASL_* settings (kafkaSecurity); PLAINTEXT without. */
+  security?: KafkaSecurity;
 };
+
+const SASL_REFUSED =
+  'Kafka refused the SASL credentials: check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD';
 
 const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -22,12 +28,14 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * The project's one place that constructs a kafkajs client. kafkajs is unmaintained; keeping its
  * construction here (and the client behind small interfaces elsewhere) keeps a switch small.
  */
-export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOptions): Kafka {
+export function createKafka({ clientId, brokers, logger, retry, security = {} }: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimerLoop();
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
     clientId,
     brokers,
+    ...(security.tls ? { ssl: security.tls } : {}),
+    ...(security.sasl ? { sasl: security.sasl as SASLOptions } : {}),
     connectionTimeout: 3000,
     retry: retry ?? { initialRetryTime: 300, retries: 8 },
     logLevel: logLevel.WARN,
@@ -38,6 +46,11 @@ export function createKafka({ clientId, brokers, logger, retry }: KafkaClientOpt
         // Said at every start by every idempotent producer with bounded retries. Ours are bounded on
         // purpose, and a failed send gets a new producer (apps/relay/src/polling/publisher.ts), so nobody can act on it.
         if (message === 'Limiting retries for the idempotent producer may invalidate EoS guarantees') return;
+        // kafkajs says only that authentication failed; the reader needs to know what to fix.
+        if (/SASL \S+ authentication failed/.test(message)) {
+          kafkaLogger.error({ ...extra, error: message }, SASL_REFUSED);
+          return;
+        }
         kafkaLogger[levels[level] ?? 'info'](extra, message);
       },
   });

@@ -4,8 +4,9 @@ import type { Snapshot } from './snapshot.ts';
 
 /**
  * Nothing lost: every outbox row was published and is on its topic, unless it is expected poison.
- * With the polling relays a row must also be marked `published`. In debezium mode nothing marks
- * rows (they stay `pending`), so the topic alone says whether a row was published.
+ * With the polling relays a row must also be marked `published`. In debezium mode a row is marked
+ * only once the connector's slot confirmed it, up to Connect's offset flush interval later, so the
+ * topic alone says whether a row was published.
  */
 export function everyEventPublished(s: Snapshot): InvariantResult {
   const violations = new Violations();

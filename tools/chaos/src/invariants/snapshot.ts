@@ -31,9 +31,9 @@ export type ExpectedDeadLetters = {
 export type Snapshot = {
   writeMode: WriteMode;
   /**
-   * What published the outboxes. The polling relays mark each row `published`; Debezium reads the
-   * rows from the WAL and marks nothing, so in `debezium` mode rows stay `pending` for good and
-   * only the topics tell what was published.
+   * What published the outboxes. The polling relays mark each row `published` once the broker
+   * acknowledged it; in `debezium` mode the relay marks a row once the connector's slot confirmed
+   * it, up to Connect's offset flush interval later, so only the topics tell what was published.
    */
   relayMode: RelayMode;
   /** Order ids the API acknowledged (201) to the load generator. */

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { KafkaBroker } from '../kafkaBroker.ts';
+import { KafkaBroker, type KafkaBrokerOptions } from '../kafkaBroker.ts';
 import { localDir } from '../paths.ts';
 import { freePort } from '../ports.ts';
 
@@ -11,10 +11,18 @@ export type TestBroker = { broker: KafkaBroker; dispose(): Promise<void> };
  * A real broker of its own, on free ports, with a fresh data dir under `.local/kafka/`.
  * `dispose` stops it and deletes its data.
  */
-export async function startTestBroker(label: string): Promise<TestBroker> {
+export async function startTestBroker(
+  label: string,
+  options: Pick<KafkaBrokerOptions, 'sasl' | 'tlsPort'> = {},
+): Promise<TestBroker> {
   const dataDir = join(localDir, 'kafka', `${label}-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const broker = new KafkaBroker({ port: await freePort(), controllerPort: await freePort(), dataDir });
+  const broker = new KafkaBroker({
+    port: await freePort(),
+    controllerPort: await freePort(),
+    dataDir,
+    ...options,
+  });
   await broker.start();
   await broker.waitUntilReady(120_000);
   return {

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export type BrokerCertificates = { keystore: string; password: string; caFile: string };
+
+/**
+ * A throwaway CA and a broker certificate for 127.0.0.1 signed by it, made with the JDK's keytool:
+ * the broker's PKCS12 keystore, and the CA as PEM for clients (KAFKA_SSL_CA_FILE). Made once per
+ * directory. For tests on loopback only: the password is fixed and the keys sit in the data dir.
+ */
+export async function brokerCertificates(dir: string): Promise<BrokerCertificates> {
+  const password = 'devstack-tls';
+  const certificates = {
+    keystore: join(dir, 'broker.p12'),
+    password,
+    caFile: join(dir, 'ca.pem'),
+  };
+  if (existsSync(certificates.keystore) && existsSync(certificates.caFile)) return certificates;
+  mkdirSync(dir, { recursive: true });
+  const ca = join(dir, 'ca.p12');
+  const csr = join(dir, 'broker.csr');
+  const signed = join(dir, 'broker.crt');
+  const store = (file: string) => [
+    '-keystore',
+    file,
+    '-storetype',
+    'PKCS12',
+    '-storepass',
+    password,
+    '-noprompt',
+  ];
+  const key = ['-keyalg', 'EC', '-groupname', 'secp256r1', '-validity', '30'];
+  await run('keytool', [
+    '-genkeypair',
+    '-alias',
+    'ca',
+    ...key,
+    '-dname',
+    'CN=devstack-ca',
+    '-ext',
+    'bc:c',
+    ...store(ca),
+  ]);
+  await run('keytool', [
+    '-genkeypair',
+    '-alias',
+    'broker',
+    ...key,
+    '-dname',
+    'CN=127.0.0.1',
+    ...store(certificates.keystore),
+  ]);
+  await run('keytool', ['-certreq', '-alias', 'broker', '-file', csr, ...store(certificates.keystore)]);
+  await run('keytool', [
+    ...['-gencert', '-alias', 'ca', '-infile', csr, '-outfile', signed, '-rfc', '-validity', '30'],
+    ...['-ext', 'SAN=IP:127.0.0.1,DNS:localhost', ...store(ca)],
+  ]);
+  await run('keytool', ['-exportcert', '-alias', 'ca', '-rfc', '-file', certificates.caFile, ...store(ca)]);
+  await run('keytool', [
+    '-importcert',
+    '-alias',
+    'ca',
+    '-file',
+    certificates.caFile,
+    ...store(certificates.keystore),
+  ]);
+  await run('keytool', ['-importcert', '-alias', 'broker', '-file', signed, ...store(certificates.keystore)]);
+  return certificates;
+}
