@@ -18,6 +18,12 @@ export const STANDBY_NAME = 'standby';
 
 export type Replication = 'async' | 'sync';
 
+/**
+ * The pair's standby among the primary's walsenders: a logical reader (Debezium's connector on
+ * a CDC outbox) is in pg_stat_replication too, and says nothing about the standby.
+ */
+const physicalStandbys = `select 1 from pg_stat_replication where application_name = '${STANDBY_NAME}'`;
+
 /** One server of the pair, on its own port and data directory. */
 export type PairNode = { port: number; dataDir: string; logFile: string };
 
@@ -122,7 +128,7 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     if (process.getuid?.() === 0) await run('chown', ['-R', 'postgres:postgres', n.dataDir]);
     await start(n);
     await waitFor(`the standby on ${n.port} streaming from ${from.port}`, async () => {
-      const rows = await query(from, `select 1 from pg_stat_replication where state = 'streaming'`);
+      const rows = await query(from, `${physicalStandbys} and state = 'streaming'`);
       return rows.length > 0;
     });
     const names = replication === 'sync' ? STANDBY_NAME : '';
@@ -194,7 +200,7 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
       await query(standby, `alter system set primary_conninfo = '${conninfo(port)}'`);
       await query(standby, 'select pg_reload_conf()');
       await waitFor('the standby to stop receiving', async () => {
-        const rows = await query(primary, 'select 1 from pg_stat_replication');
+        const rows = await query(primary, physicalStandbys);
         return rows.length === 0;
       });
     },
@@ -207,7 +213,8 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
       const [row] = await query(
         primary,
         `select pg_current_wal_lsn()::text as primary_lsn,
-                (select max(flush_lsn)::text from pg_stat_replication) as standby_flush_lsn`,
+                (select max(flush_lsn)::text from pg_stat_replication
+                  where application_name = '${STANDBY_NAME}') as standby_flush_lsn`,
       );
       return { primaryLsn: row?.primary_lsn, standbyFlushLsn: row?.standby_flush_lsn ?? null };
     },
