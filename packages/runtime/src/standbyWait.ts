@@ -120,7 +120,10 @@ async function standbyLag(pool: pg.Pool, standby: StandbyTarget, lsn: string): P
     `select min(pg_wal_lsn_diff($1::pg_lsn, flush_lsn))::text as lag
        from pg_stat_replication
       where state = 'streaming' and flush_lsn is not null
-        and ($2::text = 'any' or application_name = $2::text)`,
+        and ($2::text = 'any' or application_name = $2::text)
+        -- A logical reader (a CDC connector, a subscriber) streams too, but holds no copy of the database.
+        and not exists (select 1 from pg_replication_slots slot
+                         where slot.active_pid = pg_stat_replication.pid and slot.slot_type = 'logical')`,
     [lsn, standby],
   );
   const lag = rows[0]?.lag;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import pg from 'pg';
@@ -27,11 +28,58 @@ describe('waiting for the standby before announcing (async primary and standby)'
     await db.query('insert into t values (1)');
     await wait.untilStandbyHolds();
 
-    // Nothing streams: a commit now is on the primary alone, so nothing may be announced.
-    await started.pauseReceipt();
-    await db.query('insert into t values (2)');
-    await expect(wait.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
-    expect(await registry.getSingleMetricAsString('database_standby_lag_bytes')).toMatch(/ -1$/m);
+    // A logical reader streams from the primary too (as a CDC connector does), confirming what it
+    // reads within a second; it holds no copy of the database, so it must not count as a standby.
+    const reader = spawn(
+      `${process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'}/pg_recvlogical`,
+      ['-d', started.url, '--slot', 'reader', '--create-slot', '--start', '-P', 'test_decoding'].concat([
+        '-s',
+        '1',
+        '-F',
+        '1',
+        '-f',
+        '/dev/null',
+      ]),
+      { stdio: 'ignore' },
+    );
+    try {
+      await expect
+        .poll(
+          async () =>
+            (await db.query(`select 1 from pg_stat_replication where application_name = 'pg_recvlogical'`))
+              .rowCount,
+          { timeout: 30_000, interval: 200 },
+        )
+        .toBe(1);
+      const anyStandby = new StandbyWait({
+        pool: db,
+        standby: 'any',
+        timeoutMs: 3_000,
+        registry: createMetricsRegistry('standby-wait-any-test'),
+      });
+
+      // Nothing streams: a commit now is on the primary alone, so nothing may be announced.
+      await started.pauseReceipt();
+      await db.query('insert into t values (2)');
+      await expect(wait.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
+      expect(await registry.getSingleMetricAsString('database_standby_lag_bytes')).toMatch(/ -1$/m);
+      await expect(anyStandby.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
+    } finally {
+      reader.kill('SIGKILL');
+    }
+    // The reader gone and its slot dropped, the primary is as before it came.
+    await expect
+      .poll(
+        async () =>
+          (await db.query(`select 1 from pg_replication_slots where slot_name = 'reader' and active`))
+            .rowCount,
+        {
+          timeout: 30_000,
+          interval: 200,
+        },
+      )
+      .toBe(0);
+    await db.query(`select pg_drop_replication_slot('reader')`);
 
     // The standby is promoted: what the old primary did since the last wait may be gone.
     await started.killPrimary();
