@@ -150,6 +150,7 @@ describe('Prometheus alert rules', () => {
       'packages/inbox/src/consumerMetrics.ts',
       'apps/orders/src/http/httpMetrics.ts',
       'apps/orders/src/http/admission.ts',
+      'packages/runtime/src/standbyWait.ts',
     ];
     const exported = new Set(['up']);
     for (const source of sources) {
@@ -158,7 +159,7 @@ describe('Prometheus alert rules', () => {
       }
     }
     for (const { alert, expr } of alerts) {
-      const used = expr.match(/\b(?:outbox|consumer|http)_[a-z_]+\b|\bup\b/g) ?? [];
+      const used = expr.match(/\b(?:outbox|consumer|http|database)_[a-z_]+\b|\bup\b/g) ?? [];
       expect(used.length, alert).toBeGreaterThan(0);
       for (const metric of used) expect(exported, `${alert} uses ${metric}`).toContain(metric);
     }
