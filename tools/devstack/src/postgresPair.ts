@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -94,7 +94,15 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     ' -c wal_sender_timeout=5s -c wal_receiver_status_interval=1s -c hot_standby_feedback=on';
   const pgCtl = (n: PairNode, ...args: string[]) =>
     asOwner('pg_ctl', ['-D', n.dataDir, '-w', '-t', '60', ...args]);
-  const start = (n: PairNode) => pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
+  /** Starts a node; a failed start says why, from the server's own log. */
+  const start = async (n: PairNode) => {
+    try {
+      await pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
+    } catch (error) {
+      const log = existsSync(n.logFile) ? readFileSync(n.logFile, 'utf8').trim().split('\n').slice(-8) : [];
+      throw new Error(`${(error as Error).message}\n${n.logFile}:\n${log.join('\n')}`, { cause: error });
+    }
+  };
   const admin = (n: PairNode) => `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
   const query = async (n: PairNode, sql: string) => {
     const client = new pg.Client({ connectionString: admin(n), connectionTimeoutMillis: 5_000 });
@@ -189,7 +197,9 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
       endpoint.switchTo(primary.port);
     },
     rebuildStandby: async () => {
-      const next = dead ?? (await node(`s${Date.now()}`));
+      // The dead node on a new port: its killed postmaster's socket lock names a pid that may live
+      // on as a zombie nobody reaps (a container's init), and PostgreSQL then refuses that socket.
+      const next = dead ? { ...dead, port: await freePort() } : await node(`s${Date.now()}`);
       dead = undefined;
       standby = next;
       await makeStandby(primary, next);
