@@ -4,6 +4,7 @@ import {
   formatText,
   INVARIANTS,
   runScenario,
+  type Scenario,
   type ScenarioReport,
   writeReports,
 } from '@outbox/chaos';
@@ -20,9 +21,13 @@ export const SCENARIO_TIMEOUT_MS = 300_000;
  * (scenarios that break the broker start their own), and keep its report as a CI artifact in
  * test-results/chaos/<scenario>.{json,md}.
  */
-export async function runChaosScenario(name: string): Promise<ScenarioReport> {
-  const scenario = findScenario(name);
-  if (!scenario) throw new Error(`no chaos scenario named ${name}`);
+export async function runChaosScenario(
+  name: string,
+  overrides: Pick<Partial<Scenario>, 'maxStallMs'> = {},
+): Promise<ScenarioReport> {
+  const found = findScenario(name);
+  if (!found) throw new Error(`no chaos scenario named ${name}`);
+  const scenario = { ...found, ...overrides };
   const report = await runScenario(scenario, { kafkaBrokers: sharedKafkaBrokers(), log: console.log });
   writeReports([report], {
     json: join(resultsDir, `${name}.json`),

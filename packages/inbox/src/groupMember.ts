@@ -4,11 +4,15 @@ import { MemberWatchdog } from './memberWatchdog.ts';
 import type { OffsetCommits } from './offsetCommits.ts';
 
 /**
- * A member silent this long (no heartbeat answered, no join, no batch; at least 4 heartbeat
- * intervals) is replaced by a new one (memberWatchdog.ts). Short of the 30 s session timeout, so a
- * stuck member is replaced before the group's other members wait out its session.
+ * A member silent this long (no heartbeat answered, no join, no batch) is replaced by a new one
+ * (memberWatchdog.ts). Past the 30 s session timeout plus kafkajs's own restarts: a member that
+ * kafkajs is restarting after a crash (a coordinator moving or loading) is left to it, since
+ * replacing it then makes every other member of the group rebalance again, and under load that
+ * churn stopped the groups for longer than it saved (docs/local-kafka.md).
  */
-const MIN_SILENCE_BEFORE_RESTART_MS = 12_000;
+const MIN_SILENCE_BEFORE_RESTART_MS = 45_000;
+/** How long a replacement member may take to connect, join and run before it is given up. */
+const START_BOUND_MS = 30_000;
 /** How long a silent member's disconnect (leaving the group) may take before it is left behind. */
 const DISCONNECT_BOUND_MS = 5_000;
 /** Starts a new member; `watch` is called with its consumer before it connects. */
@@ -37,7 +41,11 @@ export async function superviseMember(
 ): Promise<SupervisedMember> {
   let watchdog: MemberWatchdog | undefined;
   let stopped = false;
-  const watch = (consumer: Consumer) => watchdog?.watch(consumer);
+  let starting: Consumer | undefined;
+  const watch = (consumer: Consumer) => {
+    starting = consumer;
+    watchdog?.watch(consumer);
+  };
   let member = await startMember(watch);
   const stallMs = Math.max(MIN_SILENCE_BEFORE_RESTART_MS, 4 * heartbeatIntervalMs);
   watchdog = new MemberWatchdog(
@@ -50,7 +58,12 @@ export async function superviseMember(
       await settleWithin(silent.disconnect(), DISCONNECT_BOUND_MS).catch((err: unknown) =>
         logger.debug({ err }, 'the silent member did not disconnect cleanly'),
       );
-      const started = await startMember(watch);
+      // A start can hang (a join kafkajs keeps retrying while the brokers are still coming back):
+      // past the bound it is given up, and the watchdog tries again after another silence.
+      const started = await settleWithin(startMember(watch), START_BOUND_MS).catch(async (err: unknown) => {
+        await settleWithin(starting?.disconnect() ?? Promise.resolve(), DISCONNECT_BOUND_MS).catch(() => {});
+        throw err;
+      });
       if (stopped) await started.disconnect();
       else member = started;
     },

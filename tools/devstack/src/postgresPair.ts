@@ -94,13 +94,22 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     ' -c wal_sender_timeout=5s -c wal_receiver_status_interval=1s -c hot_standby_feedback=on';
   const pgCtl = (n: PairNode, ...args: string[]) =>
     asOwner('pg_ctl', ['-D', n.dataDir, '-w', '-t', '60', ...args]);
-  /** Starts a node; a failed start says why, from the server's own log. */
+  /**
+   * Starts a node. A port taken between freePort() and the server's bind, or a socket lock left by
+   * a killed postmaster, fails the start: it is tried again on a new port, and the last failure
+   * says why from the server's own log.
+   */
   const start = async (n: PairNode) => {
-    try {
-      await pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
-    } catch (error) {
-      const log = existsSync(n.logFile) ? readFileSync(n.logFile, 'utf8').trim().split('\n').slice(-8) : [];
-      throw new Error(`${(error as Error).message}\n${n.logFile}:\n${log.join('\n')}`, { cause: error });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
+        return;
+      } catch (error) {
+        const log = existsSync(n.logFile) ? readFileSync(n.logFile, 'utf8').trim().split('\n').slice(-8) : [];
+        if (attempt >= 3)
+          throw new Error(`${(error as Error).message}\n${n.logFile}:\n${log.join('\n')}`, { cause: error });
+        n.port = await freePort();
+      }
     }
   };
   const admin = (n: PairNode) => `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
