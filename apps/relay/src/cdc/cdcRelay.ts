@@ -5,8 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createRelayMetrics } from '../polling/metrics.ts';
 import { Relay } from '../polling/relay.ts';
-import { kafkaPublisher, outboxPool } from '../polling/relayParts.ts';
-import { startRetention } from '../polling/retention.ts';
+import { kafkaPublisher, outboxPool, startOutboxRetention } from '../polling/relayParts.ts';
 import { Wakeup } from '../polling/wakeup.ts';
 import { startCdcConfirmation } from './cdcConfirmation.ts';
 import { cdcRelayHealth } from './cdcHealth.ts';
@@ -48,12 +47,7 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     onDrained: (count) => metrics.drained.inc(count),
   });
   // Rows are published (by the drain or on the slot's confirmation) before they can be deleted.
-  const retention = startRetention(
-    pool,
-    logger,
-    config.RELAY_RETENTION_HOURS,
-    config.RELAY_RETENTION_INTERVAL_MS,
-  );
+  const retention = startOutboxRetention(config, pool, logger);
   const server = await startOpsServer({
     port: config.PORT,
     registry,

@@ -7,8 +7,13 @@ import { adminRoutes } from './adminRoutes.ts';
 import { FaultPoints } from './faultPoints.ts';
 import { createRelayMetrics } from './metrics.ts';
 import { Relay } from './relay.ts';
-import { kafkaPublisher, outboxPool, relayLoopOptions, standbyWaitOf } from './relayParts.ts';
-import { startRetention } from './retention.ts';
+import {
+  kafkaPublisher,
+  outboxPool,
+  relayLoopOptions,
+  standbyWaitOf,
+  startOutboxRetention,
+} from './relayParts.ts';
 import { Wakeup } from './wakeup.ts';
 
 /** The relay in its default mode (RELAY_MODE=polling): claim, publish, mark (relay.ts). */
@@ -37,12 +42,7 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
     .listen()
     .catch((err: unknown) => logger.warn({ err }, 'LISTEN failed; polling only until it works'));
   relay.start();
-  const retention = startRetention(
-    pool,
-    logger,
-    config.RELAY_RETENTION_HOURS,
-    config.RELAY_RETENTION_INTERVAL_MS,
-  );
+  const retention = startOutboxRetention(config, pool, logger);
 
   const server = await startOpsServer({
     port: config.PORT,

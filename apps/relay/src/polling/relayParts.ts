@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { KafkaPublisher } from './publisher.ts';
 import type { RelayOptions } from './relayOptions.ts';
+import { startRetention } from './retention.ts';
 
 /**
  * The parts a relay is built from, each from the validated config: its pool on the outbox's
@@ -73,4 +74,9 @@ export function standbyWaitOf(
       registry,
     }),
   };
+}
+
+/** Deletes published rows older than RELAY_RETENTION_HOURS, in both modes (retention.ts). */
+export function startOutboxRetention(config: Config, pool: pg.Pool, logger: Logger): { stop(): void } {
+  return startRetention(pool, logger, config.RELAY_RETENTION_HOURS, config.RELAY_RETENTION_INTERVAL_MS);
 }
