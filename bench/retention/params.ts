@@ -38,7 +38,7 @@ export const params = {
   rounds: positiveInt('rounds', args.rounds),
   /** Claims per table per round. */
   claimsPerRound: positiveInt('claims', args.claims),
-  /** Claim batch size; the relay's default RELAY_BATCH_SIZE is 100. */
+  /** Claim batch size; the relay's default RELAY_BATCH_SIZE is 1000. */
   claimLimit: positiveInt('limit', args.limit),
   /** Pause between two claims of the background claim loop that runs during retention. */
   loopIntervalMs: positiveInt('loop-interval', args['loop-interval']),

@@ -1,4 +1,5 @@
 import { day, load, num, table } from './format.ts';
+import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable, Loadavg } from './types.ts';
 
 type Cell = {
@@ -86,22 +87,17 @@ type SystemReport = {
   atFixedRate: { latencyMs: { p50: number; p99: number }; cpuMsPerOrder: Record<string, number> };
 };
 type SystemResults = { date: string; args: Record<string, string>; reports: SystemReport[] };
-type RelayResults = {
-  date: string;
-  parameters: { events: number; aggregates: number };
-  runs: { summary: { eventsPerSec: Record<string, number> } }[];
-};
 
 const SYSTEM = 'bench/results/system.polling-vs-cdc.json';
-const RELAY = 'bench/results/relay-throughput.json';
+const DRAIN = RELAY_VS_DEBEZIUM_RUNS[0];
 
 /** The few figures the choice between polling and CDC turns on, side by side. */
 export const pollingOrCdc: FigureTable = {
-  sources: [RUNS[1], SYSTEM, RELAY],
+  sources: [RUNS[1], SYSTEM, DRAIN],
   render({ read, link }) {
     const sideBySide = read<SideBySide>(RUNS[1]);
     const system = read<SystemResults>(SYSTEM);
-    const relay = read<RelayResults>(RELAY);
+    const drains = read<Drains>(DRAIN);
     const variant = (name: string) => {
       const found = system.reports.find((candidate) => candidate.variant === name);
       if (!found) throw new Error(`no ${name} variant in ${SYSTEM}`);
@@ -117,12 +113,11 @@ export const pollingOrCdc: FigureTable = {
       .filter((found) => found.side === 'polling')
       .map((found) => num(found.achievedRate))
       .join(' / ');
-    const drain = (side: Drain['side']) =>
-      num(sideBySide.drain.find((found) => found.side === side)?.eventsPerSecond ?? Number.NaN);
+    const drained = (aggregates: number, side: string) =>
+      num(drainCell(drains, aggregates, side).medianEventsPerSec);
     const fixed = system.args['fixed-rate'] ?? '?';
     const cpu = (found: SystemReport, part: string) =>
       num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
-    const oneRelay = relay.runs[0]?.summary.eventsPerSec.R1 ?? Number.NaN;
     return [
       table(
         ['measured', 'polling', 'CDC', 'from'],
@@ -133,18 +128,12 @@ export const pollingOrCdc: FigureTable = {
             p50s('debezium'),
             link(RUNS[1]),
           ],
-          [
-            `draining a backlog of ${num(sideBySide.parameters.backlog)} events over ${num(sideBySide.parameters.aggregates ?? 50)} aggregates, events/s`,
-            drain('polling'),
-            drain('debezium'),
-            link(RUNS[1]),
-          ],
-          [
-            `one relay from a backlog of ${num(relay.parameters.events)} events over ${num(relay.parameters.aggregates)} aggregates, events/s (another run)`,
-            num(oneRelay),
-            '—',
-            link(RELAY),
-          ],
+          ...drains.parameters.aggregateCounts.map((aggregates) => [
+            `draining a backlog of ${num(drains.parameters.events)} events over ${num(aggregates)} aggregates, events/s (one relay, default batch)`,
+            drained(aggregates, 'polling1b1000'),
+            drained(aggregates, 'debezium'),
+            link(DRAIN),
+          ]),
           [
             'the whole saga sustained, orders/s (two outbox hops per order)',
             num(polling.capacity),
@@ -167,7 +156,7 @@ export const pollingOrCdc: FigureTable = {
       ),
       '',
       `Each row's file says when and at what load it ran: the side-by-side run ${day(sideBySide.date)} (${load(sideBySide.loadavg.before, sideBySide.loadavg.after)}), ` +
-        `the whole saga ${day(system.date)}, the relay alone ${day(relay.date)}.`,
+        `the backlog drain ${day(drains.date)} (${load(drains.loadavg.before, drains.loadavg.after)}), the whole saga ${day(system.date)}.`,
     ].join('\n');
   },
 };

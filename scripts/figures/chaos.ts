@@ -5,6 +5,8 @@ type Percentiles = { p50: number; p99: number; count?: number };
 type ChaosReport = {
   scenario: string;
   writeMode: string;
+  durationMs?: number;
+  progress?: { longestWithoutPublishingMs?: number | null; longestWithoutApplyingMs?: number | null };
   passed: boolean;
   startedAt: string;
   load: {
@@ -186,6 +188,93 @@ export const chaosAll: FigureTable = {
       ),
       '',
       `${link(ALL)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
+    ].join('\n');
+  },
+};
+
+const CLUSTER = 'bench/results/chaos.cluster.json';
+
+/** `npm run chaos -- cluster`: every scenario of the three-broker cluster, with the windows without progress. */
+export const chaosCluster: FigureTable = {
+  sources: [CLUSTER],
+  render({ read, link }) {
+    const reports = read<ChaosReport[]>(CLUSTER);
+    const rows = reports.map((report) => {
+      const counts =
+        report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+      const onTopics = (what: string) =>
+        TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+      return [
+        `\`${report.scenario}\``,
+        report.passed ? 'pass' : '**FAIL**',
+        `${report.load.accepted} / ${report.load.sent}`,
+        num(onTopics('messages')),
+        num(onTopics('duplicates')),
+        CONSUMERS.map((name) =>
+          num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
+        ).join(' / '),
+        `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
+        seconds(report.quiescence.afterLoadMs),
+        seconds(report.durationMs),
+      ];
+    });
+    return [
+      table(
+        [
+          'scenario',
+          'verdict',
+          'orders accepted / sent',
+          'messages on topics',
+          'duplicates on topics',
+          "consumers' own duplicate counters (inventory / billing / orders)",
+          'nothing published / applied for at most',
+          'quiet after load',
+          'whole run',
+        ],
+        rows,
+      ),
+      '',
+      `${link(CLUSTER)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
+    ].join('\n');
+  },
+};
+
+const FAILOVERS = [
+  'bench/results/chaos.postgres-failover-async.json',
+  'bench/results/chaos.postgres-failover-sync.json',
+  'bench/results/chaos.postgres-failover-async-unguarded.json',
+] as const;
+
+/** The database failover scenarios, from the checker's `failover-announces-no-lost-order` counts. */
+export const chaosFailover: FigureTable = {
+  sources: FAILOVERS,
+  render({ read, link }) {
+    const reports = FAILOVERS.map((path) => onlyReport(read<ChaosReport[]>(path), path));
+    const count = (report: ChaosReport, name: string, key: string) =>
+      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    return [
+      table(
+        [
+          'scenario',
+          'verdict',
+          'acknowledged orders lost',
+          'ghost events',
+          'effects of orders that do not exist',
+          'orders PENDING for good',
+          'window without writes',
+        ],
+        reports.map((report) => [
+          `\`${report.scenario}\``,
+          report.passed ? 'pass' : '**FAIL**',
+          `${num(count(report, 'failover-announces-no-lost-order', 'ordersLost'))} of ${num(report.load.accepted)}`,
+          num(count(report, 'failover-announces-no-lost-order', 'ghostEvents')),
+          num(count(report, 'failover-announces-no-lost-order', 'effectsOfOrdersThatDoNotExist')),
+          num(count(report, 'no-lost-or-ghost-orders', 'stuckPending')),
+          seconds(count(report, 'failover-announces-no-lost-order', 'windowWithoutWritesMs')),
+        ]),
+      ),
+      '',
+      reports.map((report, i) => `${link(FAILOVERS[i] as string)}, run ${when(report)}.`).join(' '),
     ].join('\n');
   },
 };

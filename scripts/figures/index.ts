@@ -1,7 +1,8 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
-import { chaosAll, dualWrites, overload } from './chaos.ts';
+import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
 import { retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
+import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -15,8 +16,11 @@ export const FIGURES: Record<string, FigureTable> = {
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,
+  'relay-vs-debezium': relayVsDebezium,
   overload,
   'chaos-all': chaosAll,
+  'chaos-cluster': chaosCluster,
+  'chaos-failover': chaosFailover,
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,

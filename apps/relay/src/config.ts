@@ -38,8 +38,11 @@ const settings = z.object({
     .min(1)
     .transform((value) => value.replaceAll('{hostname}', hostname()))
     .optional(),
-  /** The largest claim; under a backlog claims grow to it. */
-  RELAY_BATCH_SIZE: positiveInt(100),
+  /**
+   * The largest claim; under a backlog claims grow to it. Draining a backlog, 1,000 kept up with
+   * Debezium where 100 did not (docs/performance.md, "The relay beside Debezium").
+   */
+  RELAY_BATCH_SIZE: positiveInt(1000),
   /** The smallest claim, when the outbox is quiet (claims adapt between the two). */
   RELAY_MIN_BATCH_SIZE: positiveInt(16),
   /**

@@ -1,0 +1,67 @@
+import { day, load, num, table, times } from './format.ts';
+import type { FigureTable, Loadavg } from './types.ts';
+
+type Summary = {
+  aggregates: number;
+  side: string;
+  label: string;
+  medianEventsPerSec: number;
+  vsDebezium: number;
+  vsDebeziumPerRound: number[];
+};
+export type Drains = {
+  date: string;
+  command: string;
+  parameters: { rounds: number; events: number; aggregateCounts: number[] };
+  loadavg: Loadavg;
+  summary: Summary[];
+};
+
+/** Two runs one after the other on a quiet machine: the backlog drain, relay beside Debezium. */
+export const RELAY_VS_DEBEZIUM_RUNS = [
+  'bench/results/relay-vs-debezium.quiet.json',
+  'bench/results/relay-vs-debezium.quiet-2.json',
+] as const;
+
+export function drainCell(run: Drains, aggregates: number, side: string): Summary {
+  const found = run.summary.find((row) => row.aggregates === aggregates && row.side === side);
+  if (!found) throw new Error(`no ${side} cell with ${aggregates} aggregates in the run of ${run.date}`);
+  return found;
+}
+
+export const relayVsDebezium: FigureTable = {
+  sources: RELAY_VS_DEBEZIUM_RUNS,
+  render({ read, link }) {
+    const runs = RELAY_VS_DEBEZIUM_RUNS.map((path) => read<Drains>(path));
+    const [first] = runs;
+    if (!first) throw new Error('no relay-vs-debezium run');
+    const counts = first.parameters.aggregateCounts;
+    const sides = first.summary.filter((row) => row.aggregates === counts[0]);
+    const cell = (aggregates: number, side: string) =>
+      runs
+        .map((run) => {
+          const found = drainCell(run, aggregates, side);
+          return side === 'debezium'
+            ? num(found.medianEventsPerSec)
+            : `${num(found.medianEventsPerSec)}, **${times(found.vsDebezium)}**`;
+        })
+        .join(' / ');
+    return [
+      table(
+        [
+          `backlog of ${num(first.parameters.events)} events`,
+          ...counts.map((count) => `${num(count)} aggregates: events/s, ÷ Debezium (run 1 / run 2)`),
+        ],
+        sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
+      ),
+      '',
+      `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round. ` +
+        runs
+          .map(
+            (run, i) =>
+              `Run ${i + 1}: ${link(RELAY_VS_DEBEZIUM_RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
+          )
+          .join(' '),
+    ].join('\n');
+  },
+};
