@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createRelayMetrics } from '../polling/metrics.ts';
 import { Relay } from '../polling/relay.ts';
-import { kafkaPublisher, outboxPool, startOutboxRetention } from '../polling/relayParts.ts';
+import { kafkaPublisher, outboxPool, relayLoopOptions, startOutboxRetention } from '../polling/relayParts.ts';
 import { Wakeup } from '../polling/wakeup.ts';
 import { startCdcConfirmation } from './cdcConfirmation.ts';
 import { cdcRelayHealth } from './cdcHealth.ts';
@@ -76,12 +76,11 @@ function createDrainer(config: Config, pool: pg.Pool, relayId: string, logger: L
     wakeup: new Wakeup(config.DATABASE_URL, logger),
     logger,
     metrics: createRelayMetrics(createMetricsRegistry('relay-drain'), pool, logger),
+    // Stepped, not looped: every claim asks for a whole batch, and nothing lingers.
     options: {
-      id: `${relayId}-drain`,
-      batchSize: config.RELAY_BATCH_SIZE,
-      leaseMs: config.RELAY_LEASE_MS,
-      pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
-      maxAttempts: config.RELAY_MAX_ATTEMPTS,
+      ...relayLoopOptions(config, `${relayId}-drain`),
+      minBatchSize: config.RELAY_BATCH_SIZE,
+      lingerMs: 0,
     },
   });
   return { drainer, publisher };
