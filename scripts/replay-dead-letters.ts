@@ -5,18 +5,29 @@
 // dead-lettered while it runs are left for the next run. Progress is kept in the consumer group
 // `dlt-replay.<topic>`, so a second run replays only what was dead-lettered since the first.
 // Exit code 0 when it reached the mark on every partition, 1 when the timeout (seconds) ran out.
+// It reaches the brokers as the services do: KAFKA_BROKERS and the KAFKA_SSL / KAFKA_SASL_* settings
+// (docs/production.md), validated the same way; --brokers overrides KAFKA_BROKERS.
 import { parseArgs } from 'node:util';
 import { replayDeadLetters } from '@outbox/inbox';
+import { kafkaBrokers, loadConfigOrExit } from '@outbox/runtime/config';
 import { createKafka } from '@outbox/runtime/kafka';
+import { kafkaSecurity, kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { pino } from 'pino';
+import { z } from 'zod';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
-    brokers: { type: 'string', default: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092' },
+    brokers: { type: 'string' },
     timeout: { type: 'string', default: '60' },
   },
 });
+const config = loadConfigOrExit(
+  'replay-dead-letters',
+  refineKafkaSecurity(
+    z.object({ KAFKA_BROKERS: kafkaBrokers.default(['127.0.0.1:9092']), ...kafkaSecuritySettings }),
+  ),
+);
 const timeoutSeconds = Number(values.timeout);
 const topic = positionals[0];
 if (!topic?.endsWith('.dlt') || !(timeoutSeconds > 0)) {
@@ -25,7 +36,8 @@ if (!topic?.endsWith('.dlt') || !(timeoutSeconds > 0)) {
 }
 const kafka = createKafka({
   clientId: 'dlt-replay',
-  brokers: values.brokers.split(','),
+  brokers: values.brokers?.split(',') ?? config.KAFKA_BROKERS,
+  security: kafkaSecurity(config),
   logger: pino({ level: 'warn' }),
 });
 const result = await replayDeadLetters(kafka, topic, `dlt-replay.${topic}`, {
