@@ -141,7 +141,8 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   for (const r of reports) {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
-      `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
+      `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans); ` +
+        `load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
         `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}.`,
       '',
     );

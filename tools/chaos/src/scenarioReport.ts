@@ -16,6 +16,8 @@ export type ScenarioReport = {
   /** What published the outboxes: the polling relays, or Debezium connectors (with `needs.cdc`). */
   relayMode: RelayModeOfRun;
   passed: boolean;
+  /** The commit the run exercised (`+changes` when the work tree differed from it). */
+  revision?: string;
   startedAt: string;
   durationMs: number;
   load: {
