@@ -1,6 +1,6 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, dualWrites, overload } from './chaos.ts';
-import { retention, writePath } from './database.ts';
+import { outboxMigrations, retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
@@ -20,6 +20,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,
+  'outbox-migrations': outboxMigrations,
   scaling: scalingMatrix,
   'scaling-costs': scalingCosts,
   'tracing-cost': tracingCost,
