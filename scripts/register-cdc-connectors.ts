@@ -6,12 +6,14 @@
 // RELAY_MODE (all) and RELAY_MODE_<SERVICE> choose the mode, as for `./dev demo`. For a service that
 // polls, it deletes the connector and drops the replication slot an earlier debezium run left (an
 // unread slot holds the server's WAL for ever, docs/runbooks.md#outboxreplicationslotretainingwal).
-// The database user of CDC_DATABASE_URL_<SERVICE> needs the REPLICATION attribute (or superuser).
+// The user of CDC_DATABASE_URL_<SERVICE> creates the publication and the connector's own role
+// (outbox_cdc: replication, select and update on outbox), which the connector then reads as.
 
 import { cdcNames, relayModes, type ServiceName } from '@outbox/devstack/cdc-relays';
 import { putConnector, retireConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
 import {
   dropReplicationSlot,
+  ensureConnectorRole,
   ensureOutboxPublication,
   logicalDecodingUnavailable,
 } from '@outbox/devstack/logical-decoding';
@@ -46,7 +48,8 @@ for (const service of Object.keys(modes) as ServiceName[]) {
     connectUrl,
     names.connector,
     renderCdcConnectorConfig({
-      databaseUrl,
+      // The connector reads as a role with the outbox's rights only (logicalDecoding.ts).
+      databaseUrl: await ensureConnectorRole(databaseUrl),
       topicPrefix: process.env.KAFKA_TOPIC_PREFIX ?? '',
       topicPartitions: Number(process.env.KAFKA_TOPIC_PARTITIONS ?? 6),
       slotName: names.slot,

@@ -131,3 +131,50 @@ export const retention: FigureTable = {
     ].join('\n');
   },
 };
+
+type OutboxMigrations = {
+  date: string;
+  loadavgBefore?: number[];
+  loadavgAfter?: number[];
+  parameters: { rows: number };
+  steps: {
+    step: string;
+    durationMs: number;
+    writer: { longestMs: number };
+    reader: { longestMs: number };
+  }[];
+};
+
+const OUTBOX_MIGRATIONS = [
+  'bench/results/outbox-migrations.json',
+  'bench/results/outbox-migrations.100k.json',
+];
+
+export const outboxMigrations: FigureTable = {
+  sources: OUTBOX_MIGRATIONS,
+  render({ read, link }) {
+    const runs = OUTBOX_MIGRATIONS.map((path) => ({ path, results: read<OutboxMigrations>(path) }));
+    const seconds = (ms: number) => `${num(ms / 1000, ms < 1000 ? 3 : 1)} s`;
+    return [
+      table(
+        ['outbox rows', 'step', 'took', 'longest insert beside it', 'longest read beside it'],
+        runs.flatMap(({ results }) =>
+          results.steps.map((step) => [
+            num(results.parameters.rows),
+            step.step,
+            seconds(step.durationMs),
+            seconds(step.writer.longestMs),
+            seconds(step.reader.longestMs),
+          ]),
+        ),
+      ),
+      '',
+      runs
+        .map(
+          ({ path, results }) =>
+            `${link(path)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}`,
+        )
+        .join('; ') + ' (a shared machine under heavy load: durations are noisy, their proportions less so).',
+    ].join('\n');
+  },
+};

@@ -1,6 +1,6 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
-import { retention, writePath } from './database.ts';
+import { outboxMigrations, retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
@@ -24,6 +24,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,
+  'outbox-migrations': outboxMigrations,
   scaling: scalingMatrix,
   'scaling-costs': scalingCosts,
   'tracing-cost': tracingCost,

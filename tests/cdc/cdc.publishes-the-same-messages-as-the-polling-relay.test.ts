@@ -15,7 +15,7 @@ import { createOutboxDatabase, insertEvents } from '@outbox/devstack/testing/out
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { startTestConnectWorker, type TestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
-import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { queryOnce, type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +147,34 @@ describe.skipIf(unavailable !== undefined)('the CDC relay and the polling relay'
     expect(orderPerKey(cdc)).toEqual(orderPerKey(polling));
     const workerPid = connect?.worker.pid;
     if (workerPid !== undefined) console.log(`Connect worker resident memory: ${residentMb(workerPid)} MB`);
+  });
+
+  it('reads the WAL as outbox_cdc, a role with the outbox rights only, not as the superuser', async () => {
+    if (!db) throw new Error('no database');
+    const [reader] = await queryOnce<{ usename: string }>(
+      db.url,
+      `select a.usename from pg_replication_slots s join pg_stat_activity a on a.pid = s.active_pid
+        where s.slot_name = $1`,
+      [slot],
+    );
+    expect(reader?.usename).toBe('outbox_cdc');
+    const [rights] = await queryOnce<Record<string, boolean>>(
+      db.url,
+      `select r.rolsuper as superuser, r.rolreplication as replication,
+              has_table_privilege(r.rolname, 'outbox', 'select') as outbox_select,
+              has_table_privilege(r.rolname, 'outbox', 'update') as outbox_update,
+              has_table_privilege(r.rolname, 'outbox', 'delete') as outbox_delete,
+              has_table_privilege(r.rolname, 'processed_events', 'select') as other_select
+         from pg_roles r where r.rolname = 'outbox_cdc'`,
+    );
+    expect(rights).toEqual({
+      superuser: false,
+      replication: true,
+      outbox_select: true,
+      outbox_update: true,
+      outbox_delete: false,
+      other_select: false,
+    });
   });
 
   it('keeps its replication slot, and the WAL from there on, after the connector is deleted', async () => {

@@ -22,7 +22,11 @@ let stack: Stack;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  stack = await startStack('tracing', sharedKafkaBrokers(), tracingEnvForStack(receiver));
+  // The test stands for a trusted gateway: orders follows its traceparent
+  // (tracing.a-callers-traceparent-is-only-linked.test.ts: what an untrusted caller gets).
+  const tracing = tracingEnvForStack(receiver);
+  tracing.orders = { ...tracing.orders, TRACING_TRUST_INCOMING_TRACEPARENT: 'true' };
+  stack = await startStack('tracing', sharedKafkaBrokers(), tracing);
 });
 
 afterAll(async () => {

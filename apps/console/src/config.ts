@@ -40,6 +40,11 @@ export const configSchema = refineKafkaSecurity(
     ...kafkaSecuritySettings,
     /** Bearer token for every admin action of the console; without it there are none (404). */
     CONSOLE_ADMIN_TOKEN: token,
+    /**
+     * Bearer token every /api read needs (the orders, the outboxes, the consumers, ...), the admin
+     * token too; without it reads need none: the console then relies on where it listens (docs/production.md).
+     */
+    CONSOLE_READ_TOKEN: token,
     /** The relays' RELAY_ADMIN_TOKEN; without it the console cannot redrive dead-lettered events. */
     RELAY_ADMIN_TOKEN: token,
     /**

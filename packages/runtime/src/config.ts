@@ -184,6 +184,16 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
 }
 
 /**
+ * Whether an HTTP request's W3C trace context (traceparent, tracestate, baggage) becomes the parent
+ * of its span (incomingTraceContext.ts). Off by default: a public caller's `-01` would otherwise
+ * trace its request past TRACING_MAX_TRACES_PER_SECOND and choose the trace id; the span starts a
+ * trace of its own instead, linked to the caller's. On only behind a gateway that sets or strips it.
+ */
+export const trustIncomingTraceparent = {
+  TRACING_TRUST_INCOMING_TRACEPARENT: z.stringbool({ error: 'expected true or false' }).default(false),
+};
+
+/**
  * The fault points, naive write modes and broken builds that the chaos suite and the demo switch on
  * exist in the code that runs in production, so a process refuses every one of them unless
  * OUTBOX_ALLOW_FAULTS says it is a test (`test`: the devstack's stacks, the chaos suite) or the

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { envDetector, resourceFromAttributes, serviceInstanceIdDetector } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { register as registerLoaderHooks, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
-import { loadConfigOrExit } from './config.ts';
+import { loadConfigOrExit, trustIncomingTraceparent } from './config.ts';
+import { linkCallerContext, setCallerContextAside } from './incomingTraceContext.ts';
 import { samplerFor, samplingConfigSchema } from './traceSampler.ts';
 
 /**
@@ -31,6 +33,15 @@ const INSTRUMENTED_MODULES = ['http', 'https', 'express'];
  */
 const isRead = (req: { method?: string }) => req.method === 'GET' || req.method === 'HEAD';
 
+/** Which requests start no span; the others' caller context is set aside unless trusted. */
+function ignoreIncoming(trustCaller: boolean) {
+  return (req: IncomingMessage) => {
+    if (isRead(req)) return true;
+    if (!trustCaller) setCallerContextAside(req);
+    return false;
+  };
+}
+
 export function startSdk(): { shutdown(): Promise<void> } {
   // The apps are ES modules: `import express from 'express'` is not a require() that
   // require-in-the-middle can see, so import-in-the-middle's loader hook wraps these modules for
@@ -39,7 +50,11 @@ export function startSdk(): { shutdown(): Promise<void> } {
   if (supportsSyncHooks()) registerLoaderHooks({ include: INSTRUMENTED_MODULES });
 
   process.env.OTEL_SERVICE_NAME ??= serviceNameFromEntryPoint();
-  const sampler = samplerFor(loadConfigOrExit(process.env.OTEL_SERVICE_NAME, samplingConfigSchema));
+  const config = loadConfigOrExit(
+    process.env.OTEL_SERVICE_NAME,
+    samplingConfigSchema.extend(trustIncomingTraceparent),
+  );
+  const sampler = samplerFor(config);
   const sdk = new NodeSDK({
     // Given a sampler, the SDK ignores OTEL_TRACES_SAMPLER: samplerFor gives none when it is set.
     ...(sampler ? { sampler } : {}),
@@ -60,7 +75,8 @@ export function startSdk(): { shutdown(): Promise<void> } {
       : { resourceDetectors: [serviceInstanceIdDetector, envDetector] }),
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: isRead,
+        ignoreIncomingRequestHook: ignoreIncoming(config.TRACING_TRUST_INCOMING_TRACEPARENT),
+        requestHook: linkCallerContext,
         // Outgoing calls are traced only inside a trace (no root spans for background chatter).
         requireParentforOutgoingSpans: true,
       }),

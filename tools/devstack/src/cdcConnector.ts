@@ -1,6 +1,6 @@
 import { type CdcConnectorOptions, renderCdcConnectorConfig } from '@outbox/outbox';
 import { putConnector, waitForConnectorRunning } from './connectRest.ts';
-import { ensureOutboxPublication, waitForActiveSlot } from './logicalDecoding.ts';
+import { ensureConnectorRole, ensureOutboxPublication, waitForActiveSlot } from './logicalDecoding.ts';
 
 /**
  * Publish one outbox through Debezium from now on: its publication, its connector (registered and
@@ -15,7 +15,13 @@ export async function registerOutboxConnector(
   log: (message: string) => void = () => {},
 ): Promise<void> {
   await ensureOutboxPublication(options.databaseUrl, options.publicationName, log);
-  await putConnector(connectUrl, connector, renderCdcConnectorConfig(options));
+  // The connector reads as a role of its own with the outbox's rights only, not as `databaseUrl`'s user.
+  const asConnectorRole = await ensureConnectorRole(options.databaseUrl);
+  await putConnector(
+    connectUrl,
+    connector,
+    renderCdcConnectorConfig({ ...options, databaseUrl: asConnectorRole }),
+  );
   await waitForConnectorRunning(connectUrl, connector, 120_000);
   await waitForActiveSlot(options.databaseUrl, options.slotName);
 }

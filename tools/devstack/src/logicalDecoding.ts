@@ -49,6 +49,41 @@ export async function ensureOutboxPublication(url: string, name: string, log = c
   });
 }
 
+/**
+ * The role the demo's connectors read the outbox as, instead of the superuser: login and
+ * replication (its slot), select and update on `outbox` (the rows; the heartbeat's touch of the last
+ * row), nothing else (docs/production.md, "The connector's credentials and Connect's REST API").
+ * The password is the demo's, like the superuser's in docker-compose.yml.
+ */
+export const CDC_CONNECTOR_ROLE = { name: 'outbox_cdc', password: 'outbox_cdc' } as const;
+
+// Role creation racing another process's: the catalog's unique index, or the role found at create.
+const DUPLICATE_OBJECT = '42710';
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Creates the connector's role unless it exists, grants it the outbox of the database `url` names
+ * (as a user allowed to: the table's owner or a superuser), and returns `url` as that role.
+ */
+export async function ensureConnectorRole(url: string, role = CDC_CONNECTOR_ROLE): Promise<string> {
+  const name = pg.escapeIdentifier(role.name);
+  await withClient(url, async (client) => {
+    try {
+      await client.query(
+        `create role ${name} with login replication password ${pg.escapeLiteral(role.password)}`,
+      );
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== DUPLICATE_OBJECT && code !== UNIQUE_VIOLATION) throw err;
+    }
+    await client.query(`grant select, update on outbox to ${name}`);
+  });
+  const asRole = new URL(url);
+  asRole.username = role.name;
+  asRole.password = role.password;
+  return asRole.toString();
+}
+
 export async function dropPublication(url: string, name: string): Promise<void> {
   await withClient(url, (client) => client.query(`drop publication if exists ${pg.escapeIdentifier(name)}`));
 }

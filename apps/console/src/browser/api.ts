@@ -5,7 +5,7 @@ const TOKEN_KEY = 'console-admin-token';
 /**
  * The admin token comes in the URL the demo prints (`#token=…`), or is typed in once. It is kept
  * for this tab only (sessionStorage), removed from the address bar, and sent as a bearer header
- * with every admin action.
+ * with every admin action and every read.
  */
 export function takeTokenFromUrl(): void {
   const token = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -24,10 +24,27 @@ export function setAdminToken(token: string): void {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
+let askedForToken = false;
+
+/**
+ * GET JSON with the token kept for this tab, if any: a console started with CONSOLE_READ_TOKEN
+ * answers reads only to it or to the admin token. Refused (401), it asks for one (once a page) and retries.
+ */
 export async function getJson<T>(path: string): Promise<T> {
-  const res = await fetch(path);
+  let res = await fetch(path, { headers: withToken() });
+  if (res.status === 401 && !askedForToken) {
+    askedForToken = true;
+    const token = prompt('This console needs its read token (CONSOLE_READ_TOKEN) or its admin token:');
+    if (token) setAdminToken(token.trim());
+    res = await fetch(path, { headers: withToken() });
+  }
   if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
   return (await res.json()) as T;
+}
+
+function withToken(): Record<string, string> {
+  const token = adminToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
 }
 
 export type Answer<T> =

@@ -36,6 +36,8 @@ export type Span = {
   name: string;
   kind: 'internal' | 'server' | 'client' | 'producer' | 'consumer' | 'unspecified';
   attributes: Record<string, string>;
+  /** The span's links, by the trace and span they point at. */
+  links: { traceId: string; spanId: string }[];
 };
 
 const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
@@ -70,6 +72,7 @@ export function startOtlpReceiver(): Promise<OtlpReceiver> {
               name: span.name,
               kind: KINDS[span.kind] ?? 'unspecified',
               attributes: Object.fromEntries((span.attributes ?? []).map((a) => [a.key, text(a.value)])),
+              links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
             });
           }
         }
