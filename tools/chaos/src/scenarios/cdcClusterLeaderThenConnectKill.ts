@@ -1,0 +1,150 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import type { Scenario, ScenarioContext } from '../scenario.ts';
+import { awaitConnectorsRunning, busiestLeader, ownCluster, ownConnect } from './support.ts';
+
+/**
+ * The race this scenario aims at. Connect's producer sends to every partition at once, so when a
+ * partition leader dies the events of the other partitions can be acknowledged before an earlier
+ * event of the dead leader's partitions, which the producer is still retrying. Connect commits a
+ * source offset only below the oldest unacknowledged event; Debezium, when Connect then calls its
+ * commit(), confirms to PostgreSQL the offset of the last event acknowledged (commitRecord), past
+ * the one being retried. A Connect death before that event is acknowledged leaves the slot past it.
+ *
+ * While a broker of three is down, no event is acknowledged at all: every partition has a replica
+ * there, and acks=all waits for it until the controller fences the broker (broker.session.timeout.ms)
+ * and drops it from the in-sync replicas. The slot's confirmed position stands still meanwhile.
+ * Its first move after the kill is the first confirmation after acknowledgements resumed, while the
+ * producer may still be finding the new leaders: the worker is killed right then.
+ */
+async function killLeaderThenConnect(context: ScenarioContext): Promise<void> {
+  const cluster = ownCluster(context);
+  const connect = ownConnect(context);
+  await context.sleep(6_000);
+  const { nodeId, leads, of } = await busiestLeader(context);
+  const slots = await watchSlots(context, Object.values(connect.slots));
+  const logFrom = fileSize(connect.worker.logFile);
+  const postgresLog = context.postgres?.logFile;
+  const postgresLogFrom = postgresLog ? fileSize(postgresLog) : 0;
+  const killedAt = Date.now();
+  context.fault(`kill -9 broker ${nodeId}, leader of ${leads} of the ${of} event partitions`);
+  await cluster.node(nodeId).kill();
+
+  const moved = await slots.firstMove(60_000).finally(() => slots.close());
+  const retries = linesSince(connect.worker.logFile, logFrom, /WARN.*connector-producer/).length;
+  context.fault(
+    `kill -9 the Kafka Connect worker, ${Date.now() - killedAt} ms after the broker: ` +
+      `${moved ? `slot ${moved} confirmed its first position since` : 'no slot moved in 60 s'}; ` +
+      `${retries} producer retry warnings in Connect's log since the broker kill; load average ${loadavg()[0]?.toFixed(1)}`,
+  );
+  await connect.worker.kill();
+
+  await context.sleep(3_000);
+  context.fault('start the Kafka Connect worker again (same group, same internal topics)');
+  await connect.worker.start();
+  await connect.worker.waitUntilReady(120_000);
+  await context.sleep(Math.max(0, 10_000 - (Date.now() - killedAt)));
+  context.fault(`start broker ${nodeId} again (same data dir)`);
+  await cluster.node(nodeId).start();
+  await cluster.waitUntilReady(180_000);
+  await awaitConnectorsRunning(context, 180_000);
+  if (postgresLog) {
+    await context.sleep(3_000); // the tasks run before their streams start
+    // PostgreSQL starts a slot's stream at its confirmed position when a reader asks for an earlier
+    // one, and logs it: the slot was past the offset Connect had committed.
+    const forwarded = linesSince(postgresLog, postgresLogFrom, /has been already streamed, forwarding to/);
+    context.fault(
+      `seen: PostgreSQL moved ${forwarded.length} slot start(s) forward: ${forwarded.join(' | ')}`,
+    );
+  }
+}
+
+/** Each slot's confirmed_flush_lsn, in bytes from 0/0. */
+async function confirmedPositions(client: pg.Client, slots: string[]): Promise<Map<string, bigint>> {
+  const { rows } = await client.query<{ slot_name: string; confirmed: string | null }>(
+    `select slot_name, (confirmed_flush_lsn - '0/0'::pg_lsn)::text as confirmed
+       from pg_replication_slots
+      where slot_name = any($1::text[])`,
+    [slots],
+  );
+  return new Map(rows.map((row) => [row.slot_name, BigInt(row.confirmed ?? '0')]));
+}
+
+/** Watches the slots on one connection: the kill must not wait for a new one on a busy server. */
+async function watchSlots(context: ScenarioContext, slots: string[]) {
+  const client = new pg.Client({ connectionString: context.stack.databases.orders.url });
+  await client.connect();
+  const since = await confirmedPositions(client, slots);
+  return {
+    /** The first slot whose confirmed position passes the one it had at the start, or undefined at the deadline. */
+    firstMove: async (timeoutMs: number): Promise<string | undefined> => {
+      for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await context.sleep(20)) {
+        const now = await confirmedPositions(client, slots);
+        const moved = slots.find((slot) => (now.get(slot) ?? 0n) > (since.get(slot) ?? 0n));
+        if (moved) return moved;
+      }
+      return undefined;
+    },
+    close: () => client.end(),
+  };
+}
+
+/** The lines of `file` from byte `from` on that match `pattern`. */
+function linesSince(file: string, from: number, pattern: RegExp): string[] {
+  const length = fileSize(file) - from;
+  if (length <= 0) return [];
+  const buffer = Buffer.alloc(length);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, length, from);
+  } finally {
+    closeSync(fd);
+  }
+  return buffer
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => pattern.test(line));
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+const BREAKS =
+  'on a three-broker cluster, CDC mode: kill -9 of the broker leading the most event partitions, then kill -9 of ' +
+  "the Kafka Connect worker the moment a replication slot confirms a position again, while the connectors' " +
+  'producers may still be retrying the dead leader’s partitions; both started again';
+
+export const cdcClusterLeaderThenConnectKill: Scenario = {
+  name: 'cdc-cluster-leader-then-connect-kill',
+  breaks: BREAKS,
+  expectation:
+    'Every outbox row reaches its topic: the slot is confirmed only past events Kafka acknowledged, so the ' +
+    'restarted worker resumes at or before the first event not yet acknowledged. Duplicates, nothing lost.',
+  // A server of its own: a cluster run's two instances of every process, beside other runs, can
+  // exhaust the shared server's connections.
+  // A PostgreSQL of its own: two instances of every process on the cluster, beside other runs, can
+  // use up the shared server's connections.
+  needs: { cluster: true, cdc: true, privatePostgres: true },
+  load: { rate: 40, durationMs: 30_000 },
+  quiescenceTimeoutMs: 120_000,
+  inject: killLeaderThenConnect,
+};
+
+export const cdcClusterLeaderThenConnectKillExactlyOnce: Scenario = {
+  name: 'cdc-cluster-leader-then-connect-kill-exactly-once',
+  breaks: `${BREAKS}; Connect with exactly-once source support`,
+  expectation:
+    "Each poll's records and its source offset commit in one Kafka transaction, and Debezium is told of a record " +
+    'only once its transaction committed: the slot never passes an event still being retried. Nothing lost, no ' +
+    'duplicate for read_committed consumers.',
+  needs: { cluster: true, cdc: true, privatePostgres: true, exactlyOnceSource: true },
+  load: { rate: 40, durationMs: 30_000 },
+  quiescenceTimeoutMs: 120_000,
+  inject: killLeaderThenConnect,
+};
