@@ -5,7 +5,8 @@ import { brokerStoppedLong } from './brokerStoppedLong.ts';
 import { cdcBrokerKill9 } from './cdcBrokerKill9.ts';
 import {
   cdcClusterLeaderThenConnectKill,
-  cdcClusterLeaderThenConnectKillExactlyOnce,
+  cdcClusterLeaderThenConnectKillRf2,
+  cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
 } from './cdcClusterLeaderThenConnectKill.ts';
 import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.ts';
 import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
@@ -86,7 +87,8 @@ export const CDC_SCENARIOS: Scenario[] = [
   cdcPostgresRestart,
   cdcConnectorTaskFailed,
   cdcClusterLeaderThenConnectKill,
-  cdcClusterLeaderThenConnectKillExactlyOnce,
+  cdcClusterLeaderThenConnectKillRf2,
+  cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
 ];
 
 /**
