@@ -21,10 +21,7 @@ import { awaitConnectorsRunning, busiestLeader, ownCluster, ownConnect } from '.
  * Once the new leaders are elected, the slot's next move is a confirmation after acknowledgements
  * resumed, while the producer may still be finding the new leaders: the worker is killed right then.
  */
-async function killLeaderThenConnect(
-  context: ScenarioContext,
-  { afterMs }: { afterMs?: number } = {},
-): Promise<void> {
+async function killLeaderThenConnect(context: ScenarioContext): Promise<void> {
   const cluster = ownCluster(context);
   const connect = ownConnect(context);
   await context.sleep(6_000);
@@ -36,17 +33,14 @@ async function killLeaderThenConnect(
 
   // Until the new leaders are known no event is acknowledged; a slot that moves before then is
   // only catching up with what was acknowledged before the kill.
-  const elected = afterMs === undefined ? await waitForNewLeaders(context, nodeId, 60_000) : undefined;
+  const elected = await waitForNewLeaders(context, nodeId, 60_000);
   const slots = await watchSlots(context, Object.values(connect.slots));
-  const moved = afterMs === undefined ? await slots.firstMove(30_000) : undefined;
-  if (afterMs !== undefined) await context.sleep(Math.max(0, afterMs - (Date.now() - killedAt)));
+  const moved = await slots.firstMove(30_000);
   const retries = linesSince(connect.worker.logFile, logFrom, /WARN.*connector-producer/).length;
   context.fault(
     `kill -9 the Kafka Connect worker, ${Date.now() - killedAt} ms after the broker ` +
-      (afterMs === undefined
-        ? `(new leaders seen at ${elected ?? 'never'} ms): ` +
-          `${moved ? `slot ${moved} confirmed a position since` : 'no slot moved in 30 s'}; `
-        : '(at a fixed delay); ') +
+      `(new leaders seen at ${elected ?? 'never'} ms): ` +
+      `${moved ? `slot ${moved} confirmed a position since` : 'no slot moved in 30 s'}; ` +
       `${retries} producer warnings in Connect's log since the broker kill; load average ${loadavg()[0]?.toFixed(1)}`,
   );
   await connect.worker.kill();
@@ -177,7 +171,7 @@ export const cdcClusterLeaderThenConnectKill: Scenario = {
   needs: { cluster: true, cdc: true, privatePostgres: true },
   load: { rate: 40, durationMs: 30_000 },
   quiescenceTimeoutMs: 120_000,
-  inject: (context) => killLeaderThenConnect(context),
+  inject: killLeaderThenConnect,
 };
 
 export const cdcClusterLeaderThenConnectKillRf2: Scenario = {
@@ -191,7 +185,7 @@ export const cdcClusterLeaderThenConnectKillRf2: Scenario = {
   stack: { kafkaReplicationFactor: 2 },
   load: { rate: 40, durationMs: 30_000 },
   quiescenceTimeoutMs: 120_000,
-  inject: (context) => killLeaderThenConnect(context, { afterMs: 3_000 }),
+  inject: killLeaderThenConnect,
 };
 
 export const cdcClusterLeaderThenConnectKillRf2ExactlyOnce: Scenario = {
@@ -205,5 +199,5 @@ export const cdcClusterLeaderThenConnectKillRf2ExactlyOnce: Scenario = {
   stack: { kafkaReplicationFactor: 2 },
   load: { rate: 40, durationMs: 30_000 },
   quiescenceTimeoutMs: 120_000,
-  inject: (context) => killLeaderThenConnect(context, { afterMs: 3_000 }),
+  inject: killLeaderThenConnect,
 };
