@@ -191,9 +191,9 @@ export const cdcClusterLeaderThenConnectKillRf2: Scenario = {
   name: 'cdc-cluster-leader-then-connect-kill-rf2',
   breaks: BREAKS_RF2,
   expectation:
-    'At least once, Debezium confirms to PostgreSQL the position of the last event acknowledged, past events ' +
-    'of the waiting partitions; the restarted worker streams from the slot, after them: they are never ' +
-    'published (every-event-published fails). Shows why the connectors need exactly-once source support.',
+    'Every outbox row reaches its topic, provided the slot is never confirmed past an event Kafka has not ' +
+    'acknowledged; at least once nothing guarantees it (Debezium confirms the last event acknowledged), which ' +
+    'this scenario probes, and the restarted worker would then never publish the events in between.',
   needs: { cluster: true, cdc: true, privatePostgres: true },
   stack: { kafkaReplicationFactor: 2 },
   load: { rate: 40, durationMs: 30_000 },
