@@ -12,8 +12,6 @@ export type PrivatePostgres = {
   /** Admin URL (database `postgres`) of this server. */
   url: string;
   port: number;
-  /** The server's log (removed with it). */
-  logFile: string;
   /** `pg_ctl restart -m immediate`: every backend dies at once, as in a crash; then crash recovery. */
   restartImmediately(): Promise<void>;
   remove(): Promise<void>;
@@ -62,7 +60,6 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
-    logFile,
     restartImmediately: () => pgCtl('-o', serverOptions, '-l', logFile, '-m', 'immediate', 'restart'),
     remove: async () => {
       await pgCtl('-m', 'immediate', 'stop').catch(() => {});
