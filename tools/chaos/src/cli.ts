@@ -1,4 +1,4 @@
-// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,8 @@ const { values, positionals } = parseArgs({
     json: { type: 'string', default: join(resultsDir, 'chaos.json') },
     markdown: { type: 'string', default: join(resultsDir, 'chaos.md') },
     seed: { type: 'string' },
+    // Each scenario n times in a row, every run in the reports: a race is attempted, not hit, by one run.
+    repeat: { type: 'string', default: '1' },
   },
 });
 
@@ -36,7 +38,13 @@ const groups: Record<string, typeof SCENARIOS> = {
   'dual-writes': DUAL_WRITES,
 };
 const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
-if (selected.length === 0 || selected.some((scenario) => scenario === undefined)) {
+const repeat = Number(values.repeat);
+if (
+  selected.length === 0 ||
+  selected.some((scenario) => scenario === undefined) ||
+  !Number.isInteger(repeat) ||
+  repeat < 1
+) {
   const names = [
     ...SCENARIOS,
     ...CLUSTER_SCENARIOS,
@@ -48,7 +56,7 @@ if (selected.length === 0 || selected.some((scenario) => scenario === undefined)
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
@@ -58,7 +66,7 @@ const needsShared = selected.some((scenario) => !scenario?.needs?.ownBroker && !
 const shared = needsShared ? await startOwnBroker('shared') : undefined;
 const reports: ScenarioReport[] = [];
 try {
-  for (const scenario of selected) {
+  for (const scenario of selected.flatMap((one) => Array<typeof one>(repeat).fill(one))) {
     if (!scenario) continue;
     const report = await runScenario(scenario, {
       ...(shared ? { kafkaBrokers: shared.broker.brokers } : {}),

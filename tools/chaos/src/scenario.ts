@@ -75,7 +75,7 @@ export type Scenario = {
     /** With `cdc`: Kafka Connect's exactly-once source support on the worker, required by each connector. */
     exactlyOnceSource?: boolean;
   };
-  stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances'>;
+  stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances' | 'kafkaReplicationFactor'>;
   /** Orders' WRITE_MODE; the outbox when not given. */
   writeMode?: WriteMode;
   /**

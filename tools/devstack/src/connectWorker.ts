@@ -153,8 +153,9 @@ export class ConnectWorker {
   }
 
   /**
-   * The worker's configuration. Internal topics with replication factor 1 (one broker) and one
-   * partition each: a dev worker runs a handful of connectors.
+   * The worker's configuration. Internal topics at the brokers' default.replication.factor (-1): 1 on
+   * one broker, 3 on the cluster, where the source offsets must outlive a broker as the events do.
+   * One partition each: a dev worker runs a handful of connectors.
    */
   renderWorkerProperties(): string {
     const topics = this.internalTopics;
@@ -167,9 +168,9 @@ export class ConnectWorker {
       `config.storage.topic=${topics.configs}`,
       `offset.storage.topic=${topics.offsets}`,
       `status.storage.topic=${topics.status}`,
-      'config.storage.replication.factor=1',
-      'offset.storage.replication.factor=1',
-      'status.storage.replication.factor=1',
+      'config.storage.replication.factor=-1',
+      'offset.storage.replication.factor=-1',
+      'status.storage.replication.factor=-1',
       'offset.storage.partitions=1',
       'status.storage.partitions=1',
       // Source offsets (the WAL position Debezium has published up to) are committed every second

@@ -53,7 +53,8 @@ export async function startOwnConnect(
   const connectors = Object.fromEntries(
     DATABASES.map((database) => [database, cdcNames(database).connector]),
   ) as Record<DatabaseName, string>;
-  const slot = `chaos_${label.replaceAll(/[^a-z0-9]/g, '_')}_${run}`;
+  // PostgreSQL cuts names at 63 bytes: the label's head, the run and the longest database name fit.
+  const slot = `chaos_${label.replaceAll(/[^a-z0-9]/g, '_').slice(0, 36)}_${run}`;
   const slots = Object.fromEntries(DATABASES.map((database) => [database, `${slot}_${database}`])) as Record<
     DatabaseName,
     string

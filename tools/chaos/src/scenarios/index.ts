@@ -3,6 +3,11 @@ import { brokenDedup } from './brokenDedup.ts';
 import { brokerKill9 } from './brokerKill9.ts';
 import { brokerStoppedLong } from './brokerStoppedLong.ts';
 import { cdcBrokerKill9 } from './cdcBrokerKill9.ts';
+import {
+  cdcClusterLeaderThenConnectKill,
+  cdcClusterLeaderThenConnectKillRf2,
+  cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
+} from './cdcClusterLeaderThenConnectKill.ts';
 import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.ts';
 import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
 import { cdcPostgresRestart } from './cdcPostgresRestart.ts';
@@ -81,6 +86,9 @@ export const CDC_SCENARIOS: Scenario[] = [
   cdcBrokerKill9,
   cdcPostgresRestart,
   cdcConnectorTaskFailed,
+  cdcClusterLeaderThenConnectKill,
+  cdcClusterLeaderThenConnectKillRf2,
+  cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
 ];
 
 /**
