@@ -19,8 +19,10 @@ const BATCH = 10_000;
  *    since starts past it). Anything else counts as a new slot.
  * 2. Then, a tick apart: take a mark (pending rows, the WAL position after them, the reader) and
  *    mark those rows `published` once the same reader has confirmed that position
- *    (packages/outbox/src/cdcStore.ts). Debezium confirms a position only after Kafka acknowledged
- *    what it published up to there.
+ *    (packages/outbox/src/cdcStore.ts). Debezium confirms the position of the last record Kafka
+ *    acknowledged, after Connect committed its offsets; at least once, acknowledgements can come
+ *    out of order across partitions, so a confirmed position can pass a record still being
+ *    retried (docs/production.md: run Connect with exactly-once source support).
  *
  * Nothing is marked while no reader holds the slot, and a mark whose reader has gone is dropped.
  */
