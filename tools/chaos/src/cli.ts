@@ -1,7 +1,8 @@
-// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--kafka-client kafkajs|platformatic]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { kafkaClient } from '@outbox/runtime/config';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
@@ -24,10 +25,14 @@ const { values, positionals } = parseArgs({
     json: { type: 'string', default: join(resultsDir, 'chaos.json') },
     markdown: { type: 'string', default: join(resultsDir, 'chaos.md') },
     seed: { type: 'string' },
+    'kafka-client': { type: 'string' },
   },
 });
 
 const [which] = positionals;
+// The relays' KAFKA_CLIENT, checked as the relay checks it.
+const kafkaClientOfRun =
+  values['kafka-client'] === undefined ? undefined : kafkaClient.parse(values['kafka-client']);
 const groups: Record<string, typeof SCENARIOS> = {
   all: SCENARIOS,
   cluster: CLUSTER_SCENARIOS,
@@ -48,7 +53,7 @@ if (selected.length === 0 || selected.some((scenario) => scenario === undefined)
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--kafka-client kafkajs|platformatic]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
@@ -63,6 +68,7 @@ try {
     const report = await runScenario(scenario, {
       ...(shared ? { kafkaBrokers: shared.broker.brokers } : {}),
       ...(values.seed ? { seed: Number(values.seed) } : {}),
+      ...(kafkaClientOfRun ? { kafkaClient: kafkaClientOfRun } : {}),
       log: (line) => console.error(line),
     });
     reports.push(report);
