@@ -32,3 +32,21 @@ export function checkAcknowledged(
   if (missing.length > 0) throw new UnacknowledgedPartitionsError(missing);
   return acks;
 }
+
+/**
+ * A send a client failed, in the client-neutral terms the relay's classifier reads
+ * (apps/relay/src/polling/publishErrors.ts): `type`, the Kafka protocol error the broker answered
+ * (e.g. MESSAGE_TOO_LARGE), and `unavailable`, when no broker could be reached or the partition's
+ * leader is moving. kafkajs' own errors carry the same facts under its names; the other client's
+ * are translated into this one (platformatic/producer.ts).
+ */
+export class KafkaSendError extends Error {
+  override readonly name = 'KafkaSendError';
+  readonly type: string | undefined;
+  readonly unavailable: boolean;
+  constructor(cause: Error, { type, unavailable }: { type?: string; unavailable: boolean }) {
+    super(cause.message, { cause });
+    this.type = type;
+    this.unavailable = unavailable;
+  }
+}

@@ -1,6 +1,6 @@
 export { AcknowledgedProducer } from './acknowledgedProducer.ts';
 export { partitionOf, sendAcknowledged } from './acknowledgedSend.ts';
-export { checkAcknowledged, UnacknowledgedPartitionsError } from './acknowledgement.ts';
+export { checkAcknowledged, KafkaSendError, UnacknowledgedPartitionsError } from './acknowledgement.ts';
 export { createKafka, createKafkaClient, type KafkaClientOptions } from './client.ts';
 export {
   type Admin,

@@ -1,5 +1,5 @@
-import { ProduceAcks, Producer } from '@platformatic/kafka';
-import { checkAcknowledged } from '../acknowledgement.ts';
+import { findErrorBy, ProduceAcks, Producer } from '@platformatic/kafka';
+import { checkAcknowledged, KafkaSendError } from '../acknowledgement.ts';
 import type { EventProducer, MessageHeaders, PartitionAck, PartitionedMessages } from '../ports.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
@@ -49,7 +49,9 @@ export class PlatformaticProducer implements EventProducer {
         headers: headerMap(message.headers),
       })),
     );
-    const { offsets = [] } = await this.#producer.send({ messages });
+    const { offsets = [] } = await this.#producer.send({ messages }).catch((err: unknown) => {
+      throw asSendError(err);
+    });
     const acks = offsets.map(({ topic, partition, offset }) => ({
       topic,
       partition,
@@ -62,6 +64,20 @@ export class PlatformaticProducer implements EventProducer {
     this.#connected = undefined;
     await this.#producer.close();
   }
+}
+
+/** The client's error tree (a failure per broker, each per partition) as one KafkaSendError. */
+function asSendError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const protocol = findErrorBy(err, 'code', 'PLT_KFK_PROTOCOL') as {
+    apiId?: string;
+    canRetry?: boolean;
+  } | null;
+  const network = findErrorBy(err, 'code', 'PLT_KFK_NETWORK');
+  return new KafkaSendError(err, {
+    ...(protocol?.apiId ? { type: protocol.apiId } : {}),
+    unavailable: network !== null || protocol?.canRetry === true,
+  });
 }
 
 function bytes(value: string | Buffer | null | undefined): Bytes {
