@@ -142,7 +142,7 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
       `Started ${r.startedAt}; load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
-        `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}.`,
+        `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${r.relayKafkaClient ? `, their producers on ${r.relayKafkaClient}` : ''}.`,
       '',
     );
     if (r.progress)
