@@ -1,5 +1,6 @@
 import { Admin, findErrorBy, ListOffsetTimestamps } from '@platformatic/kafka';
 import type { CommittedOffsets, NewTopic, PartitionOffsets, TopicAdmin } from '../ports.ts';
+import { asSendError } from './errors.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
 /** How long createTopics waits for every new partition to have a leader (kafkajs' waitForLeaders). */
@@ -15,7 +16,7 @@ export class PlatformaticAdmin implements TopicAdmin {
 
   /** The client connects on its first request; this one fails when no broker answers. */
   async connect(): Promise<void> {
-    await this.#admin.metadata({ topics: [], forceUpdate: true });
+    await this.#admin.metadata({ topics: [], forceUpdate: true }).catch(rethrown);
   }
 
   async disconnect(): Promise<void> {
@@ -23,7 +24,7 @@ export class PlatformaticAdmin implements TopicAdmin {
   }
 
   listTopics(): Promise<string[]> {
-    return this.#admin.listTopics();
+    return this.#admin.listTopics().catch(rethrown);
   }
 
   /**
@@ -40,14 +41,14 @@ export class PlatformaticAdmin implements TopicAdmin {
           configs: Object.entries(configs).map(([name, value]) => ({ name, value })),
         })
         .catch((err: unknown) => {
-          if (!findErrorBy(err as Error, 'apiId', 'TOPIC_ALREADY_EXISTS')) throw err;
+          if (!findErrorBy(err as Error, 'apiId', 'TOPIC_ALREADY_EXISTS')) rethrown(err);
         });
     }
     await this.#leadersOf(topics.map(({ topic }) => topic));
   }
 
   async partitionCounts(topics: string[]): Promise<Map<string, number>> {
-    const metadata = await this.#admin.metadata({ topics, forceUpdate: true });
+    const metadata = await this.#admin.metadata({ topics, forceUpdate: true }).catch(rethrown);
     return new Map(topics.map((topic) => [topic, metadata.topics.get(topic)?.partitionsCount ?? 0]));
   }
 
@@ -113,4 +114,8 @@ export class PlatformaticAdmin implements TopicAdmin {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+function rethrown(err: unknown): never {
+  throw asSendError(err);
 }

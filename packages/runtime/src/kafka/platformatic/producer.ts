@@ -1,6 +1,7 @@
-import { findErrorBy, ProduceAcks, Producer } from '@platformatic/kafka';
-import { checkAcknowledged, KafkaSendError } from '../acknowledgement.ts';
+import { ProduceAcks, Producer } from '@platformatic/kafka';
+import { checkAcknowledged } from '../acknowledgement.ts';
 import type { EventProducer, MessageHeaders, PartitionAck, PartitionedMessages } from '../ports.ts';
+import { asSendError } from './errors.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
 type Bytes = Buffer | undefined;
@@ -21,8 +22,12 @@ export class PlatformaticProducer implements EventProducer {
   #connected: Promise<unknown> | undefined;
 
   constructor(options: PlatformaticOptions) {
+    const base = baseOptions(options);
     this.#producer = new Producer<Bytes, Bytes, Bytes, Bytes>({
-      ...baseOptions(options),
+      ...base,
+      // An idempotent producer given 0 or 1 retries retries for ever (its producer.js): at least 2
+      // keeps a send bounded, so the relay backs off and reports itself degraded.
+      retries: Math.max(2, Number(base.retries)),
       idempotent: true,
       acks: ProduceAcks.ALL,
       autocreateTopics: false,
@@ -33,7 +38,7 @@ export class PlatformaticProducer implements EventProducer {
   async connect(): Promise<void> {
     this.#connected ??= this.#producer.initIdempotentProducer({}).catch((err: unknown) => {
       this.#connected = undefined;
-      throw err;
+      throw asSendError(err);
     });
     await this.#connected;
   }
@@ -64,20 +69,6 @@ export class PlatformaticProducer implements EventProducer {
     this.#connected = undefined;
     await this.#producer.close();
   }
-}
-
-/** The client's error tree (a failure per broker, each per partition) as one KafkaSendError. */
-function asSendError(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  const protocol = findErrorBy(err, 'code', 'PLT_KFK_PROTOCOL') as {
-    apiId?: string;
-    canRetry?: boolean;
-  } | null;
-  const network = findErrorBy(err, 'code', 'PLT_KFK_NETWORK');
-  return new KafkaSendError(err, {
-    ...(protocol?.apiId ? { type: protocol.apiId } : {}),
-    unavailable: network !== null || protocol?.canRetry === true,
-  });
 }
 
 function bytes(value: string | Buffer | null | undefined): Bytes {
