@@ -3,7 +3,7 @@ import type { EventEnvelope } from '@outbox/contracts';
 import { ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import { createKafka, ensureTopics, KafkajsAdmin } from '@outbox/runtime/kafka';
 import {
   type CloudEvent,
   Kafka as CloudEventsKafka,
@@ -82,7 +82,7 @@ describe('the cloudevents SDK reads what we publish', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await ensureTopics(admin, [topic], { partitions: 1 });
+      await ensureTopics(new KafkajsAdmin(admin), [topic], { partitions: 1 });
     } finally {
       await admin.disconnect();
     }

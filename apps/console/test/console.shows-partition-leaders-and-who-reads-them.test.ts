@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { topicFor } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { createKafka, ensureTopics } from '@outbox/runtime/kafka';
+import { createKafka, ensureTopics, KafkajsAdmin } from '@outbox/runtime/kafka';
 import { createLogger } from '@outbox/runtime/logger';
 import type { Consumer } from 'kafkajs';
 import pino from 'pino';
@@ -56,7 +56,7 @@ const ourGroup = (t: KafkaTopology) => t.groups.find((group) => group.groupId ==
 beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
-  await ensureTopics(admin, [topic], { partitions: 4 });
+  await ensureTopics(new KafkajsAdmin(admin), [topic], { partitions: 4 });
   await admin.disconnect();
   console_ = await startConsole({
     config: await bareConsoleConfig(prefix),

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import {
   allowFaults,
   kafkaBrokers,
+  kafkaClient,
   kafkaTopicSettings,
   logLevel,
   port,
@@ -24,6 +25,7 @@ const settings = z.object({
   DATABASE_URL: postgresUrl,
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
+  KAFKA_CLIENT: kafkaClient,
   ...kafkaTopicSettings,
   ...kafkaSecuritySettings,
   LOG_LEVEL: logLevel,

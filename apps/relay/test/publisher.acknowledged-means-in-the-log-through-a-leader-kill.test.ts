@@ -3,7 +3,7 @@ import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafka, type KafkaClientName } from '@outbox/runtime/kafka';
 import type { RetryOptions } from 'kafkajs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,19 +32,24 @@ afterAll(async () => {
 
 describe('the publisher on a three-node cluster (replication factor 3, min.insync.replicas 2)', () => {
   const spansAnElection: RetryOptions = { retries: 8, initialRetryTime: 300, maxRetryTime: 3000 };
-  it.each<['killed' | 'stopped', string, RetryOptions | undefined]>([
-    ['killed', "with the relay's retries (shorter than a leader election)", undefined],
-    ['killed', 'with retries long enough to span the election', spansAnElection],
-    ['stopped', "with the relay's retries", undefined],
-    ['stopped', 'with retries long enough to span the election', spansAnElection],
+  // Each client the relay can use (KAFKA_CLIENT): kafkajs with four retry budgets, @platformatic/kafka
+  // with the relay's.
+  it.each<['killed' | 'stopped', string, KafkaClientName, RetryOptions | undefined]>([
+    ['killed', "with the relay's retries (shorter than a leader election)", 'kafkajs', undefined],
+    ['killed', 'with retries long enough to span the election', 'kafkajs', spansAnElection],
+    ['stopped', "with the relay's retries", 'kafkajs', undefined],
+    ['stopped', 'with retries long enough to span the election', 'kafkajs', spansAnElection],
+    ['killed', "with the relay's retries", 'platformatic', undefined],
+    ['stopped', "with the relay's retries", 'platformatic', undefined],
   ])(
-    'has in the log every event it acknowledged when partition 0’s leader is %s mid-stream, %s',
+    'has in the log every event it acknowledged when partition 0’s leader is %s mid-stream, %s, through %s',
     { timeout: 300_000 },
-    async (how, _, retry) => {
+    async (how, _, client, retry) => {
       const { cluster } = testCluster;
       const prefix = `failover-${randomUUID().slice(0, 8)}`;
       const topic = topicFor('order', prefix);
       const publisher = new KafkaPublisher({
+        client,
         clientId: 'publisher-failover',
         brokers: cluster.brokers,
         topicPrefix: prefix,
@@ -92,7 +97,7 @@ describe('the publisher on a three-node cluster (replication factor 3, min.insyn
       const ids = new Set(inTheLog.map((message) => message.eventId));
       const lost = [...acknowledged].filter((id) => !ids.has(id));
       console.log(
-        `leader of partition 0 (node ${killed}) ${how} before batch ${killBeforeBatch}: ${acknowledged.size} acknowledged, ` +
+        `${client}: leader of partition 0 (node ${killed}) ${how} before batch ${killBeforeBatch}: ${acknowledged.size} acknowledged, ` +
           `${inTheLog.length} messages in the log, ${lost.length} lost, ${inTheLog.length - ids.size} duplicates, ` +
           `${failedSends} failed sends retried`,
       );

@@ -1,9 +1,11 @@
+import { createKafkaClient, type KafkaClientName } from '@outbox/runtime/kafka';
 import {
   KafkaJSConnectionError,
   KafkaJSNonRetriableError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
 } from 'kafkajs';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { classifyPublishError } from '../src/polling/publishErrors.ts';
 
@@ -53,3 +55,37 @@ describe('classifyPublishError', () => {
     expect(classifyPublishError(protocolError('OUT_OF_ORDER_SEQUENCE_NUMBER', 45, false))).toBe('transient');
   });
 });
+
+// What each client really throws when no broker answers (a port nothing listens on): the relay
+// must call it unavailable, or a long outage would use up every event's attempts.
+describe.each<KafkaClientName>(['kafkajs', 'platformatic'])(
+  'a publish through %s with no broker to reach',
+  (name) => {
+    const client = createKafkaClient({
+      client: name,
+      clientId: `unreachable-${name}`,
+      brokers: ['127.0.0.1:1'],
+      logger: pino({ level: 'silent' }),
+      retry: { retries: 1, initialRetryTime: 50, maxRetryTime: 100 },
+    });
+
+    it('fails the send as unavailable', { timeout: 60_000 }, async () => {
+      const producer = client.producer();
+      const error = await producer
+        .send([{ topic: 'unreachable', messages: [{ key: 'a', value: 'b', partition: 0 }] }])
+        .catch((err: unknown) => err);
+      await producer.disconnect().catch(() => undefined);
+      expect(classifyPublishError(error)).toBe('unavailable');
+    });
+
+    it('fails the admin calls as unavailable', { timeout: 60_000 }, async () => {
+      const admin = client.admin();
+      const error = await admin
+        .connect()
+        .then(() => admin.listTopics())
+        .catch((err: unknown) => err);
+      await admin.disconnect().catch(() => undefined);
+      expect(classifyPublishError(error)).toBe('unavailable');
+    });
+  },
+);

@@ -3,6 +3,7 @@ import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { Partitioners } from 'kafkajs';
 import pg from 'pg';
@@ -30,12 +31,6 @@ import { topicPrefix } from './relayProcess.ts';
 useLeakGuard();
 
 const brokers = sharedKafkaBrokers();
-const prefix = topicPrefix('relay-poisonseq');
-const topic = `${prefix}order.events`;
-let db: TestDatabase;
-let pool: pg.Pool;
-let publisher: KafkaPublisher;
-let relay: Relay;
 
 /** Aggregate ids `k<i>-0` whose Kafka key lands on the given partition of a 2-partition topic. */
 function keysOnPartition(partition: number, count: number): string[] {
@@ -50,101 +45,113 @@ function keysOnPartition(partition: number, count: number): string[] {
   const keys: string[] = [];
   for (let i = 0; keys.length < count; i++) {
     const key = `k${i}-0`;
-    if (partitioner({ topic, partitionMetadata, message: { key, value: null } }) === partition)
+    if (partitioner({ topic: '', partitionMetadata, message: { key, value: null } }) === partition)
       keys.push(key);
   }
   return keys;
 }
 
-const insertOne = (aggregateId: string, payload?: unknown) =>
-  insertEvents(db.url, {
-    count: 1,
-    aggregates: 1,
-    aggregateIdPrefix: aggregateId.slice(0, -1),
-    ...(payload ? { payload } : {}),
-  });
+// Each client the relay can use (KAFKA_CLIENT).
+describe.each<KafkaClientName>(['kafkajs', 'platformatic'])(
+  'a batch refused because of one poison event, through %s',
+  (client) => {
+    const prefix = topicPrefix(`relay-poisonseq-${client}`);
+    const topic = `${prefix}order.events`;
+    let db: TestDatabase;
+    let pool: pg.Pool;
+    let publisher: KafkaPublisher;
+    let relay: Relay;
 
-beforeAll(async () => {
-  db = await createOutboxDatabase('relay_poisonseq');
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  const logger = pino({ level: 'silent' });
-  publisher = new KafkaPublisher({
-    clientId: 'poisonseq',
-    brokers,
-    topicPrefix: prefix,
-    topicLayout: { partitions: 2 },
-    logger,
-  });
-  relay = new Relay({
-    pool,
-    publisher,
-    wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
-    logger,
-    metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
-    options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },
-  });
-});
+    const insertOne = (aggregateId: string, payload?: unknown) =>
+      insertEvents(db.url, {
+        count: 1,
+        aggregates: 1,
+        aggregateIdPrefix: aggregateId.slice(0, -1),
+        ...(payload ? { payload } : {}),
+      });
 
-afterAll(async () => {
-  await publisher?.disconnect();
-  await pool?.end();
-  await db?.drop();
-});
+    beforeAll(async () => {
+      db = await createOutboxDatabase(`relay_poisonseq_${client}`);
+      pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      const logger = pino({ level: 'silent' });
+      publisher = new KafkaPublisher({
+        client,
+        clientId: `poisonseq-${client}`,
+        brokers,
+        topicPrefix: prefix,
+        topicLayout: { partitions: 2 },
+        logger,
+      });
+      relay = new Relay({
+        pool,
+        publisher,
+        wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
+        logger,
+        metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
+        options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },
+      });
+    });
 
-describe('a batch refused because of one poison event', () => {
-  it('loses no event of the partitions the broker did write', { timeout: 60_000 }, async () => {
-    const [a, b, c] = keysOnPartition(0, 3) as [string, string, string];
-    const [poison] = keysOnPartition(1, 1) as [string];
+    afterAll(async () => {
+      await publisher?.disconnect();
+      await pool?.end();
+      await db?.drop();
+    });
 
-    // One batch: two healthy events on partition 0, the poison on partition 1.
-    await insertOne(a);
-    await insertOne(b);
-    await insertOne(poison, { note: 'x'.repeat(2 * 1024 * 1024) });
-    await relay.drainOnce();
-    const afterPoison = await outboxRows(db.url);
-    console.log(
-      'after the poison batch:',
-      afterPoison.map((row) => `${row.aggregate_id} ${row.status} ${row.last_error?.slice(0, 80) ?? ''}`),
-    );
-    expect(afterPoison.find((row) => row.aggregate_id === poison)?.status).toBe('failed');
+    it('loses no event of the partitions the broker did write', { timeout: 60_000 }, async () => {
+      const [a, b, c] = keysOnPartition(0, 3) as [string, string, string];
+      const [poison] = keysOnPartition(1, 1) as [string];
 
-    // A new event of another aggregate on partition 0, and the healthy events' retries come due
-    // at different times (their backoff is random): here a's before b's.
-    await insertOne(c);
-    await queryOnce(
-      db.url,
-      `update outbox set next_attempt_at = now() + interval '1 hour' where aggregate_id = $1`,
-      [b],
-    );
-    await queryOnce(db.url, `update outbox set next_attempt_at = now() where aggregate_id <> $1`, [b]);
-    await relay.drainOnce();
-    // Then everything else, without waiting for backoffs.
-    for (let step = 0; step < 20; step++) {
-      await queryOnce(db.url, `update outbox set next_attempt_at = now() where status = 'pending'`);
-      const { claimed } = await relay.drainOnce();
-      if (claimed === 0) break;
-    }
+      // One batch: two healthy events on partition 0, the poison on partition 1.
+      await insertOne(a);
+      await insertOne(b);
+      await insertOne(poison, { note: 'x'.repeat(2 * 1024 * 1024) });
+      await relay.drainOnce();
+      const afterPoison = await outboxRows(db.url);
+      console.log(
+        'after the poison batch:',
+        afterPoison.map((row) => `${row.aggregate_id} ${row.status} ${row.last_error?.slice(0, 80) ?? ''}`),
+      );
+      expect(afterPoison.find((row) => row.aggregate_id === poison)?.status).toBe('failed');
 
-    const rows = await outboxRows(db.url);
-    console.log(
-      'final:',
-      rows.map((row) => `${row.aggregate_id} ${row.status} attempts=${row.attempts}`),
-    );
-    const onTopic = await readTopic(brokers, topic, { timeoutMs: 30_000 });
-    console.log(
-      'on the topic:',
-      onTopic.map((m) => `p${m.partition}@${m.offset} ${m.key}`),
-    );
-    const idsOnTopic = new Set(onTopic.map((message) => message.eventId));
-    const healthy = rows.filter((row) => row.aggregate_id !== poison);
-    // Every healthy event is published...
-    expect(healthy.map((row) => [row.aggregate_id, row.status])).toEqual(
-      healthy.map((row) => [row.aggregate_id, 'published']),
-    );
-    // ...and every event marked published is really on the topic.
-    expect(
-      healthy.filter((row) => !idsOnTopic.has(row.id)).map((row) => row.aggregate_id),
-      'marked published but not on the topic',
-    ).toEqual([]);
-  });
-});
+      // A new event of another aggregate on partition 0, and the healthy events' retries come due
+      // at different times (their backoff is random): here a's before b's.
+      await insertOne(c);
+      await queryOnce(
+        db.url,
+        `update outbox set next_attempt_at = now() + interval '1 hour' where aggregate_id = $1`,
+        [b],
+      );
+      await queryOnce(db.url, `update outbox set next_attempt_at = now() where aggregate_id <> $1`, [b]);
+      await relay.drainOnce();
+      // Then everything else, without waiting for backoffs.
+      for (let step = 0; step < 20; step++) {
+        await queryOnce(db.url, `update outbox set next_attempt_at = now() where status = 'pending'`);
+        const { claimed } = await relay.drainOnce();
+        if (claimed === 0) break;
+      }
+
+      const rows = await outboxRows(db.url);
+      console.log(
+        'final:',
+        rows.map((row) => `${row.aggregate_id} ${row.status} attempts=${row.attempts}`),
+      );
+      const onTopic = await readTopic(brokers, topic, { timeoutMs: 30_000 });
+      console.log(
+        'on the topic:',
+        onTopic.map((m) => `p${m.partition}@${m.offset} ${m.key}`),
+      );
+      const idsOnTopic = new Set(onTopic.map((message) => message.eventId));
+      const healthy = rows.filter((row) => row.aggregate_id !== poison);
+      // Every healthy event is published...
+      expect(healthy.map((row) => [row.aggregate_id, row.status])).toEqual(
+        healthy.map((row) => [row.aggregate_id, 'published']),
+      );
+      // ...and every event marked published is really on the topic.
+      expect(
+        healthy.filter((row) => !idsOnTopic.has(row.id)).map((row) => row.aggregate_id),
+        'marked published but not on the topic',
+      ).toEqual([]);
+    });
+  },
+);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
-import type { AcknowledgedProducer } from '@outbox/runtime/kafka';
+import type { EventProducer } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
 import type { ChunkHandler, ChunkItem, ChunkResult, Unreadable } from './chunk.ts';
 import type { ConsumerMetrics } from './consumerMetrics.ts';
@@ -37,7 +37,7 @@ export type Control = { isRunning(): boolean; isStale(): boolean; heartbeat(): P
 export type ChunkOutcomesDeps = {
   groupId: string;
   /** Sends the dead letters (the project's acknowledged producer). */
-  producer: AcknowledgedProducer;
+  producer: EventProducer;
   /** The dead-letter topics' partition counts. */
   deadLetterPartitions: Map<string, number>;
   handleChunk: ChunkHandler;

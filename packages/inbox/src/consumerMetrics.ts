@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@outbox/contracts';
 import { exemplarOf } from '@outbox/runtime/exemplars';
-import type { Admin } from '@outbox/runtime/kafka';
+import type { TopicAdmin } from '@outbox/runtime/kafka';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ChunkResult } from './chunk.ts';
@@ -118,10 +118,10 @@ function partitionMetrics(registry: MetricsRegistry, consumer: string, failing: 
       retries.inc({ consumer, topic, partition: String(partition) });
     },
     /** Committed offsets vs. end offsets, per partition; called on each scrape interval. */
-    async updateLag(admin: Admin, topics: string[]) {
-      const committed = await admin.fetchOffsets({ groupId: consumer, topics });
+    async updateLag(admin: TopicAdmin, topics: string[]) {
+      const committed = await admin.committedOffsets(consumer, topics);
       for (const { topic, partitions } of committed) {
-        const ends = await admin.fetchTopicOffsets(topic);
+        const ends = await admin.topicOffsets(topic);
         for (const end of ends) {
           const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
           const behind = Number(end.high) - Math.max(done, Number(end.low));

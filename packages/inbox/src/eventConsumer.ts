@@ -2,7 +2,7 @@ import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import type { Kafka } from '@outbox/runtime/kafka';
-import { CONSUMER_RETRY, createKafka, type TopicLayout } from '@outbox/runtime/kafka';
+import { CONSUMER_RETRY, createKafka, kafkajsClient, type TopicLayout } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
@@ -180,7 +180,7 @@ function watchLag(
   logger: Logger,
   started: () => boolean,
 ) {
-  const admin = kafka.admin();
+  const admin = kafkajsClient(kafka).admin();
   let connected: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (!started()) return;

@@ -1,10 +1,9 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
-  AcknowledgedProducer,
   asRejoinIfCoordinatorLost,
   CONSUMER_RETRY,
   ensureTopics,
-  partitionCounts,
+  kafkajsClient,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
@@ -79,7 +78,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   const { kafka, groupId, topics, logger } = options;
   const deadLetterPartitions = await ensureConsumerTopics(kafka, topics, options.topicLayout);
   // Dead letters go through the same acknowledged producer as the relay's events.
-  const producer = new AcknowledgedProducer(kafka);
+  const producer = kafkajsClient(kafka).producer();
   await producer.connect();
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
   const commits = new OffsetCommits(
@@ -167,12 +166,12 @@ async function ensureConsumerTopics(
   topics: string[],
   layout: TopicLayout,
 ): Promise<Map<string, number>> {
-  const admin = kafka.admin();
+  const admin = kafkajsClient(kafka).admin();
   await admin.connect();
   try {
     const deadLetterTopics = topics.map(deadLetterTopic);
     await ensureTopics(admin, [...topics, ...deadLetterTopics], layout);
-    return await partitionCounts(admin, deadLetterTopics);
+    return await admin.partitionCounts(deadLetterTopics);
   } finally {
     await admin.disconnect();
   }

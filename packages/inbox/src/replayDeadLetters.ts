@@ -1,4 +1,4 @@
-import { AcknowledgedProducer, type Admin, type Kafka, type KafkaMessage } from '@outbox/runtime/kafka';
+import { type Kafka, type KafkaMessage, kafkajsClient, type TopicAdmin } from '@outbox/runtime/kafka';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 /** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
@@ -42,7 +42,7 @@ export async function replayDeadLetters(
   groupId: string,
   { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
 ): Promise<ReplayResult> {
-  const admin = kafka.admin();
+  const admin = kafkajsClient(kafka).admin();
   await admin.connect();
   try {
     const plan = await planReplay(admin, deadLetterTopic, groupId);
@@ -50,7 +50,7 @@ export async function replayDeadLetters(
     const reached = new Map([...plan].map(([partition, range]) => [partition, range.from]));
     if ([...plan.values()].some((range) => range.from < range.upTo))
       result.complete = await replayRanges(kafka, deadLetterTopic, groupId, plan, reached, result, timeoutMs);
-    const ends = await admin.fetchTopicOffsets(deadLetterTopic);
+    const ends = await admin.topicOffsets(deadLetterTopic);
     for (const end of ends) {
       const range = plan.get(end.partition) ?? { from: 0, upTo: 0 };
       const at = reached.get(end.partition) ?? range.from;
@@ -71,9 +71,9 @@ export async function replayDeadLetters(
 type Range = { from: number; upTo: number };
 
 /** Per partition: from the committed offset (or the log start, if later) up to today's high-water mark. */
-async function planReplay(admin: Admin, topic: string, groupId: string): Promise<Map<number, Range>> {
-  const ends = await admin.fetchTopicOffsets(topic);
-  const [committed] = await whileCoordinatorMoves(() => admin.fetchOffsets({ groupId, topics: [topic] }));
+async function planReplay(admin: TopicAdmin, topic: string, groupId: string): Promise<Map<number, Range>> {
+  const ends = await admin.topicOffsets(topic);
+  const [committed] = await whileCoordinatorMoves(() => admin.committedOffsets(groupId, [topic]));
   const position = new Map(committed?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? []);
   return new Map(
     ends.map((end) => {
@@ -115,7 +115,7 @@ async function replayRanges(
 ): Promise<boolean> {
   const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
   // The same acknowledged producer as the relay's: a replayed event is in the log before its offset is committed.
-  const producer = new AcknowledgedProducer(kafka);
+  const producer = kafkajsClient(kafka).producer();
   const consumer = kafka.consumer({ groupId });
   const seen = new Set<string>();
   let finished = () => {};

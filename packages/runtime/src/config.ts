@@ -66,6 +66,15 @@ export const kafkaBrokers = z
   .transform((value) => value.split(',').map((broker) => broker.trim()))
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1));
 
+/**
+ * The client library a relay's producer and admin calls go through: kafkajs (the default) or
+ * @platformatic/kafka (maintained), to compare the two under the same failovers
+ * (docs/dependencies.md, "The Kafka client through a leader kill").
+ */
+export const kafkaClient = z
+  .enum(['kafkajs', 'platformatic'], { error: 'expected kafkajs or platformatic' })
+  .default('kafkajs');
+
 export const logLevel = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   .default('info');

@@ -1,11 +1,8 @@
 import type { Producer, ProducerBatch, RecordMetadata } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import {
-  partitionOf,
-  sendAcknowledged,
-  UnacknowledgedPartitionsError,
-} from '../src/kafka/acknowledgedSend.ts';
+import { partitionOf, sendAcknowledged } from '../src/kafka/acknowledgedSend.ts';
+import { UnacknowledgedPartitionsError } from '../src/kafka/acknowledgement.ts';
 
 // The answer kafkajs resolved with on a real cluster is what this checks; the real cluster's case
 // is apps/relay/test/publisher.acknowledged-means-in-the-log-through-a-leader-kill.test.ts. Here a
@@ -18,6 +15,7 @@ const ack = (topicName: string, partition: number, errorCode = 0): RecordMetadat
   topicName,
   partition,
   errorCode,
+  baseOffset: String(10 * partition),
 });
 
 const batch = [
@@ -39,7 +37,11 @@ describe('sendAcknowledged', () => {
         producerAnswering(() => answers),
         batch,
       ),
-    ).resolves.toEqual(answers);
+    ).resolves.toEqual([
+      { topic: 'orders', partition: 0, baseOffset: '0' },
+      { topic: 'orders', partition: 3, baseOffset: '30' },
+      { topic: 'payments', partition: 1, baseOffset: '10' },
+    ]);
   });
 
   it('refuses an answer that leaves out a partition, naming it', async () => {

@@ -1,7 +1,8 @@
-// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { kafkaClient } from '@outbox/runtime/config';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
@@ -26,10 +27,14 @@ const { values, positionals } = parseArgs({
     seed: { type: 'string' },
     // Each scenario n times in a row, every run in the reports: a race is attempted, not hit, by one run.
     repeat: { type: 'string', default: '1' },
+    'kafka-client': { type: 'string' },
   },
 });
 
 const [which] = positionals;
+// The relays' KAFKA_CLIENT, checked as the relay checks it.
+const kafkaClientOfRun =
+  values['kafka-client'] === undefined ? undefined : kafkaClient.parse(values['kafka-client']);
 const groups: Record<string, typeof SCENARIOS> = {
   all: SCENARIOS,
   cluster: CLUSTER_SCENARIOS,
@@ -56,7 +61,7 @@ if (
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
@@ -71,6 +76,7 @@ try {
     const report = await runScenario(scenario, {
       ...(shared ? { kafkaBrokers: shared.broker.brokers } : {}),
       ...(values.seed ? { seed: Number(values.seed) } : {}),
+      ...(kafkaClientOfRun ? { kafkaClient: kafkaClientOfRun } : {}),
       log: (line) => console.error(line),
     });
     reports.push(report);

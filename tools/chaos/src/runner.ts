@@ -1,6 +1,7 @@
 // One chaos scenario from start to verdict, step by step: what it runs on (scenarioEnvironment.ts),
 // the load and the fault script side by side (loadAndFaults.ts), then quiet and the invariants
 // (verdict.ts). Whatever happens, everything the run started is removed again.
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
 import { DEFAULT_LOAD, runLoadAndFaults } from './loadAndFaults.ts';
 import { startOpsScraper } from './opsScraper.ts';
@@ -21,6 +22,8 @@ export type RunOptions = {
   kafkaBrokers?: string[];
   /** Fixes the load's sequence of orders. */
   seed?: number;
+  /** KAFKA_CLIENT of every relay (kafkajs when left out): to compare the clients under the same faults. */
+  kafkaClient?: KafkaClientName;
   log?: (line: string) => void;
 };
 
@@ -36,7 +39,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const timeline: ScenarioReport['timeline'] = [];
   try {
     await startInfrastructure(scenario, options.kafkaBrokers, env, log);
-    const stack = await startSystem(scenario, env, log);
+    const stack = await startSystem(scenario, env, log, options.kafkaClient);
     env.scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
     const load = { ...DEFAULT_LOAD, ...scenario.load };
@@ -50,7 +53,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       `load done: ${loadResult.accepted} accepted, ${loadResult.shed} shed of ${loadResult.orders.length}; waiting until quiet`,
     );
     const verdict = await judge(scenario, stack, env, { ...run, initialStock }, log);
-    return finishedReport(scenario, started, timeline, run, verdict);
+    const report = finishedReport(scenario, started, timeline, run, verdict);
+    return options.kafkaClient ? { ...report, relayKafkaClient: options.kafkaClient } : report;
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`failed: ${error}`);

@@ -5,6 +5,7 @@ import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
@@ -67,8 +68,10 @@ export async function startSystem(
   scenario: Scenario,
   env: ScenarioEnvironment,
   log: (line: string) => void,
+  kafkaClient?: KafkaClientName,
 ): Promise<ChaosStack> {
   const { cluster, connect, postgres, pair } = env;
+  const relayClient: Record<string, string> = kafkaClient ? { KAFKA_CLIENT: kafkaClient } : {};
   const stack = await startChaosStack({
     label: scenario.name,
     kafkaBrokers: env.kafkaBrokers,
@@ -87,6 +90,9 @@ export async function startSystem(
     env: {
       ...scenario.stack?.env,
       orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
+      'relay-orders': { ...scenario.stack?.env?.['relay-orders'], ...relayClient },
+      'relay-inventory': { ...scenario.stack?.env?.['relay-inventory'], ...relayClient },
+      'relay-billing': { ...scenario.stack?.env?.['relay-billing'], ...relayClient },
     },
   });
   env.stack = stack;

@@ -2,6 +2,7 @@
 // went quiet, and each invariant's verdict. Written to JSON and Markdown by report.ts.
 import type { WriteMode } from '@outbox/contracts';
 import type { LatencySummary, LoadResult } from '@outbox/loadgen';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { InvariantResult } from './invariants/index.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
 import type { ProgressGaps } from './progressWatch.ts';
@@ -15,6 +16,8 @@ export type ScenarioReport = {
   writeMode: WriteMode;
   /** What published the outboxes: the polling relays, or Debezium connectors (with `needs.cdc`). */
   relayMode: RelayModeOfRun;
+  /** The Kafka client of the polling relays' producers (KAFKA_CLIENT); kafkajs when not set. */
+  relayKafkaClient?: KafkaClientName;
   passed: boolean;
   /** The commit the run exercised (`+changes` when the work tree differed from it). */
   revision?: string;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
+import { ensureTopics, KafkajsAdmin, type TopicLayout } from '@outbox/runtime/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**
@@ -87,7 +87,7 @@ export async function createTopicsQuietly(
   const admin = kafka.admin();
   try {
     await admin.connect();
-    await ensureTopics(admin, topics, layout);
+    await ensureTopics(new KafkajsAdmin(admin), topics, layout);
   } finally {
     await admin.disconnect().catch(() => {});
   }

@@ -6,6 +6,7 @@ import {
   ensureTopics,
   type IHeaders,
   javaCompatiblePartitioner,
+  KafkajsAdmin,
   type Producer,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
@@ -76,7 +77,7 @@ export class NaivePublisher {
     this.#topicReady ??= (async () => {
       await this.#producer.connect();
       await this.#admin.connect();
-      await ensureTopics(this.#admin, [topic], this.#options.topicLayout);
+      await ensureTopics(new KafkajsAdmin(this.#admin), [topic], this.#options.topicLayout);
     })();
     return this.#topicReady;
   }

@@ -9,7 +9,7 @@
  */
 export type PublishFailureKind = 'unavailable' | 'permanent' | 'transient';
 
-/** Kafka protocol errors that no retry can fix (names as kafkajs reports them). */
+/** Kafka protocol errors that no retry can fix (the protocol's names, as both clients report them). */
 const PERMANENT_TYPES = new Set([
   'MESSAGE_TOO_LARGE',
   'RECORD_LIST_TOO_LARGE',
@@ -35,6 +35,8 @@ type KafkaErrorShape = {
   name?: string;
   type?: string;
   retriable?: boolean;
+  /** The seam's KafkaSendError: no broker reachable, or a leader moving. */
+  unavailable?: boolean;
   cause?: unknown;
   originalError?: unknown;
 };
@@ -44,6 +46,7 @@ export function classifyPublishError(error: unknown): PublishFailureKind {
   for (let current = error as KafkaErrorShape | undefined, depth = 0; current && depth < 5; depth++) {
     if (current.type && PERMANENT_TYPES.has(current.type)) return 'permanent';
     if (current.name && UNAVAILABLE_NAMES.has(current.name)) return 'unavailable';
+    if (current.unavailable === true) return 'unavailable';
     if (current.name === 'KafkaJSProtocolError' && current.retriable) return 'unavailable';
     current = (current.originalError ?? current.cause) as KafkaErrorShape | undefined;
   }

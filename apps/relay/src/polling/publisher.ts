@@ -1,13 +1,16 @@
 import type { Span } from '@opentelemetry/api';
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { type ClaimedRow, toEnvelope } from '@outbox/outbox';
-import type { Admin, IHeaders, RetryOptions } from '@outbox/runtime/kafka';
 import {
-  AcknowledgedProducer,
-  createKafka,
+  createKafkaClient,
+  type EventProducer,
   ensureTopics,
+  type KafkaClientName,
+  type MessageHeaders,
   type PartitionedMessages,
   partitionOf,
+  type RetryOptions,
+  type TopicAdmin,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
@@ -31,7 +34,9 @@ export type PublisherOptions = {
   topicPrefix: string;
   topicLayout: TopicLayout;
   logger: Logger;
-  /** How long kafkajs retries a send before it fails. Default: a few seconds (see the constructor). */
+  /** The client library the producer and admin calls go through (KAFKA_CLIENT); kafkajs by default. */
+  client?: KafkaClientName;
+  /** How long the client retries a send before it fails. Default: a few seconds (see the constructor). */
   retry?: RetryOptions;
 };
 
@@ -44,8 +49,8 @@ export type PublisherOptions = {
  *   for ever, so the relay can back off, report itself degraded, and its leases stay valid.
  */
 export class KafkaPublisher {
-  readonly #producer: AcknowledgedProducer;
-  readonly #admin: Admin;
+  readonly #producer: EventProducer;
+  readonly #admin: TopicAdmin;
   readonly #options: PublisherOptions;
   /** The topics this publisher has made sure of, with their partition counts. */
   readonly #partitionCounts = new Map<string, number>();
@@ -53,7 +58,8 @@ export class KafkaPublisher {
 
   constructor(options: PublisherOptions) {
     this.#options = options;
-    const kafka = createKafka({
+    const kafka = createKafkaClient({
+      client: options.client,
       clientId: options.clientId,
       brokers: options.brokers,
       security: options.security,
@@ -62,7 +68,7 @@ export class KafkaPublisher {
       // takes over from there (see Relay#failed).
       retry: options.retry ?? { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.#producer = new AcknowledgedProducer(kafka);
+    this.#producer = kafka.producer();
     this.#admin = kafka.admin();
   }
 
@@ -90,7 +96,7 @@ export class KafkaPublisher {
         }
         // Events arrive in outbox order; messages of one key keep that order on their partition.
         const message = toKafkaMessage(event);
-        const headers: IHeaders = { ...message.headers };
+        const headers: MessageHeaders = { ...message.headers };
         // One PRODUCER span per event, child of the context stored with its outbox row; the
         // message's W3C headers carry this span's context to the consumers (docs/tracing.md).
         spans.push(startPublishSpan(event, topic, headers));
@@ -119,8 +125,8 @@ export class KafkaPublisher {
     const unknown = topics.filter((topic) => !this.#partitionCounts.has(topic));
     if (unknown.length > 0) {
       await ensureTopics(this.#admin, unknown, this.#options.topicLayout);
-      const { topics: metadata } = await this.#admin.fetchTopicMetadata({ topics: unknown });
-      for (const { name, partitions } of metadata) this.#partitionCounts.set(name, partitions.length);
+      const counts = await this.#admin.partitionCounts(unknown);
+      for (const [name, partitions] of counts) this.#partitionCounts.set(name, partitions);
     }
     return this.#partitionCounts;
   }

@@ -39,6 +39,7 @@ export function kafkaPublisher(config: Config, relayId: string, logger: Logger):
   if (warning) logger.warn(warning);
   return new KafkaPublisher({
     clientId: `relay-${relayId}`,
+    client: config.KAFKA_CLIENT,
     brokers: config.KAFKA_BROKERS,
     security: kafkaSecurity(config),
     topicPrefix: config.KAFKA_TOPIC_PREFIX,

@@ -1,9 +1,11 @@
-import type { Kafka, Producer, RecordMetadata } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
-import { type PartitionedMessages, sendAcknowledged } from './acknowledgedSend.ts';
+import { sendAcknowledged } from './acknowledgedSend.ts';
+import type { EventProducer, PartitionAck, PartitionedMessages } from './ports.ts';
 
 /**
- * The project's one kind of producer: `send` resolves only when every message is in the log.
+ * The kafkajs adapter of the project's producer (EventProducer, ports.ts): `send` resolves only
+ * when every message is in the log.
  *
  * - idempotent, acks=all: a retried send is not written twice, and an ack means every in-sync
  *   replica has the message;
@@ -21,7 +23,7 @@ import { type PartitionedMessages, sendAcknowledged } from './acknowledgedSend.t
  * Several callers may send at once (the partitions a consumer works on concurrently); a send that
  * fails on a producer another failure already replaced does not replace it again.
  */
-export class AcknowledgedProducer {
+export class AcknowledgedProducer implements EventProducer {
   readonly #kafka: Kafka;
   #producer: Producer;
   #connected: Promise<void> | undefined;
@@ -42,7 +44,7 @@ export class AcknowledgedProducer {
   }
 
   /** Every message's partition is set by the caller (partitionOf), so the check knows what to expect. */
-  async send(topicMessages: PartitionedMessages[]): Promise<RecordMetadata[]> {
+  async send(topicMessages: PartitionedMessages[]): Promise<PartitionAck[]> {
     const producer = this.#producer;
     try {
       await this.connect();

@@ -1,13 +1,6 @@
-import {
-  type Message,
-  Partitioners,
-  type PartitionMetadata,
-  type Producer,
-  type RecordMetadata,
-} from 'kafkajs';
-
-/** Messages for one topic, each with the partition it goes to set explicitly. */
-export type PartitionedMessages = { topic: string; messages: (Message & { partition: number })[] };
+import { Partitioners, type PartitionMetadata, type Producer } from 'kafkajs';
+import { checkAcknowledged } from './acknowledgement.ts';
+import type { PartitionAck, PartitionedMessages } from './ports.ts';
 
 /**
  * The partition of a key: murmur2, as the Java client and kafkajs' DefaultPartitioner compute it,
@@ -39,40 +32,21 @@ function metadataOf(partitions: number): PartitionMetadata[] {
   return metadata;
 }
 
-/** The broker's answer to a batch does not cover every partition the batch wrote to. */
-export class UnacknowledgedPartitionsError extends Error {
-  override readonly name = 'UnacknowledgedPartitionsError';
-  readonly retriable = true;
-  readonly partitions: string[];
-  constructor(partitions: string[]) {
-    super(`Kafka did not acknowledge ${partitions.join(', ')}; the batch must be sent again`);
-    this.partitions = partitions;
-  }
-}
-
 /**
- * sendBatch with acks=all, then the check that makes "acknowledged" mean "in the log": every
- * partition the batch wrote to is in the answer, without an error. kafkajs 2.2.4 can resolve a
- * batch without having written a partition whose leader moved while it was retrying
- * (tulios/kafkajs#1303; docs/dependencies.md has what we measured), and a relay that marked those
- * rows published would lose their events. Throws UnacknowledgedPartitionsError instead.
+ * kafkajs' sendBatch with acks=all, then checkAcknowledged: every partition the batch wrote to is
+ * in the answer, without an error, or UnacknowledgedPartitionsError.
  */
 export async function sendAcknowledged(
   producer: Producer,
   topicMessages: PartitionedMessages[],
-): Promise<RecordMetadata[]> {
+): Promise<PartitionAck[]> {
   const answers = await producer.sendBatch({ topicMessages, acks: -1 });
-  const acknowledged = new Set(
-    answers
-      .filter((answer) => answer.errorCode === 0)
-      .map((answer) => `${answer.topicName}[${answer.partition}]`),
-  );
-  const written = new Set(
-    topicMessages.flatMap(({ topic, messages }) =>
-      messages.map((message) => `${topic}[${message.partition}]`),
-    ),
-  );
-  const missing = [...written].filter((partition) => !acknowledged.has(partition));
-  if (missing.length > 0) throw new UnacknowledgedPartitionsError(missing);
-  return answers;
+  const acks = answers
+    .filter((answer) => answer.errorCode === 0)
+    .map((answer) => ({
+      topic: answer.topicName,
+      partition: answer.partition,
+      baseOffset: answer.baseOffset ?? '',
+    }));
+  return checkAcknowledged(topicMessages, acks);
 }

@@ -1,6 +1,9 @@
 import { Kafka, type LogEntry, logLevel, type RetryOptions, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaSecurity } from '../kafkaSecurity.ts';
+import { kafkajsClient } from './kafkajsAdmin.ts';
+import { platformaticClient } from './platformatic/client.ts';
+import type { KafkaClient, KafkaClientName } from './ports.ts';
 import { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
 
 export type KafkaClientOptions = {
@@ -54,4 +57,14 @@ export function createKafka({ clientId, brokers, logger, retry, security = {} }:
         kafkaLogger[levels[level] ?? 'info'](extra, message);
       },
   });
+}
+
+/**
+ * The services' producer and admin calls through the client KAFKA_CLIENT names (config.ts):
+ * kafkajs, as since the start, or @platformatic/kafka, maintained, to compare under the same
+ * failovers (docs/dependencies.md). The consumer group loop is kafkajs' in both cases.
+ */
+export function createKafkaClient(options: KafkaClientOptions & { client?: KafkaClientName }): KafkaClient {
+  if (options.client === 'platformatic') return platformaticClient(options);
+  return kafkajsClient(createKafka(options));
 }

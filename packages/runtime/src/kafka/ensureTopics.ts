@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { TopicAdmin } from './ports.ts';
 
 /** How the services create a topic that does not exist yet (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR). */
 export type TopicLayout = {
@@ -15,27 +15,20 @@ export type TopicLayout = {
  * (`unclean.leader.election.enable=false`): otherwise a leader's death can silently take back
  * messages the producer was told are written. docs/production.md, "Replication".
  */
-export async function ensureTopics(admin: Admin, topics: string[], layout: TopicLayout): Promise<void> {
+export async function ensureTopics(admin: TopicAdmin, topics: string[], layout: TopicLayout): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((topic) => !existing.has(topic));
   if (missing.length === 0) return;
   const replicationFactor = layout.replicationFactor ?? 1;
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: missing.map((topic) => ({
+  await admin.createTopics(
+    missing.map((topic) => ({
       topic,
-      numPartitions: layout.partitions,
+      partitions: layout.partitions,
       replicationFactor,
-      configEntries: [
-        { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
-        { name: 'unclean.leader.election.enable', value: 'false' },
-      ],
+      configs: {
+        'min.insync.replicas': String(Math.min(2, replicationFactor)),
+        'unclean.leader.election.enable': 'false',
+      },
     })),
-  });
-}
-
-/** Each topic's partition count, from the cluster's metadata. */
-export async function partitionCounts(admin: Admin, topics: string[]): Promise<Map<string, number>> {
-  const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-  return new Map(metadata.map(({ name, partitions }) => [name, partitions.length]));
+  );
 }

@@ -1,11 +1,7 @@
 export { AcknowledgedProducer } from './acknowledgedProducer.ts';
-export {
-  type PartitionedMessages,
-  partitionOf,
-  sendAcknowledged,
-  UnacknowledgedPartitionsError,
-} from './acknowledgedSend.ts';
-export { createKafka, type KafkaClientOptions } from './client.ts';
+export { partitionOf, sendAcknowledged } from './acknowledgedSend.ts';
+export { checkAcknowledged, KafkaSendError, UnacknowledgedPartitionsError } from './acknowledgement.ts';
+export { createKafka, createKafkaClient, type KafkaClientOptions } from './client.ts';
 export {
   type Admin,
   type Consumer,
@@ -20,5 +16,20 @@ export {
   type RetryOptions,
 } from './clientTypes.ts';
 export { asRejoinIfCoordinatorLost, CONSUMER_RETRY } from './coordinatorLoss.ts';
-export { ensureTopics, partitionCounts, type TopicLayout } from './ensureTopics.ts';
+export { ensureTopics, type TopicLayout } from './ensureTopics.ts';
+export { KafkajsAdmin, kafkajsClient } from './kafkajsAdmin.ts';
+export { platformaticClient } from './platformatic/client.ts';
+export type {
+  CommittedOffsets,
+  EventProducer,
+  KafkaClient,
+  KafkaClientName,
+  MessageHeaders,
+  NewTopic,
+  OutgoingMessage,
+  PartitionAck,
+  PartitionedMessages,
+  PartitionOffsets,
+  TopicAdmin,
+} from './ports.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';

@@ -1,0 +1,13 @@
+import type { KafkaClient } from '../ports.ts';
+import { PlatformaticAdmin } from './admin.ts';
+import type { PlatformaticOptions } from './options.ts';
+import { PlatformaticProducer } from './producer.ts';
+
+/** The @platformatic/kafka client as the project's KafkaClient: its acknowledged producer and admin calls. */
+export function platformaticClient(options: PlatformaticOptions): KafkaClient {
+  return {
+    name: 'platformatic',
+    producer: () => new PlatformaticProducer(options),
+    admin: () => new PlatformaticAdmin(options),
+  };
+}

@@ -1,0 +1,49 @@
+import type { BaseOptions, SASLMechanismValue } from '@platformatic/kafka';
+import type { KafkaSecurity } from '../../kafkaSecurity.ts';
+
+/** The settings a @platformatic/kafka client is built from: those createKafka takes for kafkajs. */
+export type PlatformaticOptions = {
+  clientId: string;
+  brokers: string[];
+  /** kafkajs' retry settings, mapped to @platformatic/kafka's (retries, retryDelay). */
+  retry?: { retries?: number; initialRetryTime?: number; maxRetryTime?: number };
+  security?: KafkaSecurity;
+};
+
+const MECHANISMS: Record<NonNullable<KafkaSecurity['sasl']>['mechanism'], SASLMechanismValue> = {
+  plain: 'PLAIN',
+  'scram-sha-256': 'SCRAM-SHA-256',
+  'scram-sha-512': 'SCRAM-SHA-512',
+};
+
+/**
+ * The base options of every @platformatic/kafka client: the same brokers, security, connect
+ * timeout and retry budget as the kafkajs client (client.ts), so the two are compared on equal
+ * terms. Retries back off exponentially from initialRetryTime to maxRetryTime, as kafkajs' do.
+ */
+export function baseOptions({
+  clientId,
+  brokers,
+  retry = {},
+  security = {},
+}: PlatformaticOptions): BaseOptions {
+  const { retries = 8, initialRetryTime = 300, maxRetryTime = 30_000 } = retry;
+  return {
+    clientId,
+    bootstrapBrokers: brokers,
+    connectTimeout: 3000,
+    retries,
+    retryDelay: (_client, _operation, attempt) =>
+      Math.min(maxRetryTime, initialRetryTime * 2 ** (attempt - 1)),
+    ...(security.tls ? { tls: security.tls } : {}),
+    ...(security.sasl
+      ? {
+          sasl: {
+            mechanism: MECHANISMS[security.sasl.mechanism],
+            username: security.sasl.username,
+            password: security.sasl.password,
+          },
+        }
+      : {}),
+  };
+}
