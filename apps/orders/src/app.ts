@@ -5,7 +5,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import { defaultAdmission } from './config.ts';
 import type { Prisma } from './db.ts';
-import { Admission, type AdmissionOptions } from './http/admission.ts';
+import { Admission, type AdmissionOptions, type BacklogReader } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
 import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
@@ -25,6 +25,8 @@ export type AppDeps = {
   admin?: express.Router;
   /** The admission limit in front of the routes' database work (config.ts: admissionOptions). */
   admission?: AdmissionOptions;
+  /** The saga's backlog, which moves an adaptive admission limit (saga/sagaBacklog.ts). */
+  sagaBacklog?: BacklogReader;
 };
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
@@ -36,13 +38,18 @@ export function createApp({
   writer = { mode: 'outbox', place: (request, key) => placeOrder(prisma, request, key) },
   admin,
   admission = defaultAdmission,
+  sagaBacklog,
 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
   app.use(jsonBody());
 
-  app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, new Admission(admission, registry)));
+  app.use(
+    '/orders',
+    rememberMountPath,
+    ordersRouter(prisma, writer, new Admission(admission, registry, sagaBacklog)),
+  );
   if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
