@@ -101,11 +101,11 @@ export class AdaptiveLimit {
     this.#long.add(ms);
     const recent = this.#recent.value ?? ms;
     const long = this.#long.value ?? ms;
-    if (this.#long.warm && recent > this.#options.tolerance * long) return this.#cut('latency');
-    if (this.#backlogMs > this.#options.backlogBoundMs) return this.#cut('backlog');
+    if (this.#long.warm && recent > this.#options.tolerance * long) this.#cut('latency');
+    else if (this.#backlogMs > this.#options.backlogBoundMs) this.#cut('backlog');
     // A limit that is not in use says nothing about whether a larger one would be served.
-    if (inFlight * 2 < this.#limit) return;
-    this.#limit = Math.min(this.#options.max, this.#limit + 1 / this.#limit);
+    else if (inFlight * 2 >= this.#limit)
+      this.#limit = Math.min(this.#options.max, this.#limit + 1 / this.#limit);
   }
 
   #cut(reason: 'latency' | 'backlog'): void {
