@@ -1,5 +1,5 @@
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { AdaptiveLimit } from './adaptiveLimit.ts';
 
 /**
@@ -66,7 +66,7 @@ export class Admission {
   readonly options: AdmissionOptions;
   #inFlight = 0;
   readonly #queue: Waiter[] = [];
-  readonly #shed: Counter<'reason'> | undefined;
+  readonly #shed: { count: Counter<'reason'>; seconds: Histogram } | undefined;
   readonly #adaptive: AdaptiveLimit | undefined;
   readonly #backlog: BacklogReader | undefined;
   readonly #now: () => number;
@@ -109,9 +109,18 @@ export class Admission {
     return this.#adaptive?.limit ?? this.options.limit;
   }
 
-  /** Run `work` in an admission slot, or throw `Overloaded` without running it. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.#acquire();
+  /**
+   * Run `work` in an admission slot, or throw `Overloaded` without running it. `arrivedAt`
+   * (performance.now() when the request arrived) times a refusal from the request's arrival.
+   */
+  async run<T>(work: () => Promise<T>, arrivedAt?: number): Promise<T> {
+    const asked = performance.now();
+    try {
+      await this.#acquire();
+    } catch (err) {
+      this.#shed?.seconds.observe((performance.now() - (arrivedAt ?? asked)) / 1000);
+      throw err;
+    }
     const started = this.#now();
     try {
       return await work();
@@ -172,11 +181,11 @@ export class Admission {
   }
 
   #refuse(reason: ShedReason): Overloaded {
-    this.#shed?.inc({ reason });
+    this.#shed?.count.inc({ reason });
     return new Overloaded(reason, this.options.retryAfterSeconds);
   }
 
-  #register(registry: MetricsRegistry): Counter<'reason'> {
+  #register(registry: MetricsRegistry): { count: Counter<'reason'>; seconds: Histogram } {
     const admission = this;
     new Gauge({
       name: 'http_admission_requests',
@@ -196,11 +205,18 @@ export class Admission {
         this.set(admission.limit);
       },
     });
-    return new Counter({
+    const count = new Counter({
       name: 'http_admission_shed_total',
       help: 'Requests refused with 503 overloaded before any database work, by reason (queue_full, queue_timeout, expected_wait).',
       labelNames: ['reason'],
       registers: [registry],
     });
+    const seconds = new Histogram({
+      name: 'http_admission_refusal_seconds',
+      help: "Time from a refused request's arrival to its refusal by the admission limit (the API's clock).",
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    });
+    return { count, seconds };
   }
 }
