@@ -31,12 +31,14 @@ export function refusalsBetween(before: Scrape, after: Scrape): Refusals {
   const byReason: Record<string, number> = {};
   const buckets: { le: number; count: number }[] = [];
   for (const key of after.keys()) {
-    const reason = /^http_admission_shed_total\{reason="([^"]+)"\}$/.exec(key)?.[1];
+    // Every series also carries the registry's default label (service="orders").
+    const reason = /^http_admission_shed_total\{.*reason="([^"]+)"/.exec(key)?.[1];
     if (reason) byReason[reason] = delta(key);
-    const le = /^http_admission_refusal_seconds_bucket\{le="([^"]+)"\}$/.exec(key)?.[1];
+    const le = /^http_admission_refusal_seconds_bucket\{.*le="([^"]+)"/.exec(key)?.[1];
     if (le) buckets.push({ le: Number(le), count: delta(key) });
   }
-  const shed = delta('http_admission_refusal_seconds_count');
+  const countKey = [...after.keys()].find((key) => key.startsWith('http_admission_refusal_seconds_count'));
+  const shed = countKey ? delta(countKey) : 0;
   const within = buckets.find((b) => b.le === 0.05)?.count ?? 0;
   const p99 = buckets.sort((a, b) => a.le - b.le).find((b) => b.count >= 0.99 * shed);
   return {

@@ -162,17 +162,24 @@ describe('Admission with the adaptive limit', () => {
     await running;
   });
 
-  it('refuses on arrival once no slot has come free for longer than the expected wait (a stall)', async () => {
+  it('refuses on arrival once no slot has come free for as long as a queued request may wait (a stall)', async () => {
     const clock = { ms: 0 };
-    const admission = new Admission(adaptive({ limit: 1 }), undefined, undefined, () => clock.ms);
+    const admission = new Admission(
+      adaptive({ limit: 1, queueTimeoutMs: 500 }),
+      undefined,
+      undefined,
+      () => clock.ms,
+    );
     await measured(admission, clock, 20, 2);
     const held = heldWork();
     const running = admission.run(held.work);
     const queued = admission.run(async () => 'queued'); // 2 ms expected
-    clock.ms += 150; // the held request is stuck: nothing came free for 150 ms
+    clock.ms += 400; // the held request is stuck, yet not for longer than the queue's timeout
+    const alsoQueued = admission.run(async () => 'also queued');
+    clock.ms += 200; // nothing came free for 600 ms: a stall
     expect(await refusal(admission.run(async () => 'never'))).toMatchObject({ reason: 'expected_wait' });
     held.end();
-    expect(await queued).toBe('queued');
+    expect([await queued, await alsoQueued]).toEqual(['queued', 'also queued']);
     await running;
   });
 

@@ -152,14 +152,13 @@ export class Admission {
 
   /**
    * How long a request joining the queue now should wait for a slot: the slots free up at about
-   * `limit` per recent time of the work (Little's law), and the queue ahead goes first. While no
-   * slot has come free for longer than that time (a stall: a lock, a database that stopped
-   * answering), the time since the last one stands for it, so a stall soon refuses on arrival.
+   * `limit` per recent time of the work (Little's law), and the queue ahead goes first. Once no
+   * slot has come free for as long as a queued request may wait (a stall: a lock, a database that
+   * stopped answering), a newcomer would only be refused later: it is refused on arrival instead.
    */
   #expectedWaitMs(): number {
-    const sinceProgressMs = this.#now() - this.#lastProgress;
-    const workMs = Math.max(this.#adaptive?.recentMs ?? 0, sinceProgressMs);
-    return ((this.#queue.length + 1) * workMs) / Math.max(1, this.limit);
+    if (this.#now() - this.#lastProgress > this.options.queueTimeoutMs) return Number.POSITIVE_INFINITY;
+    return ((this.#queue.length + 1) * (this.#adaptive?.recentMs ?? 0)) / Math.max(1, this.limit);
   }
 
   /** The freed slot goes to the longest waiter, if the limit (which may have moved) allows it. */
