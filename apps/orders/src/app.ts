@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
@@ -53,10 +54,25 @@ export function createApp({
   if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
-  // not decide it: with Kafka away the API still takes orders (the outbox's point).
+  // not decide it: with Kafka away the API still takes orders (the outbox's point). Autovacuum off
+  // is a warning, read once: a server setting that changes with a reload, not per request.
+  let autovacuum: Promise<string | undefined> | undefined;
   app.get('/healthz', async (_req, res) => {
     await prisma.$queryRaw`select 1`;
-    res.json({ status: 'ok', writeMode: writer.mode, ...(replies ? { replies: replies() } : {}) });
+    autovacuum ??= prisma.$queryRawUnsafe<{ autovacuum: string }[]>(SHOW_AUTOVACUUM).then(
+      (rows) => autovacuumWarning(rows[0]?.autovacuum),
+      () => {
+        autovacuum = undefined;
+        return undefined;
+      },
+    );
+    const warning = await autovacuum;
+    res.json({
+      status: 'ok',
+      writeMode: writer.mode,
+      ...(replies ? { replies: replies() } : {}),
+      ...(warning ? { warnings: [warning] } : {}),
+    });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
