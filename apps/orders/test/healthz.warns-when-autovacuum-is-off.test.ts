@@ -1,6 +1,6 @@
 // /healthz says when PostgreSQL runs with autovacuum off, as a warning beside status ok (the API
 // works; its tables grow dead rows and stale statistics): whatever the server's setting, the
-// answer matches it. This machine's server runs with it off (docs/production.md, "Autovacuum").
+// answer matches it. This machine's server runs with it off (docs/production.md, "Outbox and inbox retention, and vacuum").
 
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
