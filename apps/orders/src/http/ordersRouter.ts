@@ -82,6 +82,9 @@ function keyReusedProblem(key: string): HttpProblem {
   );
 }
 
+const orderWithHistory = (prisma: Prisma, id: string) =>
+  prisma.order.findUnique({ where: { id }, include: { items: true, history: { orderBy: { id: 'asc' } } } });
+
 /** When the request arrived (httpMetrics.ts), for the admission limit's refusal times. */
 const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as number | undefined;
 
@@ -136,14 +139,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Adm
         errors: [{ parameter: 'id', detail: 'expected a UUID' }],
       });
     }
-    const order = await admission.run(
-      () =>
-        prisma.order.findUnique({
-          where: { id: id.data },
-          include: { items: true, history: { orderBy: { id: 'asc' } } },
-        }),
-      arrivedAt(res),
-    );
+    const order = await admission.run(() => orderWithHistory(prisma, id.data), arrivedAt(res));
     if (!order) {
       throw new HttpProblem(404, 'Order not found', `No order has id ${id.data}.`, { type: NOT_FOUND });
     }
