@@ -52,8 +52,8 @@ const settings = z.object({
    * connections kept for /healthz and the background work.
    */
   ADMISSION_LIMIT: z.coerce.number().int().positive().optional(),
-  /** The fewest requests the adaptive limit admits at once, however far behind the saga is. */
-  ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().default(2),
+  /** The fewest requests the adaptive limit admits at once, however far behind the saga is (2, or the limit if less). */
+  ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().optional(),
   /** Requests waiting for an admission slot at most (default 16 fixed, 256 adaptive); 0: no queue. */
   ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).optional(),
   /**
@@ -114,8 +114,9 @@ export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabas
   )
   .refine(
     (config) =>
+      config.ADMISSION_MIN_LIMIT === undefined ||
       config.ADMISSION_MIN_LIMIT <=
-      (config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS),
+        (config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS),
     { path: ['ADMISSION_MIN_LIMIT'], message: 'must not be above ADMISSION_LIMIT (or the pool size less 2)' },
   )
   // A sweep less often than the timeout would let orders overstay it by more than the timeout.
@@ -147,15 +148,16 @@ const QUEUE_DEFAULTS = {
 /** The admission limit and its queue, as the config asks (the limit sized from the pool by default). */
 export function admissionOptions(config: z.output<typeof admissionSettings>): AdmissionOptions {
   const queue = QUEUE_DEFAULTS[config.ADMISSION_LIMITER];
+  const limit = config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS;
   return {
-    limit: config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS,
+    limit,
     queueLength: config.ADMISSION_QUEUE_LENGTH ?? queue.length,
     queueTimeoutMs: config.ADMISSION_QUEUE_TIMEOUT_MS ?? queue.timeoutMs,
     retryAfterSeconds: config.ADMISSION_RETRY_AFTER_SECONDS,
     ...(config.ADMISSION_LIMITER === 'adaptive'
       ? {
           adaptive: {
-            minLimit: config.ADMISSION_MIN_LIMIT,
+            minLimit: config.ADMISSION_MIN_LIMIT ?? Math.min(2, limit),
             expectedWaitMs: config.ADMISSION_EXPECTED_WAIT_MS,
             sagaBacklogMs: config.ADMISSION_SAGA_BACKLOG_MS,
           },

@@ -30,6 +30,16 @@ describe('orders config: the admission limit', () => {
       queueTimeoutMs: 25,
       retryAfterSeconds: 1,
     });
+    expect(
+      admissionOptions(
+        loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'fixed', ADMISSION_LIMIT: '1' }),
+      ),
+    ).toMatchObject({ limit: 1 });
+    expect(
+      admissionOptions(loadConfig('orders', configSchema, { ...env, ADMISSION_LIMIT: '1' })).adaptive,
+    ).toMatchObject({
+      minLimit: 1,
+    });
     expect(() => loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'gradient' })).toThrow(
       /ADMISSION_LIMITER/,
     );
