@@ -5,6 +5,8 @@
 //   node bench/system.ts --variants current       # only the code of this checkout
 //   node bench/system.ts --variants current,cdc   # polling relays against Debezium connectors
 //   node bench/system.ts --variants shipped,current --fixed-rate 50   # what tracing costs, as shipped
+//   node bench/system.ts --variant-env fixed-limit:ADMISSION_LIMITER=fixed \
+//     --variants fixed-limit,current --capacity 250 --factors 0.8,2 --step 30s   # two settings side by side
 //
 // Each variant is the real system as processes — orders, inventory, billing and their three relays,
 // started by the chaos suite's stack on fresh databases — on one Kafka broker of the benchmark's
@@ -25,6 +27,9 @@
 // accepts the rate, end-to-end p99 <= 1 s, no backlog left when the load stops, everything
 // settles). Then latency at 50% and 90% of the capacity found, goodput offered 1.5× and 2× the
 // capacity (what the orders API's admission limit keeps), and at a fixed --fixed-rate.
+// --factors replaces 0.5,0.9,1.5,2; --capacity skips the search and takes the figure given (from an
+// earlier run), so that settings can be compared at the same offered rates in a short run.
+// --variant-env NAME:KEY=VALUE (repeatable) names a variant: this checkout with that environment.
 // CPU ms per order per process (/proc utime+stime over the load) and resident memory at capacity.
 // Results: bench/results/system.json and .md; docs/benchmarks.md explains them.
 import { execFileSync } from 'node:child_process';
@@ -44,7 +49,7 @@ import { logger, machineInfo, postgresInfo, writeResults } from './support/envir
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
-import { markdown, type Variant, type VariantReport } from './system/report.ts';
+import { markdown, type Step, type Variant, type VariantReport } from './system/report.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
 const { values: args } = parseArgs({
@@ -61,10 +66,22 @@ const { values: args } = parseArgs({
     // Extra environment for every process of every variant, KEY=VALUE, repeatable
     // (ADMISSION_QUEUE_TIMEOUT_MS=200, say): a setting measured against a run without it.
     env: { type: 'string', multiple: true, default: [] },
+    'variant-env': { type: 'string', multiple: true, default: [] },
+    capacity: { type: 'string' },
+    factors: { type: 'string', default: '0.5,0.9,1.5,2' },
   },
 });
 const stepMs = durationMs('step', args.step);
 const extraEnv = environment('env', args.env);
+/** Named variants: this checkout with more environment (`fixed-limit:ADMISSION_LIMITER=fixed`). */
+const variantEnv: Record<string, Record<string, string>> = {};
+for (const spec of args['variant-env']) {
+  const at = spec.indexOf(':');
+  if (at < 1) throw new Error(`--variant-env ${spec}: expected NAME:KEY=VALUE`);
+  const name = spec.slice(0, at);
+  variantEnv[name] = { ...variantEnv[name], ...environment('variant-env', [spec.slice(at + 1)]) };
+}
+const factors = args.factors.split(',').map((f) => positiveNumber('factors', f));
 const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
@@ -112,7 +129,10 @@ async function startStack(
   const observability: Observability | undefined = zipkin ? { zipkin } : undefined;
   try {
     const env: Record<string, Record<string, string>> = Object.fromEntries(
-      PROCESSES.map((name) => [name, { ...(zipkin ? zipkin.tracingEnv(name) : {}), ...extraEnv }]),
+      PROCESSES.map((name) => [
+        name,
+        { ...(zipkin ? zipkin.tracingEnv(name) : {}), ...extraEnv, ...variantEnv[variant] },
+      ]),
     );
     // Nothing refused: every order is a valid one the saga confirms.
     env.billing = { ...env.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
@@ -173,6 +193,25 @@ function processPids(
   return pids;
 }
 
+/** The steps at `factors` × the capacity: below it for latency, above it for goodput. */
+async function measureFactors(
+  report: VariantReport,
+  capacity: number,
+  measure: (rate: number) => Promise<Step>,
+) {
+  report.overload = [];
+  report.underload = [];
+  for (const factor of factors) {
+    if (Date.now() > deadline) break;
+    const step = await measure(Math.max(1, Math.round(capacity * factor)));
+    log(`${report.variant} at ${factor}×: ${describeStep(step)}, ${step.shed} shed`);
+    if (factor > 1) report.overload.push(step);
+    else report.underload.push(step);
+    if (factor === 0.5) report.atHalfCapacity = step;
+    if (factor === 0.9) report.atNinetyPercent = step;
+  }
+}
+
 async function benchVariant(variant: Variant, brokers: string[], brokerPid: number | undefined) {
   const checkout = checkoutOf(variant);
   const revision = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
@@ -194,31 +233,24 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       });
     log(`${variant}: warm-up`);
     await measure(20, 10_000);
-    const search = await searchCapacity({
-      measure,
-      limits: {
-        start: positiveNumber('start-rate', args['start-rate']),
-        max: positiveNumber('max-rate', args['max-rate']),
-        resolution: 0.1,
-      },
-      deadline,
-      log: (message) => log(`${variant} ${message}`),
-    });
-    report.steps.push(...search.steps);
-    report.capacity = search.capacity;
-    if (search.capacity !== undefined && Date.now() < deadline) {
-      report.atHalfCapacity = await measure(Math.max(1, Math.round(search.capacity / 2)));
-      log(`${variant} at 50%: ${describeStep(report.atHalfCapacity)}`);
-      report.atNinetyPercent = await measure(Math.max(1, Math.round(search.capacity * 0.9)));
-      log(`${variant} at 90%: ${describeStep(report.atNinetyPercent)}`);
-      report.overload = [];
-      for (const factor of [1.5, 2]) {
-        if (Date.now() > deadline) break;
-        const step = await measure(Math.round(search.capacity * factor));
-        report.overload.push(step);
-        log(`${variant} at ${factor}×: ${describeStep(step)}, ${step.shed} shed`);
-      }
+    if (args.capacity === undefined) {
+      const search = await searchCapacity({
+        measure,
+        limits: {
+          start: positiveNumber('start-rate', args['start-rate']),
+          max: positiveNumber('max-rate', args['max-rate']),
+          resolution: 0.1,
+        },
+        deadline,
+        log: (message) => log(`${variant} ${message}`),
+      });
+      report.steps.push(...search.steps);
+      report.capacity = search.capacity;
+    } else {
+      report.capacity = positiveNumber('capacity', args.capacity);
+      report.capacityGiven = true;
     }
+    if (report.capacity !== undefined) await measureFactors(report, report.capacity, measure);
     if (Date.now() < deadline) {
       report.atFixedRate = await measure(positiveNumber('fixed-rate', args['fixed-rate']));
       log(`${variant} at ${args['fixed-rate']}/s: ${describeStep(report.atFixedRate)}`);
@@ -233,7 +265,7 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
 
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)
-  if (!['baseline', 'current', 'shipped', 'cdc'].includes(variant))
+  if (!['baseline', 'current', 'shipped', 'cdc', ...Object.keys(variantEnv)].includes(variant))
     throw new Error(`unknown variant ${variant}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);

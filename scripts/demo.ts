@@ -9,8 +9,11 @@
 // Its parts, in the order they run: settings.ts (what and where), backingServices.ts (PostgreSQL,
 // Kafka, Zipkin, Prometheus), apps.ts (the four apps and their relays), consoleWiring.ts (the
 // console and its buttons), banner.ts (what to do next), lifecycle.ts (stopping it all).
+
 import { superviseZipkin } from '@outbox/devstack/zipkin-supervisor';
+import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import pg from 'pg';
 import { appStarter, databaseUrlsOn, startApps } from './demo/apps.ts';
 import {
   choosePostgres,
@@ -64,6 +67,22 @@ async function main(): Promise<void> {
     start,
   });
   print(banner(settings, postgres, kafka.brokers));
+  const autovacuum = await autovacuumOf(`${postgres}/postgres`);
+  if (autovacuum) say('postgres', `warning: ${autovacuum}`);
+}
+
+/** The warning for the demo's PostgreSQL when it runs with autovacuum off (a warning only). */
+async function autovacuumOf(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ autovacuum: string }>(SHOW_AUTOVACUUM);
+    return autovacuumWarning(rows[0]?.autovacuum);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 await main().catch(fail);

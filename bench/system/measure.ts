@@ -11,6 +11,7 @@ import { cpuSince, cpuSnapshot, procTicks, rssMiB, TICKS_PER_SECOND } from '../s
 import { loadavg } from '../support/environment.ts';
 import { postgresUrl } from '../support/stack.ts';
 import { nextRate, record, type SearchState, verdict } from './capacitySearch.ts';
+import { refusalsBetween, scrapeOrders } from './refusals.ts';
 import type { Step } from './report.ts';
 
 export type Stack = Awaited<ReturnType<typeof startChaosStack>>;
@@ -82,7 +83,10 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   const pids = { ...options.pids, postgres: await backendPids(stack) };
   const before = ticksOf(pids);
   const machineBefore = cpuSnapshot({});
-  const load = await loadAll(options.ordersUrls ?? [stack.process('orders').url], rate, durationMs);
+  const ordersUrls = options.ordersUrls ?? [stack.process('orders').url];
+  const scrapedBefore = await scrapeOrders(ordersUrls[0] ?? '');
+  const load = await loadAll(ordersUrls, rate, durationMs);
+  const refusals = refusalsBetween(scrapedBefore, await scrapeOrders(ordersUrls[0] ?? ''));
   const after = ticksOf(pids);
   const { machineBusy } = cpuSince(machineBefore, {});
   const [{ pending } = { pending: 0 }] = await queryOnce<{ pending: number }>(
@@ -147,6 +151,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
           },
         }
       : {}),
+    refusals,
     seconds: round((load.finishedAt - load.startedAt) / 1000, 1),
     latencyMs: { p50, p95, p99, max },
     sustained,

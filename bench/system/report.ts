@@ -1,12 +1,13 @@
 /** What bench:system records per variant and step, and the Markdown of its results file. */
 import { table } from '../support/environment.ts';
+import type { Refusals } from './refusals.ts';
 
 /**
  * baseline: an earlier revision; current: this checkout, tracing off; shipped: this checkout as
  * `./dev demo` runs it (spans to a real Zipkin, Prometheus scraping every 5 s); cdc: this checkout,
  * every outbox through Debezium.
  */
-export type Variant = 'baseline' | 'current' | 'shipped' | 'cdc';
+export type Variant = 'baseline' | 'current' | 'shipped' | 'cdc' | (string & {});
 
 export type Step = {
   offeredRate: number;
@@ -18,6 +19,8 @@ export type Step = {
   rejected?: number;
   /** Client-side answer time of the POST, p99, for the accepted and for the shed orders. */
   answerP99Ms?: { accepted: number; shed: number };
+  /** The orders API's own account of its refusals (of the first API on a scaled stack). */
+  refusals?: Refusals;
   seconds: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   pendingAtEnd: number;
@@ -40,7 +43,11 @@ export type VariantReport = {
   checkout: string;
   revision: string;
   capacity?: number;
+  /** The capacity was given (--capacity), not searched for: `steps` is empty. */
+  capacityGiven?: boolean;
   steps: Step[];
+  /** Offered below capacity (--factors under 1), for latency and refusals. */
+  underload?: Step[];
   atHalfCapacity?: Step;
   atNinetyPercent?: Step;
   atFixedRate?: Step;
@@ -81,7 +88,7 @@ export function markdown(
         return [
           r.variant,
           r.revision,
-          String(r.capacity ?? '—'),
+          `${r.capacity ?? '—'}${r.capacityGiven ? ' (given)' : ''}`,
           lat(r.atHalfCapacity),
           lat(r.atNinetyPercent),
           r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
@@ -135,34 +142,20 @@ export function markdown(
         ]),
       ),
     );
-    if (r.overload?.length && r.capacity) {
-      const capacity = r.capacity;
-      lines.push('', `Offered above capacity (${capacity}/s), each order sent once:`, '');
+    if (r.underload?.length && r.capacity)
       lines.push(
-        ...table(
-          [
-            'offered/s',
-            'accepted/s',
-            'goodput ÷ capacity',
-            'shed',
-            'other refusals',
-            'e2e p99 of accepted',
-            'answer p99: accepted / shed',
-          ],
-          r.overload.map((s) => [
-            String(s.offeredRate),
-            s.achievedRate.toFixed(1),
-            (s.achievedRate / capacity).toFixed(2),
-            String(s.shed ?? '—'),
-            String(s.rejected ?? '—'),
-            `${s.latencyMs.p99} ms`,
-            s.answerP99Ms
-              ? `${Math.round(s.answerP99Ms.accepted)} / ${Math.round(s.answerP99Ms.shed)} ms`
-              : '—',
-          ]),
-        ),
+        '',
+        `Offered below capacity (${r.capacity}/s), each order sent once:`,
+        '',
+        ...offeredTable(r.underload, r.capacity),
       );
-    }
+    if (r.overload?.length && r.capacity)
+      lines.push(
+        '',
+        `Offered above capacity (${r.capacity}/s), each order sent once:`,
+        '',
+        ...offeredTable(r.overload, r.capacity),
+      );
     if (atCapacity) {
       lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
       const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
@@ -185,4 +178,39 @@ export function markdown(
     '',
   );
   return lines.join('\n');
+}
+
+/** Steps at a share of the capacity: what was accepted and shed, how fast, by whose clock. */
+function offeredTable(steps: Step[], capacity: number): string[] {
+  return table(
+    [
+      'offered/s',
+      'accepted/s',
+      'goodput ÷ capacity',
+      'shed (by reason)',
+      'other refusals',
+      'e2e p99 of accepted',
+      'answer p99: accepted / shed (client)',
+      'refused within 50 ms of arrival (API clock)',
+    ],
+    steps.map((s) => [
+      String(s.offeredRate),
+      s.achievedRate.toFixed(1),
+      (s.achievedRate / capacity).toFixed(2),
+      s.refusals
+        ? `${s.shed ?? '—'} (${
+            Object.entries(s.refusals.byReason)
+              .filter(([, n]) => n > 0)
+              .map(([reason, n]) => `${reason} ${n}`)
+              .join(', ') || 'none'
+          })`
+        : String(s.shed ?? '—'),
+      String(s.rejected ?? '—'),
+      `${s.latencyMs.p99} ms`,
+      s.answerP99Ms ? `${Math.round(s.answerP99Ms.accepted)} / ${Math.round(s.answerP99Ms.shed)} ms` : '—',
+      s.refusals && s.refusals.shed > 0
+        ? `${(100 * s.refusals.within50ms).toFixed(1)}% (p99 ≤ ${s.refusals.p99AtMostMs} ms)`
+        : '—',
+    ]),
+  );
 }

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
+import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
 import type { Logger } from 'pino';
 import { defaultAdmission } from './config.ts';
 import type { Prisma } from './db.ts';
-import { Admission, type AdmissionOptions } from './http/admission.ts';
+import { Admission, type AdmissionOptions, type BacklogReader } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
 import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
@@ -25,6 +26,8 @@ export type AppDeps = {
   admin?: express.Router;
   /** The admission limit in front of the routes' database work (config.ts: admissionOptions). */
   admission?: AdmissionOptions;
+  /** The saga's backlog, which moves an adaptive admission limit (saga/sagaBacklog.ts). */
+  sagaBacklog?: BacklogReader;
 };
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
@@ -36,20 +39,40 @@ export function createApp({
   writer = { mode: 'outbox', place: (request, key) => placeOrder(prisma, request, key) },
   admin,
   admission = defaultAdmission,
+  sagaBacklog,
 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
   app.use(jsonBody());
 
-  app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, new Admission(admission, registry)));
+  app.use(
+    '/orders',
+    rememberMountPath,
+    ordersRouter(prisma, writer, new Admission(admission, registry, sagaBacklog)),
+  );
   if (admin) app.use('/admin', admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
-  // not decide it: with Kafka away the API still takes orders (the outbox's point).
+  // not decide it: with Kafka away the API still takes orders (the outbox's point). Autovacuum off
+  // is a warning, read once: a server setting that changes with a reload, not per request.
+  let autovacuum: Promise<string | undefined> | undefined;
   app.get('/healthz', async (_req, res) => {
     await prisma.$queryRaw`select 1`;
-    res.json({ status: 'ok', writeMode: writer.mode, ...(replies ? { replies: replies() } : {}) });
+    autovacuum ??= prisma.$queryRawUnsafe<{ autovacuum: string }[]>(SHOW_AUTOVACUUM).then(
+      (rows) => autovacuumWarning(rows[0]?.autovacuum),
+      () => {
+        autovacuum = undefined;
+        return undefined;
+      },
+    );
+    const warning = await autovacuum;
+    res.json({
+      status: 'ok',
+      writeMode: writer.mode,
+      ...(replies ? { replies: replies() } : {}),
+      ...(warning ? { warnings: [warning] } : {}),
+    });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());

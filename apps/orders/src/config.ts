@@ -40,15 +40,34 @@ const settings = z.object({
     .min(RESERVED_CONNECTIONS + 1)
     .default(12),
   /**
-   * Requests (POST /orders, GET /orders, GET /orders/:id) in their database work at once; more wait
-   * in the queue below or are refused with 503 overloaded (http/admission.ts). Default: the pool
-   * size less the connections kept for /healthz and the background work.
+   * How many requests (POST /orders, GET /orders, GET /orders/:id) do their database work at once
+   * (http/admission.ts). `adaptive` (default): a limit that follows the latency of that work and
+   * the saga's backlog (http/adaptiveLimit.ts), with a queue that admits a request only when it
+   * should get a slot soon and refuses it on arrival otherwise. `fixed`: ADMISSION_LIMIT slots and
+   * a short queue whose wait runs out after ADMISSION_QUEUE_TIMEOUT_MS. docs/production.md, "Overload".
+   */
+  ADMISSION_LIMITER: z.enum(['adaptive', 'fixed']).default('adaptive'),
+  /**
+   * The limit (fixed), or the most the adaptive limit grows to. Default: the pool size less the
+   * connections kept for /healthz and the background work.
    */
   ADMISSION_LIMIT: z.coerce.number().int().positive().optional(),
-  /** Requests waiting for an admission slot at most; 0 refuses at once when every slot is taken. */
-  ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).default(16),
-  /** The longest a request waits in that queue before it is refused (a refusal must be quick). */
-  ADMISSION_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(1_000).default(25),
+  /** The fewest requests the adaptive limit admits at once, however far behind the saga is (2, or the limit if less). */
+  ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().optional(),
+  /** Requests waiting for an admission slot at most (default 16 fixed, 256 adaptive); 0: no queue. */
+  ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).optional(),
+  /**
+   * The longest a request waits in that queue before it is refused (default 25 ms fixed; adaptive:
+   * 500 ms, twice the expected wait it was queued for: a stall rather than a pause).
+   */
+  ADMISSION_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(1_000).optional(),
+  /** Adaptive: a request that finds every slot taken is queued only if its expected wait is within this. */
+  ADMISSION_EXPECTED_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(250),
+  /**
+   * Adaptive: the saga's oldest undecided order (past ten stragglers) may be this old before the
+   * limit shrinks; the API then takes orders at the pace the relays and consumers decide them.
+   */
+  ADMISSION_SAGA_BACKLOG_MS: timerMs(50).default(1_000),
   /** The Retry-After of a refused request. */
   ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(1),
   /**
@@ -93,6 +112,13 @@ export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabas
       message: `must leave ${RESERVED_CONNECTIONS} connections of DATABASE_POOL_SIZE free (for /healthz and background work)`,
     },
   )
+  .refine(
+    (config) =>
+      config.ADMISSION_MIN_LIMIT === undefined ||
+      config.ADMISSION_MIN_LIMIT <=
+        (config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS),
+    { path: ['ADMISSION_MIN_LIMIT'], message: 'must not be above ADMISSION_LIMIT (or the pool size less 2)' },
+  )
   // A sweep less often than the timeout would let orders overstay it by more than the timeout.
   .refine((config) => config.SAGA_SWEEP_INTERVAL_MS <= config.SAGA_TIMEOUT_MS, {
     path: ['SAGA_SWEEP_INTERVAL_MS'],
@@ -103,19 +129,40 @@ export type Config = z.output<typeof configSchema>;
 
 const admissionSettings = settings.pick({
   DATABASE_POOL_SIZE: true,
+  ADMISSION_LIMITER: true,
   ADMISSION_LIMIT: true,
+  ADMISSION_MIN_LIMIT: true,
   ADMISSION_QUEUE_LENGTH: true,
   ADMISSION_QUEUE_TIMEOUT_MS: true,
+  ADMISSION_EXPECTED_WAIT_MS: true,
+  ADMISSION_SAGA_BACKLOG_MS: true,
   ADMISSION_RETRY_AFTER_SECONDS: true,
 });
 
+/** The queue's defaults by limiter: the adaptive queue refuses long expected waits on arrival. */
+const QUEUE_DEFAULTS = {
+  fixed: { length: 16, timeoutMs: 25 },
+  adaptive: { length: 256, timeoutMs: 500 },
+};
+
 /** The admission limit and its queue, as the config asks (the limit sized from the pool by default). */
 export function admissionOptions(config: z.output<typeof admissionSettings>): AdmissionOptions {
+  const queue = QUEUE_DEFAULTS[config.ADMISSION_LIMITER];
+  const limit = config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS;
   return {
-    limit: config.ADMISSION_LIMIT ?? config.DATABASE_POOL_SIZE - RESERVED_CONNECTIONS,
-    queueLength: config.ADMISSION_QUEUE_LENGTH,
-    queueTimeoutMs: config.ADMISSION_QUEUE_TIMEOUT_MS,
+    limit,
+    queueLength: config.ADMISSION_QUEUE_LENGTH ?? queue.length,
+    queueTimeoutMs: config.ADMISSION_QUEUE_TIMEOUT_MS ?? queue.timeoutMs,
     retryAfterSeconds: config.ADMISSION_RETRY_AFTER_SECONDS,
+    ...(config.ADMISSION_LIMITER === 'adaptive'
+      ? {
+          adaptive: {
+            minLimit: config.ADMISSION_MIN_LIMIT ?? Math.min(2, limit),
+            expectedWaitMs: config.ADMISSION_EXPECTED_WAIT_MS,
+            sagaBacklogMs: config.ADMISSION_SAGA_BACKLOG_MS,
+          },
+        }
+      : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { replyConsumerFaults, startOrdersDemo } from './demo/index.ts';
 import { EVENT_SOURCE } from './orders/createOrder.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
+import { startSagaBacklog } from './saga/sagaBacklog.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
 
 // Orders starts the parts every consumer service has (config, migrations, the pool and the saga's
@@ -51,12 +52,17 @@ const sagaTimeout = startSagaTimeout({
 // allowed (src/demo/); without them, as in production, POST /orders is placeOrder.
 const demo = startOrdersDemo(config, { prisma, logger });
 
+// The adaptive admission limit shrinks when the saga falls behind: its backlog, read a few times a second.
+const admission = admissionOptions(config);
+const sagaBacklog = admission.adaptive ? startSagaBacklog({ prisma, logger }) : undefined;
+
 const app = createApp({
   prisma,
   logger,
   registry,
   replies: () => replies.health(),
-  admission: admissionOptions(config),
+  admission,
+  ...(sagaBacklog ? { sagaBacklog } : {}),
   ...(demo ? { writer: demo.writer } : {}),
   ...(demo?.admin ? { admin: demo.admin } : {}),
 });
@@ -71,6 +77,7 @@ const retention = startIdempotencyKeyRetention({
 onShutdown(logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await retention.stop();
+  await sagaBacklog?.stop();
   await replies.stop();
   await demo?.stop();
   await sagaTimeout.stop();

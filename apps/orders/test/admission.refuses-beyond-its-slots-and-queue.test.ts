@@ -111,3 +111,100 @@ describe('Admission', () => {
     await Promise.all([running, waiting]);
   });
 });
+
+describe('Admission with the adaptive limit', () => {
+  const adaptive = (more: Partial<AdmissionOptions>) =>
+    options({
+      limit: 2,
+      queueLength: 256,
+      queueTimeoutMs: 60_000,
+      adaptive: { minLimit: 1, expectedWaitMs: 100, sagaBacklogMs: 1_000 },
+      ...more,
+    });
+
+  /** Requests of `ms` each on the injected clock, run one after the other, to measure the work. */
+  async function measured(admission: Admission, clock: { ms: number }, count: number, ms: number) {
+    for (let i = 0; i < count; i++)
+      await admission.run(async () => {
+        clock.ms += ms;
+      });
+  }
+
+  it('queues a burst far beyond the fixed queue while its expected wait is short, and serves it all', async () => {
+    const clock = { ms: 0 };
+    const admission = new Admission(adaptive({ limit: 1 }), undefined, undefined, () => clock.ms);
+    await measured(admission, clock, 20, 2); // 2 ms a request: 50 queued wait about 100 ms
+    const held = heldWork();
+    const running = admission.run(held.work);
+    const burst = Array.from({ length: 40 }, (_, i) => admission.run(async () => i));
+    expect(admission.queued).toBe(40);
+    held.end();
+    expect(await Promise.all(burst)).toHaveLength(40);
+    await running;
+    expect(admission.inFlight).toBe(0);
+  });
+
+  it('refuses on arrival, as expected_wait, a request the queue would not reach in time', async () => {
+    const clock = { ms: 0 };
+    const registry = createMetricsRegistry('admission-adaptive-test');
+    const admission = new Admission(adaptive({ limit: 1 }), registry, undefined, () => clock.ms);
+    await measured(admission, clock, 20, 40); // 40 ms a request: the third in the queue waits 120 ms
+    const held = heldWork();
+    const running = admission.run(held.work);
+    const waiting = [admission.run(async () => 'a'), admission.run(async () => 'b')];
+    expect(admission.queued).toBe(2);
+    const refused = await refusal(admission.run(async () => 'never'));
+    expect(refused).toMatchObject({ code: 'OVERLOADED', reason: 'expected_wait' });
+    expect(admission.queued).toBe(2);
+    expect((await registry.getSingleMetric('http_admission_limit')?.get())?.values[0]?.value).toBe(1);
+    held.end();
+    expect(await Promise.all(waiting)).toEqual(['a', 'b']);
+    await running;
+  });
+
+  it('refuses on arrival once no slot has come free for as long as a queued request may wait (a stall)', async () => {
+    const clock = { ms: 0 };
+    const admission = new Admission(
+      adaptive({ limit: 1, queueTimeoutMs: 500 }),
+      undefined,
+      undefined,
+      () => clock.ms,
+    );
+    await measured(admission, clock, 20, 2);
+    const held = heldWork();
+    const running = admission.run(held.work);
+    const queued = admission.run(async () => 'queued'); // 2 ms expected
+    clock.ms += 400; // the held request is stuck, yet not for longer than the queue's timeout
+    const alsoQueued = admission.run(async () => 'also queued');
+    clock.ms += 200; // nothing came free for 600 ms: a stall
+    expect(await refusal(admission.run(async () => 'never'))).toMatchObject({ reason: 'expected_wait' });
+    held.end();
+    expect([await queued, await alsoQueued]).toEqual(['queued', 'also queued']);
+    await running;
+  });
+
+  it('admits fewer at once while the saga backlog is past its bound, never fewer than the minimum', async () => {
+    const clock = { ms: 0 };
+    let backlogMs = 5_000;
+    const admission = new Admission(
+      adaptive({ limit: 10, adaptive: { minLimit: 3, expectedWaitMs: 100, sagaBacklogMs: 1_000 } }),
+      undefined,
+      { ageMs: () => backlogMs },
+      () => clock.ms,
+    );
+    for (let i = 0; i < 40; i++) {
+      await measured(admission, clock, 1, 5);
+      clock.ms += 250;
+    }
+    expect(admission.limit).toBe(3);
+    const held = [heldWork(), heldWork(), heldWork()];
+    const running = held.map((h) => admission.run(h.work));
+    expect(admission.inFlight).toBe(3);
+    const queued = admission.run(async () => 'after');
+    expect(admission.queued).toBe(1);
+    backlogMs = 0;
+    for (const h of held) h.end();
+    await Promise.all([...running, queued]);
+    expect(admission.inFlight).toBe(0);
+  });
+});

@@ -8,16 +8,44 @@ import { admissionOptions, configSchema } from '../src/config.ts';
 const env = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/orders', KAFKA_BROKERS: '127.0.0.1:9092' };
 
 describe('orders config: the admission limit', () => {
-  it('is the pool less 2 by default, with a short queue and Retry-After 1 s', () => {
+  it('is adaptive by default, up to the pool less 2, queueing only short expected waits', () => {
     expect(admissionOptions(loadConfig('orders', configSchema, env))).toEqual({
+      limit: 10,
+      queueLength: 256,
+      queueTimeoutMs: 500,
+      retryAfterSeconds: 1,
+      adaptive: { minLimit: 2, expectedWaitMs: 250, sagaBacklogMs: 1_000 },
+    });
+    expect(
+      admissionOptions(loadConfig('orders', configSchema, { ...env, DATABASE_POOL_SIZE: '20' })),
+    ).toMatchObject({ limit: 18 });
+  });
+
+  it('as fixed, is the pool less 2 with a short queue and Retry-After 1 s', () => {
+    expect(
+      admissionOptions(loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'fixed' })),
+    ).toEqual({
       limit: 10,
       queueLength: 16,
       queueTimeoutMs: 25,
       retryAfterSeconds: 1,
     });
     expect(
-      admissionOptions(loadConfig('orders', configSchema, { ...env, DATABASE_POOL_SIZE: '20' })),
-    ).toMatchObject({ limit: 18 });
+      admissionOptions(
+        loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'fixed', ADMISSION_LIMIT: '1' }),
+      ),
+    ).toMatchObject({ limit: 1 });
+    expect(
+      admissionOptions(loadConfig('orders', configSchema, { ...env, ADMISSION_LIMIT: '1' })).adaptive,
+    ).toMatchObject({
+      minLimit: 1,
+    });
+    expect(() => loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'gradient' })).toThrow(
+      /ADMISSION_LIMITER/,
+    );
+    expect(() =>
+      loadConfig('orders', configSchema, { ...env, ADMISSION_LIMIT: '4', ADMISSION_MIN_LIMIT: '5' }),
+    ).toThrow(/ADMISSION_MIN_LIMIT: must not be above ADMISSION_LIMIT/);
   });
 
   it('takes a limit that leaves 2 connections of the pool free, and refuses one that does not', () => {

@@ -67,3 +67,20 @@ export function transactionOn(pool: pg.Pool) {
     }
   };
 }
+
+/** What every process reads for autovacuumWarning: the server's setting, `on` or `off`. */
+export const SHOW_AUTOVACUUM = 'show autovacuum';
+
+/**
+ * The warning /healthz and the demo give when the server runs with autovacuum off, or undefined.
+ * A warning, not a failure: everything works, but the outbox and processed_events, written and
+ * deleted all day, keep their dead rows and stale statistics, and their queries slow down as they
+ * grow (docs/production.md, "Outbox and inbox retention, and vacuum").
+ */
+export function autovacuumWarning(setting: string | undefined): string | undefined {
+  if (setting !== 'off') return undefined;
+  return (
+    'PostgreSQL runs with autovacuum off: the outbox and processed_events keep their dead rows and ' +
+    'stale statistics, and their queries slow down as they grow; turn it on (docs/production.md#outbox-and-inbox-retention-and-vacuum)'
+  );
+}

@@ -25,6 +25,8 @@ export function httpMetrics(registry: MetricsRegistry): RequestHandler {
   });
   return (req, res, next) => {
     const started = performance.now();
+    // The admission limit times its refusals from here: the request's arrival (admission.ts).
+    res.locals.arrivedAt = started;
     // Here the request's server span is active (the http instrumentation wraps the handlers);
     // by 'finish' it may not be, so take its trace id now.
     const exemplarLabels = activeSpanExemplar();

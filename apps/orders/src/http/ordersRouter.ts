@@ -1,5 +1,5 @@
 import { HttpProblem } from '@outbox/runtime/problem';
-import { Router } from 'express';
+import { type Response, Router } from 'express';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
 import type { UnorderableLine } from '../orders/catalogPrices.ts';
@@ -82,6 +82,12 @@ function keyReusedProblem(key: string): HttpProblem {
   );
 }
 
+const orderWithHistory = (prisma: Prisma, id: string) =>
+  prisma.order.findUnique({ where: { id }, include: { items: true, history: { orderBy: { id: 'asc' } } } });
+
+/** When the request arrived (httpMetrics.ts), for the admission limit's refusal times. */
+const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as number | undefined;
+
 /**
  * Every route's database work runs in an admission slot (admission.ts): past capacity a request is
  * refused in milliseconds, after its validation and before its transaction, rather than queued on
@@ -110,7 +116,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Adm
     const parsed = orderRequest.safeParse(req.body);
     if (!parsed.success) throw validationProblem(parsed.error);
 
-    const result = await admission.run(() => writer.place(parsed.data, key?.data));
+    const result = await admission.run(() => writer.place(parsed.data, key?.data), arrivedAt(res));
     if (result.kind === 'unorderable') throw unorderableProblem(parsed.data, result.lines);
     if (result.kind === 'key-reused') throw keyReusedProblem(key?.data ?? '');
     // A replay answers exactly like the original request did, and says that it is a replay.
@@ -121,7 +127,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Adm
   router.get('/', async (req, res) => {
     const query = listOrdersQuery.safeParse(req.query);
     if (!query.success) throw validationProblem(query.error, 'query');
-    const { orders, nextCursor } = await admission.run(() => listOrders(prisma, query.data));
+    const { orders, nextCursor } = await admission.run(() => listOrders(prisma, query.data), arrivedAt(res));
     res.json({ items: orders.map((order) => toOrderResource(order)), ...(nextCursor ? { nextCursor } : {}) });
   });
 
@@ -133,12 +139,7 @@ export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Adm
         errors: [{ parameter: 'id', detail: 'expected a UUID' }],
       });
     }
-    const order = await admission.run(() =>
-      prisma.order.findUnique({
-        where: { id: id.data },
-        include: { items: true, history: { orderBy: { id: 'asc' } } },
-      }),
-    );
+    const order = await admission.run(() => orderWithHistory(prisma, id.data), arrivedAt(res));
     if (!order) {
       throw new HttpProblem(404, 'Order not found', `No order has id ${id.data}.`, { type: NOT_FOUND });
     }

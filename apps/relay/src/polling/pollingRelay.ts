@@ -1,3 +1,4 @@
+import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
@@ -44,10 +45,20 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
   relay.start();
   const retention = startOutboxRetention(config, pool, logger);
 
+  // A warning on /healthz, not a failure; read once: a server setting changes with a reload.
+  const autovacuum = await pool.query<{ autovacuum: string }>(SHOW_AUTOVACUUM).then(
+    (result) => autovacuumWarning(result.rows[0]?.autovacuum),
+    () => undefined,
+  );
   const server = await startOpsServer({
     port: config.PORT,
     registry,
-    health: () => ({ relayId, mode: 'polling', ...relay.health }),
+    health: () => ({
+      relayId,
+      mode: 'polling',
+      ...relay.health,
+      ...(autovacuum ? { warnings: [autovacuum] } : {}),
+    }),
     onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
     ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(pool, config.RELAY_ADMIN_TOKEN, logger) } : {}),
   });

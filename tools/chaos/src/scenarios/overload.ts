@@ -51,7 +51,7 @@ async function serverSide(context: ScenarioContext): Promise<string> {
   const shed = (reason: string) => value('http_admission_shed_total', `reason="${reason}"`);
   const lagMs = (name: string) => `${Math.round(1000 * value(name, ''))} ms`;
   return (
-    `shed ${shed('queue_full')} (queue full) + ${shed('queue_timeout')} (queue timeout); ` +
+    `shed ${shed('expected_wait')} (on arrival) + ${shed('queue_full')} (queue full) + ${shed('queue_timeout')} (queue timeout); ` +
     `of ${all} POST /orders, ${within('0.05')} answered within 50 ms, ${within('1')} within 1 s; ` +
     `event loop lag over the last second: p50 ${lagMs('nodejs_eventloop_lag_p50_seconds')}, p99 ${lagMs('nodejs_eventloop_lag_p99_seconds')}`
   );
