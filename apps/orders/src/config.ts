@@ -52,7 +52,12 @@ const settings = z.object({
    * connections kept for /healthz and the background work.
    */
   ADMISSION_LIMIT: z.coerce.number().int().positive().optional(),
-  /** The fewest requests the adaptive limit admits at once, however far behind the saga is (2, or the limit if less). */
+  /**
+   * The fewest requests the adaptive limit admits at once, however far behind the saga is. Default:
+   * half the limit, so its cuts can at most halve what the API takes at once (at 2, a starved
+   * machine's cuts and the queue's expected wait together refused nearly every order:
+   * docs/performance.md, "It can collapse").
+   */
   ADMISSION_MIN_LIMIT: z.coerce.number().int().positive().optional(),
   /** Requests waiting for an admission slot at most (default 16 fixed, 256 adaptive); 0: no queue. */
   ADMISSION_QUEUE_LENGTH: z.coerce.number().int().min(0).optional(),
@@ -157,7 +162,7 @@ export function admissionOptions(config: z.output<typeof admissionSettings>): Ad
     ...(config.ADMISSION_LIMITER === 'adaptive'
       ? {
           adaptive: {
-            minLimit: config.ADMISSION_MIN_LIMIT ?? Math.min(2, limit),
+            minLimit: config.ADMISSION_MIN_LIMIT ?? Math.ceil(limit / 2),
             expectedWaitMs: config.ADMISSION_EXPECTED_WAIT_MS,
             sagaBacklogMs: config.ADMISSION_SAGA_BACKLOG_MS,
           },

@@ -14,11 +14,12 @@ describe('orders config: the admission limit', () => {
       queueLength: 256,
       queueTimeoutMs: 500,
       retryAfterSeconds: 1,
-      adaptive: { minLimit: 2, expectedWaitMs: 250, sagaBacklogMs: 1_000 },
+      // The cuts may at most halve the limit.
+      adaptive: { minLimit: 5, expectedWaitMs: 250, sagaBacklogMs: 1_000 },
     });
     expect(
       admissionOptions(loadConfig('orders', configSchema, { ...env, DATABASE_POOL_SIZE: '20' })),
-    ).toMatchObject({ limit: 18 });
+    ).toMatchObject({ limit: 18, adaptive: { minLimit: 9 } });
   });
 
   it('as fixed, is the pool less 2 with a short queue and Retry-After 1 s', () => {
