@@ -1,8 +1,10 @@
 // One demo (scripts/demo.ts) for the pictures: started as a child process on ports of its own, so
 // it runs beside a developer's `./dev demo`, with Zipkin and Prometheus as the demo starts them,
-// and stopped with Ctrl-C's signal, which stops everything it started.
+// and stopped with Ctrl-C's signal, which stops everything it started. Its PostgreSQL is the
+// demo's embedded one on a port of its own, started empty each time: the pictures show only their
+// own orders, and a developer's demo databases are left alone.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../tests/docs/docReferences.ts';
 
@@ -19,7 +21,11 @@ export const DEMO_PORTS = {
   prometheus: BASE + 90,
   zipkin: BASE + 411,
   connect: BASE + 83,
+  postgres: BASE + 432,
 };
+
+/** Nothing answers there, so the demo starts its embedded PostgreSQL (with wal_level=logical). */
+export const DEMO_POSTGRES = `postgresql://postgres@127.0.0.1:${DEMO_PORTS.postgres}`;
 
 /** The admin token the console is started with: the pictures press its buttons. */
 export const DEMO_TOKEN = 'docs-screenshots-admin';
@@ -38,6 +44,8 @@ export async function startDemo(label: string, env: Record<string, string> = {})
   const logDir = join(repoRoot, '.local', 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `docs-screenshots-${label}.log`);
+  // The embedded server's data directory for that port (tools/devstack/src/embeddedPostgres.ts).
+  rmSync(join(repoRoot, '.local', `postgres-${DEMO_PORTS.postgres}`), { recursive: true, force: true });
   const child = spawn(process.execPath, [join(repoRoot, 'scripts', 'demo.ts')], {
     cwd: repoRoot,
     env: {
@@ -49,6 +57,8 @@ export async function startDemo(label: string, env: Record<string, string> = {})
       ZIPKIN_PORT: String(DEMO_PORTS.zipkin),
       CONNECT_PORT: String(DEMO_PORTS.connect),
       CONSOLE_ADMIN_TOKEN: DEMO_TOKEN,
+      DEMO_POSTGRES_URL: DEMO_POSTGRES,
+      DEMO_EMBEDDED_POSTGRES: 'on',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,7 +120,11 @@ export function startLoad(run: DemoRun, flags: string[]): Promise<number> {
       '20s',
       ...flags,
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'ignore'] },
+    {
+      cwd: repoRoot,
+      env: { ...process.env, DEMO_POSTGRES_URL: DEMO_POSTGRES },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    },
   );
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }

@@ -2,7 +2,7 @@
 // per demo (docs-screenshots.ts starts the demo, these drive its console).
 import { capture } from './capture.ts';
 import { placeOrder, press, type Shots, seconds } from './consolePage.ts';
-import { startLoad } from './demoRun.ts';
+import { DEMO_POSTGRES, startLoad } from './demoRun.ts';
 import { naiveWriteThenOutbox, poisonEvent } from './faultScenes.ts';
 import { chartsAndBrokerOutage, overload } from './loadScenes.ts';
 import {
@@ -13,7 +13,7 @@ import {
   orderTrace,
 } from './orderScenes.ts';
 
-const ORDERS_DATABASE = `${(process.env.DEMO_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432').replace(/\/+$/, '')}/orders`;
+const ORDERS_DATABASE = `${DEMO_POSTGRES}/orders`;
 
 /** The one-broker demo: steps 1-8, then 11 (its load would crowd the orders of the others). */
 export async function demoScenes(shots: Shots): Promise<void> {
