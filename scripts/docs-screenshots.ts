@@ -36,7 +36,8 @@ for (const name of asked.length > 0 ? asked : Object.keys(PARTS)) {
   try {
     await part.scenes(shots);
   } catch (error) {
-    failed.push(`${name}: ${error instanceof Error ? error.stack : String(error)}`);
+    failed.push(name);
+    console.error(`${name}: ${error instanceof Error ? error.stack : String(error)}`);
   } finally {
     // What was taken before a failure is as true as the rest: keep it.
     writeManifest(manifest);
@@ -45,6 +46,6 @@ for (const name of asked.length > 0 ? asked : Object.keys(PARTS)) {
   }
 }
 if (failed.length > 0) {
-  console.error(`not every picture was taken:\n${failed.join('\n')}`);
+  console.error(`not every picture was taken: ${failed.join(', ')} failed (above)`);
   process.exit(1);
 }

@@ -37,9 +37,12 @@ export async function clusterScenes({ page, manifest, run }: Shots): Promise<voi
   await seconds(30);
   const counts = await Promise.all([1, 2, 3].map(async (node) => Number(await leads(node).textContent())));
   const busiest = counts.indexOf(Math.max(...counts)) + 1;
-  await press(page, `broker-${busiest}`, 'kill');
-  // Its partitions get new leaders once the controller has waited out the session (4 s here).
-  await leads(busiest).filter({ hasText: /^0$/ }).waitFor({ timeout: 60_000 });
+  await page.click(`#demo tr[data-target="broker-${busiest}"] button[data-action="kill"]`);
+  // Its partitions get new leaders once the controller has waited out the session (4 s here), and
+  // the console's next read of the cluster shows it.
+  const broker = page.locator(`#kafka-brokers tr[data-node="${busiest}"]`);
+  await broker.filter({ hasText: 'not in the cluster' }).waitFor({ timeout: 120_000 });
+  await leads(busiest).filter({ hasText: /^0$/ }).waitFor({ timeout: 120_000 });
   await page.locator('#kafka-partitions [data-field="isr"].error-text').first().waitFor();
   await seconds(5);
   await capture(manifest, page.locator('#kafka'), 'console-cluster-broker-killed');
