@@ -22,9 +22,15 @@ export function readManifest(): Manifest {
   }
 }
 
+/** One entry per picture, laid out as the repository's formatter (Biome) lays out JSON. */
 export function writeManifest(manifest: Manifest): void {
-  const sorted = Object.fromEntries(Object.entries(manifest).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(manifestPath, `${JSON.stringify(sorted, null, 2)}\n`);
+  const entries = Object.entries(manifest)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, { banners }]) => {
+      const list = banners.map((banner) => JSON.stringify(banner)).join(', ');
+      return `  ${JSON.stringify(name)}: {\n    "banners": [${list}]\n  }`;
+    });
+  writeFileSync(manifestPath, `{\n${entries.join(',\n')}\n}\n`);
 }
 
 type Box = { x: number; y: number; width: number; height: number };

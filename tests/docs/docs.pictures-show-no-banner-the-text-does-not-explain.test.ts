@@ -42,7 +42,10 @@ describe('the pictures of the docs show no banner their text does not explain', 
       const banners = manifest[basename(link.target)]?.banners ?? [];
       return banners
         .filter((banner) => !(EXPLAINED_BY[banner] ?? /$^/).test(context))
-        .map((banner) => `${relative(repoRoot, link.file)}:${link.line} ${link.target} shows the "${banner}" banner`);
+        .map(
+          (banner) =>
+            `${relative(repoRoot, link.file)}:${link.line} ${link.target} shows the "${banner}" banner`,
+        );
     });
     expect(unexplained).toEqual([]);
   });
