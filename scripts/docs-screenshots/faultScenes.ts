@@ -5,6 +5,12 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { capture } from './capture.ts';
 import { placeOrder, press, type Shots } from './consolePage.ts';
 
+/** The write mode and the orders: not the timeline of an order clicked earlier, below them. */
+const ordersAndMode = ({ page }: Shots) => [
+  page.locator('#orders-write-mode'),
+  page.locator('#orders table'),
+];
+
 const rowOf = (shots: Shots, customerId: string) =>
   shots.page.locator('#orders-body tr[data-order-id]', { hasText: customerId });
 
@@ -21,7 +27,7 @@ export async function naiveWriteThenOutbox(shots: Shots): Promise<void> {
   for (const customer of ['naive-1', 'naive-2']) {
     await rowOf(shots, customer).locator('[data-field="lost"]').waitFor();
   }
-  await capture(manifest, page.locator('#orders'), 'console-naive-write-lost-orders');
+  await capture(manifest, ordersAndMode(shots), 'console-naive-write-lost-orders');
 
   await switchTo(shots, 'outbox');
   for (const customer of ['outbox-1', 'outbox-2']) await placeOrder(page, customer, 'MS-202');
@@ -31,7 +37,7 @@ export async function naiveWriteThenOutbox(shots: Shots): Promise<void> {
       .locator('[data-field="status"]', { hasText: 'CONFIRMED' })
       .waitFor({ timeout: 120_000 });
   }
-  await capture(manifest, page.locator('#orders'), 'console-outbox-write-none-lost');
+  await capture(manifest, ordersAndMode(shots), 'console-outbox-write-none-lost');
 }
 
 const POISON_ID = '0b9f4a52-6c1e-4c55-9b1a-2f3c4d5e6f70';

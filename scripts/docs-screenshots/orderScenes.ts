@@ -51,8 +51,6 @@ export async function orderTimeline({ page, manifest }: Shots, id: string): Prom
   await box.locator('[data-event-type="ORDER_CONFIRMED"]').waitFor();
   await box.locator('a[data-field="trace-link"]').waitFor();
   await capture(manifest, box, 'console-order-timeline-panel');
-  // Close it again: the next pictures of the orders panel are about other orders.
-  await orderRow(page, id).locator('td').first().click();
 }
 
 export async function orderCancelledAndInvalid({ page, manifest }: Shots): Promise<void> {
