@@ -60,7 +60,7 @@ export async function overload(shots: Shots): Promise<void> {
     '--mix',
     'valid=100',
   ]);
-  const alert = page.locator('#alerts-list [data-alert="OrdersApiSheddingLoad"]');
+  const alert = page.locator('#alerts-list [data-alert="OrdersApiSheddingLoad"]').first();
   await alert.waitFor({ timeout: 180_000 });
   await seconds(30);
   await capture(manifest, page.locator('#alerts'), 'console-overload-alert-pending');
