@@ -31,9 +31,10 @@ export async function chartsAndBrokerOutage(shots: Shots): Promise<void> {
   await orders.locator('[data-field="relay"]').filter({ hasText: 'degraded' }).waitFor();
   await seconds(15);
   await capture(manifest, page.locator('#outboxes'), 'console-broker-stopped');
-  const alert = page.locator(
-    '#alerts-list [data-alert="OutboxOldestPendingEventTooOld"][data-state="firing"]',
-  );
+  // One alert per outbox whose events wait: relay-orders' comes first, the others as replies wait.
+  const alert = page
+    .locator('#alerts-list [data-alert="OutboxOldestPendingEventTooOld"][data-state="firing"]')
+    .first();
   await alert.waitFor({ timeout: 180_000 });
   await capture(manifest, page.locator('#alerts'), 'console-alert-firing-panel');
 
