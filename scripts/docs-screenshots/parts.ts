@@ -29,21 +29,34 @@ export async function demoScenes(shots: Shots): Promise<void> {
   await poisonEvent(shots, ORDERS_DATABASE);
 }
 
-/** Step 9: three brokers under load, the one leading the most partitions killed. */
+/** Step 9: three brokers under load; then the one leading the most partitions killed. */
 export async function clusterScenes({ page, manifest, run }: Shots): Promise<void> {
   const load = startLoad(run, ['--rate', '20', '--duration', '3m']);
   const leads = (node: number) => page.locator(`#kafka-brokers tr[data-node="${node}"] [data-field="leads"]`);
   await page.locator('#kafka-groups tr[data-group]').first().waitFor({ timeout: 120_000 });
   await seconds(30);
+  await capture(manifest, page.locator('#kafka'), 'console-cluster-kafka-panel');
   const counts = await Promise.all([1, 2, 3].map(async (node) => Number(await leads(node).textContent())));
   const busiest = counts.indexOf(Math.max(...counts)) + 1;
   await page.click(`#demo tr[data-target="broker-${busiest}"] button[data-action="kill"]`);
   // Its partitions get new leaders once the controller has waited out the session (4 s here), and
   // the console's next read of the cluster shows it.
-  const broker = page.locator(`#kafka-brokers tr[data-node="${busiest}"]`);
-  await broker.filter({ hasText: 'not in the cluster' }).waitFor({ timeout: 120_000 });
-  await leads(busiest).filter({ hasText: /^0$/ }).waitFor({ timeout: 120_000 });
-  await page.locator('#kafka-partitions [data-field="isr"].error-text').first().waitFor();
+  const gone = page
+    .locator(`#kafka-brokers tr[data-node="${busiest}"]`)
+    .filter({ hasText: 'not in the cluster' });
+  try {
+    await gone.waitFor({ timeout: 120_000 });
+    await leads(busiest).filter({ hasText: /^0$/ }).waitFor({ timeout: 60_000 });
+    await page.locator('#kafka-partitions [data-field="isr"].error-text').first().waitFor();
+  } catch (error) {
+    const status = await page.locator('#kafka-status').textContent();
+    await page
+      .locator('#kafka')
+      .screenshot({ path: 'test-results/screenshots/cluster-panel-after-kill.png' });
+    throw new Error(`the Kafka panel did not show broker ${busiest} gone (status: ${status})`, {
+      cause: error,
+    });
+  }
   await seconds(5);
   await capture(manifest, page.locator('#kafka'), 'console-cluster-broker-killed');
   await press(page, `broker-${busiest}`, 'start');
