@@ -1,8 +1,8 @@
 // One demo (scripts/demo.ts) for the pictures: started as a child process on ports of its own, so
 // it runs beside a developer's `./dev demo`, with Zipkin and Prometheus as the demo starts them,
 // and stopped with Ctrl-C's signal, which stops everything it started. Its PostgreSQL is the
-// demo's embedded one on a port of its own, started empty each time: the pictures show only their
-// own orders, and a developer's demo databases are left alone.
+// demo's embedded one on a port of its own, started empty each time like its broker: the pictures
+// show only their own orders, and a developer's demo databases are left alone.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,8 +44,16 @@ export async function startDemo(label: string, env: Record<string, string> = {})
   const logDir = join(repoRoot, '.local', 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `docs-screenshots-${label}.log`);
-  // The embedded server's data directory for that port (tools/devstack/src/embeddedPostgres.ts).
-  rmSync(join(repoRoot, '.local', `postgres-${DEMO_PORTS.postgres}`), { recursive: true, force: true });
+  // Its own data, named by its ports, from nothing: the embedded server's, the broker's (events
+  // a previous run left unread would reach consumers whose databases are new, as ghosts) and
+  // Prometheus's (the charts show this run only). The cluster's data is the demo's own: kept.
+  for (const dir of [
+    `postgres-${DEMO_PORTS.postgres}`,
+    `kafka/demo-${DEMO_PORTS.kafka}`,
+    `prometheus/data-${DEMO_PORTS.prometheus}`,
+  ]) {
+    rmSync(join(repoRoot, '.local', dir), { recursive: true, force: true });
+  }
   const child = spawn(process.execPath, [join(repoRoot, 'scripts', 'demo.ts')], {
     cwd: repoRoot,
     env: {
