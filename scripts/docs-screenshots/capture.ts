@@ -99,9 +99,16 @@ export async function capture(
   if (!first) throw new Error(`nothing to capture for ${name}`);
   await first.scrollIntoViewIfNeeded();
   const page = first.page();
-  const box = await boxOf(list);
   const path = join(imagesDir, `${name}.png`);
-  await page.screenshot({ path, fullPage: true, clip: box, animations: 'disabled' });
+  // The console redraws every few seconds, and a list above (the alerts) can grow between the
+  // measure and the shot: take it again until the box has not moved.
+  let box = await boxOf(list);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.screenshot({ path, fullPage: true, clip: box, animations: 'disabled' });
+    const after = await boxOf(list);
+    if (JSON.stringify(after) === JSON.stringify(box)) break;
+    box = after;
+  }
   const banners = await bannersIn(page, box);
   manifest[`${name}.png`] = { banners };
   const kib = Math.round(statSync(path).size / 1024);
