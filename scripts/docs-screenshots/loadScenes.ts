@@ -65,6 +65,5 @@ export async function overload(shots: Shots): Promise<void> {
   await alert.waitFor({ timeout: 180_000 });
   await seconds(30);
   await capture(manifest, page.locator('#alerts'), 'console-overload-alert-pending');
-  await capture(manifest, page.locator('[data-chart="orders-accepted"]'), 'console-overload-orders-accepted');
   await load;
 }
