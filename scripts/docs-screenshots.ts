@@ -5,8 +5,8 @@
 // text is about into docs/images/. docs/images/manifest.json records the banners each picture
 // shows (tests/docs checks the text mentions them). Parts: demo (steps 1-8 and 11), cluster
 // (step 9), cdc (step 10), bare (the console without Prometheus and Zipkin). Default: all four.
-// Needs what the demo needs, with Prometheus installed, and Debian's chromium; on 2 cores the
-// four parts take about 20 minutes.
+// Needs what the demo needs, with Prometheus installed, and Debian's chromium. On a busy 2-core
+// machine the demo part took about 12 minutes, the others 2 to 6 each.
 import { readManifest, writeManifest } from './docs-screenshots/capture.ts';
 import { openConsolePage, type Shots } from './docs-screenshots/consolePage.ts';
 import { startDemo } from './docs-screenshots/demoRun.ts';
