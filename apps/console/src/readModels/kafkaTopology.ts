@@ -23,7 +23,10 @@ export function kafkaTopologyReader(options: {
     security: options.security,
     // While every broker is down, a failed read says so on the page; no error log every second.
     logger: options.logger.child({}, { level: 'silent' }),
-    retry: { retries: 0 },
+    // A new admin client tries the listed brokers in order, the next one only on a retry: with
+    // none, a dead first broker blanked the panel for as long as it stayed dead. One quick retry
+    // per other broker, so a read fails fast only when every broker is down.
+    retry: { retries: options.brokers.length - 1, initialRetryTime: 50, maxRetryTime: 200 },
   });
   const topics = ['order', 'reservation', 'payment'].map((aggregate) =>
     topicFor(aggregate, options.topicPrefix),
