@@ -202,14 +202,16 @@ function watchLag(
 }
 
 /**
- * A partition retrying the same chunk again and again is not ok, even though the process is up:
- * the events behind it wait (issue 13). The reason is the last failure's.
+ * Not ok while the group member is not consuming (crashed, being restarted by kafkajs, given up
+ * and being replaced), nor while a partition retries the same chunk again and again, even though
+ * the process is up: the events behind it wait. The reason is the member's, or the last failure's.
  */
 function healthOf(running: RunningConsumer | undefined, startError: string | undefined): ConsumerHealth {
   const stuck = (running?.failing() ?? []).filter((p) => p.failures >= DEGRADED_AFTER_FAILURES);
   const [first] = stuck;
   const error =
     startError ??
+    running?.memberProblem() ??
     (first
       ? `${first.topic}[${first.partition}] at offset ${first.offset} failed ${first.failures} times: ${first.reason}`
       : undefined);
