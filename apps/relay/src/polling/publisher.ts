@@ -31,9 +31,25 @@ export type PublisherOptions = {
   topicPrefix: string;
   topicLayout: TopicLayout;
   logger: Logger;
-  /** How long kafkajs retries a send before it fails. Default: a few seconds (see the constructor). */
+  /** How long kafkajs retries a send before it fails. Default: one retry (DEFAULT_RETRY). */
   retry?: RetryOptions;
 };
+
+/**
+ * A send the broker has not answered in this long fails (kafkajs's default is 30 s). A leader
+ * frozen (a long GC pause, a stopped VM) keeps its connections open and answers nothing, and
+ * kafkajs retries a timed-out send against the same leader without asking for new metadata: each
+ * retry waits this long again, for as long as the freeze lasts. So a timed-out send is retried
+ * once (DEFAULT_RETRY), then fails, and the relay's next attempt goes through a new producer
+ * (acknowledgedProducer.ts), whose fresh metadata names the leaders that took over.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
+/**
+ * One retry inside kafkajs (a moved leader: kafkajs refreshes its metadata first), then the send
+ * fails and the relay's own backoff takes over (see Relay#failed): within about two request
+ * timeouts when a broker does not answer, at once when it is gone.
+ */
+const DEFAULT_RETRY: RetryOptions = { retries: 1, initialRetryTime: 200, maxRetryTime: 2000 };
 
 /**
  * Publishes outbox events to Kafka and resolves only when the broker has acknowledged every one.
@@ -58,9 +74,8 @@ export class KafkaPublisher {
       brokers: options.brokers,
       security: options.security,
       logger: options.logger,
-      // Fail a send within a few seconds when the broker is gone; the relay's own backoff
-      // takes over from there (see Relay#failed).
-      retry: options.retry ?? { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+      retry: options.retry ?? DEFAULT_RETRY,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
     });
     this.#producer = new AcknowledgedProducer(kafka);
     this.#admin = kafka.admin();
