@@ -204,6 +204,8 @@ function watchLag(
   return {
     stop: async () => {
       clearInterval(timer);
+      // A connect still under way would open its socket after the disconnect: let it end first.
+      await connected?.catch(() => undefined);
       await admin.disconnect();
     },
   };
