@@ -39,15 +39,17 @@ export type PublisherOptions = {
  * A send the broker has not answered in this long fails (kafkajs's default is 30 s). A leader
  * frozen (a long GC pause, a stopped VM) keeps its connections open and answers nothing, and
  * kafkajs retries a timed-out send against the same leader without asking for new metadata: each
- * retry waits this long again, for as long as the freeze lasts. So a timed-out send is retried
- * once (DEFAULT_RETRY), then fails, and the relay's next attempt goes through a new producer
- * (acknowledgedProducer.ts), whose fresh metadata names the leaders that took over.
+ * retry waits this long again, for as long as the freeze lasts. Shorter would cut off a broker that
+ * is only far away: a produce round trip of 7 s still goes through
+ * (relay.renews-every-lease-it-holds-behind-a-slow-broker.test.ts).
  */
-const REQUEST_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 /**
- * One retry inside kafkajs (a moved leader: kafkajs refreshes its metadata first), then the send
- * fails and the relay's own backoff takes over (see Relay#failed): within about two request
- * timeouts when a broker does not answer, at once when it is gone.
+ * One retry inside kafkajs (which refuses an idempotent producer without one; a moved leader: kafkajs
+ * refreshes its metadata first), then the send fails and the relay's own backoff takes over
+ * (Relay#failed), through a new producer (acknowledgedProducer.ts) whose fresh metadata names the
+ * leaders that took over: within two request timeouts when a leader does not answer, at once when
+ * a broker is gone.
  */
 const DEFAULT_RETRY: RetryOptions = { retries: 1, initialRetryTime: 200, maxRetryTime: 2000 };
 
