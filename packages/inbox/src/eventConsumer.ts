@@ -48,6 +48,13 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   faults?: FaultHooks;
 } & LoopTuning;
 
+/**
+ * A request the broker has not answered in this long fails (kafkajs's default is 30 s). A group
+ * coordinator frozen (a long GC pause, a stopped VM) keeps its connections open and answers
+ * nothing: the member's heartbeats and offset commits wait this long before it rejoins through
+ * the coordinator that took the group over (docs/local-kafka.md, "When the group coordinator dies").
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
 /** How often consumer lag is refreshed from the broker (committed vs. end offsets). */
 const LAG_INTERVAL_MS = 15_000;
 /** A partition whose chunk failed this many times in a row makes the consumer `degraded`. */
@@ -76,6 +83,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     security: options.kafka.security,
     logger,
     retry: CONSUMER_RETRY,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
   });
   const topics = options.aggregateTypes.map((type) => topicFor(type, options.kafka.topicPrefix));
   let running: RunningConsumer | undefined;
@@ -196,20 +204,24 @@ function watchLag(
   return {
     stop: async () => {
       clearInterval(timer);
+      // A connect still under way would open its socket after the disconnect: let it end first.
+      await connected?.catch(() => undefined);
       await admin.disconnect();
     },
   };
 }
 
 /**
- * A partition retrying the same chunk again and again is not ok, even though the process is up:
- * the events behind it wait (issue 13). The reason is the last failure's.
+ * Not ok while the group member is not consuming (crashed, being restarted by kafkajs, given up
+ * and being replaced), nor while a partition retries the same chunk again and again, even though
+ * the process is up: the events behind it wait. The reason is the member's, or the last failure's.
  */
 function healthOf(running: RunningConsumer | undefined, startError: string | undefined): ConsumerHealth {
   const stuck = (running?.failing() ?? []).filter((p) => p.failures >= DEGRADED_AFTER_FAILURES);
   const [first] = stuck;
   const error =
     startError ??
+    running?.memberProblem() ??
     (first
       ? `${first.topic}[${first.partition}] at offset ${first.offset} failed ${first.failures} times: ${first.reason}`
       : undefined);

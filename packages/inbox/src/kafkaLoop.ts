@@ -1,4 +1,4 @@
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
+import type { EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
   asRejoinIfCoordinatorLost,
   CONSUMER_RETRY,
@@ -57,6 +57,8 @@ export type RunningConsumer = {
   stats: ConsumerStats;
   /** Partitions whose chunk is failing right now, being retried. */
   failing(): FailingPartition[];
+  /** Why this process's group member is not consuming (crashed, given up, joining), if it is not. */
+  memberProblem(): string | undefined;
   stop(): Promise<void>;
 };
 
@@ -111,6 +113,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   return {
     stats: outcomes.stats,
     failing: () => outcomes.failing(),
+    memberProblem: () => member.problem(),
     // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
     // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
     stop: async () => {

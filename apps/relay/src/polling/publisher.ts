@@ -36,9 +36,27 @@ export type PublisherOptions = {
   logger: Logger;
   /** The client library the producer and admin calls go through (KAFKA_CLIENT); kafkajs by default. */
   client?: KafkaClientName;
-  /** How long the client retries a send before it fails. Default: a few seconds (see the constructor). */
+  /** How long the client retries a send before it fails. Default: one retry (DEFAULT_RETRY). */
   retry?: RetryOptions;
 };
+
+/**
+ * A send the broker has not answered in this long fails (kafkajs's default is 30 s). A leader
+ * frozen (a long GC pause, a stopped VM) keeps its connections open and answers nothing, and
+ * kafkajs retries a timed-out send against the same leader without asking for new metadata: each
+ * retry waits this long again, for as long as the freeze lasts. Shorter would cut off a broker that
+ * is only far away: a produce round trip of 7 s still goes through
+ * (relay.renews-every-lease-it-holds-behind-a-slow-broker.test.ts).
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * One retry inside kafkajs (which refuses an idempotent producer without one; a moved leader: kafkajs
+ * refreshes its metadata first), then the send fails and the relay's own backoff takes over
+ * (Relay#failed), through a new producer (acknowledgedProducer.ts) whose fresh metadata names the
+ * leaders that took over: within two request timeouts when a leader does not answer, at once when
+ * a broker is gone.
+ */
+const DEFAULT_RETRY: RetryOptions = { retries: 1, initialRetryTime: 200, maxRetryTime: 2000 };
 
 /**
  * Publishes outbox events to Kafka and resolves only when the broker has acknowledged every one.
@@ -64,9 +82,8 @@ export class KafkaPublisher {
       brokers: options.brokers,
       security: options.security,
       logger: options.logger,
-      // Fail a send within a few seconds when the broker is gone; the relay's own backoff
-      // takes over from there (see Relay#failed).
-      retry: options.retry ?? { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
+      retry: options.retry ?? DEFAULT_RETRY,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
     });
     this.#producer = kafka.producer();
     this.#admin = kafka.admin();

@@ -15,6 +15,12 @@ export type KafkaClientOptions = {
   retry?: RetryOptions;
   /** TLS and SASL, from the KAFKA_SSL and KAFKA_SASL_* settings (kafkaSecurity); PLAINTEXT without. */
   security?: KafkaSecurity;
+  /**
+   * How long a request waits for its answer (kafkajs's default: 30 s). A frozen broker keeps its
+   * connections open and answers nothing: each request to it waits this long before the client
+   * retries elsewhere. Fetches and joins keep their own longer bounds.
+   */
+  requestTimeoutMs?: number;
 };
 
 const SASL_REFUSED =
@@ -31,7 +37,14 @@ const levels: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
  * The project's one place that constructs a kafkajs client. kafkajs is unmaintained; keeping its
  * construction here (and the client behind small interfaces elsewhere) keeps a switch small.
  */
-export function createKafka({ clientId, brokers, logger, retry, security = {} }: KafkaClientOptions): Kafka {
+export function createKafka({
+  clientId,
+  brokers,
+  logger,
+  retry,
+  security = {},
+  requestTimeoutMs,
+}: KafkaClientOptions): Kafka {
   fixKafkajsIdleTimerLoop();
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return new Kafka({
@@ -40,6 +53,7 @@ export function createKafka({ clientId, brokers, logger, retry, security = {} }:
     ...(security.tls ? { ssl: security.tls } : {}),
     ...(security.sasl ? { sasl: security.sasl as SASLOptions } : {}),
     connectionTimeout: 3000,
+    ...(requestTimeoutMs ? { requestTimeout: requestTimeoutMs } : {}),
     retry: retry ?? { initialRetryTime: 300, retries: 8 },
     logLevel: logLevel.WARN,
     logCreator:
