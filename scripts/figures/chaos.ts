@@ -144,6 +144,21 @@ const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
 
+/** What the checker counted of a run's duplicates: on the topics, and by each consumer's own counter. */
+function duplicateCounts(report: ChaosReport) {
+  const counts =
+    report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+  const onTopics = (what: string) =>
+    TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+  return {
+    messages: num(onTopics('messages')),
+    duplicates: num(onTopics('duplicates')),
+    byConsumer: CONSUMERS.map((name) =>
+      num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
+    ).join(' / '),
+  };
+}
+
 /** The summary of a chaos run: one row per scenario, from the checker's counts. */
 export const chaosAll: FigureTable = {
   sources: [ALL],
@@ -151,20 +166,15 @@ export const chaosAll: FigureTable = {
     const reports =
       read<(ChaosReport & { durationMs: number; quiescence: { recoveryMs?: number | null } })[]>(ALL);
     const rows = reports.map((report) => {
-      const counts =
-        report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
-      const onTopics = (what: string) =>
-        TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+      const { messages, duplicates, byConsumer } = duplicateCounts(report);
       return [
         `\`${report.scenario}\``,
         report.passed ? 'pass' : '**FAIL**',
         `${report.load.accepted} / ${report.load.sent}`,
         num(report.load.retries),
-        num(onTopics('messages')),
-        num(onTopics('duplicates')),
-        CONSUMERS.map((name) =>
-          num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
-        ).join(' / '),
+        messages,
+        duplicates,
+        byConsumer,
         seconds(report.quiescence.afterLoadMs),
         seconds(report.quiescence.recoveryMs),
         seconds(report.durationMs),
@@ -200,19 +210,14 @@ export const chaosCluster: FigureTable = {
   render({ read, link }) {
     const reports = read<ChaosReport[]>(CLUSTER);
     const rows = reports.map((report) => {
-      const counts =
-        report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
-      const onTopics = (what: string) =>
-        TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
+      const { messages, duplicates, byConsumer } = duplicateCounts(report);
       return [
         `\`${report.scenario}\``,
         report.passed ? 'pass' : '**FAIL**',
         `${report.load.accepted} / ${report.load.sent}`,
-        num(onTopics('messages')),
-        num(onTopics('duplicates')),
-        CONSUMERS.map((name) =>
-          num(counts[`${name} consumer: own duplicate counter since its last start`] ?? 0),
-        ).join(' / '),
+        messages,
+        duplicates,
+        byConsumer,
         `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
         seconds(report.quiescence.afterLoadMs),
         seconds(report.durationMs),
