@@ -2,7 +2,7 @@ import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Percentiles = { p50: number; p99: number; count?: number };
-type ChaosReport = {
+export type ChaosReport = {
   scenario: string;
   writeMode: string;
   durationMs?: number;
@@ -27,14 +27,14 @@ type ChaosReport = {
   invariants: { name: string; passed: boolean; counts: Record<string, number> }[];
 };
 
-function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
+export function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
   const [report] = reports;
   if (!report) throw new Error(`${path} holds no scenario`);
   return report;
 }
 
 const perSecond = (count: number, durationMs: number) => `${num(count / (durationMs / 1000), 1)}/s`;
-const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+export const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
 const percentiles = (figures: Percentiles | undefined) =>
   figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
 
@@ -142,10 +142,10 @@ export const dualWrites: FigureTable = {
 const ALL = 'bench/results/chaos.all.json';
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
-const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
+export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
 
 /** What the checker counted of a run's duplicates: on the topics, and by each consumer's own counter. */
-function duplicateCounts(report: ChaosReport) {
+export function duplicateCounts(report: ChaosReport) {
   const counts =
     report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
   const onTopics = (what: string) =>

@@ -1,5 +1,6 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
+import { chaosCdc } from './chaosCdc.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -21,6 +22,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-all': chaosAll,
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
+  'chaos-cdc': chaosCdc,
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,
