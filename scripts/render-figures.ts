@@ -34,11 +34,13 @@ export function renderTable(id: string, file: string, root = repoRoot, figures =
   const missing = figure.sources.filter((source) => !existsSync(join(root, source)));
   if (missing.length > 0) return new Error(`"${id}" has no results file: ${missing.join(', ')}`);
   try {
+    const text = (path: string): string => {
+      if (!figure.sources.includes(path)) throw new Error(`"${id}" reads ${path} without declaring it`);
+      return readFileSync(join(root, path), 'utf8');
+    };
     return `${figure.render({
-      read: <T>(path: string): T => {
-        if (!figure.sources.includes(path)) throw new Error(`"${id}" reads ${path} without declaring it`);
-        return JSON.parse(readFileSync(join(root, path), 'utf8')) as T;
-      },
+      read: <T>(path: string): T => JSON.parse(text(path)) as T,
+      text,
       link: (path) => `[\`${path}\`](${relative(dirname(file), join(root, path))})`,
     })}\n`;
   } catch (error) {

@@ -1,6 +1,7 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
 import { chaosCdc } from './chaosCdc.ts';
+import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -23,6 +24,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
+  'coordinator-kill': coordinatorKill,
+  'coordinator-frozen': coordinatorFrozen,
   'dual-writes': dualWrites,
   'write-path': writePath,
   retention,

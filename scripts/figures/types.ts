@@ -2,6 +2,8 @@
 export type Results = {
   /** A results file the table declared in `sources`, parsed. */
   read<T>(path: string): T;
+  /** A results file the table declared in `sources`, as text (a report's prose holds what its json lacks). */
+  text(path: string): string;
   /** A markdown link to a repository file from the doc being rendered. */
   link(path: string): string;
 };
