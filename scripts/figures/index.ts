@@ -3,6 +3,7 @@ import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './c
 import { chaosCdc } from './chaosCdc.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
+import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
@@ -35,4 +36,6 @@ export const FIGURES: Record<string, FigureTable> = {
   'tracing-cost': tracingCost,
   'overload-goodput': overloadGoodput,
   'levers-at-low-rate': leversAtLowRate,
+  'orders-at-load': ordersAtLoad,
+  'orders-profile-parts': ordersProfileParts,
 };
