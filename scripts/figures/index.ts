@@ -1,6 +1,7 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
 import { chaosCdc } from './chaosCdc.ts';
+import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
@@ -25,6 +26,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
+  'broker-failover': brokerFailover,
   'coordinator-kill': coordinatorKill,
   'coordinator-frozen': coordinatorFrozen,
   'dual-writes': dualWrites,
