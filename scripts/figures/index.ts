@@ -1,4 +1,5 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
+import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
 import { chaosCdc } from './chaosCdc.ts';
 import { brokerFailover } from './clusterFailover.ts';
@@ -26,6 +27,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
+  'cdc-cluster-leader-then-connect': cdcClusterLeaderThenConnect,
   'broker-failover': brokerFailover,
   'coordinator-kill': coordinatorKill,
   'coordinator-frozen': coordinatorFrozen,
