@@ -88,3 +88,82 @@ export const chaosCdc: FigureTable = {
     ].join('\n');
   },
 };
+
+/** One run of a scenario in a results file, and the revision it ran at. */
+type Run = { path: string; scenario: string; revision: string };
+const run = (file: string, scenario: string, revision: string): Run => ({
+  path: `bench/results/chaos.${file}.json`,
+  scenario,
+  revision,
+});
+const POLLING = 'cdc-polling';
+const EARLIER = 'cdc.earlier-runs';
+
+/** What each publisher re-sent under its fault: rows of one or several runs, their figures joined with " / ". */
+const DUPLICATE_ROWS: { publisher: string; fault: string; runs: Run[] }[] = [
+  {
+    publisher: 'polling relays',
+    fault: '`broker-kill-9`',
+    runs: [run(POLLING, 'broker-kill-9', '`681d746`')],
+  },
+  {
+    publisher: 'polling relays',
+    fault: '`relay-kill-9` (each relay, mid-batch)',
+    runs: [run(POLLING, 'relay-kill-9', '`681d746`')],
+  },
+  ...[
+    ['`cdc-connect-kill-9`', 'cdc', '`5c087c2`'],
+    ['`cdc-connect-kill-9`', EARLIER, '`cfadc1e` (earlier)'],
+    ['`cdc-connect-kill-9`, its CI test', 'cdc-connect-kill-9', '`ac8ac5c` (later)'],
+  ].map(([fault, file, revision]) => ({
+    publisher: 'Debezium (at least once)',
+    fault: fault as string,
+    runs: [run(file as string, 'cdc-connect-kill-9', revision as string)],
+  })),
+  ...[
+    ['cdc', '`5c087c2`'],
+    [EARLIER, '`cfadc1e` (earlier)'],
+    ['cdc-connect-kill-9-exactly-once', '`ac8ac5c` (later)'],
+  ].map(([file, revision]) => ({
+    publisher: 'Debezium with exactly-once source',
+    fault: '`cdc-connect-kill-9-exactly-once`',
+    runs: [run(file as string, 'cdc-connect-kill-9-exactly-once', revision as string)],
+  })),
+  {
+    publisher: 'Debezium (at least once)',
+    fault: '`cdc-broker-kill-9`',
+    runs: [
+      run('cdc', 'cdc-broker-kill-9', '`5c087c2`'),
+      run('cdc-broker-kill-9', 'cdc-broker-kill-9', '`ac8ac5c`'),
+      run(EARLIER, 'cdc-broker-kill-9', '`cfadc1e`'),
+    ],
+  },
+];
+const DUPLICATE_SOURCES = [...new Set(DUPLICATE_ROWS.flatMap((row) => row.runs.map((one) => one.path)))];
+
+/** Copies beyond the first on the event topics: polling relays against Debezium, with and without exactly-once. */
+export const cdcDuplicates: FigureTable = {
+  sources: DUPLICATE_SOURCES,
+  render({ read, link }) {
+    const report = ({ path, scenario }: Run) => {
+      const found = read<CdcReport[]>(path).find((one) => one.scenario === scenario);
+      if (!found) throw new Error(`no ${scenario} in ${path}`);
+      return duplicateCounts(found);
+    };
+    const rows = DUPLICATE_ROWS.map(({ publisher, fault, runs }) => {
+      const counts = runs.map(report);
+      return [
+        publisher,
+        fault,
+        runs.map((one) => one.revision).join(' / '),
+        counts.map((count) => count.messages).join(' / '),
+        counts.map((count) => count.duplicates).join(' / '),
+      ];
+    });
+    return [
+      table(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
+      '',
+      `${DUPLICATE_SOURCES.map((path) => link(path)).join(', ')}.`,
+    ].join('\n');
+  },
+};

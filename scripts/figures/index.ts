@@ -1,7 +1,7 @@
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
-import { chaosCdc } from './chaosCdc.ts';
+import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
@@ -27,6 +27,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
+  'cdc-duplicates': cdcDuplicates,
   'cdc-cluster-leader-then-connect': cdcClusterLeaderThenConnect,
   'broker-failover': brokerFailover,
   'coordinator-kill': coordinatorKill,
