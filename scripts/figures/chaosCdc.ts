@@ -84,7 +84,7 @@ export const chaosCdc: FigureTable = {
         rows,
       ),
       '',
-      SOURCES.map((path) => link(path)).join(', ') + '.',
+      `${SOURCES.map((path) => link(path)).join(', ')}.`,
     ].join('\n');
   },
 };
