@@ -4,18 +4,16 @@ import type { FigureTable } from './types.ts';
 
 type CdcReport = ChaosReport & { relayMode: string; quiescence: { recoveryMs?: number | null } };
 
-/**
- * The CDC runs of docs/chaos.md: every scenario of the group run, then the single runs that followed it.
- * `label` names a single run's revision; `progress` replaces a progress figure the text below the
- * table explains instead (one the group run's sampling got wrong).
- */
-const RUNS: { path: string; scenario?: string; label?: string; progress?: string }[] = [
-  { path: 'bench/results/chaos.cdc.json', scenario: 'cdc-broker-kill-9', progress: 'see below' },
+/** `npm run chaos -- cdc`: every scenario of the group run. */
+const GROUP = 'bench/results/chaos.cdc.json';
+/** Progress figures the text below the table explains instead: the group run's sampling got this one wrong. */
+const GROUP_PROGRESS_NOTE: Record<string, string> = { 'cdc-broker-kill-9': 'see below' };
+/** Scenarios run again on their own after the group run, each named by its revision. */
+const SINGLE_RUNS = [
   { path: 'bench/results/chaos.cdc-connector-task-failed.json', label: '(`681d746`, its test)' },
   { path: 'bench/results/chaos.cdc-broker-kill-9.json', label: '(`ac8ac5c`)' },
 ];
-const GROUP = 'bench/results/chaos.cdc.json';
-const SOURCES = [...new Set(RUNS.map((run) => run.path))];
+const SOURCES = [GROUP, ...SINGLE_RUNS.map((run) => run.path)];
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 
 function row(report: CdcReport, label: string | undefined, progress: string | undefined): string[] {
@@ -56,13 +54,12 @@ function row(report: CdcReport, label: string | undefined, progress: string | un
 export const chaosCdc: FigureTable = {
   sources: SOURCES,
   render({ read, link }) {
-    const group = read<CdcReport[]>(GROUP);
-    const special = (path: string, scenario: string) =>
-      RUNS.find((run) => run.path === path && run.scenario === scenario);
     const rows = [
-      ...group.map((report) => row(report, undefined, special(GROUP, report.scenario)?.progress)),
-      ...RUNS.filter((run) => run.path !== GROUP).flatMap((run) =>
-        read<CdcReport[]>(run.path).map((report) => row(report, run.label, run.progress)),
+      ...read<CdcReport[]>(GROUP).map((report) =>
+        row(report, undefined, GROUP_PROGRESS_NOTE[report.scenario]),
+      ),
+      ...SINGLE_RUNS.flatMap((run) =>
+        read<CdcReport[]>(run.path).map((report) => row(report, run.label, undefined)),
       ),
     ];
     return [
