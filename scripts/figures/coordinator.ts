@@ -32,6 +32,7 @@ function perGroup(report: ClusterReport): string {
   return GROUPS.map((group) => seconds(byGroup[group])).join(' / ');
 }
 
+/** As the chaos report writes it: the slowest order from created to confirmed. */
 const decision = (report: ClusterReport) => seconds(report.load.decisionMs?.confirmed.max);
 
 /** What was left to apply when the runner stopped waiting, and the verdict when the run failed. */
