@@ -32,12 +32,11 @@ beforeAll(async () => {
   zipkin = new ZipkinServer({ name: `timeline-test-${process.pid}`, port: await freePort() });
   await zipkin.start();
   await zipkin.waitUntilReady(90_000);
-  // As in the demo: every process exports its spans to Zipkin.
-  stack = await startStack(
-    'timeline',
-    sharedKafkaBrokers(),
-    Object.fromEntries([...SERVICES, ...RELAYS].map((name) => [name, zipkin.tracingEnv(name)])),
-  );
+  // As in the demo: every process exports its spans to Zipkin. The orders API trusts a caller's
+  // traceparent here (as behind a gateway), so a test can place an order sampled out upstream.
+  const tracing = Object.fromEntries([...SERVICES, ...RELAYS].map((name) => [name, zipkin.tracingEnv(name)]));
+  tracing.orders = { ...tracing.orders, TRACING_TRUST_INCOMING_TRACEPARENT: 'true' };
+  stack = await startStack('timeline', sharedKafkaBrokers(), tracing);
   traced = await startConsoleFor(stack, sharedKafkaBrokers(), {
     env: { ZIPKIN_URL: zipkin.url, TRACE_URL_TEMPLATE: zipkin.traceUrlTemplate },
   });
@@ -237,8 +236,8 @@ describe("an order's timeline", () => {
   }, 180_000); // a JVM restart on a busy machine
 
   it('says "not traced" for an order that was sampled out, links to no trace, and still shows its timeline', async () => {
-    // A caller's traceparent with the sampled flag off: the order is sampled out as one past the
-    // rate limit is (docs/tracing.md, "Sampling"), and stays so in every process after orders.
+    // A trusted caller's traceparent with the sampled flag off: the order is sampled out as one past
+    // the rate limit is (docs/tracing.md, "Sampling"), and stays so in every process after orders.
     const sampledOut = await placeConfirmedOrder(`00-${'5a'.repeat(16)}-${'0b'.repeat(8)}-00`);
     const { status, body } = await timelineOf(traced, sampledOut);
     expect(status).toBe(200);
