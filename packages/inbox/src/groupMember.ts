@@ -34,8 +34,11 @@ export type SupervisedMember = {
   current(): Consumer;
   /** Why this process's member is not consuming (for /healthz), or undefined while it runs. */
   problem(): string | undefined;
-  /** No more replacements: called first when the consumer stops. */
-  stopWatching(): void;
+  /**
+   * No more replacements: called first when the consumer stops. Resolves once a replacement under
+   * way has ended (its new member disconnected), so a stopped consumer leaves no connection open.
+   */
+  stopWatching(): Promise<void>;
 };
 
 type Supervision = { heartbeatIntervalMs: number; commits: OffsetCommits; logger: Logger };
@@ -99,11 +102,12 @@ class MemberSupervisor implements SupervisedMember {
     return this.#member ? this.#lifeOf(this.#member)?.problem() : 'the group member has not started';
   }
 
-  stopWatching(): void {
+  async stopWatching(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#watchdog.close();
     if (this.#member) this.#lifeOf(this.#member)?.leaving();
+    await this.#replacing;
   }
 
   readonly #watch = (consumer: Consumer): void => {

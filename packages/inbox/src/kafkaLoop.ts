@@ -117,7 +117,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
     // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
     stop: async () => {
-      member.stopWatching();
+      await member.stopWatching();
       // A commit refused on the way out (the coordinator moving) must not keep the member in the group.
       await commits
         .stopping()
