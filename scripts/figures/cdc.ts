@@ -1,5 +1,10 @@
 import { day, load, num, table } from './format.ts';
-import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import {
+  type Drains,
+  drainCell,
+  RELAY_VS_DEBEZIUM_REVISION,
+  RELAY_VS_DEBEZIUM_RUNS,
+} from './relayVsDebezium.ts';
 import type { FigureTable, Loadavg } from './types.ts';
 
 type Cell = {
@@ -156,7 +161,7 @@ export const pollingOrCdc: FigureTable = {
       ),
       '',
       `Each row's file says when and at what load it ran: the side-by-side run ${day(sideBySide.date)} (${load(sideBySide.loadavg.before, sideBySide.loadavg.after)}), ` +
-        `the backlog drain ${day(drains.date)} (${load(drains.loadavg.before, drains.loadavg.after)}), the whole saga ${day(system.date)}.`,
+        `the backlog drain ${day(drains.date)} at \`${RELAY_VS_DEBEZIUM_REVISION}\` (${load(drains.loadavg.before, drains.loadavg.after)}, tracing off), the whole saga ${day(system.date)}.`,
     ].join('\n');
   },
 };

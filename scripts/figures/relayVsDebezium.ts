@@ -18,6 +18,9 @@ export type Drains = {
 };
 
 /** Two runs one after the other on a quiet machine: the backlog drain, relay beside Debezium. */
+// The results files record no revision; both runs were of this one, its tree clean. The bench's
+// relays are started without OTEL_* settings, so they export no spans.
+export const RELAY_VS_DEBEZIUM_REVISION = '95cfa0d';
 export const RELAY_VS_DEBEZIUM_RUNS = [
   'bench/results/relay-vs-debezium.quiet.json',
   'bench/results/relay-vs-debezium.quiet-2.json',
@@ -55,7 +58,7 @@ export const relayVsDebezium: FigureTable = {
         sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
       ),
       '',
-      `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round. ` +
+      `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round; revision \`${RELAY_VS_DEBEZIUM_REVISION}\`, tracing off. ` +
         runs
           .map(
             (run, i) =>
