@@ -29,7 +29,9 @@
 // capacity (what the orders API's admission limit keeps), and at a fixed --fixed-rate.
 // --factors replaces 0.5,0.9,1.5,2; --capacity skips the search and takes the figure given (from an
 // earlier run), so that settings can be compared at the same offered rates in a short run.
-// --variant-env NAME:KEY=VALUE (repeatable) names a variant: this checkout with that environment.
+// --variant-env NAME:KEY=VALUE (repeatable) names a variant: this checkout with that environment;
+// a NAME that starts with "shipped-" runs as shipped (Zipkin and Prometheus beside it), so a setting
+// can be compared as shipped too (shipped-fixed:ADMISSION_LIMITER=fixed).
 // CPU ms per order per process (/proc utime+stime over the load) and resident memory at capacity.
 // Results: bench/results/system.json and .md; docs/benchmarks.md explains them.
 import { execFileSync } from 'node:child_process';
@@ -86,6 +88,9 @@ const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
 
+/** The shipped variant, or a named one built on it (`shipped-…`). */
+const isShipped = (variant: Variant) => variant === 'shipped' || variant.startsWith('shipped-');
+
 /** What the shipped variant runs beside the system: the demo's trace store and metrics. */
 type Observability = { zipkin: ZipkinServer; prometheus?: TestPrometheus };
 
@@ -125,7 +130,7 @@ async function startStack(
   const module = (await import(stackModule)) as typeof StackModule;
   // Before the stack, as the chaos runner does: the worker's JVM warms up while the services start.
   const connect = variant === 'cdc' ? await startOwnConnect('bench-system', brokers) : undefined;
-  const zipkin = variant === 'shipped' ? await startZipkin() : undefined;
+  const zipkin = isShipped(variant) ? await startZipkin() : undefined;
   const observability: Observability | undefined = zipkin ? { zipkin } : undefined;
   try {
     const env: Record<string, Record<string, string>> = Object.fromEntries(
