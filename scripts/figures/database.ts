@@ -174,7 +174,8 @@ export const outboxMigrations: FigureTable = {
           ({ path, results }) =>
             `${link(path)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}`,
         )
-        .join('; ') + ' (a shared machine under heavy load: durations are noisy, their proportions less so).',
+        .join('; ')
+        .concat(' (a shared machine under heavy load: durations are noisy, their proportions less so).'),
     ].join('\n');
   },
 };

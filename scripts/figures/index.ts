@@ -1,3 +1,4 @@
+import { admission } from './admission.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
@@ -40,6 +41,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'scaling-costs': scalingCosts,
   'tracing-cost': tracingCost,
   'overload-goodput': overloadGoodput,
+  admission,
   'levers-at-low-rate': leversAtLowRate,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,

@@ -32,15 +32,17 @@ const cpuAtCapacity = (report: Report) =>
 const SHIPPED = 'bench/results/system.shipped.json';
 const SAMPLED = 'bench/results/system.sampled.json';
 const SAMPLED_2 = 'bench/results/system.sampled.run-2.json';
+const QUIET = 'bench/results/system.quiet.json';
 
 /** The demo as shipped (tracing to Zipkin, Prometheus) against the same code with tracing off, by run. */
 export const tracingCost: FigureTable = {
-  sources: [SHIPPED, SAMPLED, SAMPLED_2],
+  sources: [SHIPPED, SAMPLED, SAMPLED_2, QUIET],
   render({ read, link }) {
     const runs: [string, string][] = [
       [SHIPPED, 'every span exported'],
       [SAMPLED, 'sampled tracing, reads untraced, offsets every second; run 1'],
       [SAMPLED_2, 'the same, run 2, variants in the other order'],
+      [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
     ];
     const rows = runs.map(([path, label]) => {
       const results = read<SystemResults>(path);

@@ -1,0 +1,114 @@
+import { num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type Refusals = {
+  shed: number;
+  byReason: Record<string, number>;
+  within50ms: number | null;
+  p99AtMostMs?: number;
+};
+type Step = {
+  offeredRate: number;
+  achievedRate: number;
+  shed: number;
+  latencyMs: { p99: number };
+  refusals?: Refusals;
+  loadavg: number[];
+};
+type Report = { variant: string; revision: string; capacity: number; underload?: Step[]; overload?: Step[] };
+type SystemResults = { reports: Report[] };
+
+/** The admission runs on a machine to itself, and what each variant was. */
+const RUNS: { path: string; label: string; variants: Record<string, string> }[] = [
+  {
+    path: 'bench/results/system.quiet.json',
+    label: 'capacity searched',
+    variants: { current: 'adaptive, tracing off', shipped: 'adaptive, as shipped' },
+  },
+  {
+    path: 'bench/results/system.admission.quiet.json',
+    label: 'capacity given: 200/s',
+    variants: {
+      'fixed-limit': 'fixed, tracing off',
+      current: 'adaptive, tracing off',
+      'shipped-fixed': 'fixed, as shipped',
+      shipped: 'adaptive, as shipped',
+    },
+  },
+  {
+    path: 'bench/results/system.admission.quiet-2.json',
+    label: 'capacity given: 200/s, the variants in the other order',
+    variants: {
+      shipped: 'adaptive, as shipped',
+      'shipped-fixed': 'fixed, as shipped',
+      current: 'adaptive, tracing off',
+      'fixed-limit': 'fixed, tracing off',
+    },
+  },
+  {
+    path: 'bench/results/system.admission.backlog-bound.json',
+    label: 'capacity given: 200/s',
+    variants: {
+      current: 'adaptive, backlog bound 1 s (default)',
+      'backlog-3s': 'adaptive, backlog bound 3 s',
+      'no-backlog-bound': 'adaptive, no backlog bound',
+    },
+  },
+];
+
+const shedCell = (step: Step | undefined) => {
+  if (!step) return '—';
+  const reasons = Object.entries(step.refusals?.byReason ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${num(n)}`)
+    .join(', ');
+  return reasons ? `${num(step.shed)} (${reasons})` : num(step.shed);
+};
+
+const within50 = (steps: (Step | undefined)[]) =>
+  steps
+    .map((step) =>
+      !step?.shed || step.refusals?.within50ms == null ? '—' : `${num(step.refusals.within50ms * 100, 1)}%`,
+    )
+    .join(' / ');
+
+/** Fixed against adaptive admission at 0.8× and 2× the capacity, by run (bench:system --variant-env). */
+export const admission: FigureTable = {
+  sources: RUNS.map((run) => run.path),
+  render({ read, link }) {
+    const rows = RUNS.flatMap(({ path, label, variants }) => {
+      const results = read<SystemResults>(path);
+      return Object.entries(variants).map(([name, description]) => {
+        const report = results.reports.find((r) => r.variant === name);
+        if (!report) throw new Error(`no ${name} variant in ${path}`);
+        const under = report.underload?.[0];
+        const over = report.overload?.at(-1);
+        return [
+          `${description} (\`${report.revision}\`, ${label}, ${link(path)})`,
+          under ? `${num(under.offeredRate)} → ${num(under.achievedRate, 1)}` : '—',
+          shedCell(under),
+          over
+            ? `${num(over.offeredRate)} → ${num(over.achievedRate, 1)} (${num(over.achievedRate / report.capacity, 2)})`
+            : '—',
+          shedCell(over),
+          over ? `${num(over.latencyMs.p99)} ms` : '—',
+          within50([under, over]),
+          [under, over].map((step) => (step ? num(step.loadavg[0] ?? Number.NaN, 1) : '—')).join(' / '),
+        ];
+      });
+    });
+    return table(
+      [
+        'limit, run',
+        'at 0.8×: offered → accepted/s',
+        'shed at 0.8× (by reason)',
+        'at 2×: offered → accepted/s (÷ capacity)',
+        'shed at 2×',
+        'e2e p99 of the accepted at 2×',
+        'refusals answered within 50 ms (API clock), 0.8× / 2×',
+        'load average at the end, 0.8× / 2×',
+      ],
+      rows,
+    );
+  },
+};
