@@ -84,3 +84,11 @@ export function autovacuumWarning(setting: string | undefined): string | undefin
     'stale statistics, and their queries slow down as they grow; turn it on (docs/production.md#outbox-and-inbox-retention-and-vacuum)'
   );
 }
+
+/** The server's autovacuumWarning, read once at start (a setting changes only with a reload); none if unreadable. */
+export function readAutovacuumWarning(pool: pg.Pool): Promise<string | undefined> {
+  return pool.query<{ autovacuum: string }>(SHOW_AUTOVACUUM).then(
+    (result) => autovacuumWarning(result.rows[0]?.autovacuum),
+    () => undefined,
+  );
+}

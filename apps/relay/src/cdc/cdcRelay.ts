@@ -1,3 +1,4 @@
+import { readAutovacuumWarning } from '@outbox/runtime/database';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import type pg from 'pg';
@@ -48,10 +49,12 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
   });
   // Rows are published (by the drain or on the slot's confirmation) before they can be deleted.
   const retention = startOutboxRetention(config, pool, logger);
+  // A warning on /healthz, not a failure: the retention's deletes leave dead rows for vacuum.
+  const autovacuum = await readAutovacuumWarning(pool);
   const server = await startOpsServer({
     port: config.PORT,
     registry,
-    health: async () => ({ relayId, ...(await health()) }),
+    health: async () => ({ relayId, ...(await health()), ...(autovacuum ? { warnings: [autovacuum] } : {}) }),
     onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
   });
   logger.info({ relayId, port: config.PORT, ...settings }, 'relay started in debezium mode');

@@ -1,4 +1,4 @@
-import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
+import { readAutovacuumWarning } from '@outbox/runtime/database';
 import { createMetricsRegistry, startOpsServer } from '@outbox/runtime/ops-server';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
@@ -45,11 +45,8 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
   relay.start();
   const retention = startOutboxRetention(config, pool, logger);
 
-  // A warning on /healthz, not a failure; read once: a server setting changes with a reload.
-  const autovacuum = await pool.query<{ autovacuum: string }>(SHOW_AUTOVACUUM).then(
-    (result) => autovacuumWarning(result.rows[0]?.autovacuum),
-    () => undefined,
-  );
+  // A warning on /healthz, not a failure.
+  const autovacuum = await readAutovacuumWarning(pool);
   const server = await startOpsServer({
     port: config.PORT,
     registry,
