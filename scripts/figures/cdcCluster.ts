@@ -5,6 +5,10 @@ import type { FigureTable } from './types.ts';
 type Report = ChaosReport & { timeline?: { atMs: number; what: string }[] };
 
 const RUNS = 'bench/results/chaos.cdc-cluster-leader-then-connect-kill.json';
+/** The exactly-once twin's runs once it started, in a file of their own (`--repeat 2`). */
+const EXACTLY_ONCE_RUNS = 'bench/results/chaos.cdc-cluster-leader-then-connect-kill-rf2-exactly-once.json';
+/** When the exactly-once runs killed Connect, at which revision: the same rule for every run of the file. */
+const EXACTLY_ONCE_KILL_TIMING = '5 s after the fencing (`d991564`)';
 const BASE = 'cdc-cluster-leader-then-connect-kill';
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const SLOTS = ['orders', 'inventory', 'billing'];
@@ -53,10 +57,9 @@ function slots(report: Report): string {
   return `${logged.join(', ')} (${missing.length === 1 ? missing[0] : 'the others'} not logged)`;
 }
 
-function row(report: Report, index: number): string[] {
+function row(report: Report, timing: string): string[] {
   const started = report.startedAt.slice(11, 16);
   const scenario = report.scenario === BASE ? `\`${BASE}\`` : `\`…${report.scenario.slice(BASE.length)}\``;
-  const timing = KILL_TIMING[index] ?? '?';
   if (report.error) {
     return [
       started,
@@ -100,12 +103,13 @@ function merged(rows: string[][]): string[][] {
 
 /** The runs of `cdc-cluster-leader-then-connect-kill` and its `-rf2` twins, one row per run. */
 export const cdcClusterLeaderThenConnect: FigureTable = {
-  sources: [RUNS],
+  sources: [RUNS, EXACTLY_ONCE_RUNS],
   render({ read, link }) {
     const reports = read<Report[]>(RUNS);
     if (reports.length !== KILL_TIMING.length) {
       throw new Error(`${RUNS} holds ${reports.length} runs; KILL_TIMING names ${KILL_TIMING.length}`);
     }
+    const exactlyOnce = read<Report[]>(EXACTLY_ONCE_RUNS);
     return [
       table(
         [
@@ -118,10 +122,13 @@ export const cdcClusterLeaderThenConnect: FigureTable = {
           "slots at the kill against Connect's committed offsets (bytes of WAL)",
           'verdict',
         ],
-        merged(reports.map(row)),
+        merged([
+          ...reports.map((report, index) => row(report, KILL_TIMING[index] ?? '?')),
+          ...exactlyOnce.map((report) => row(report, EXACTLY_ONCE_KILL_TIMING)),
+        ]),
       ),
       '',
-      `${link(RUNS)}, ${day(reports[0]?.startedAt ?? '')}; each run's timeline, with the load average at the Connect kill, in the report beside it.`,
+      `${link(RUNS)} and ${link(EXACTLY_ONCE_RUNS)}, ${day(reports[0]?.startedAt ?? '')}; each run's timeline, with the load average at the Connect kill, in the report beside it.`,
     ].join('\n');
   },
 };

@@ -8,12 +8,32 @@ export const defaultPostgresUrl =
 
 export type ScenarioDatabase = { name: string; url: string; drop(): Promise<void> };
 
+/** PostgreSQL keeps the first 63 bytes of a name (NAMEDATALEN - 1) and drops the rest without an error. */
+const MAX_NAME_BYTES = 63;
+
 /**
- * A fresh, empty database on the given server (`chaos_<label>_<random>`). The service that owns
- * it migrates it at start, as in production. KEEP_TEST_DATABASES=1 keeps it for inspection.
+ * `chaos_<label>_<service>_<random>`, cut in the label so that it fits: a longer name is cut by the
+ * server, in the middle of the service or the random part, and no longer matches the name clients
+ * are given. Connecting still works (the server cuts that name too), but Debezium looks its
+ * replication slot up by `database.dbname` against pg_replication_slots.database, never finds it, and
+ * creates it again, which fails with "already exists".
  */
-export async function createDatabase(serverUrl: string, label: string): Promise<ScenarioDatabase> {
-  const name = `chaos_${label.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+export function databaseName(label: string, service: string, random: string): string {
+  const slug = (text: string) => text.replace(/[^a-z0-9]+/gi, '_').toLowerCase();
+  const tail = `_${slug(service)}_${random}`;
+  return `chaos_${slug(label).slice(0, MAX_NAME_BYTES - 'chaos_'.length - tail.length)}${tail}`;
+}
+
+/**
+ * A fresh, empty database for one service on the given server (`databaseName`). The service that
+ * owns it migrates it at start, as in production. KEEP_TEST_DATABASES=1 keeps it for inspection.
+ */
+export async function createDatabase(
+  serverUrl: string,
+  label: string,
+  service: string,
+): Promise<ScenarioDatabase> {
+  const name = databaseName(label, service, randomBytes(3).toString('hex'));
   await queryOnce(serverUrl, `create database ${pg.escapeIdentifier(name)}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

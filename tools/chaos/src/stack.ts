@@ -70,7 +70,8 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   for (const name of DATABASES)
     databases[name] = await createDatabase(
       options.databaseServers?.[name] ?? options.postgresUrl,
-      `${label}_${name}`,
+      label,
+      name,
     );
   const databaseUrls = {
     orders: databases.orders.url,
