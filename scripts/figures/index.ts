@@ -1,11 +1,13 @@
 import { admission } from './admission.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
+import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
 import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
+import { idleDemo } from './idle.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -45,4 +47,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'levers-at-low-rate': leversAtLowRate,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,
+  'claim-on-a-grown-outbox': claimOnGrownOutbox,
+  'semi-space': semiSpace,
+  'idle-demo': idleDemo,
 };
