@@ -2,7 +2,7 @@ import { admission } from './admission.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
-import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
+import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
 import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
@@ -36,6 +36,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'coordinator-kill': coordinatorKill,
   'coordinator-frozen': coordinatorFrozen,
   'dual-writes': dualWrites,
+  'dual-writes-counts': dualWritesCounts,
   'write-path': writePath,
   retention,
   'outbox-migrations': outboxMigrations,
