@@ -15,6 +15,7 @@ import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
+import { zipkinSpanWeight } from './zipkin.ts';
 
 /** Every table of figures the docs may hold, by the id its markers name. */
 export const FIGURES: Record<string, FigureTable> = {
@@ -51,4 +52,5 @@ export const FIGURES: Record<string, FigureTable> = {
   'claim-on-a-grown-outbox': claimOnGrownOutbox,
   'semi-space': semiSpace,
   'idle-demo': idleDemo,
+  'zipkin-span-weight': zipkinSpanWeight,
 };
