@@ -146,7 +146,15 @@ export const dualWritesCounts: FigureTable = {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
     const counts = (report: ChaosReport) =>
       report.invariants.find((invariant) => invariant.name === 'no-lost-or-ghost-orders')?.counts ?? {};
-    const KEYS = ['committed', 'lost', 'ghost', 'ghostReservations', 'ghostPayments', 'duplicates', 'stuckPending'];
+    const KEYS = [
+      'committed',
+      'lost',
+      'ghost',
+      'ghostReservations',
+      'ghostPayments',
+      'duplicates',
+      'stuckPending',
+    ];
     const [first] = reports;
     return [
       table(
@@ -174,7 +182,10 @@ export const dualWritesCounts: FigureTable = {
         (reports.some((report) => report.error)
           ? `; ${reports
               .filter((report) => report.error)
-              .map((report) => `\`${report.writeMode}\`: ${report.error?.split('\n')[0]?.replace(/^Error: /, '')}`)
+              .map(
+                (report) =>
+                  `\`${report.writeMode}\`: ${report.error?.split('\n')[0]?.replace(/^Error: /, '')}`,
+              )
               .join('; ')}`
           : '') +
         '.',

@@ -8,7 +8,12 @@ type Run = {
   rssMiB: Record<string, number>;
   /** Mean ms of the relay's claim by database; empty when pg_stat_statements was not loaded. */
   claimMeanMs: Record<string, number>;
-  outboxes: { database: string; claimExecutionMs: number; claimSharedBlocks: number; claimableIndexKiB: number }[];
+  outboxes: {
+    database: string;
+    claimExecutionMs: number;
+    claimSharedBlocks: number;
+    claimableIndexKiB: number;
+  }[];
 };
 
 type Json = Omit<Run, 'claimMeanMs'> & { statements: { database: string; query: string; meanMs: number }[] };
@@ -31,7 +36,12 @@ function reportRows(report: string, header: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -86,11 +96,24 @@ export const claimOnGrownOutbox: FigureTable = {
       table(
         ['at 30 orders/s after 10,000 orders', 'bitmap scan (2 runs)', 'index scan (2 runs)'],
         [
-          row('claim mean, orders outbox', (runs) => `${range(each(runs, (r) => r.claimMeanMs.orders), 2)} ms`),
+          row(
+            'claim mean, orders outbox',
+            (runs) =>
+              `${range(
+                each(runs, (r) => r.claimMeanMs.orders),
+                2,
+              )} ms`,
+          ),
           row(
             'claim mean, inventory / billing',
             (runs) =>
-              `${range(each(runs, (r) => r.claimMeanMs.inventory), 2)} / ${range(each(runs, (r) => r.claimMeanMs.billing), 2)} ms`,
+              `${range(
+                each(runs, (r) => r.claimMeanMs.inventory),
+                2,
+              )} / ${range(
+                each(runs, (r) => r.claimMeanMs.billing),
+                2,
+              )} ms`,
           ),
           row(
             'final claim, orders: buffers (time)',
@@ -101,8 +124,22 @@ export const claimOnGrownOutbox: FigureTable = {
             '`outbox_claimable_idx`, orders',
             (runs) => `${range(each(runs, (r) => orders(r)?.claimableIndexKiB))} KiB`,
           ),
-          row('PostgreSQL CPU per order', (runs) => `${range(each(runs, (r) => r.cpuMsPerOrder.postgres), 1)} ms`),
-          row('whole system CPU per order', (runs) => `${range(each(runs, (r) => r.cpuMsPerOrder.total), 1)} ms`),
+          row(
+            'PostgreSQL CPU per order',
+            (runs) =>
+              `${range(
+                each(runs, (r) => r.cpuMsPerOrder.postgres),
+                1,
+              )} ms`,
+          ),
+          row(
+            'whole system CPU per order',
+            (runs) =>
+              `${range(
+                each(runs, (r) => r.cpuMsPerOrder.total),
+                1,
+              )} ms`,
+          ),
         ],
       ),
       '',
@@ -124,7 +161,10 @@ export const semiSpace: FigureTable = {
     const [defaults, small] = [run(results, INDEX), run(results, SEMI_SPACE)];
     const rss = (found: Run, names: string[]) => range(names.map((name) => found.rssMiB[name] ?? Number.NaN));
     const cpu = (found: Run, names: string[]) =>
-      range(names.map((name) => found.cpuMsPerOrder[name] ?? Number.NaN), 2);
+      range(
+        names.map((name) => found.cpuMsPerOrder[name] ?? Number.NaN),
+        2,
+      );
     const row = (label: string, names: string[]) => [
       label,
       rss(defaults, names),

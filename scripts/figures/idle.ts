@@ -20,7 +20,9 @@ export const idleDemo: FigureTable = {
   render({ read, link }) {
     const run = read<IdleCpu>(IDLE);
     const after =
-      run.demoUptimeSeconds === undefined ? '' : `, starting ${num(run.demoUptimeSeconds)} s after \`./dev demo\``;
+      run.demoUptimeSeconds === undefined
+        ? ''
+        : `, starting ${num(run.demoUptimeSeconds)} s after \`./dev demo\``;
     return [
       table(
         ['process', '% of a core'],

@@ -1,9 +1,9 @@
 import { admission } from './admission.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
-import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
 import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
+import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
