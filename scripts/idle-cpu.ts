@@ -61,6 +61,18 @@ function cwdIsRoot(pid: number): boolean {
   }
 }
 
+/** The order of the report: the services, their relays, then what serves them. */
+const ORDER = [
+  'orders',
+  'inventory',
+  'billing',
+  'relay-orders',
+  'relay-inventory',
+  'relay-billing',
+  'the demo process',
+];
+const rank = (name: string) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length);
+
 function demoProcesses(): DemoProcess[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
@@ -70,7 +82,7 @@ function demoProcesses(): DemoProcess[] {
       const name = demoProcessName(pid);
       return name ? [{ pid, name }] : [];
     })
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
 /** Seconds since a process started (field 22 of /proc/<pid>/stat, in ticks since boot). */
