@@ -61,6 +61,17 @@ function cwdIsRoot(pid: number): boolean {
   }
 }
 
+const DEMO_CODE = [
+  'apps',
+  'packages',
+  'tools',
+  'infra',
+  'scripts/demo',
+  'scripts/demo.ts',
+  'package-lock.json',
+];
+const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+
 /** The order of the report: the services, their relays, then what serves them. */
 const ORDER = [
   'orders',
@@ -114,7 +125,11 @@ const report = {
   date: new Date().toISOString(),
   machine: machineInfo(),
   node: process.version,
-  revision: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(),
+  // The last commit that changed what the demo runs (a commit of the docs or of this script after
+  // it does not change the figures), with a mark when the checkout differs from it.
+  revision:
+    git(['log', '-1', '--format=%h', '--', ...DEMO_CODE]) +
+    (git(['status', '--porcelain', '--', ...DEMO_CODE]) ? '+changes' : ''),
   seconds,
   demoUptimeSeconds: demo ? uptimeSeconds(demo.pid) - seconds : undefined,
   loadavg: { before: before.loadavg, after: after.loadavg },
