@@ -139,6 +139,60 @@ export const dualWrites: FigureTable = {
   },
 };
 
+/** Every count the checker's no-lost-or-ghost-orders invariant keeps, per write mode, with the load it ran under. */
+export const dualWritesCounts: FigureTable = {
+  sources: [DUAL_WRITES],
+  render({ read, link }) {
+    const reports = read<ChaosReport[]>(DUAL_WRITES);
+    const counts = (report: ChaosReport) =>
+      report.invariants.find((invariant) => invariant.name === 'no-lost-or-ghost-orders')?.counts ?? {};
+    const KEYS = [
+      'committed',
+      'lost',
+      'ghost',
+      'ghostReservations',
+      'ghostPayments',
+      'duplicates',
+      'stuckPending',
+    ];
+    const [first] = reports;
+    return [
+      table(
+        [
+          'write mode',
+          'verdict',
+          'orders accepted / sent',
+          'orders committed',
+          'lost events',
+          'ghost events',
+          'ghost reservations',
+          'ghost payments',
+          'duplicate ORDER_CREATED',
+          'stuck PENDING',
+        ],
+        reports.map((report) => [
+          `\`${report.writeMode}\``,
+          report.error ? 'not run to the end' : report.passed ? 'pass' : '**FAIL**',
+          report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
+          ...KEYS.map((key) => (report.error ? '—' : num(counts(report)[key] ?? 0))),
+        ]),
+      ),
+      '',
+      `${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}` +
+        (reports.some((report) => report.error)
+          ? `; ${reports
+              .filter((report) => report.error)
+              .map(
+                (report) =>
+                  `\`${report.writeMode}\`: ${report.error?.split('\n')[0]?.replace(/^Error: /, '')}`,
+              )
+              .join('; ')}`
+          : '') +
+        '.',
+    ].join('\n');
+  },
+};
+
 const ALL = 'bench/results/chaos.all.json';
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];

@@ -56,3 +56,9 @@ export function table(header: string[], rows: string[][]): string {
 export function duration(flag: string | undefined): string {
   return flag === undefined ? '?' : flag.replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, '$1 $2');
 }
+
+/** The spread of a figure over runs: [0.121, 0.116] → "0.12"; [7.75, 8.17] with 1 digit → "7.8–8.2". */
+export function range(values: number[], digits = 0): string {
+  const [low, high] = [num(Math.min(...values), digits), num(Math.max(...values), digits)];
+  return low === high ? low : `${low}–${high}`;
+}

@@ -1,11 +1,13 @@
 import { admission } from './admission.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
-import { chaosAll, chaosCluster, chaosFailover, dualWrites, overload } from './chaos.ts';
+import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
 import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
+import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
+import { idleDemo } from './idle.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -13,6 +15,7 @@ import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
+import { zipkinSpanWeight } from './zipkin.ts';
 
 /** Every table of figures the docs may hold, by the id its markers name. */
 export const FIGURES: Record<string, FigureTable> = {
@@ -34,6 +37,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'coordinator-kill': coordinatorKill,
   'coordinator-frozen': coordinatorFrozen,
   'dual-writes': dualWrites,
+  'dual-writes-counts': dualWritesCounts,
   'write-path': writePath,
   retention,
   'outbox-migrations': outboxMigrations,
@@ -45,4 +49,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'levers-at-low-rate': leversAtLowRate,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,
+  'claim-on-a-grown-outbox': claimOnGrownOutbox,
+  'semi-space': semiSpace,
+  'idle-demo': idleDemo,
+  'zipkin-span-weight': zipkinSpanWeight,
 };
