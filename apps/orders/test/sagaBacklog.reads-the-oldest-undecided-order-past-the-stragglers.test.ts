@@ -1,6 +1,9 @@
 // The saga backlog the adaptive admission limit reads (src/saga/sagaBacklog.ts): the age of the
 // oldest PENDING order past ten stragglers, from the real database. Ten orders stuck for minutes
-// do not count; an eleventh old one does; decided orders never do.
+// do not count; an eleventh old one does; decided orders never do. While nobody asks (an idle API)
+// it reads nothing and forgets the last value.
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
@@ -49,5 +52,19 @@ describe('the saga backlog', () => {
     });
     expect(age).toBeGreaterThanOrEqual(5_000);
     expect(age).toBeLessThan(60_000);
+  });
+
+  it('reads nothing while nobody asks, and reads again once asked', async () => {
+    const idleAfterMs = 200;
+    const idle = startSagaBacklog({ prisma, logger: pino({ level: 'silent' }), intervalMs: 50, idleAfterMs });
+    try {
+      await eventually('a reading', async () => ((idle.ageMs() ?? 0) > 0 ? true : undefined));
+      // A quiet spell, not a race: any wait past idleAfterMs and one interval shows the same.
+      await sleep(idleAfterMs * 10);
+      expect(idle.ageMs()).toBeUndefined();
+      await eventually('reading again once asked', async () => ((idle.ageMs() ?? 0) > 0 ? true : undefined));
+    } finally {
+      await idle.stop();
+    }
   });
 });

@@ -28,19 +28,37 @@ export type SagaBacklogOptions = {
   logger: Logger;
   /** How often the age is read again; the admission limit reads the last value in between. */
   intervalMs?: number;
+  /** Readings stop once the limit has not asked for this long (the API idle). */
+  idleAfterMs?: number;
 };
 
 export type SagaBacklog = BacklogReader & { stop(): Promise<void> };
 
-/** Read the saga's backlog now and every `intervalMs`, keeping the last value for the admission limit. */
-export function startSagaBacklog({ prisma, logger, intervalMs = 250 }: SagaBacklogOptions): SagaBacklog {
+/**
+ * Read the saga's backlog now and every `intervalMs` while the admission limit asks for it, keeping
+ * the last value. Once the limit has not asked for `idleAfterMs` (the API took no request), it
+ * reads nothing and forgets the value: an idle demo would otherwise run four queries a second for a
+ * limit nobody meets, and the first request after a quiet spell must not be judged by a backlog
+ * long gone. That request asks, and the next tick reads.
+ */
+export function startSagaBacklog({
+  prisma,
+  logger,
+  intervalMs = 250,
+  idleAfterMs = 10_000,
+}: SagaBacklogOptions): SagaBacklog {
   let ageMs: number | undefined;
   let running: Promise<void> = Promise.resolve();
   let warned = false;
   let busy = false;
+  let lastAsked = performance.now();
   const tick = () => {
     // A reading slower than the interval is not stacked up behind: the next tick skips.
     if (busy) return;
+    if (performance.now() - lastAsked > idleAfterMs) {
+      ageMs = undefined;
+      return;
+    }
     busy = true;
     running = prisma
       .$queryRawUnsafe<{ age_ms: number }[]>(oldestUndecided, STRAGGLERS)
@@ -63,7 +81,10 @@ export function startSagaBacklog({ prisma, logger, intervalMs = 250 }: SagaBackl
   const timer = setInterval(tick, intervalMs);
   timer.unref();
   return {
-    ageMs: () => ageMs,
+    ageMs: () => {
+      lastAsked = performance.now();
+      return ageMs;
+    },
     stop: async () => {
       clearInterval(timer);
       await running;
