@@ -12,28 +12,47 @@ type IdleCpu = {
   total: { percentOfCore: number };
 };
 
-const IDLE = 'bench/results/idle-cpu.json';
+/** The idle demo on a host running nothing else, and the same demo with one console page open. */
+const RUNS = [
+  { path: 'bench/results/idle-cpu.quiet.json', label: 'idle, no page open' },
+  { path: 'bench/results/idle-cpu.console-open.json', label: 'one console page open' },
+] as const;
 
-/** The idle demo, no order placed and no console page open: each process's share of a core over one window. */
+/** Each process's share of a core over one window, idle and with the console open. */
 export const idleDemo: FigureTable = {
-  sources: [IDLE],
+  sources: RUNS.map((run) => run.path),
   render({ read, link }) {
-    const run = read<IdleCpu>(IDLE);
-    const after =
-      run.demoUptimeSeconds === undefined
-        ? ''
-        : `, starting ${num(run.demoUptimeSeconds)} s after \`./dev demo\``;
+    const runs = RUNS.map((run) => ({ ...run, result: read<IdleCpu>(run.path) }));
+    const names = [...new Set(runs.flatMap(({ result }) => result.processes.map((found) => found.name)))];
+    const share = (result: IdleCpu, name: string) => {
+      const found = result.processes.find((candidate) => candidate.name === name);
+      return found ? num(found.percentOfCore, 2) : '—';
+    };
+    const caption = runs
+      .map(({ path, label, result }) => {
+        const after =
+          result.demoUptimeSeconds === undefined
+            ? ''
+            : `, starting ${num(result.demoUptimeSeconds)} s after \`./dev demo\``;
+        return (
+          `${label}: ${link(path)}, one ${num(result.seconds)} s window${after}, revision \`${result.revision}\`, ` +
+          `${day(result.date)}, ${load(result.loadavg.before, result.loadavg.after)}`
+        );
+      })
+      .join('; ');
     return [
       table(
-        ['process', '% of a core'],
+        ['process', ...runs.map(({ label }) => `% of a core, ${label}`)],
         [
-          ...run.processes.map((found) => [found.name, num(found.percentOfCore, 2)]),
-          ['all of these (PostgreSQL not counted)', num(run.total.percentOfCore, 2)],
+          ...names.map((name) => [name, ...runs.map(({ result }) => share(result, name))]),
+          [
+            'all of these (PostgreSQL not counted)',
+            ...runs.map(({ result }) => `**${num(result.total.percentOfCore, 2)}**`),
+          ],
         ],
       ),
       '',
-      `${link(IDLE)}: one ${num(run.seconds)} s window${after}, revision \`${run.revision}\`, ` +
-        `${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
+      `${caption.charAt(0).toUpperCase()}${caption.slice(1)}.`,
     ].join('\n');
   },
 };
