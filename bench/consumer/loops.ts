@@ -14,6 +14,7 @@ import {
 } from '@outbox/inbox';
 import { EVENT_SOURCE as INVENTORY_SOURCE, inventoryHandlers } from '@outbox/inventory';
 import { transactionOn } from '@outbox/runtime/database';
+import { kafkajsClient } from '@outbox/runtime/kafka';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type pg from 'pg';
 import type { Fixture, progress, ServiceDatabase } from './fixture.ts';
@@ -87,7 +88,7 @@ async function bareConsumer({ fixture, groupId, tally }: LoopContext): Promise<S
 /** V: runConsumer (eachBatch, decode + zod) with a chunk handler that does nothing. */
 async function decodeOnly({ fixture, groupId, tally }: LoopContext): Promise<Stop> {
   const running: RunningConsumer = await runConsumer({
-    kafka: fixture.kafka,
+    client: kafkajsClient(fixture.kafka),
     groupId,
     topics: [fixture.topic],
     topicLayout: { partitions: params.partitions },

@@ -9,9 +9,9 @@ import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { type ChunkItem, type RunningConsumer, runConsumer } from '@outbox/inbox';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafkaClient, type KafkaClientName } from '@outbox/runtime/kafka';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createOrderTopics,
   groupCaughtUp,
@@ -26,102 +26,117 @@ useLeakGuard();
 
 const kafka = testKafka(sharedKafkaBrokers());
 let running: RunningConsumer | undefined;
-afterAll(() => running?.stop());
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
 
 /** Wait until `check` holds. */
 const until = (description: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000) =>
   eventually(description, async () => ((await check()) ? true : undefined), timeoutMs);
 
-describe('a consumer whose dead-letter send fails', () => {
-  it('does not move past the message until its dead letter is in the log', { timeout: 120_000 }, async () => {
-    const prefix = `dlt-ack-${randomBytes(3).toString('hex')}.`;
-    const topic = await createOrderTopics(kafka, prefix);
-    const deadLetters = `${topic}.dlt`;
-    const groupId = `${prefix}consumer`;
-    const logLines: string[] = [];
-    const logger = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          logLines.push(String(chunk));
-          done();
-        },
-      }),
-    );
-    const applied: string[] = [];
-    running = await runConsumer({
-      // Short retries: each failed dead-letter send fails within a second.
-      kafka: createKafka({
-        clientId: groupId,
-        brokers: sharedKafkaBrokers(),
-        logger,
-        retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
-      }),
-      groupId,
-      topics: [topic],
-      topicLayout: { partitions: 1 },
-      logger,
-      commitIntervalMs: 200,
-      handleChunk: async (items: ChunkItem[]) =>
-        items.map((item) => {
-          applied.push(item.message.offset);
-          return 'applied' as const;
+/** What each client's member logs when a failed batch makes it read again from the committed offsets. */
+const readsAgain: Record<KafkaClientName, string> = {
+  kafkajs: '"msg":"Restarting the consumer',
+  platformatic: '"msg":"the group member failed: replacing it',
+};
+
+describe.each(['kafkajs', 'platformatic'] as const)(
+  'a consumer on %s whose dead-letter send fails',
+  (client) => {
+    it('does not move past the message until its dead letter is in the log', {
+      timeout: 120_000,
+    }, async () => {
+      const prefix = `dlt-ack-${randomBytes(3).toString('hex')}.`;
+      const topic = await createOrderTopics(kafka, prefix);
+      const deadLetters = `${topic}.dlt`;
+      const groupId = `${prefix}consumer`;
+      const logLines: string[] = [];
+      const logger = pino(
+        { level: 'warn' },
+        new Writable({
+          write(chunk, _encoding, done) {
+            logLines.push(String(chunk));
+            done();
+          },
         }),
-    });
-    await produce(kafka, topic, [orderCreated('before')]);
-    await until('the first event applied', () => applied.includes('0'));
-
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await admin.deleteTopics({ topics: [deadLetters] });
-      await until(
-        'the dead-letter topic gone',
-        async () => !(await admin.listTopics()).includes(deadLetters),
       );
-
-      logLines.length = 0;
-      const producer = kafka.producer();
-      await producer.connect();
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: [{ key: 'poison', value: 'not {JSON', headers: {} }],
+      const applied: string[] = [];
+      running = await runConsumer({
+        // Short retries: each failed dead-letter send fails within a second.
+        client: createKafkaClient({
+          client,
+          clientId: groupId,
+          brokers: sharedKafkaBrokers(),
+          logger,
+          retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 },
+        }),
+        groupId,
+        topics: [topic],
+        topicLayout: { partitions: 1 },
+        logger,
+        commitIntervalMs: 200,
+        handleChunk: async (items: ChunkItem[]) =>
+          items.map((item) => {
+            applied.push(item.message.offset);
+            return 'applied' as const;
+          }),
       });
-      await producer.disconnect();
-      await produce(kafka, topic, [orderCreated('after')]);
+      await produce(kafka, topic, [orderCreated('before')]);
+      await until('the first event applied', () => applied.includes('0'));
 
-      // Two failed sends at least (each with a new producer): the batch fails, kafkajs restarts the
-      // consumer, which fetches the poison again from the last committed offset.
-      await until(
-        'two failed dead-letter sends',
-        () => logLines.filter((line) => line.includes('"msg":"Restarting the consumer')).length >= 2,
-      );
-      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      expect(
-        Number(committed?.partitions[0]?.offset),
-        'committed past the poison at offset 1',
-      ).toBeLessThanOrEqual(1);
-      expect(applied, 'the event behind the poison waits for its dead letter').not.toContain('2');
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        await admin.deleteTopics({ topics: [deadLetters] });
+        await until(
+          'the dead-letter topic gone',
+          async () => !(await admin.listTopics()).includes(deadLetters),
+        );
 
-      await until(
-        'the dead-letter topic created again',
-        async () =>
-          admin
-            .createTopics({ waitForLeaders: true, topics: [{ topic: deadLetters, numPartitions: 1 }] })
-            .then(() => true)
-            .catch(() => false), // still being deleted
-      );
-      await until(
-        'the event behind the poison applied and committed',
-        async () => applied.includes('2') && (await groupCaughtUp(kafka, groupId, [topic])),
-      );
-    } finally {
-      await admin.disconnect();
-    }
-    const letters = await readMessages(kafka, deadLetters);
-    expect(letters.length).toBeGreaterThanOrEqual(1);
-    expect(letters.map((letter) => header(letter, 'dlt_offset'))).toContain('1');
-    expect(new Set(letters.map((letter) => letter.value?.toString()))).toEqual(new Set(['not {JSON']));
-  });
-});
+        logLines.length = 0;
+        const producer = kafka.producer();
+        await producer.connect();
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: [{ key: 'poison', value: 'not {JSON', headers: {} }],
+        });
+        await producer.disconnect();
+        await produce(kafka, topic, [orderCreated('after')]);
+
+        // Two failed sends at least (each with a new producer): the batch fails, the member is
+        // restarted or replaced, and fetches the poison again from the last committed offset.
+        await until(
+          'two failed dead-letter sends',
+          () => logLines.filter((line) => line.includes(readsAgain[client])).length >= 2,
+        );
+        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        expect(
+          Number(committed?.partitions[0]?.offset),
+          'committed past the poison at offset 1',
+        ).toBeLessThanOrEqual(1);
+        expect(applied, 'the event behind the poison waits for its dead letter').not.toContain('2');
+
+        await until(
+          'the dead-letter topic created again',
+          async () =>
+            admin
+              .createTopics({ waitForLeaders: true, topics: [{ topic: deadLetters, numPartitions: 1 }] })
+              .then(() => true)
+              .catch(() => false), // still being deleted
+        );
+        await until(
+          'the event behind the poison applied and committed',
+          async () => applied.includes('2') && (await groupCaughtUp(kafka, groupId, [topic])),
+        );
+      } finally {
+        await admin.disconnect();
+      }
+      const letters = await readMessages(kafka, deadLetters);
+      expect(letters.length).toBeGreaterThanOrEqual(1);
+      expect(letters.map((letter) => header(letter, 'dlt_offset'))).toContain('1');
+      expect(new Set(letters.map((letter) => letter.value?.toString()))).toEqual(new Set(['not {JSON']));
+    });
+  },
+);

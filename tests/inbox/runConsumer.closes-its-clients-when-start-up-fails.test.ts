@@ -5,7 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { runConsumer } from '@outbox/inbox';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import {
+  createKafkaClient,
+  fixKafkajsIdleTimerLoop,
+  type KafkaClient,
+  type KafkaClientName,
+  kafkajsClient,
+} from '@outbox/runtime/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -13,26 +19,39 @@ import { describe, expect, it } from 'vitest';
 // Registered first: checks, after everything else, that no socket is left open.
 useLeakGuard();
 
-describe('a consumer start-up that fails after its producer connected', () => {
-  it('closes its Kafka clients, retry after retry', { timeout: 90_000 }, async () => {
-    fixKafkajsIdleTimerLoop();
-    const kafka = new Kafka({
+/** The client under test, kafkajs as a bare client with its logs off, or @platformatic/kafka. */
+function clientOf(name: KafkaClientName): KafkaClient {
+  if (name === 'platformatic')
+    return createKafkaClient({
+      client: name,
       clientId: 'start-up-leak',
       brokers: sharedKafkaBrokers(),
-      logLevel: logLevel.NOTHING,
+      logger: pino({ level: 'silent' }),
     });
-    const topic = `start-up-leak-${randomBytes(3).toString('hex')}`;
-    for (let retry = 0; retry < 3; retry++) {
-      // The step after the producer's connect fails: the consumer cannot even be created.
-      const start = runConsumer({
-        kafka,
-        groupId: '',
-        topics: [topic],
-        topicLayout: { partitions: 1 },
-        logger: pino({ level: 'silent' }),
-        handleChunk: async () => [],
-      });
-      await expect(start).rejects.toThrow(/groupId/);
-    }
-  });
-});
+  fixKafkajsIdleTimerLoop();
+  return kafkajsClient(
+    new Kafka({ clientId: 'start-up-leak', brokers: sharedKafkaBrokers(), logLevel: logLevel.NOTHING }),
+  );
+}
+
+describe.each(['kafkajs', 'platformatic'] as const)(
+  'a consumer start-up on %s that fails after its producer connected',
+  (name) => {
+    it('closes its Kafka clients, retry after retry', { timeout: 90_000 }, async () => {
+      const client = clientOf(name);
+      const topic = `start-up-leak-${randomBytes(3).toString('hex')}`;
+      for (let retry = 0; retry < 3; retry++) {
+        // The step after the producer's connect fails: the consumer cannot even be created.
+        const start = runConsumer({
+          client,
+          groupId: '',
+          topics: [topic],
+          topicLayout: { partitions: 1 },
+          logger: pino({ level: 'silent' }),
+          handleChunk: async () => [],
+        });
+        await expect(start).rejects.toThrow(/groupId/);
+      }
+    });
+  },
+);

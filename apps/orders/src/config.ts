@@ -2,6 +2,7 @@ import {
   host,
   inboxRetentionHours,
   kafkaBrokers,
+  kafkaClient,
   kafkaCommitIntervalMs,
   kafkaTopicSettings,
   logLevel,
@@ -86,6 +87,7 @@ const settings = z.object({
   /** The saga's replies (reservation.events, payment.events) are consumed from here. */
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
+  KAFKA_CLIENT: kafkaClient,
   ...kafkaTopicSettings,
   ...kafkaSecuritySettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */

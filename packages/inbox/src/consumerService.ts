@@ -80,6 +80,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
       security: kafkaSecurity(config),
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       topicLayout: topicLayout(config),
+      client: config.KAFKA_CLIENT,
     },
     aggregateTypes: options.aggregateTypes,
     transaction: transactionOn(pool),

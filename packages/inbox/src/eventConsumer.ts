@@ -1,8 +1,13 @@
 import { topicFor } from '@outbox/contracts';
 import { exponentialDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
-import type { Kafka } from '@outbox/runtime/kafka';
-import { CONSUMER_RETRY, createKafka, kafkajsClient, type TopicLayout } from '@outbox/runtime/kafka';
+import {
+  CONSUMER_RETRY,
+  createKafkaClient,
+  type KafkaClient,
+  type KafkaClientName,
+  type TopicLayout,
+} from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
@@ -32,7 +37,14 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   source: string;
   /** Consumer group, and this consumer's name in processed_events. */
   groupId: string;
-  kafka: { brokers: string[]; security?: KafkaSecurity; topicPrefix: string; topicLayout: TopicLayout };
+  kafka: {
+    brokers: string[];
+    security?: KafkaSecurity;
+    topicPrefix: string;
+    topicLayout: TopicLayout;
+    /** KAFKA_CLIENT: the client library of the group member, the dead letters and the lag reads (kafkajs when left out). */
+    client?: KafkaClientName;
+  };
   /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
   aggregateTypes: string[];
   /** e.g. `(work) => prisma.$transaction(work)`; one transaction applies a chunk of events. */
@@ -77,7 +89,8 @@ export type EventConsumer = { health(): ConsumerHealth; stop(): Promise<void> };
  */
 export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>): EventConsumer {
   const { groupId, logger } = options;
-  const kafka = createKafka({
+  const client = createKafkaClient({
+    ...(options.kafka.client ? { client: options.kafka.client } : {}),
     clientId: groupId,
     brokers: options.kafka.brokers,
     security: options.kafka.security,
@@ -107,7 +120,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       heartbeatIntervalMs,
       commitIntervalMs,
       ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
-      kafka,
+      client,
       groupId,
       topics,
       topicLayout: options.kafka.topicLayout,
@@ -117,7 +130,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     });
     return running;
   });
-  const lag = watchLag(kafka, topics, metrics, logger, () => running !== undefined);
+  const lag = watchLag(client, topics, metrics, logger, () => running !== undefined);
   const retention = startInboxRetention({
     consumer: groupId,
     retentionHours: options.inboxRetentionHours ?? 0,
@@ -182,13 +195,13 @@ function startInBackground(groupId: string, logger: Logger, start: () => Promise
  * offsets), which is what an operator wants to see, and it costs two admin requests per topic.
  */
 function watchLag(
-  kafka: Kafka,
+  client: KafkaClient,
   topics: string[],
   metrics: ConsumerMetrics,
   logger: Logger,
   started: () => boolean,
 ) {
-  const admin = kafkajsClient(kafka).admin();
+  const admin = client.admin();
   let connected: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (!started()) return;
@@ -212,8 +225,8 @@ function watchLag(
 }
 
 /**
- * Not ok while the group member is not consuming (crashed, being restarted by kafkajs, given up
- * and being replaced), nor while a partition retries the same chunk again and again, even though
+ * Not ok while the group member is not consuming (crashed, being restarted by its client, given
+ * up and being replaced), nor while a partition retries the same chunk again and again, even though
  * the process is up: the events behind it wait. The reason is the member's, or the last failure's.
  */
 function healthOf(running: RunningConsumer | undefined, startError: string | undefined): ConsumerHealth {

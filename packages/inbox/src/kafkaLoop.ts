@@ -1,9 +1,9 @@
-import type { EachBatchPayload, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
 import {
-  asRejoinIfCoordinatorLost,
-  CONSUMER_RETRY,
   ensureTopics,
-  kafkajsClient,
+  type GroupMember,
+  type KafkaClient,
+  type KafkaMessage,
+  type PartitionBatch,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
@@ -15,11 +15,11 @@ import {
   type FailingPartition,
 } from './chunkOutcomes.ts';
 import { deadLetterTopic } from './deadLetter.ts';
-import { type StartMember, type SupervisedMember, superviseMember } from './groupMember.ts';
 import { DEFAULT_COMMIT_INTERVAL_MS, OffsetCommits } from './offsetCommits.ts';
 
 export type RunConsumerOptions = {
-  kafka: Kafka;
+  /** The client (KAFKA_CLIENT) whose group member, producer and admin the loop uses. */
+  client: KafkaClient;
   /** Consumer group; also the consumer's name in processed_events and dead-letter headers. */
   groupId: string;
   topics: string[];
@@ -77,12 +77,11 @@ export type RunningConsumer = {
  * - Partitions are processed concurrently, each in offset order: per-key order is kept.
  */
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {
-  const { kafka, groupId, topics, logger } = options;
-  const deadLetterPartitions = await ensureConsumerTopics(kafka, topics, options.topicLayout);
+  const { client, groupId, topics, logger } = options;
+  const deadLetterPartitions = await ensureConsumerTopics(client, topics, options.topicLayout);
   // Dead letters go through the same acknowledged producer as the relay's events.
-  const producer = kafkajsClient(kafka).producer();
+  const producer = client.producer();
   await producer.connect();
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
   const commits = new OffsetCommits(
     options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS,
     logger,
@@ -97,12 +96,20 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
     metrics: options.metrics,
   });
-  const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200, heartbeatIntervalMs, logger };
+  const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200 };
 
-  const startMember = memberStarter(options, commits, batches);
-  let member: SupervisedMember;
+  let member: GroupMember;
   try {
-    member = await superviseMember(startMember, { heartbeatIntervalMs, commits, logger });
+    member = await client.groupMember({
+      groupId,
+      topics,
+      ...(options.sessionTimeoutMs ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: (batch) => consumeBatch(batch, batches, logger),
+      onReplaced: () => commits.forget(),
+      logger,
+    });
   } catch (err) {
     // The caller retries a failed start-up: what it opened is closed first, or every retry leaks.
     commits.close();
@@ -114,62 +121,27 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     stats: outcomes.stats,
     failing: () => outcomes.failing(),
     memberProblem: () => member.problem(),
-    // disconnect() lets the current chunk finish (a retrying one gives up at once, unresolved)
-    // and leaves the group; the resolved offsets are committed before it leaves (stopping()).
+    // leave() lets the current chunk finish (a retrying one gives up at once, unresolved) and
+    // leaves the group; the resolved offsets are committed before it leaves (stopping()).
     stop: async () => {
       await member.stopWatching();
       // A commit refused on the way out (the coordinator moving) must not keep the member in the group.
       await commits
         .stopping()
         .catch((err: unknown) => logger.warn({ err }, 'offset commit on stop refused; redelivered later'));
-      await member.current().disconnect();
+      await member.leave();
       await producer.disconnect();
     },
   };
 }
 
-/** A new kafkajs consumer in the group, subscribed and running; what it opened is closed if it fails. */
-function memberStarter(options: RunConsumerOptions, commits: OffsetCommits, batches: Batches): StartMember {
-  const { kafka, groupId, topics } = options;
-  return async (watch) => {
-    const consumer = kafka.consumer({
-      groupId,
-      allowAutoTopicCreation: false,
-      heartbeatInterval: batches.heartbeatIntervalMs,
-      retry: CONSUMER_RETRY,
-      ...(options.sessionTimeoutMs ? { sessionTimeout: options.sessionTimeoutMs } : {}),
-    });
-    // Stopped, or crashed and about to be restarted with a new runner: its commit functions are gone.
-    consumer.on(consumer.events.STOP, () => commits.forget());
-    watch(consumer);
-    try {
-      await consumer.connect();
-      // A new group starts at the earliest offset: events published before this consumer first ran
-      // are still consumed. (An existing group resumes from its committed offsets.)
-      await consumer.subscribe({ topics, fromBeginning: true });
-      await consumer.run({
-        eachBatchAutoResolve: false,
-        // With autoCommit on, kafkajs commits after every batch whatever its interval setting (its
-        // runner.js): at a low rate, one OffsetCommit per event. OffsetCommits commits instead.
-        autoCommit: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
-        eachBatch: (payload) => consumeBatch(payload, batches),
-      });
-      return consumer;
-    } catch (err) {
-      await consumer.disconnect().catch(() => undefined);
-      throw err;
-    }
-  };
-}
-
 /** The topics and their dead-letter topics, created if missing; answers the dead-letter topics' partition counts. */
 async function ensureConsumerTopics(
-  kafka: Kafka,
+  client: KafkaClient,
   topics: string[],
   layout: TopicLayout,
 ): Promise<Map<string, number>> {
-  const admin = kafkajsClient(kafka).admin();
+  const admin = client.admin();
   await admin.connect();
   try {
     const deadLetterTopics = topics.map(deadLetterTopic);
@@ -180,22 +152,20 @@ async function ensureConsumerTopics(
   }
 }
 
-type Batches = {
-  outcomes: ChunkOutcomes;
-  commits: OffsetCommits;
-  maxChunk: number;
-  heartbeatIntervalMs: number;
-  logger: Logger;
-};
+type Batches = { outcomes: ChunkOutcomes; commits: OffsetCommits; maxChunk: number };
 
 /** One partition's batch, chunk after chunk: decode, apply, then resolve the offsets. */
-async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxChunk, ...beat }: Batches) {
+async function consumeBatch(
+  payload: PartitionBatch,
+  { outcomes, commits, maxChunk }: Batches,
+  logger: Logger,
+) {
   const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const where = { topic: batch.topic, partition: batch.partition };
   const control = { isRunning, isStale, heartbeat };
   const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
   commits.remember({ commitOffsetsIfNecessary, uncommittedOffsets }); // not the payload: it holds the batch
-  // A crash makes kafkajs restart the consumer from the committed offsets (offsetCommits.ts).
+  // A failed batch makes the member read again from the committed offsets (offsetCommits.ts).
   if (commits.failedOver)
     throw new Error('the database failed over: consuming again from the committed offsets');
   try {
@@ -203,49 +173,25 @@ async function consumeBatch(payload: EachBatchPayload, { outcomes, commits, maxC
       const messages = batch.messages.slice(start, start + maxChunk);
       const { items, unreadable } = decodeChunk(where.topic, where.partition, messages);
       await outcomes.deadLetter(where, unreadable);
-      const settled = await heartbeatWhile(heartbeat, beat, () => outcomes.settle(where, items, control));
+      const settled = await outcomes.settle(where, items, control);
       if (!settled) return;
       resolveOffset((messages[messages.length - 1] as KafkaMessage).offset);
       await commits.afterChunk(isRunning());
-      // The coordinator gone: kafkajs rejoins, which finds the new one (coordinatorLoss.ts).
-      await heartbeat().catch((err: unknown) => {
-        throw asRejoinIfCoordinatorLost(err);
-      });
+      // Throws when the group rebalances, or (kafkajs) when the coordinator is gone: the member rejoins.
+      await heartbeat();
     }
   } catch (err) {
-    // A heartbeat refused (rebalance) or a dead letter not sent: kafkajs takes over, and the
+    // A heartbeat refused (rebalance) or a dead letter not sent: the client takes over, and the
     // partition is no longer being retried here. What was applied is committed first, as
     // kafkajs's own autoCommit does: a rebalance would otherwise drop the resolved offsets and
     // the next owner re-read them. (A generation already fenced refuses the commit: redelivered.)
     outcomes.forget(where);
     await commits.commitNow().catch((commitErr: unknown) => {
-      beat.logger.debug({ err: commitErr }, 'offset commit after a failed batch refused');
+      logger.debug({ err: commitErr }, 'offset commit after a failed batch refused');
     });
     throw err;
   } finally {
     // Stopped, or rebalanced away: this process no longer retries the partition.
     if (!isRunning() || isStale()) outcomes.forget(where);
-  }
-}
-
-/**
- * kafkajs heartbeats only when asked; a chunk that runs longer than the session timeout would
- * get this member dropped from the group, its partitions reassigned and the committed chunk
- * redelivered. So heartbeat on a timer while the chunk runs (kafkajs sends at most one per
- * interval). A refusal here is only logged: the heartbeat after the chunk meets it again and
- * hands it to kafkajs, which rejoins.
- */
-async function heartbeatWhile<T>(
-  heartbeat: () => Promise<void>,
-  { heartbeatIntervalMs, logger }: { heartbeatIntervalMs: number; logger: Logger },
-  work: () => Promise<T>,
-): Promise<T> {
-  const timer = setInterval(() => {
-    heartbeat().catch((err: unknown) => logger.debug({ err }, 'heartbeat during a chunk refused'));
-  }, heartbeatIntervalMs / 2);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
   }
 }

@@ -1,15 +1,15 @@
-import type { EachBatchPayload } from '@outbox/runtime/kafka';
+import type { PartitionBatch } from '@outbox/runtime/kafka';
 import type { Logger } from 'pino';
 
 /** How often a consumer commits its offsets unless told otherwise (runConsumer's commitIntervalMs). */
 export const DEFAULT_COMMIT_INTERVAL_MS = 1000;
 
 /**
- * kafkajs's commit functions from a batch payload. They act on the runner's consumer group, not
- * on the batch: they reach every offset resolved in the group's current generation (a rebalance
- * starts a new one and drops the offsets of the partitions it took away), and commit with it.
+ * The commit functions of a batch. They act on the member, not on the batch: they reach every
+ * offset resolved in the group's current generation (a rebalance starts a new one and drops the
+ * offsets of the partitions it took away), and commit with it.
  */
-type Committer = Pick<EachBatchPayload, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
+type Committer = Pick<PartitionBatch, 'commitOffsetsIfNecessary' | 'uncommittedOffsets'>;
 
 /**
  * When the loop commits its offsets: every `intervalMs` while there is something new, not after
@@ -49,7 +49,7 @@ export class OffsetCommits {
     }, intervalMs);
   }
 
-  /** Called with each batch: a consumer that kafkajs restarted after a crash has a new runner. */
+  /** Called with each batch: a member restarted after a crash, or replaced, has new commit functions. */
   remember(payload: Committer): void {
     this.#committer = payload;
   }
@@ -92,14 +92,14 @@ export class OffsetCommits {
 
   /**
    * The database failed over since the last commit: the loop must read again from the committed
-   * offsets (kafkaLoop.ts makes kafkajs restart the consumer), so that every event whose effect
+   * offsets (kafkaLoop.ts fails the batch, and the member reads again from them), so that every event whose effect
    * the failover lost is applied again; processed_events skips the others.
    */
   get failedOver(): boolean {
     return this.#failedOver;
   }
 
-  /** The consumer was stopped or crashed: its runner's group is gone (kafkajs's STOP event). */
+  /** The member was stopped, crashed or replaced: its commit functions are gone. */
   forget(): void {
     this.#committer = undefined;
     this.#failedOver = false;

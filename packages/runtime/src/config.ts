@@ -67,9 +67,9 @@ export const kafkaBrokers = z
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1));
 
 /**
- * The client library a relay's producer and admin calls go through: kafkajs (the default) or
- * @platformatic/kafka (maintained), to compare the two under the same failovers
- * (docs/dependencies.md, "The Kafka client through a leader kill").
+ * The client library a process's producers, group member and admin calls go through: kafkajs (the
+ * default) or @platformatic/kafka (maintained). Both pass the same failovers; docs/dependencies.md
+ * says which is the default, and why.
  */
 export const kafkaClient = z
   .enum(['kafkajs', 'platformatic'], { error: 'expected kafkajs or platformatic' })
@@ -180,6 +180,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     DATABASE_URL: postgresUrl,
     KAFKA_BROKERS: kafkaBrokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
+    KAFKA_CLIENT: kafkaClient,
     ...kafkaTopicSettings,
     ...kafkaSecuritySettings,
     /** Consumer group; also this consumer's name in processed_events. */

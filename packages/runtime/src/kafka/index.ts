@@ -22,14 +22,18 @@ export { platformaticClient } from './platformatic/client.ts';
 export type {
   CommittedOffsets,
   EventProducer,
+  GroupMember,
+  GroupMemberOptions,
   KafkaClient,
   KafkaClientName,
   MessageHeaders,
   NewTopic,
   OutgoingMessage,
   PartitionAck,
+  PartitionBatch,
   PartitionedMessages,
   PartitionOffsets,
   TopicAdmin,
+  TopicPartitionOffsets,
 } from './ports.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';

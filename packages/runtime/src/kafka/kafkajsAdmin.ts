@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { AcknowledgedProducer } from './acknowledgedProducer.ts';
+import { kafkajsGroupMember } from './kafkajs/groupConsumer.ts';
 import type { CommittedOffsets, KafkaClient, NewTopic, PartitionOffsets, TopicAdmin } from './ports.ts';
 
 /** The kafkajs adapter of the services' admin calls (TopicAdmin, ports.ts). */
@@ -54,11 +55,12 @@ export class KafkajsAdmin implements TopicAdmin {
   }
 }
 
-/** A kafkajs client (createKafka) as the project's KafkaClient: the acknowledged producer and the admin calls. */
+/** A kafkajs client (createKafka) as the project's KafkaClient: the acknowledged producer, the admin calls, the group member. */
 export function kafkajsClient(kafka: Kafka): KafkaClient {
   return {
     name: 'kafkajs',
     producer: () => new AcknowledgedProducer(kafka),
     admin: () => new KafkajsAdmin(kafka.admin()),
+    groupMember: (options) => kafkajsGroupMember(kafka, options),
   };
 }

@@ -1,7 +1,11 @@
+import type { Logger } from 'pino';
+import type { KafkaMessage } from './clientTypes.ts';
+
 /**
  * What the project asks of a Kafka client, in its own words: the producer the relay, the dead
- * letters and the replays send through, and the admin calls that create and measure topics. Each
- * client adapter (kafkajs: acknowledgedProducer.ts and kafkajsAdmin.ts; @platformatic/kafka:
+ * letters and the replays send through, the admin calls that create and measure topics, and a
+ * consumer group member that hands the loop one partition's messages at a time. Each client
+ * adapter (kafkajs: acknowledgedProducer.ts, kafkajsAdmin.ts, kafkajs/; @platformatic/kafka:
  * platformatic/) implements them; production code is written against these, not a client's API.
  */
 
@@ -62,12 +66,67 @@ export interface TopicAdmin {
   committedOffsets(groupId: string, topics: string[]): Promise<CommittedOffsets[]>;
 }
 
-/** Which client library the services' producer and admin calls go through (KAFKA_CLIENT). */
+/** Offsets to commit: the next offset to read of each partition (one past the last applied). */
+export type TopicPartitionOffsets = {
+  topics: { topic: string; partitions: { partition: number; offset: string }[] }[];
+};
+
+/**
+ * One partition's fetched messages, in offset order, and what the loop may do with them: the part
+ * of kafkajs's eachBatch payload the loop uses, which the other adapter provides too.
+ */
+export type PartitionBatch = {
+  batch: { topic: string; partition: number; messages: KafkaMessage[] };
+  /** This message was applied: its offset (plus one) is committed by the next commit. */
+  resolveOffset(offset: string): void;
+  /** Throws when the group is rebalancing; the member then rejoins. */
+  heartbeat(): Promise<void>;
+  /** False once the member is stopping or has failed. */
+  isRunning(): boolean;
+  /** True once the partition was taken away (a rebalance): what is left of the batch is not applied. */
+  isStale(): boolean;
+  /** The resolved offsets not committed yet, of every partition this member holds. */
+  uncommittedOffsets(): TopicPartitionOffsets;
+  /** Commits the given offsets (OffsetCommit), in the member's current generation. */
+  commitOffsetsIfNecessary(offsets: TopicPartitionOffsets): Promise<void>;
+};
+
+export type GroupMemberOptions = {
+  groupId: string;
+  topics: string[];
+  /** A member silent this long is dropped by the group (kafkajs's default: 30 s). */
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs: number;
+  /** Partitions processed at once, each in offset order. */
+  partitionsConsumedConcurrently: number;
+  /** One partition's messages; resolves once it is done with them, or throws to give them back. */
+  eachBatch(batch: PartitionBatch): Promise<void>;
+  /** The member was replaced by a new one: what it resolved and did not commit is gone with it. */
+  onReplaced(): void;
+  logger: Logger;
+};
+
+/**
+ * This process's member of a consumer group, consuming from the committed offsets (a new group
+ * from the earliest) and replaced by a new one when the client gives up on it.
+ */
+export interface GroupMember {
+  /** Why it is not consuming (for /healthz), or undefined while it consumes. */
+  problem(): string | undefined;
+  /** No more replacements; resolves once one under way has ended. Called first when stopping. */
+  stopWatching(): Promise<void>;
+  /** Lets the batches in progress finish, then leaves the group and closes the connections. */
+  leave(): Promise<void>;
+}
+
+/** Which client library the services' producers, consumers and admin calls go through (KAFKA_CLIENT). */
 export type KafkaClientName = 'kafkajs' | 'platformatic';
 
-/** One client's producer and admin, built with the same brokers, security and retry settings. */
+/** One client's producer, admin and group member, built with the same brokers, security and retry settings. */
 export interface KafkaClient {
   readonly name: KafkaClientName;
   producer(): EventProducer;
   admin(): TopicAdmin;
+  /** Joins the group and runs; rejects (having closed what it opened) when it cannot start. */
+  groupMember(options: GroupMemberOptions): Promise<GroupMember>;
 }

@@ -1,13 +1,15 @@
 import type { KafkaClient } from '../ports.ts';
 import { PlatformaticAdmin } from './admin.ts';
+import { platformaticGroupMember } from './consumer.ts';
 import type { PlatformaticOptions } from './options.ts';
 import { PlatformaticProducer } from './producer.ts';
 
-/** The @platformatic/kafka client as the project's KafkaClient: its acknowledged producer and admin calls. */
+/** The @platformatic/kafka client as the project's KafkaClient: its acknowledged producer, admin calls and group member. */
 export function platformaticClient(options: PlatformaticOptions): KafkaClient {
   return {
     name: 'platformatic',
     producer: () => new PlatformaticProducer(options),
     admin: () => new PlatformaticAdmin(options),
+    groupMember: (member) => platformaticGroupMember(options, member),
   };
 }

@@ -1,4 +1,4 @@
-import type { Consumer } from '@outbox/runtime/kafka';
+import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /**

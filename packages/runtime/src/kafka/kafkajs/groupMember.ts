@@ -1,9 +1,9 @@
-import { exponentialDelayMs } from '@outbox/runtime/backoff';
-import type { Consumer } from '@outbox/runtime/kafka';
+import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { exponentialDelayMs } from '../../backoff.ts';
+import { settleWithin } from '../settleWithin.ts';
 import { MemberLife } from './memberLife.ts';
 import { MemberWatchdog } from './memberWatchdog.ts';
-import type { OffsetCommits } from './offsetCommits.ts';
 
 /**
  * A member silent this long (no heartbeat answered, no join, no batch) is replaced by a new one
@@ -41,7 +41,12 @@ export type SupervisedMember = {
   stopWatching(): Promise<void>;
 };
 
-type Supervision = { heartbeatIntervalMs: number; commits: OffsetCommits; logger: Logger };
+type Supervision = {
+  heartbeatIntervalMs: number;
+  /** A member replaced: the offsets it resolved and did not commit are gone with it. */
+  onReplaced(): void;
+  logger: Logger;
+};
 
 /**
  * This process's one member of the consumer group, started, then replaced when kafkajs has given
@@ -159,10 +164,10 @@ class MemberSupervisor implements SupervisedMember {
   }
 
   async #replaceMember(): Promise<void> {
-    const { commits, logger } = this.#supervision;
+    const { onReplaced, logger } = this.#supervision;
     const old = this.current();
     this.#lifeOf(old)?.leaving();
-    commits.forget();
+    onReplaced();
     // Leaves the group if the coordinator answers; a stuck member's disconnect may never end, and
     // its runner is stopped before the first await (kafkajs's stop), so it is left behind inert.
     await settleWithin(old.disconnect(), DISCONNECT_BOUND_MS).catch((err: unknown) =>
@@ -182,18 +187,5 @@ class MemberSupervisor implements SupervisedMember {
       this.#lifeOf(started)?.leaving();
       await started.disconnect();
     } else this.#member = started;
-  }
-}
-
-/** Resolves or rejects as `promise` does, or rejects after `ms`. */
-async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

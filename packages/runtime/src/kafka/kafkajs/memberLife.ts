@@ -1,5 +1,5 @@
-import { toError } from '@outbox/runtime/errors';
-import type { Consumer } from '@outbox/runtime/kafka';
+import type { Consumer } from 'kafkajs';
+import { toError } from '../../errors.ts';
 
 /**
  * How long a member kafkajs stopped on its own may go without a crash report or a new join before
