@@ -11,7 +11,10 @@ const MAX_BATCH = 500;
 /** Messages held unprocessed across all partitions before the stream is paused, and resumed at half. */
 const HIGH_WATER = 5_000;
 
-type Lane = { topic: string; partition: number; queue: BytesMessage[]; running: boolean };
+/** `tenure` counts the times the partition was taken away: a batch cut before is stale. */
+type Lane = { topic: string; partition: number; queue: BytesMessage[]; running: boolean; tenure: number };
+/** The part of the client's messages stream the lanes steer: its flow, and where it fetches each partition next. */
+type Stream = { pause(): void; resume(): void; readonly offsetsToFetch: Map<string, bigint> };
 type Resolved = { offset: bigint; leaderEpoch: number; committed: boolean };
 
 /**
@@ -21,16 +24,21 @@ type Resolved = { offset: bigint; leaderEpoch: number; committed: boolean };
  * time; `partitionsConsumedConcurrently` lanes run at once. The stream is paused while too many
  * messages wait, so a slow database does not fill the memory.
  *
- * A rebalance (a new generation) empties every lane: the stream fetches again from the committed
- * offsets (its committed mode), and a batch cut in the old generation is stale, so the loop stops
- * applying it. What it applied before is redelivered and skipped as a duplicate.
+ * A rebalance keeps what waits on the partitions this member still holds: the stream then fetches
+ * them again from the committed offsets (its committed mode), behind what waits, so whatever comes
+ * twice comes in order and is skipped as a duplicate. A partition taken away loses what waits, and
+ * a batch of it still running is stale, so the loop stops applying it. Where the stream fetches a
+ * partition it did not hold in the last generation is forgotten, so it starts from the committed
+ * offset, or from the earliest when the group never committed one, never past messages this
+ * member fetched and dropped.
  */
 export class Lanes {
   readonly #lanes = new Map<string, Lane>();
   readonly #resolved = new Map<string, Resolved & { topic: string; partition: number }>();
   readonly #consumer: BytesConsumer;
   readonly #options: GroupMemberOptions;
-  readonly #flow: { pause(): void; resume(): void };
+  readonly #stream: Stream;
+  #held = new Set<string>();
   readonly #onFailure: (err: unknown) => void;
   readonly #idle = new Set<() => void>();
   #queued = 0;
@@ -39,37 +47,49 @@ export class Lanes {
 
   constructor(
     consumer: BytesConsumer,
-    flow: { pause(): void; resume(): void },
+    stream: Stream,
     options: GroupMemberOptions,
     onFailure: (err: unknown) => void,
   ) {
     this.#consumer = consumer;
-    this.#flow = flow;
+    this.#stream = stream;
     this.#options = options;
     this.#onFailure = onFailure;
+    this.#held = this.#heldNow();
   }
 
   push(message: BytesMessage): void {
-    if (!this.#running || generationOf(message) !== this.#consumer.generationId) return;
+    if (!this.#running || !this.#holds(message.topic, message.partition)) return;
     const key = `${message.topic}:${message.partition}`;
     let lane = this.#lanes.get(key);
     if (!lane) {
-      lane = { topic: message.topic, partition: message.partition, queue: [], running: false };
+      lane = { topic: message.topic, partition: message.partition, queue: [], running: false, tenure: 0 };
       this.#lanes.set(key, lane);
     }
     lane.queue.push(message);
     this.#queued += 1;
-    if (this.#queued >= HIGH_WATER) this.#flow.pause();
+    if (this.#queued >= HIGH_WATER) this.#stream.pause();
     this.#next();
   }
 
-  /** A new generation: what waits is dropped, and what was resolved on partitions no longer held. */
+  /**
+   * A new generation (called on the client's join event, after the stream has started to refresh
+   * its offsets and before it has read them back): partitions taken away lose what waits and what
+   * was resolved; partitions new to this member are fetched from the committed offset.
+   */
   rebalanced(): void {
-    for (const lane of this.#lanes.values()) lane.queue.length = 0;
-    this.#queued = 0;
-    for (const [key, { topic, partition }] of this.#resolved)
-      if (!this.#holds(topic, partition)) this.#resolved.delete(key);
-    this.#flow.resume();
+    const held = this.#heldNow();
+    for (const [key, lane] of this.#lanes) {
+      if (held.has(key)) continue;
+      this.#queued -= lane.queue.length;
+      lane.queue.length = 0;
+      lane.tenure += 1;
+    }
+    for (const key of this.#resolved.keys()) if (!held.has(key)) this.#resolved.delete(key);
+    for (const key of [...this.#stream.offsetsToFetch.keys()])
+      if (!held.has(key) || !this.#held.has(key)) this.#stream.offsetsToFetch.delete(key);
+    this.#held = held;
+    if (this.#queued < HIGH_WATER / 2) this.#stream.resume();
   }
 
   /** No more batches; resolves once the ones in progress have returned. */
@@ -118,7 +138,7 @@ export class Lanes {
     this.#active += 1;
     const messages = lane.queue.splice(0, MAX_BATCH);
     this.#queued -= messages.length;
-    if (this.#queued < HIGH_WATER / 2) this.#flow.resume();
+    if (this.#queued < HIGH_WATER / 2) this.#stream.resume();
     try {
       await this.#options.eachBatch(this.#batchOf(lane, messages));
     } catch (err) {
@@ -140,9 +160,9 @@ export class Lanes {
 
   #batchOf(lane: Lane, messages: BytesMessage[]): PartitionBatch {
     const { topic, partition } = lane;
-    const generation = this.#consumer.generationId;
+    const tenure = lane.tenure;
     const epochOf = new Map(messages.map((m) => [String(m.offset), m.leaderEpoch]));
-    const isStale = () => generation !== this.#consumer.generationId || !this.#holds(topic, partition);
+    const isStale = () => tenure !== lane.tenure || !this.#holds(topic, partition);
     return {
       batch: { topic, partition, messages: messages.map(asKafkaMessage) },
       resolveOffset: (offset) => {
@@ -163,15 +183,15 @@ export class Lanes {
     };
   }
 
+  #heldNow(): Set<string> {
+    const assignments = this.#consumer.assignments ?? [];
+    return new Set(assignments.flatMap(({ topic, partitions }) => partitions.map((p) => `${topic}:${p}`)));
+  }
+
   #holds(topic: string, partition: number): boolean {
     const assignment = this.#consumer.assignments?.find((a) => a.topic === topic);
     return assignment?.partitions.includes(partition) ?? false;
   }
-}
-
-/** The group generation the message was fetched in (the client's metadata of a consumed message). */
-function generationOf(message: BytesMessage): number | undefined {
-  return (message.metadata.consumer as { generationId?: number } | undefined)?.generationId;
 }
 
 /** A @platformatic/kafka message in the shape the loop reads (kafkajs's), bytes untouched. */
