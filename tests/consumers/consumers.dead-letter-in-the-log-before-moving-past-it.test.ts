@@ -38,7 +38,7 @@ const until = (description: string, check: () => boolean | Promise<boolean>, tim
 /** What each client's member logs when a failed batch makes it read again from the committed offsets. */
 const readsAgain: Record<KafkaClientName, string> = {
   kafkajs: '"msg":"Restarting the consumer',
-  platformatic: '"msg":"the group member failed: replacing it',
+  platformatic: '"msg":"the group member failed: restarting it',
 };
 
 describe.each(['kafkajs', 'platformatic'] as const)(

@@ -74,9 +74,9 @@ export function createKafka({
 }
 
 /**
- * The services' producer and admin calls through the client KAFKA_CLIENT names (config.ts):
- * kafkajs, as since the start, or @platformatic/kafka, maintained, to compare under the same
- * failovers (docs/dependencies.md). The consumer group loop is kafkajs' in both cases.
+ * The services' producers, group members and admin calls through the client KAFKA_CLIENT names
+ * (config.ts): kafkajs or @platformatic/kafka, compared under the same failovers in
+ * docs/dependencies.md.
  */
 export function createKafkaClient(options: KafkaClientOptions & { client?: KafkaClientName }): KafkaClient {
   if (options.client === 'platformatic') return platformaticClient(options);

@@ -15,11 +15,22 @@ type Running = {
 /** kafkajs's defaults, so both clients' members are dropped and rebalanced on the same terms. */
 const SESSION_TIMEOUT_MS = 30_000;
 const REBALANCE_TIMEOUT_MS = 60_000;
-/** The wait before a failed member's successor starts: 1 s, doubling while each fails too, up to 30 s. */
-const REPLACE_BASE_MS = 1_000;
-const REPLACE_CAP_MS = 30_000;
+/** The wait before a failed stream's successor starts: 0.5 s, doubling while each fails too, up to 30 s. */
+const RESTART_BASE_MS = 500;
+const RESTART_CAP_MS = 30_000;
+/** Failed restarts in a row after which the consumer itself is replaced, not only its stream. */
+const RESTARTS_BEFORE_REPLACING = 3;
 /** How long a failed member may take to leave the group before it is closed by force. */
 const LEAVE_BOUND_MS = 5_000;
+/**
+ * The member's own retry budget: two retries, 250 ms then 500 ms apart. The client retries a fetch
+ * and, inside each attempt, the metadata it needs, each with this budget: with the services'
+ * budget (ten retries up to 2 s apart) a fetch from a killed broker failed only after 40 s, and the
+ * partitions it served applied nothing meanwhile. Failing within seconds hands the member to its
+ * replacement, which reads the cluster's metadata afresh.
+ */
+const MEMBER_RETRIES = 2;
+const MEMBER_RETRY_DELAY_MS = 250;
 
 /**
  * The @platformatic/kafka adapter of the project's group member (GroupMember, ports.ts): a
@@ -29,9 +40,13 @@ const LEAVE_BOUND_MS = 5_000;
  *
  * The client gives up on its stream for good when a fetch fails its retries (a broker killed), and
  * stops heartbeating when a rejoin fails (the coordinator killed): such a member consumes nothing
- * more. So a member whose stream or consumer fails, or whose heartbeats stall for a session
- * timeout, is closed and replaced by a new one after a backoff; the new one finds the coordinator
- * and reads from the committed offsets.
+ * more. So when the stream or the consumer fails, or the heartbeats stall for a session timeout,
+ * the stream is closed and a new one started on the same consumer after a backoff: it rejoins
+ * under the same member id, finds the coordinator and reads from the committed offsets. A new
+ * consumer would be a new member, and the group would wait for the old one's session to time out
+ * before it rebalances when the old one could not leave (its coordinator dead): 30 s without any
+ * member applying, seen in the coordinator-kill scenario. The consumer itself is replaced only
+ * when its restarts keep failing.
  */
 export async function platformaticGroupMember(
   client: PlatformaticOptions,
@@ -48,9 +63,10 @@ class PlatformaticMember implements GroupMember {
   #running: Running | undefined;
   #failure: string | undefined;
   #stopped = false;
+  /** Restarts since the member last joined: set the next one's wait, and whether to replace the consumer. */
   #attempts = 0;
   #timer: NodeJS.Timeout | undefined;
-  #replacing: Promise<void> | undefined;
+  #restarting: Promise<void> | undefined;
 
   constructor(client: PlatformaticOptions, options: GroupMemberOptions) {
     this.#client = client;
@@ -58,30 +74,41 @@ class PlatformaticMember implements GroupMember {
   }
 
   async start(): Promise<void> {
-    this.#running = await this.#startOne();
+    const consumer = this.#newConsumer();
+    try {
+      this.#running = await this.#consume(consumer);
+    } catch (err) {
+      await consumer.close(true).catch(() => undefined);
+      throw err;
+    }
   }
 
   problem(): string | undefined {
-    return this.#failure && `the group member failed (${this.#failure}); replacing it`;
+    return this.#failure && `the group member failed (${this.#failure}); restarting it`;
   }
 
   async stopWatching(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    await this.#replacing;
+    await this.#restarting;
   }
 
   async leave(): Promise<void> {
     const running = this.#running;
     this.#running = undefined;
-    if (running) await close(running, false);
+    if (!running) return;
+    await closeStream(running);
+    await running.consumer.close();
   }
 
-  async #startOne(): Promise<Running> {
-    const { groupId, topics, heartbeatIntervalMs } = this.#options;
+  #newConsumer(): Consumer<Bytes, Bytes, Bytes, Bytes> {
+    const { groupId, heartbeatIntervalMs } = this.#options;
     const sessionTimeout = this.#options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS;
     const consumer = new Consumer<Bytes, Bytes, Bytes, Bytes>({
-      ...baseOptions(this.#client),
+      ...baseOptions({
+        ...this.#client,
+        retry: { retries: MEMBER_RETRIES, initialRetryTime: MEMBER_RETRY_DELAY_MS, maxRetryTime: 1_000 },
+      }),
       groupId,
       sessionTimeout,
       rebalanceTimeout: REBALANCE_TIMEOUT_MS,
@@ -94,61 +121,72 @@ class PlatformaticMember implements GroupMember {
     consumer.on('consumer:heartbeat:stalled', () =>
       this.#failed(consumer, new Error(`no heartbeat answered for ${sessionTimeout} ms`)),
     );
-    try {
-      const stream = await consumer.consume({ topics, mode: 'committed', fallbackMode: 'earliest' });
-      const lanes = new Lanes(consumer, stream, this.#options, (err) => this.#failed(consumer, err));
-      consumer.on('consumer:group:join', () => lanes.rebalanced());
-      stream.on('data', (message) => lanes.push(message));
-      stream.on('error', (err: unknown) => this.#failed(consumer, err));
-      return { consumer, stream, lanes };
-    } catch (err) {
-      await consumer.close(true).catch(() => undefined);
-      throw err;
-    }
+    consumer.on('consumer:group:join', () => {
+      if (this.#running?.consumer !== consumer) return;
+      this.#running.lanes.rebalanced();
+      // Back in the group: the next failure starts the backoff afresh.
+      this.#attempts = 0;
+      this.#failure = undefined;
+    });
+    return consumer;
   }
 
-  /** The member `consumer` belongs to failed: replaced after a backoff, unless it already was. */
+  /** A stream on `consumer` (joining the group first when it is not a member), cut into lanes. */
+  async #consume(consumer: Running['consumer']): Promise<Running> {
+    const stream = await consumer.consume({
+      topics: this.#options.topics,
+      mode: 'committed',
+      fallbackMode: 'earliest',
+    });
+    const lanes = new Lanes(consumer, stream, this.#options, (err) => this.#failed(consumer, err));
+    stream.on('data', (message) => lanes.push(message));
+    stream.on('error', (err: unknown) => this.#failed(consumer, err));
+    return { consumer, stream, lanes };
+  }
+
+  /** The member `consumer` belongs to failed: restarted after a backoff, unless that is under way. */
   #failed(consumer: Running['consumer'], err: unknown): void {
-    if (this.#stopped || this.#running?.consumer !== consumer || this.#timer || this.#replacing) return;
+    if (this.#stopped || this.#running?.consumer !== consumer || this.#timer || this.#restarting) return;
     this.#failure = err instanceof Error ? err.message : String(err);
-    this.#options.logger.warn({ err }, 'the group member failed: replacing it');
+    this.#options.logger.warn({ err }, 'the group member failed: restarting it');
     this.#attempts += 1;
-    const delayMs = exponentialDelayMs(this.#attempts, REPLACE_BASE_MS, REPLACE_CAP_MS);
+    const delayMs = exponentialDelayMs(this.#attempts, RESTART_BASE_MS, RESTART_CAP_MS);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      const old = this.#running;
-      this.#replacing = this.#replace(old).then(
+      const failed = this.#running;
+      if (!failed) return;
+      this.#restarting = this.#restart(failed).then(
         () => {
-          this.#replacing = undefined;
+          this.#restarting = undefined;
         },
-        (startErr: unknown) => {
-          this.#replacing = undefined;
-          // The old member stays current (closed) until a successor starts: tried again later.
-          if (old) this.#failed(old.consumer, startErr);
+        (restartErr: unknown) => {
+          this.#restarting = undefined;
+          this.#failed(this.#running?.consumer ?? failed.consumer, restartErr);
         },
       );
     }, delayMs);
   }
 
-  async #replace(old: Running | undefined): Promise<void> {
-    if (old) await close(old, true);
+  /**
+   * A new stream in place of the failed one, on the same consumer, or on a new consumer when the
+   * restarts keep failing. Until one starts, the failed member stays current, stream closed.
+   */
+  async #restart(failed: Running): Promise<void> {
+    await closeStream(failed);
     this.#options.onReplaced();
     if (this.#stopped) return;
-    this.#running = await this.#startOne();
-    this.#failure = undefined;
-    this.#attempts = 0;
+    let consumer = failed.consumer;
+    if (this.#attempts > RESTARTS_BEFORE_REPLACING) {
+      await settleWithin(consumer.close(), LEAVE_BOUND_MS).catch(() => consumer.close(true).catch(() => {}));
+      consumer = this.#newConsumer();
+      this.#running = { ...failed, consumer };
+    }
+    this.#running = await this.#consume(consumer);
   }
 }
 
-/**
- * Stops the lanes (the batches in progress finish), then the stream and the consumer, which leaves
- * the group. A failed member's leave may hang on a dead coordinator: bounded, then closed by force.
- */
-async function close({ consumer, stream, lanes }: Running, failed: boolean): Promise<void> {
+/** Stops the lanes (the batches in progress finish), then the stream. */
+async function closeStream({ stream, lanes }: Running): Promise<void> {
   await lanes.stop();
   await stream.close().catch(() => undefined);
-  if (!failed) return consumer.close();
-  await settleWithin(consumer.close(), LEAVE_BOUND_MS).catch(() =>
-    consumer.close(true).catch(() => undefined),
-  );
 }
