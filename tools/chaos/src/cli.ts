@@ -32,7 +32,7 @@ const { values, positionals } = parseArgs({
 });
 
 const [which] = positionals;
-// The relays' KAFKA_CLIENT, checked as the relay checks it.
+// KAFKA_CLIENT of every process the run starts, checked as each process checks it.
 const kafkaClientOfRun =
   values['kafka-client'] === undefined ? undefined : kafkaClient.parse(values['kafka-client']);
 const groups: Record<string, typeof SCENARIOS> = {

@@ -25,6 +25,14 @@ function shedLine(report: ScenarioReport): string {
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
+/** Which Kafka client the run's processes were on, when the run chose one. */
+function clientOfRun(report: ScenarioReport, emphasis = ''): string {
+  if (report.kafkaClient) return `every process on ${emphasis}${report.kafkaClient}${emphasis}`;
+  if (report.relayKafkaClient)
+    return `the relays only on ${emphasis}${report.relayKafkaClient}${emphasis} (the consumers on kafkajs)`;
+  return '';
+}
+
 /** Each consumer group's longest stretch without applying an event. */
 const groupWindows = (progress: ProgressGaps) =>
   Object.entries(progress.longestWithoutApplyingMsByGroup)
@@ -34,7 +42,7 @@ const groupWindows = (progress: ProgressGaps) =>
 /** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
   const lines = [
-    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}, relay ${report.relayMode}${report.relayKafkaClient ? ` on ${report.relayKafkaClient}` : ''}): ${report.breaks}`,
+    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}, relay ${report.relayMode}${clientOfRun(report) ? `, ${clientOfRun(report)}` : ''}): ${report.breaks}`,
     `  load: ${report.load.accepted} orders accepted of ${report.load.sent} sent, ${report.load.retries} retries` +
       ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
     ...(report.load.shedAnswers > 0 ? [`  ${shedLine(report)}`] : []),
@@ -143,7 +151,7 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
     out.push(
       `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans); ` +
         `load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
-        `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${r.relayKafkaClient ? `, their producers on ${r.relayKafkaClient}` : ''}.`,
+        `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${clientOfRun(r, '**') ? `; Kafka client (KAFKA_CLIENT): ${clientOfRun(r, '**')}` : ''}.`,
       '',
     );
     if (r.progress)

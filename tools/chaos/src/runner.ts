@@ -22,7 +22,7 @@ export type RunOptions = {
   kafkaBrokers?: string[];
   /** Fixes the load's sequence of orders. */
   seed?: number;
-  /** KAFKA_CLIENT of every relay (kafkajs when left out): to compare the clients under the same faults. */
+  /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
   kafkaClient?: KafkaClientName;
   log?: (line: string) => void;
 };
@@ -54,7 +54,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     );
     const verdict = await judge(scenario, stack, env, { ...run, initialStock }, log);
     const report = finishedReport(scenario, started, timeline, run, verdict);
-    return options.kafkaClient ? { ...report, relayKafkaClient: options.kafkaClient } : report;
+    return options.kafkaClient ? { ...report, kafkaClient: options.kafkaClient } : report;
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`failed: ${error}`);

@@ -71,7 +71,6 @@ export async function startSystem(
   kafkaClient?: KafkaClientName,
 ): Promise<ChaosStack> {
   const { cluster, connect, postgres, pair } = env;
-  const relayClient: Record<string, string> = kafkaClient ? { KAFKA_CLIENT: kafkaClient } : {};
   const stack = await startChaosStack({
     label: scenario.name,
     kafkaBrokers: env.kafkaBrokers,
@@ -90,10 +89,9 @@ export async function startSystem(
     env: {
       ...scenario.stack?.env,
       orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
-      'relay-orders': { ...scenario.stack?.env?.['relay-orders'], ...relayClient },
-      'relay-inventory': { ...scenario.stack?.env?.['relay-inventory'], ...relayClient },
-      'relay-billing': { ...scenario.stack?.env?.['relay-billing'], ...relayClient },
     },
+    // Every process the stack starts, restarts included: the services, their extra instances, the relays.
+    ...(kafkaClient ? { kafkaClient } : {}),
   });
   env.stack = stack;
   if (connect) {

@@ -16,7 +16,12 @@ export type ScenarioReport = {
   writeMode: WriteMode;
   /** What published the outboxes: the polling relays, or Debezium connectors (with `needs.cdc`). */
   relayMode: RelayModeOfRun;
-  /** The Kafka client of the polling relays' producers (KAFKA_CLIENT); kafkajs when not set. */
+  /** KAFKA_CLIENT of every process of the run (services and relays); kafkajs when not set. */
+  kafkaClient?: KafkaClientName;
+  /**
+   * In reports written before the flag reached every process: the client of the relays only, the
+   * services' consumers on kafkajs. Kept so that those results files still read as what they were.
+   */
   relayKafkaClient?: KafkaClientName;
   passed: boolean;
   /** The commit the run exercised (`+changes` when the work tree differed from it). */

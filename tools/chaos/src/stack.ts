@@ -7,6 +7,7 @@ import {
   planStack,
   SERVICES,
 } from '@outbox/devstack/stack-plan';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
 
 export type DatabaseName = 'orders' | 'inventory' | 'billing';
@@ -40,6 +41,11 @@ export type StackOptions = {
   connectUrl?: string;
   /** With connectUrl: each outbox's replication slot, which its relay watches (RELAY_REPLICATION_SLOT). */
   replicationSlots?: Record<DatabaseName, string>;
+  /**
+   * KAFKA_CLIENT of every process: the services, their extra instances and every relay, so that a
+   * run compares one client against the other, not a mix. Unset: each process's default (kafkajs).
+   */
+  kafkaClient?: KafkaClientName;
 };
 
 export type ChaosStack = {
@@ -78,54 +84,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     inventory: databases.inventory.url,
     billing: databases.billing.url,
   };
-  const base = planStack({
-    databaseUrls,
-    kafkaBrokers: options.kafkaBrokers,
-    ...(options.kafkaReplicationFactor ? { kafkaReplicationFactor: options.kafkaReplicationFactor } : {}),
-    topicPrefix,
-    groupPrefix: topicPrefix,
-    allowFaults: 'test',
-    ...(options.connectUrl
-      ? {
-          relayModes: { orders: 'debezium', inventory: 'debezium', billing: 'debezium' },
-          connectUrl: options.connectUrl,
-        }
-      : {}),
-  });
-
-  const plans = new Map<ProcessName, ProcessPlan>();
-  const env = options.env ?? {};
-  for (const name of SERVICES) {
-    const plan = base[name];
-    plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
-    for (let n = 2; n <= (options.extraInstances?.[name as DatabaseName] ?? 0) + 1; n++) {
-      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...env[name] } });
-    }
-  }
-  for (const database of DATABASES) {
-    const own = base[`relay-${database}`];
-    const extra = options.extraRelays?.[database] ?? 0;
-    const names: ProcessName[] = [own.name];
-    for (let n = 2; n <= extra + 1; n++) names.push(`relay-${database}-${n}`);
-    for (const name of names) {
-      plans.set(name, {
-        ...own,
-        env: {
-          ...own.env,
-          DATABASE_URL: withApplicationName(databaseUrls[database], name),
-          RELAY_ID: name,
-          ...(options.replicationSlots ? { RELAY_REPLICATION_SLOT: options.replicationSlots[database] } : {}),
-          // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
-          // still well above the producer's few-second send timeout (docs/design.md).
-          RELAY_LEASE_MS: '5000',
-          RELAY_POLL_INTERVAL_MS: '500',
-          // Keep published rows: the invariant checker reads them after the run.
-          RELAY_RETENTION_HOURS: '0',
-          ...env[own.name],
-        },
-      });
-    }
-  }
+  const { plans, groups } = planChaosStack(options, databaseUrls, topicPrefix);
 
   const processes = new Map<ProcessName, ServiceProcess>();
   const ports = new Map<ProcessName, number>();
@@ -172,11 +131,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   return {
     databases,
     topicPrefix,
-    groups: {
-      orders: base.orders.env.KAFKA_GROUP_ID ?? '',
-      inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
-      billing: base.billing.env.KAFKA_GROUP_ID ?? '',
-    },
+    groups,
     process: (name) => {
       const service = processes.get(name);
       if (!service) throw new Error(`no process named ${name} in this stack`);
@@ -190,4 +145,92 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
     },
   };
+}
+
+/**
+ * Every process of the stack and its environment, before anything starts: devstack's plan, an
+ * extra instance or relay with the environment of the one it copies, and the run's KAFKA_CLIENT
+ * on all of them.
+ */
+export function planChaosStack(
+  options: StackOptions,
+  databaseUrls: Record<DatabaseName, string>,
+  topicPrefix: string,
+): { plans: Map<ProcessName, ProcessPlan>; groups: Record<DatabaseName, string> } {
+  const base = planStack({
+    databaseUrls,
+    kafkaBrokers: options.kafkaBrokers,
+    ...(options.kafkaReplicationFactor ? { kafkaReplicationFactor: options.kafkaReplicationFactor } : {}),
+    topicPrefix,
+    groupPrefix: topicPrefix,
+    allowFaults: 'test',
+    ...(options.connectUrl
+      ? {
+          relayModes: { orders: 'debezium', inventory: 'debezium', billing: 'debezium' },
+          connectUrl: options.connectUrl,
+        }
+      : {}),
+  });
+
+  const plans = new Map([...servicePlans(options, base), ...relayPlans(options, base, databaseUrls)]);
+  if (options.kafkaClient)
+    for (const [name, plan] of plans)
+      plans.set(name, { ...plan, env: { ...plan.env, KAFKA_CLIENT: options.kafkaClient } });
+  const groups = {
+    orders: base.orders.env.KAFKA_GROUP_ID ?? '',
+    inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
+    billing: base.billing.env.KAFKA_GROUP_ID ?? '',
+  };
+  return { plans, groups };
+}
+
+type BasePlans = ReturnType<typeof planStack>;
+
+/** Each service and its extra instances, which run with the service's environment. */
+function servicePlans(options: StackOptions, base: BasePlans): Map<ProcessName, ProcessPlan> {
+  const plans = new Map<ProcessName, ProcessPlan>();
+  const env = options.env ?? {};
+  for (const name of SERVICES) {
+    const plan = base[name];
+    plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
+    for (let n = 2; n <= (options.extraInstances?.[name as DatabaseName] ?? 0) + 1; n++) {
+      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...env[name] } });
+    }
+  }
+  return plans;
+}
+
+/** Each outbox's own relay and its extra ones, all connecting under their own application_name. */
+function relayPlans(
+  options: StackOptions,
+  base: BasePlans,
+  databaseUrls: Record<DatabaseName, string>,
+): Map<ProcessName, ProcessPlan> {
+  const plans = new Map<ProcessName, ProcessPlan>();
+  const env = options.env ?? {};
+  for (const database of DATABASES) {
+    const own = base[`relay-${database}`];
+    const extra = options.extraRelays?.[database] ?? 0;
+    const names: ProcessName[] = [own.name];
+    for (let n = 2; n <= extra + 1; n++) names.push(`relay-${database}-${n}`);
+    for (const name of names) {
+      plans.set(name, {
+        ...own,
+        env: {
+          ...own.env,
+          DATABASE_URL: withApplicationName(databaseUrls[database], name),
+          RELAY_ID: name,
+          ...(options.replicationSlots ? { RELAY_REPLICATION_SLOT: options.replicationSlots[database] } : {}),
+          // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
+          // still well above the producer's few-second send timeout (docs/design.md).
+          RELAY_LEASE_MS: '5000',
+          RELAY_POLL_INTERVAL_MS: '500',
+          // Keep published rows: the invariant checker reads them after the run.
+          RELAY_RETENTION_HOURS: '0',
+          ...env[own.name],
+        },
+      });
+    }
+  }
+  return plans;
 }
