@@ -61,7 +61,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
   const topic = topicFor('order', prefix);
   await createTopic(kafka, topic, params.partitions);
   log(`run ${run}: producing ${params.events} events to ${topic}`);
-  await produce(kafka, topic, params.events);
+  await produce(kafka, topic, params.events, params.aggregates);
   const db = await createOutboxDatabase('bench_consumer');
   const admin = new pg.Client({ connectionString: db.url });
   const pool = new pg.Pool({ connectionString: db.url, max: params.poolSize });
@@ -72,8 +72,8 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
   try {
     await admin.connect();
     await admin.query(effectTableSql);
-    if (has('I')) inventory = await serviceDatabase('bench_consumer_inventory', migrateInventory);
-    if (has('B')) billing = await serviceDatabase('bench_consumer_billing', migrateBilling);
+    if (has('I')) inventory = await serviceDatabase('bench_consumer_inventory', migrateInventory, log);
+    if (has('B')) billing = await serviceDatabase('bench_consumer_billing', migrateBilling, log);
     if (inventory || billing) {
       statements = await statementsReader(testPostgresUrl);
       if (!statements) log('pg_stat_statements is not available: no statement profile for I and B');

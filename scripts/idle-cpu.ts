@@ -3,7 +3,8 @@
 //   node scripts/idle-cpu.ts [--seconds 20] [--out bench/results/idle-cpu]
 //
 // Counts the demo process (with its console), the services and relays, the Kafka JVM, Zipkin and
-// Prometheus; PostgreSQL is shared with everything else on the machine and left out. Reads
+// Prometheus, and records the Kafka client the services and relays run on (their KAFKA_CLIENT:
+// `KAFKA_CLIENT=platformatic ./dev demo` to measure the other one); PostgreSQL is shared with everything else on the machine and left out. Reads
 // utime+stime from /proc/<pid>/stat at the start and the end of the window, so kernel time
 // (wake-ups, socket writes) counts too. Prints a table; with --out it also writes <out>.json and
 // <out>.md, which docs/performance.md renders its idle table from.
@@ -104,6 +105,20 @@ function uptimeSeconds(pid: number): number {
   return round(sinceBoot - started, 0);
 }
 
+/**
+ * KAFKA_CLIENT of the services and relays, read from their environment; "kafkajs (unset)" for a
+ * process without it (its default), more than one when a process was restarted with another.
+ */
+function kafkaClientOf(found: DemoProcess[]): string {
+  const clients = found
+    .filter(({ name }) => /^(orders|inventory|billing)(-2)?$|^relay-/.test(name))
+    .map(
+      ({ pid }) =>
+        /(?:^|\0)KAFKA_CLIENT=([^\0]*)/.exec(read(`/proc/${pid}/environ`))?.[1] ?? 'kafkajs (unset)',
+    );
+  return [...new Set(clients)].sort().join(', ');
+}
+
 const processes = demoProcesses();
 if (processes.length === 0) {
   console.error(`no demo of ${root} is running: start one with ./dev demo`);
@@ -131,6 +146,7 @@ const report = {
     git(['log', '-1', '--format=%h', '--', ...DEMO_CODE]) +
     (git(['status', '--porcelain', '--', ...DEMO_CODE]) ? '+changes' : ''),
   seconds,
+  kafkaClient: kafkaClientOf(processes),
   demoUptimeSeconds: demo ? uptimeSeconds(demo.pid) - seconds : undefined,
   loadavg: { before: before.loadavg, after: after.loadavg },
   processes: measured,
@@ -142,7 +158,8 @@ const markdown = [
   '',
   `Run ${report.date} at \`${report.revision}\`; ${JSON.stringify(report.machine)}; Node ${report.node}; ` +
     `a ${seconds} s window${report.demoUptimeSeconds === undefined ? '' : `, ${report.demoUptimeSeconds} s after the demo started`}; ` +
-    `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after. PostgreSQL not counted.`,
+    `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after; ` +
+    `services and relays on ${report.kafkaClient} (KAFKA_CLIENT). PostgreSQL not counted.`,
   '',
   ...table(
     ['process', 'CPU ms', '% of a core'],

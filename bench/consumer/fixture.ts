@@ -5,7 +5,6 @@ import { createPool } from '@outbox/runtime/database';
 import { defaultDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
 import type { Kafka } from 'kafkajs';
 import pg from 'pg';
-import { log } from './params.ts';
 
 export type Fixture = {
   kafka: Kafka;
@@ -27,7 +26,11 @@ export type Fixture = {
 /** A database migrated by an app's migrate(), with the app's pool (createPool, default timeouts). */
 export type ServiceDatabase = { db: TestDatabase; pool: pg.Pool; admin: pg.Client };
 
-export async function serviceDatabase(label: string, migrate: (url: string) => Promise<string[]>) {
+export async function serviceDatabase(
+  label: string,
+  migrate: (url: string) => Promise<string[]>,
+  log: (message: string) => void,
+) {
   const db = await createTestDatabase(label);
   try {
     await migrate(db.url);

@@ -13,7 +13,6 @@ import {
 } from '@outbox/contracts';
 import { checkEventData } from '@outbox/inbox';
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { params } from './params.ts';
 
 export const effectTableSql = `
   create table bench_effects (
@@ -35,8 +34,8 @@ export function readEvent(message: KafkaMessage): EventEnvelope {
 /** The demo catalog both services' migrations seed: the SKUs inventory stocks, in EUR. */
 export const catalog = DEMO_CATALOG;
 
-/** N valid ORDER_CREATED v1 events over 2,000 aggregates, as the relay would publish them. */
-export async function produce(kafka: Kafka, topic: string, count: number): Promise<void> {
+/** N valid ORDER_CREATED v1 events over `aggregates` aggregates, as the relay would publish them. */
+export async function produce(kafka: Kafka, topic: string, count: number, aggregates: number): Promise<void> {
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
@@ -54,7 +53,7 @@ export async function produce(kafka: Kafka, topic: string, count: number): Promi
         });
         const data = orderCreatedV1.parse({
           orderId: randomUUID(),
-          customerId: `customer-${n % params.aggregates}`,
+          customerId: `customer-${n % aggregates}`,
           currency: 'EUR',
           totalCents: String(lines.reduce((sum, line) => sum + line.quantity * line.unitPriceCents, 0)),
           items: lines.map((line) => ({
@@ -69,7 +68,7 @@ export async function produce(kafka: Kafka, topic: string, count: number): Promi
           type: ORDER_CREATED,
           specversion: '1.0',
           time: new Date().toISOString(),
-          subject: `agg-${n % params.aggregates}`,
+          subject: `agg-${n % aggregates}`,
           aggregatetype: 'order',
           schemaversion: 1,
           datacontenttype: 'application/json',

@@ -4,7 +4,6 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type OutboxRow, outboxSql, toEnvelope } from '@outbox/outbox';
 import type { Message } from 'kafkajs';
 import type pg from 'pg';
-import { params } from './params.ts';
 import { connect } from './relays.ts';
 
 /**
@@ -50,10 +49,10 @@ export type PlanNode = {
  * it checks for an earlier unpublished event (alias earlier) — by a lookup per candidate (an
  * Index Cond on the aggregate) or by scanning the whole index for every candidate (none).
  */
-export async function claimPlan(client: pg.Client): Promise<string> {
+export async function claimPlan(client: pg.Client, batchSize: number): Promise<string> {
   const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
     `explain (format json) ${claimSql}`,
-    ['bench-explain', 30_000, params.batchSize, []],
+    ['bench-explain', 30_000, batchSize, []],
   );
   const parts: string[] = [];
   const walk = (node: PlanNode) => {
@@ -73,12 +72,12 @@ export async function claimPlan(client: pg.Client): Promise<string> {
 }
 
 /** The messages the bare producers send: the same rows the relays read, mapped the same way. */
-export async function buildMessages(): Promise<Message[]> {
+export async function buildMessages(events: number, aggregates: number): Promise<Message[]> {
   const db = await createOutboxDatabase('bench_relay_messages');
   try {
     const client = await connect(db.url);
     try {
-      await client.query(insertBacklogSql, [params.events, params.aggregates]);
+      await client.query(insertBacklogSql, [events, aggregates]);
       const { rows } = await client.query<OutboxRow>(
         `select id, seq, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers,
                 attempts, created_at

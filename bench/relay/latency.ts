@@ -105,7 +105,7 @@ export async function latencyPhase(
         relays: [],
       };
       fixtures.set(pollMs, fixture);
-      fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`);
+      fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`, params);
     }
     const cells = params.rates.flatMap((rate) => params.modes.map((mode) => ({ mode, rate })));
 

@@ -8,10 +8,10 @@ import { cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
 import { round } from '../support/stats.ts';
 import { claimPlan, insertBacklogSql, insertHistorySql } from './backlog.ts';
-import { params } from './params.ts';
 import {
   connect,
   type Relay,
+  type RelaySettings,
   relayPids,
   relayPublished,
   relaySteps,
@@ -20,9 +20,13 @@ import {
 } from './relays.ts';
 import type { ThroughputRound, ThroughputVariant } from './throughputVariants.ts';
 
+/** A measurement's relays and backlog: the relays' settings, published rows before the backlog, aggregates. */
+export type RelayMeasureSettings = RelaySettings & { history: number; aggregates: number };
+
 /** One database, topic and set of relays per relay count; the fresh and stale variants share it. */
 export type RelayFixture = {
   count: number;
+  settings: RelayMeasureSettings;
   db: TestDatabase;
   admin: pg.Client;
   /** Topic prefix of the fixture's relays: `<prefix>order.events`. */
@@ -31,13 +35,18 @@ export type RelayFixture = {
 };
 
 /** A fresh outbox database and topic for `count` relays (started by the caller). */
-export async function relayFixture(kafka: Kafka, count: number): Promise<RelayFixture> {
+export async function relayFixture(
+  kafka: Kafka,
+  count: number,
+  settings: RelayMeasureSettings,
+  label = `relays${count}`,
+): Promise<RelayFixture> {
   const db = await createOutboxDatabase(`bench_relay_${count}`);
   const admin = await connect(db.url);
-  const prefix = `${freshName(`relays${count}`)}.`;
+  const prefix = `${freshName(label)}.`;
   // Created up front, so no measurement includes topic creation.
-  await createTopic(kafka, topicFor('order', prefix), params.topicPartitions);
-  return { count, db, admin, prefix, relays: [] };
+  await createTopic(kafka, topicFor('order', prefix), settings.topicPartitions);
+  return { count, settings, db, admin, prefix, relays: [] };
 }
 
 /**
@@ -55,16 +64,16 @@ export async function measureRelays(
   roundIndex: number,
   brokerPid: number,
 ): Promise<ThroughputRound> {
-  const { admin, relays } = fixture;
+  const { admin, relays, settings } = fixture;
   const prepareStart = performance.now();
   await admin.query('truncate outbox');
-  if (params.history > 0) await admin.query(insertHistorySql, [params.history]);
+  if (settings.history > 0) await admin.query(insertHistorySql, [settings.history]);
   await admin.query('analyze outbox');
   const before = await Promise.all(relays.map(relayPublished));
   const stepsBefore = await Promise.all(relays.map(relaySteps));
   const groups = { relays: relayPids(relays), broker: [brokerPid] };
   await admin.query('begin');
-  await admin.query(insertBacklogSql, [events, params.aggregates]);
+  await admin.query(insertBacklogSql, [events, settings.aggregates]);
   // ANALYZE may run in a transaction block, and counts the rows this transaction inserted.
   if (variant.stats === 'fresh') await admin.query('analyze outbox');
   // t0 just before the commit, not after it: a relay woken by the commit's NOTIFY can mark its
@@ -75,7 +84,7 @@ export async function measureRelays(
   const cpu0 = cpuSnapshot(groups);
   const t0 = rows[0]?.t0 as Date;
   const prepareMs = performance.now() - prepareStart;
-  const plan = await claimPlan(admin);
+  const plan = await claimPlan(admin, settings.batchSize);
   if (!(await waitAllPublished(admin, '0', 300_000)))
     throw new Error(`${variant.key}: not all events published within 300 s`);
   const cpu = cpuSince(cpu0, groups);

@@ -4,7 +4,6 @@ import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
-import { params } from './params.ts';
 
 export { relaySteps, type StepTotals, stepMeans } from './steps.ts';
 
@@ -16,6 +15,12 @@ export async function connect(url: string): Promise<pg.Client> {
 
 export type Relay = { process: ServiceProcess; id: string };
 
+/**
+ * How a benchmark configures its relays (bench:relay's flags, or another bench's own): the batch
+ * size, the topic's partitions, and more environment for every relay (KAFKA_CLIENT, say).
+ */
+export type RelaySettings = { batchSize: number; topicPartitions: number; env?: Record<string, string> };
+
 export async function startRelays(
   db: TestDatabase,
   brokers: string[],
@@ -23,6 +28,7 @@ export async function startRelays(
   count: number,
   pollMs: number,
   label: string,
+  settings: RelaySettings,
 ): Promise<Relay[]> {
   const relays: Relay[] = [];
   // One after another: four Node processes booting at once on two cores take longer in total.
@@ -34,10 +40,11 @@ export async function startRelays(
         DATABASE_URL: db.url,
         KAFKA_BROKERS: brokers.join(','),
         KAFKA_TOPIC_PREFIX: prefix,
-        KAFKA_TOPIC_PARTITIONS: String(params.topicPartitions),
+        KAFKA_TOPIC_PARTITIONS: String(settings.topicPartitions),
         RELAY_ID: id,
-        RELAY_BATCH_SIZE: String(params.batchSize),
+        RELAY_BATCH_SIZE: String(settings.batchSize),
         RELAY_POLL_INTERVAL_MS: String(pollMs),
+        ...settings.env,
       },
       { port: await freePort(), label: 'bench-relay', name: id, timeoutMs: 60_000 },
     );

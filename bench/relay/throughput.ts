@@ -17,7 +17,7 @@ import { type ThroughputRound, type ThroughputVariant, throughputVariants } from
 
 export async function throughputPhase(run: number, brokers: string[], brokerPid: number) {
   log(`run ${run}: building ${params.events} messages for the bare producers`);
-  const messages = await buildMessages();
+  const messages = await buildMessages(params.events, params.aggregates);
   const kafka = benchKafka('bench-relay-throughput', brokers);
   const relayFixtures = new Map<number, RelayFixture>();
   const producerFixtures: ProducerFixture[] = [];
@@ -29,7 +29,7 @@ export async function throughputPhase(run: number, brokers: string[], brokerPid:
         if (relayFixtures.has(variant.count)) continue;
         log(`run ${run}: starting ${variant.count} relay(s)`);
         // Registered before its relays start, so the finally below stops those that did.
-        const fixture = await relayFixture(kafka, variant.count);
+        const fixture = await relayFixture(kafka, variant.count, params);
         relayFixtures.set(variant.count, fixture);
         fixture.relays = await startRelays(
           fixture.db,
@@ -38,6 +38,7 @@ export async function throughputPhase(run: number, brokers: string[], brokerPid:
           variant.count,
           params.throughputPollIntervalMs,
           `bench-r${variant.count}`,
+          params,
         );
       } else if (variant.kind === 'platformatic') {
         platformaticFixtures.push(await platformaticFixture(kafka, brokers, variant));

@@ -64,6 +64,7 @@ function demoEnv(name: ProcessName, settings: DemoSettings, zipkin: ZipkinServer
       : {}),
     // Tracing on, in the demo only (tests and benchmarks run without it): every span to Zipkin.
     ...zipkin?.tracingEnv(name),
+    ...(settings.kafkaClient ? { KAFKA_CLIENT: settings.kafkaClient } : {}),
   };
 }
 

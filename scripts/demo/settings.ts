@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { relayModes } from '@outbox/devstack/cdc-relays';
 import { type ProcessName, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
+import { kafkaClient } from '@outbox/runtime/config';
 
 /** A process of the demo: one of the stack's, or (on the cluster) its twin, `inventory-2`. */
 export type DemoProcess = ProcessName | `${ProcessName}-2`;
@@ -33,6 +34,9 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     // Each service's relay: polling (default) or debezium, a connector on Kafka Connect
     // (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
     modes: relayModesOrExit(env),
+    // KAFKA_CLIENT for every service and relay, checked here so that a typo stops the demo once,
+    // not each process (docs/dependencies.md#the-kafka-client-through-a-leader-kill). Unset: their default.
+    kafkaClient: kafkaClientOrExit(env.KAFKA_CLIENT),
     twins,
     ports: portsFrom(basePort, twins),
     // Links to dashboards, when a Grafana runs somewhere, and to each order's trace.
@@ -53,6 +57,14 @@ function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes>
     console.error(String(error instanceof Error ? error.message : error));
     process.exit(2);
   }
+}
+
+function kafkaClientOrExit(value: string | undefined) {
+  if (value === undefined) return undefined;
+  const parsed = kafkaClient.safeParse(value);
+  if (parsed.success) return parsed.data;
+  console.error(`KAFKA_CLIENT=${value}: expected kafkajs or platformatic (unset: kafkajs)`);
+  process.exit(2);
 }
 
 function portsFrom(basePort: number, twins: DemoProcess[]) {

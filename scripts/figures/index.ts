@@ -8,6 +8,7 @@ import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
 import { idleDemo } from './idle.ts';
+import { kafkaClients } from './kafkaClients.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -52,5 +53,6 @@ export const FIGURES: Record<string, FigureTable> = {
   'claim-on-a-grown-outbox': claimOnGrownOutbox,
   'semi-space': semiSpace,
   'idle-demo': idleDemo,
+  'kafka-clients': kafkaClients,
   'zipkin-span-weight': zipkinSpanWeight,
 };

@@ -1,0 +1,96 @@
+/**
+ * The two Kafka clients side by side, in one run: how fast one relay process drains an outbox
+ * backlog, and how fast one inventory process applies a backlog of events, with KAFKA_CLIENT=kafkajs
+ * and KAFKA_CLIENT=platformatic, and what CPU each process and the broker spend per event.
+ *
+ *   npm run bench:kafka-clients -- [--rounds 3] [--relay-events 20000] [--consumer-events 10000]
+ *                                  [--warmup-events 2000] [--label 2026-11-26]
+ *
+ * One real Kafka broker (the devstack test broker) for the whole run. Per client, a relay process
+ * on an outbox and a topic of its own (bench:relay's measureRelays), and per measurement a fresh
+ * inventory process on a fresh consumer group over one topic that holds the backlog
+ * (bench/kafka-clients/consumerApply.ts). Each round measures both clients, in the order
+ * kafkajs, platformatic in rounds 1, 3, … and the reverse in rounds 2, 4, …, so neither always
+ * runs first on a machine whose load drifts; the ratio platformatic ÷ kafkajs is paired per round
+ * and the median over rounds is reported. A client a process does not know yet is ignored by its
+ * config (the variable is passed whatever the process does with it).
+ * Writes bench/results/kafka-clients.<label>.json and .md (scripts/figures/kafkaClients.ts renders
+ * them into the docs). Capacity and idle CPU per client: docs/benchmarks.md#the-kafka-clients-side-by-side.
+ */
+import { codeRevision } from '@outbox/chaos/revision';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import {
+  type ApplyFixture,
+  apply,
+  startApplyFixture,
+  stopApplyFixture,
+} from './kafka-clients/consumerApply.ts';
+import { args, CLIENTS, log, out, params } from './kafka-clients/params.ts';
+import { drain, startRelayFixture, stopRelayFixture } from './kafka-clients/relayDrain.ts';
+import { type ClientRound, markdownReport, type Report, summarize } from './kafka-clients/report.ts';
+import type { RelayFixture } from './relay/measureRelays.ts';
+import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { benchKafka, startBenchBroker } from './support/kafka.ts';
+import { rotated, round } from './support/stats.ts';
+
+fixKafkajsIdleTimerLoop();
+const startedAt = Date.now();
+const report: Report = {
+  benchmark: 'kafka-clients',
+  label: args.label,
+  date: new Date().toISOString(),
+  revision: codeRevision(),
+  machine: machineInfo(),
+  node: process.version,
+  postgres: await postgresInfo(testPostgresUrl),
+  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  parameters: params,
+  loadavgBefore: loadavg(),
+  loadavgAfter: [],
+  durationSec: 0,
+  rounds: [],
+  metrics: [],
+};
+
+log('starting the broker');
+const broker = await startBenchBroker('bench-kafka-clients');
+report.kafka.version = broker.version;
+const brokers = broker.broker.brokers;
+const brokerPid = broker.broker.pid ?? 0;
+const kafka = benchKafka('bench-kafka-clients', brokers);
+const relays = new Map<string, RelayFixture>();
+let consumers: ApplyFixture | undefined;
+try {
+  for (const client of CLIENTS) {
+    log(`starting a relay on ${client}`);
+    relays.set(client, await startRelayFixture(kafka, brokers, client));
+  }
+  consumers = await startApplyFixture(kafka, brokers);
+  const relayOf = (client: string) => relays.get(client) as RelayFixture;
+  log(`warm-up: ${params.warmupEvents} rows per relay`);
+  for (const client of CLIENTS) await drain(relayOf(client), client, params.warmupEvents, -1, brokerPid);
+  for (let r = 0; r < params.rounds; r++) {
+    const order = rotated(CLIENTS, r);
+    const drained = new Map<string, ClientRound['relay']>();
+    for (const client of order)
+      drained.set(client, await drain(relayOf(client), client, params.relayEvents, r, brokerPid));
+    for (const client of order) {
+      const consumer = await apply(consumers, client, r, brokerPid);
+      const relay = drained.get(client) as ClientRound['relay'];
+      report.rounds.push({ round: r, client, relay, consumer });
+      log(
+        `round ${r + 1}/${params.rounds} ${client}: relay ${relay.eventsPerSec.toFixed(0)}/s, consumer ${consumer.eventsPerSec.toFixed(0)}/s`,
+      );
+    }
+  }
+} finally {
+  for (const fixture of relays.values()) await stopRelayFixture(fixture);
+  if (consumers) await stopApplyFixture(consumers);
+  await broker.dispose();
+}
+report.loadavgAfter = loadavg();
+report.durationSec = round((Date.now() - startedAt) / 1000, 1);
+report.metrics = summarize(report.rounds);
+writeResults(out, report, markdownReport(report));
+log(`wrote ${out}.json and ${out}.md`);

@@ -1,0 +1,143 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
+import { day, load, num, table, times } from './format.ts';
+import type { FigureTable, Results } from './types.ts';
+
+// The two Kafka clients side by side: the newest `npm run bench:kafka-clients` run, and the
+// failover windows of the two cluster scenarios run with every process on each client
+// (`npm run chaos -- cluster-leader-kill --kafka-client X --json bench/results/chaos.cluster-leader-kill.X-everything.json`).
+
+const CLIENTS = ['kafkajs', 'platformatic'] as const;
+type Client = (typeof CLIENTS)[number];
+
+/** What bench/kafka-clients.ts writes (its report.ts), as far as this table reads it. */
+type KafkaClientsRun = {
+  date: string;
+  label: string;
+  revision?: string;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  parameters: { rounds: number };
+  metrics: {
+    label: string;
+    byClient: Record<Client, { median: number }>;
+    ratio: { median: number };
+  }[];
+};
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const RESULTS = 'bench/results';
+
+/** The newest run by the date it records; a path that does not exist when there is none, so the docs say so. */
+function newestRun(root = repoRoot): string {
+  const runs = readdirSync(join(root, RESULTS))
+    .filter((name) => /^kafka-clients\.[\w.-]+\.json$/.test(name))
+    .map((name) => `${RESULTS}/${name}`)
+    .map((path) => ({
+      path,
+      date: (JSON.parse(readFileSync(join(root, path), 'utf8')) as KafkaClientsRun).date,
+    }))
+    .sort((a, b) => a.date.localeCompare(b.date));
+  return runs.at(-1)?.path ?? `${RESULTS}/kafka-clients.<label>.json`;
+}
+
+const SCENARIOS = ['cluster-leader-kill', 'cluster-coordinator-kill'] as const;
+const chaosPath = (scenario: string, client: Client) =>
+  `${RESULTS}/chaos.${scenario}.${client}-everything.json`;
+
+/** The scenarios run on both clients with every process switched; a scenario with one side only is left out. */
+function failoverRuns(root = repoRoot): string[] {
+  return SCENARIOS.filter((scenario) =>
+    CLIENTS.every((client) => existsSync(join(root, chaosPath(scenario, client)))),
+  ).map(String);
+}
+
+type FailoverReport = ChaosReport & {
+  stall?: { targetMs: number; withinTarget: boolean };
+  load: { decisionMs?: { confirmed: { max: number } } };
+};
+
+/** A chaos results file: the runner's array, or a hand-written record around it (`report`). */
+function chaosReport(results: Results, path: string): FailoverReport {
+  const data = results.read<FailoverReport[] | { report: FailoverReport[] }>(path);
+  return onlyReport(Array.isArray(data) ? data : data.report, path) as FailoverReport;
+}
+
+function failoverRows(results: Results, scenario: string): string[][] {
+  const [kafkajs, platformatic] = CLIENTS.map((client) => chaosReport(results, chaosPath(scenario, client)));
+  const both = (cell: (report: FailoverReport) => string) => [
+    cell(kafkajs as FailoverReport),
+    cell(platformatic as FailoverReport),
+  ];
+  const count = (report: FailoverReport, invariant: string, key: string) =>
+    num(report.invariants.find((found) => found.name === invariant)?.counts[key] ?? 0);
+  const twice = (report: FailoverReport) => {
+    const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once') as
+      | { passed: boolean; violations?: string[] }
+      | undefined;
+    return found?.passed ? '0' : `**${num(found?.violations?.length ?? 1)}**`;
+  };
+  const name = `\`${scenario}\``;
+  /** A window in both runs, and platformatic's ÷ kafkajs'. */
+  const window = (label: string, ms: (report: FailoverReport) => number | null | undefined) => {
+    const [a, b] = [ms(kafkajs as FailoverReport), ms(platformatic as FailoverReport)];
+    return [`${name}: ${label}`, seconds(a), seconds(b), a && b != null ? times(b / a) : ''];
+  };
+  return [
+    window('longest stretch without an event published', (r) => r.progress?.longestWithoutPublishingMs),
+    window('longest stretch without an event applied', (r) => r.progress?.longestWithoutApplyingMs),
+    window('longest order decision', (r) => r.load.decisionMs?.confirmed.max),
+    [
+      `${name}: within the stall target`,
+      ...both((r) =>
+        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
+      ),
+      '',
+    ],
+    [
+      `${name}: events lost / invented / applied twice`,
+      ...both(
+        (r) =>
+          `${count(r, 'no-lost-or-ghost-orders', 'lost')} / ${count(r, 'no-lost-or-ghost-orders', 'ghost')} / ${twice(r)}`,
+      ),
+      '',
+    ],
+    [`${name}: every invariant`, ...both((r) => (r.passed ? 'held' : '**broken**')), ''],
+  ];
+}
+
+/** Throughput and CPU per event from the bench, the failover windows from the chaos runs. */
+export function kafkaClientsTable(root = repoRoot): FigureTable {
+  const run = newestRun(root);
+  const scenarios = failoverRuns(root);
+  return {
+    sources: [run, ...scenarios.flatMap((scenario) => CLIENTS.map((client) => chaosPath(scenario, client)))],
+    render(results) {
+      const bench = results.read<KafkaClientsRun>(run);
+      const rows = bench.metrics.map((metric) => [
+        metric.label,
+        num(metric.byClient.kafkajs.median, metric.byClient.kafkajs.median >= 100 ? 0 : 3),
+        num(metric.byClient.platformatic.median, metric.byClient.platformatic.median >= 100 ? 0 : 3),
+        times(metric.ratio.median),
+      ]);
+      const failovers = scenarios.flatMap((scenario) => failoverRows(results, scenario));
+      const chaosNote =
+        scenarios.length === 0
+          ? 'No failover run with every process on each client yet (`npm run chaos -- cluster-leader-kill --kafka-client X`).'
+          : `Failover windows: ${scenarios
+              .flatMap((scenario) => CLIENTS.map((client) => results.link(chaosPath(scenario, client))))
+              .join(', ')}, each a single run of its scenario.`;
+      return [
+        table(['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'], [...rows, ...failovers]),
+        '',
+        `Throughput and CPU: ${results.link(run)} (label \`${bench.label}\`), ${bench.parameters.rounds} rounds, ` +
+          `revision \`${bench.revision ?? 'unknown'}\`, ${day(bench.date)}, ${load(bench.loadavgBefore, bench.loadavgAfter)}; ` +
+          'medians over rounds, the ratio paired per round. ' +
+          chaosNote,
+      ].join('\n');
+    },
+  };
+}
+
+export const kafkaClients = kafkaClientsTable();
