@@ -19,6 +19,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // broker, through members joining and leaving; kafkajs's admin observes the committed offsets.
 
 const logger = pino({ level: 'silent' });
+
+/** Wait until `check` holds. */
+const until = (description: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000) =>
+  eventually(description, async () => ((await check()) ? true : undefined), timeoutMs);
 const PARTITIONS = 4;
 const KEYS = 40;
 
@@ -148,12 +152,11 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s group member
     const end = await topicWith(400);
     const applied = new Applied();
     await join(applied);
-    await eventually('every message applied', () => (applied.covers(end) ? true : undefined), 60_000);
+    await until('every message applied', () => applied.covers(end), 60_000);
     expect(applied.firstTimesInOrder()).toBe(true);
-    await eventually(
+    await until(
       'the offsets committed up to the end',
-      async () =>
-        (await committed()).size === PARTITIONS && sameOffsets(await committed(), end) ? true : undefined,
+      async () => sameOffsets(await committed(), end),
       30_000,
     );
   });
@@ -162,16 +165,14 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s group member
     const end = await topicWith(200);
     const first = new Applied();
     const member = await join(first);
-    await eventually('the first member done', async () =>
-      sameOffsets(await committed(), end) ? true : undefined,
-    );
+    await until('the first member done', async () => sameOffsets(await committed(), end));
     await leave(member);
 
     await produce(100, 200);
     const later = await ends();
     const second = new Applied();
     await join(second);
-    await eventually('the new messages applied', () => (newOnes(second, end, later) ? true : undefined));
+    await until('the new messages applied', () => newOnes(second, end, later));
     for (const [partition, offsets] of second.byPartition)
       expect(Math.min(...offsets), `partition ${partition} read again from the start`).toBeGreaterThanOrEqual(
         end.get(partition) ?? 0,
@@ -185,16 +186,16 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s group member
     const applied = new Applied();
     // Slow enough that messages are fetched and waiting when the partitions move.
     await join(applied, 5);
-    await eventually('the first member applying', () => (applied.count >= 50 ? true : undefined));
+    await until('the first member applying', () => applied.count >= 50);
     const second = await join(applied, 5);
-    await eventually('the second member applying', () => (applied.count >= 250 ? true : undefined));
+    await until('the second member applying', () => applied.count >= 250);
     // Its partitions go back to the first member, which fetched some of them before.
     await leave(second);
-    await eventually('every message applied', () => (applied.covers(end) ? true : undefined), 90_000);
+    await until('every message applied', () => applied.covers(end), 90_000);
     expect(applied.firstTimesInOrder()).toBe(true);
-    await eventually(
+    await until(
       'the offsets committed up to the end',
-      async () => (sameOffsets(await committed(), end) ? true : undefined),
+      async () => sameOffsets(await committed(), end),
       30_000,
     );
   });
