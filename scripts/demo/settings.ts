@@ -35,7 +35,7 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     // (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
     modes: relayModesOrExit(env),
     // KAFKA_CLIENT for every service and relay, checked here so that a typo stops the demo once,
-    // not each process (docs/dependencies.md#the-kafka-client-through-a-leader-kill). Unset: their default.
+    // not each process (docs/dependencies.md#which-kafka-client). Unset: their default.
     kafkaClient: kafkaClientOrExit(env.KAFKA_CLIENT),
     twins,
     ports: portsFrom(basePort, twins),

@@ -42,7 +42,12 @@ function newestRun(root = repoRoot): string {
   return runs.at(-1)?.path ?? `${RESULTS}/kafka-clients.<label>.json`;
 }
 
-const SCENARIOS = ['cluster-leader-kill', 'cluster-coordinator-kill'] as const;
+const SCENARIOS = [
+  'cluster-leader-kill',
+  'cluster-coordinator-kill',
+  'cluster-coordinator-frozen',
+  'cluster-two-brokers-down',
+] as const;
 const chaosPath = (scenario: string, client: Client) =>
   `${RESULTS}/chaos.${scenario}.${client}-everything.json`;
 

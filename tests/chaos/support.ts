@@ -9,6 +9,7 @@ import {
   writeReports,
 } from '@outbox/chaos';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { expect } from 'vitest';
 
 const resultsDir = join(import.meta.dirname, '../../test-results/chaos');
@@ -19,19 +20,26 @@ export const SCENARIO_TIMEOUT_MS = 300_000;
 /**
  * Run a scenario through the same runner as `npm run chaos`, on the test run's shared broker
  * (scenarios that break the broker start their own), and keep its report as a CI artifact in
- * test-results/chaos/<scenario>.{json,md}.
+ * test-results/chaos/<scenario>[.<client>].{json,md}.
  */
 export async function runChaosScenario(
   name: string,
   overrides: Pick<Partial<Scenario>, 'maxStallMs'> = {},
+  /** KAFKA_CLIENT of every process; the default client when left out. */
+  kafkaClient?: KafkaClientName,
 ): Promise<ScenarioReport> {
   const found = findScenario(name);
   if (!found) throw new Error(`no chaos scenario named ${name}`);
   const scenario = { ...found, ...overrides };
-  const report = await runScenario(scenario, { kafkaBrokers: sharedKafkaBrokers(), log: console.log });
+  const report = await runScenario(scenario, {
+    kafkaBrokers: sharedKafkaBrokers(),
+    log: console.log,
+    ...(kafkaClient ? { kafkaClient } : {}),
+  });
+  const file = kafkaClient ? `${name}.${kafkaClient}` : name;
   writeReports([report], {
-    json: join(resultsDir, `${name}.json`),
-    markdown: join(resultsDir, `${name}.md`),
+    json: join(resultsDir, `${file}.json`),
+    markdown: join(resultsDir, `${file}.md`),
   });
   console.log(formatText(report));
   return report;

@@ -34,7 +34,10 @@ function declaredRuntimeDependencies(): Map<string, Set<string>> {
 /** The "Runtime" table of docs/dependencies.md: each row's packages and its "used by" folders. */
 function documentedRuntimeDependencies(): Map<string, Set<string>> {
   const doc = readFileSync(join(repoRoot, 'docs', 'dependencies.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('## Runtime'), doc.indexOf('\n## ', doc.indexOf('## Runtime') + 1));
+  const start = doc.indexOf('## Runtime');
+  // The table ends where the section's first subsection (or the next section) begins.
+  const ends = ['\n## ', '\n### '].map((heading) => doc.indexOf(heading, start + 1)).filter((at) => at > 0);
+  const section = doc.slice(start, Math.min(...ends));
   const usedBy = new Map<string, Set<string>>();
   for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
     const [packages = '', folders = ''] = row.split('|').slice(1, 3);
