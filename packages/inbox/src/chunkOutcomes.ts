@@ -29,8 +29,8 @@ export type FailingPartition = {
 export type Where = { topic: string; partition: number };
 
 /**
- * kafkajs' eachBatch controls: whether the partition is still this consumer's to work on, and its
- * heartbeat, which throws when the group rebalances (kafkajs then takes over).
+ * The batch's controls (PartitionBatch): whether the partition is still this member's to work on,
+ * and its heartbeat, which throws when the group rebalances (the client's member then rejoins).
  */
 export type Control = { isRunning(): boolean; isStale(): boolean; heartbeat(): Promise<void> };
 

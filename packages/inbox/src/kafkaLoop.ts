@@ -33,9 +33,9 @@ export type RunConsumerOptions = {
   partitionsConsumedConcurrently?: number;
   /** Backoff of a transiently failing chunk (default 200 ms doubling to 5 s, full jitter). */
   retry?: { baseMs: number; capMs: number };
-  /** The group's session timeout (kafkajs default 30 s): a member silent this long is dropped. */
+  /** The group's session timeout (default 30 s, kafkajs's): a member silent this long is dropped. */
   sessionTimeoutMs?: number;
-  /** How often this member heartbeats, also while a chunk runs (kafkajs default 3 s). */
+  /** How often this member heartbeats, also while a chunk runs (default 3 s, kafkajs's). */
   heartbeatIntervalMs?: number;
   /**
    * Resolved offsets are committed this often while there are new ones (default
@@ -73,7 +73,8 @@ export type RunningConsumer = {
  * - A message that can never be read goes to `<topic>.dlt` with the reason, and the partition
  *   moves on; what becomes of a chunk that fails is chunkOutcomes.ts's to say.
  * - The member heartbeats while a chunk runs, however long it takes (a catch-up of many slow
- *   events), so the group does not drop it and redeliver a chunk that committed.
+ *   events), so the group does not drop it and redeliver a chunk that committed: kafkajs's on a
+ *   timer (kafkajs/groupConsumer.ts), @platformatic/kafka's on its own.
  * - Partitions are processed concurrently, each in offset order: per-key order is kept.
  */
 export async function runConsumer(options: RunConsumerOptions): Promise<RunningConsumer> {

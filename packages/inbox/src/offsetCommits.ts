@@ -56,7 +56,7 @@ export class OffsetCommits {
 
   /**
    * After a chunk resolved its offsets: commits at once when the consumer is stopping (stop(), or
-   * kafkajs stopping it after a crash: `running` false), so the chunk is not redelivered.
+   * the client stopping it after a crash: `running` false), so the chunk is not redelivered.
    */
   async afterChunk(running: boolean): Promise<void> {
     if (this.#stopping || !running) await this.commitNow();
@@ -64,8 +64,8 @@ export class OffsetCommits {
 
   /**
    * Before the consumer disconnects: commit what is resolved, and from now on every chunk that
-   * finishes commits its own offsets before its batch returns, so before kafkajs leaves the group
-   * (it waits for the batches in progress). kafkajs itself commits nothing on the way out when
+   * finishes commits its own offsets before its batch returns, so before the member leaves the
+   * group (it waits for the batches in progress). kafkajs itself commits nothing on the way out when
    * autoCommit is off.
    */
   async stopping(): Promise<void> {
@@ -86,7 +86,7 @@ export class OffsetCommits {
       if ((err as { code?: unknown }).code === 'FAILED_OVER') this.#failedOver = true;
       throw err;
     }
-    // With offsets given, this commits them unconditionally (kafkajs's runner.js).
+    // With offsets given, both members commit them unconditionally (kafkajs's runner.js, lanes.ts).
     await committer.commitOffsetsIfNecessary(offsets);
   }
 

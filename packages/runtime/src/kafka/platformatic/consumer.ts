@@ -26,8 +26,8 @@ const LEAVE_BOUND_MS = 5_000;
  * The member's own retry budget: two retries, 250 ms then 500 ms apart. The client retries a fetch
  * and, inside each attempt, the metadata it needs, each with this budget: with the services'
  * budget (ten retries up to 2 s apart) a fetch from a killed broker failed only after 40 s, and the
- * partitions it served applied nothing meanwhile. Failing within seconds hands the member to its
- * replacement, which reads the cluster's metadata afresh.
+ * partitions it served applied nothing meanwhile. Failing within seconds hands over to a new
+ * stream, which reads the cluster's metadata afresh.
  */
 const MEMBER_RETRIES = 2;
 const MEMBER_RETRY_DELAY_MS = 250;
