@@ -1,0 +1,74 @@
+// Figures that sit inside a sentence, marked `<!-- figure:id -->…<!-- /figure -->` in the docs:
+// each renders one line from its results files, so a sentence cannot say what its run did not.
+import { day, duration, num, range } from './format.ts';
+import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import type { FigureTable } from './types.ts';
+
+type Step = { offeredRate: number; achievedRate: number; latencyMs: { p99: number } };
+type Report = { variant: string; capacity: number; overload?: Step[] };
+type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+
+function variant(results: SystemResults, name: string, path: string): Report {
+  const found = results.reports.find((report) => report.variant === name);
+  if (!found) throw new Error(`no ${name} variant in ${path}`);
+  return found;
+}
+
+/** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
+const SYSTEM = 'bench/results/system.json';
+export const scalingToday: FigureTable = {
+  sources: [SYSTEM],
+  render({ read, link }) {
+    const results = read<SystemResults>(SYSTEM);
+    const { capacity } = variant(results, 'current', SYSTEM);
+    return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
+  },
+};
+
+export const scalingTodayRate: FigureTable = {
+  sources: [SYSTEM],
+  render: ({ read }) => `${num(variant(read<SystemResults>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
+};
+
+/** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
+function drainRatio(side: string): FigureTable {
+  return {
+    sources: RELAY_VS_DEBEZIUM_RUNS,
+    render({ read }) {
+      const ratios = RELAY_VS_DEBEZIUM_RUNS.flatMap((path) => {
+        const run = read<Drains>(path);
+        return run.parameters.aggregateCounts.map((count) => drainCell(run, count, side).vsDebezium);
+      });
+      return `${range(ratios, 2)}×`;
+    },
+  };
+}
+
+/** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
+const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+export const acceptedAtOneAndAHalf: FigureTable = {
+  sources: SAMPLED,
+  render({ read }) {
+    const steps = SAMPLED.map((path) => {
+      const report = variant(read<SystemResults>(path), 'current', path);
+      const step = report.overload?.find((s) => Math.abs(s.offeredRate / report.capacity - 1.5) < 0.05);
+      if (!step) throw new Error(`no 1.5× step in ${path}`);
+      return step;
+    });
+    const p99 = Math.max(...steps.map((step) => step.latencyMs.p99));
+    return `${range(
+      steps.map((step) => step.achievedRate),
+      0,
+    )}/s accepted at 1.5× with a p99 of at most ${num(p99)} ms`;
+  },
+};
+
+export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'scaling-today': scalingToday,
+  'scaling-today-rate': scalingTodayRate,
+  'relay-vs-debezium-one-relay-batch-1000': drainRatio('polling1b1000'),
+  'relay-vs-debezium-two-relays-batch-1000': drainRatio('polling2b1000'),
+  'relay-vs-debezium-one-relay-batch-100': drainRatio('polling1b100'),
+  'relay-vs-debezium-two-relays-batch-100': drainRatio('polling2b100'),
+  'accepted-at-one-and-a-half': acceptedAtOneAndAHalf,
+};
