@@ -45,8 +45,12 @@ function valuesOf(json: unknown, key: string): unknown[] {
 }
 
 const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === 'string');
-const loads = (value: unknown) =>
-  Array.isArray(value) && value.every((item) => typeof item === 'number') ? (value as number[]) : undefined;
+/** A load average as an array of numbers, or written as "35.14, 47.42, 39.35 (15:35:09 UTC)". */
+const loads = (value: unknown): number[] | undefined => {
+  if (Array.isArray(value) && value.every((item) => typeof item === 'number')) return value as number[];
+  const written = typeof value === 'string' ? /^\s*([\d.]+), ([\d.]+), ([\d.]+)/.exec(value) : null;
+  return written ? written.slice(1).map(Number) : undefined;
+};
 
 function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: 'pipe' }).trim();
@@ -106,7 +110,10 @@ function loadOf(json: unknown, md: string, when: 'before' | 'after'): Field<numb
       ? (value as Record<string, unknown>)[when]
       : undefined,
   );
-  const flat = valuesOf(json, when === 'before' ? 'loadavgBefore' : 'loadavgAfter');
+  const flat = [
+    ...valuesOf(json, when === 'before' ? 'loadavgBefore' : 'loadavgAfter'),
+    ...valuesOf(json, when === 'before' ? 'loadAverageAtStart' : 'loadAverageAtEnd'),
+  ];
   const steps = valuesOf(json, 'loadavg')
     .map(loads)
     .filter((value) => value !== undefined);
@@ -170,11 +177,13 @@ export function legacyRecord(
   const md = read('.md');
   const revision = revisionOf(json, md);
   const dirty = strings(valuesOf(json, 'revision')).some((text) => text.includes('+changes'));
-  const date = strings([
+  // A time of day beats a day alone ("2026-11-26" reads as its midnight).
+  const dates = strings([
     ...valuesOf(json, 'date'),
     ...valuesOf(json, 'startedAt'),
     ...valuesOf(json, 'started'),
-  ])[0];
+  ]);
+  const date = dates.find((value) => value.includes('T')) ?? dates[0];
   const mdDate = /\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z/.exec(md)?.[0];
   const cpu = strings(valuesOf(json, 'cpuModel'))[0] ?? /"cpuModel":"([^"]+)"/.exec(md)?.[1];
   const record: LegacyRecord = {
@@ -195,7 +204,28 @@ export function legacyRecord(
     loadAfter: loadOf(json, md, 'after') ?? NOT_RECORDED,
     tracing: tracingOf(json, md, name) ?? NOT_RECORDED,
   };
-  return record;
+  return { ...record, revision: notLaterThanTheRun(record.revision, record.date.value) };
+}
+
+/**
+ * A revision committed after the run started cannot be the code it ran (a results commit taken for
+ * the code, say): said so when the file names it, and dropped when it was only inferred.
+ */
+function notLaterThanTheRun(revision: Field<string>, runDate: string | null): Field<string> {
+  const hash = revision.value;
+  if (!hash || !runDate || hash.includes(',') || revision.from.includes('not in this')) return revision;
+  const committed = Date.parse(git('show', '-s', '--format=%cI', hash));
+  const late = Math.round((committed - Date.parse(runDate)) / 1000);
+  if (!Number.isFinite(late) || late <= 0) return revision;
+  return revision.from.startsWith('inferred')
+    ? {
+        value: null,
+        from: `not recorded (${hash}, the parent of the commit that added it, came ${late} s after the run started)`,
+      }
+    : {
+        ...revision,
+        from: `${revision.from}; committed ${late} s after the run started, so the run cannot have checked it out`,
+      };
 }
 
 /** Whether a results file holds complete run records of its own (every scenario's, in a chaos array). */
