@@ -63,7 +63,41 @@ export const acceptedAtOneAndAHalf: FigureTable = {
   },
 };
 
+/**
+ * Goodput above capacity in both sampled runs, 1.5× and 2× steps together: accepted ÷ capacity
+ * ("1.15–1.43×") and the end-to-end p99 of the accepted ("0.6–0.9 s"), for one variant.
+ */
+function overloadSteps(read: <T>(path: string) => T, name: string) {
+  return SAMPLED.flatMap((path) => {
+    const report = variant(read<SystemResults>(path), name, path);
+    return (report.overload ?? []).map((step) => ({
+      ratio: step.achievedRate / report.capacity,
+      p99: step.latencyMs.p99,
+    }));
+  });
+}
+const goodput = (name: string): FigureTable => ({
+  sources: SAMPLED,
+  render: ({ read }) =>
+    `${range(
+      overloadSteps(read, name).map((step) => step.ratio),
+      2,
+    )}×`,
+});
+const acceptedP99 = (name: string): FigureTable => ({
+  sources: SAMPLED,
+  render: ({ read }) =>
+    `${range(
+      overloadSteps(read, name).map((step) => step.p99 / 1000),
+      1,
+    )} s`,
+});
+
 export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'goodput-tracing-off': goodput('current'),
+  'goodput-shipped': goodput('shipped'),
+  'accepted-p99-tracing-off': acceptedP99('current'),
+  'accepted-p99-shipped': acceptedP99('shipped'),
   'scaling-today': scalingToday,
   'scaling-today-rate': scalingTodayRate,
   'relay-vs-debezium-one-relay-batch-1000': drainRatio('polling1b1000'),
