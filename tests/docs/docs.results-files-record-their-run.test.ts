@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RUN_RECORD_FIELDS, runRecordLine, startRun } from '@outbox/devstack/run-record';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeResults } from '../../bench/support/environment.ts';
 import {
   firstAdded,
@@ -83,7 +83,13 @@ describe('the writers record it', () => {
 
   it('a benchmark writes the record into its json and its md', () => {
     const out = join(dir, 'bench');
-    writeResults(out, { answer: 42 }, '# a bench\n', 'on');
+    // It also prints the report, as a bench does: kept out of the test's output.
+    const print = vi.spyOn(process.stdout, 'write').mockReturnValue(true);
+    try {
+      writeResults(out, { answer: 42 }, '# a bench\n', 'on');
+    } finally {
+      print.mockRestore();
+    }
     const json = JSON.parse(readFileSync(`${out}.json`, 'utf8')) as {
       run: Record<string, unknown>;
       answer: number;
