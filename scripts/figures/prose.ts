@@ -93,7 +93,30 @@ const acceptedP99 = (name: string): FigureTable => ({
     )} s`,
 });
 
+/** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
+const WRITE_PATH = 'bench/results/write-path.json';
+type WritePath = {
+  date: string;
+  runs: { summary: { latency: Record<string, { medianMs: number }> } }[];
+  acrossRuns: Record<string, { median: number }>;
+};
+export const outboxRowCost: FigureTable = {
+  sources: [WRITE_PATH],
+  render({ read, link }) {
+    const results = read<WritePath>(WRITE_PATH);
+    const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
+    const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
+    const latency = results.runs.at(-1)?.summary.latency;
+    const ms = (key: string) => num(latency?.[key]?.medianMs ?? Number.NaN, 2);
+    return (
+      `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
+      `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
+    );
+  },
+};
+
 export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'outbox-row-cost': outboxRowCost,
   'goodput-tracing-off': goodput('current'),
   'goodput-shipped': goodput('shipped'),
   'accepted-p99-tracing-off': acceptedP99('current'),
