@@ -115,7 +115,32 @@ export const outboxRowCost: FigureTable = {
   },
 };
 
+/** The load the two guarded failover runs took: what their clients sent, and what the API accepted. */
+const GUARDED = [
+  'bench/results/chaos.postgres-failover-async.json',
+  'bench/results/chaos.postgres-failover-sync.json',
+];
+type ChaosLoad = { load: { rate: number; durationMs: number; sent: number; accepted: number } }[];
+export const guardedFailoverLoad: FigureTable = {
+  sources: GUARDED,
+  render({ read }) {
+    const loads = GUARDED.map((path) => {
+      const [report] = read<ChaosLoad>(path);
+      if (!report) throw new Error(`${path} holds no scenario`);
+      return report.load;
+    });
+    const [first] = loads;
+    const each = (pick: (load: ChaosLoad[number]['load']) => number) =>
+      loads.map((load) => num(pick(load))).join(' and ');
+    return (
+      `it accepted ${each((load) => load.accepted)} of the ${each((load) => load.sent)} orders its clients sent ` +
+      `(${num(first?.rate ?? Number.NaN)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
+    );
+  },
+};
+
 export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'guarded-failover-load': guardedFailoverLoad,
   'outbox-row-cost': outboxRowCost,
   'goodput-tracing-off': goodput('current'),
   'goodput-shipped': goodput('shipped'),
