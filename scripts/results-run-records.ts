@@ -239,13 +239,11 @@ export function recordsItsRun(name: string): boolean {
   });
 }
 
-/** The results files a record is kept for: each json, and each md without a json twin. */
+/** The results files a record is kept for: each json, and each other file but a json's md twin. */
 export function resultsFiles(): string[] {
   const names = readdirSync(results).filter((name) => name !== 'RUNS.json' && name !== 'HISTORY.md');
-  return names.filter(
-    (name) =>
-      name.endsWith('.json') || (name.endsWith('.md') && !names.includes(name.replace(/\.md$/, '.json'))),
-  );
+  // A readable .md beside its .json is the same run; any other file (a .md alone, a .txt) is one.
+  return names.filter((name) => !(name.endsWith('.md') && names.includes(name.replace(/\.md$/, '.json'))));
 }
 
 function main(): void {
