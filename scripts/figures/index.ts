@@ -14,6 +14,7 @@ import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts'
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
+import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
 import { zipkinSpanWeight } from './zipkin.ts';
@@ -55,4 +56,5 @@ export const FIGURES: Record<string, FigureTable> = {
   'idle-demo': idleDemo,
   'kafka-clients': kafkaClients,
   'zipkin-span-weight': zipkinSpanWeight,
+  'test-suite': testSuite,
 };
