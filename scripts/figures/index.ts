@@ -15,6 +15,7 @@ import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
+import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
 import { zipkinSpanWeight } from './zipkin.ts';
@@ -56,6 +57,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'idle-demo': idleDemo,
   'kafka-clients': kafkaClients,
   'zipkin-span-weight': zipkinSpanWeight,
+  'test-suite': testSuite,
   // The figures inside sentences (<!-- figure:id -->).
   ...PROSE_FIGURES,
 };

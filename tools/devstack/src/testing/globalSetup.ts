@@ -41,23 +41,45 @@ async function ensureConnectJarsOnce(): Promise<void> {
   }
 }
 
-/**
- * One real Kafka broker for the whole test run. Test files share it but never a topic or a
- * consumer group (each uses its own prefix). Tests that kill a broker start their own instead,
- * so they cannot disturb the others. TEST_KAFKA_BROKERS=host:port reuses a running broker.
- */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+type Shared = { brokers: string[]; users: number; dispose: () => Promise<void> };
+const SHARED = Symbol.for('outbox.testing.globalSetup');
+const registry = globalThis as { [SHARED]?: Promise<Shared> };
+
+/** PostgreSQL, the Connect jars and the broker, once per run. */
+async function startShared(): Promise<Shared> {
   fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
   const stopPostgres = await ensurePostgres();
   await ensureConnectJarsOnce();
   if (process.env.TEST_KAFKA_BROKERS) {
-    project.provide('kafkaBrokers', process.env.TEST_KAFKA_BROKERS.split(','));
-    return stopPostgres;
+    return { brokers: process.env.TEST_KAFKA_BROKERS.split(','), users: 0, dispose: stopPostgres };
   }
   const { broker, dispose } = await startTestBroker('test');
-  project.provide('kafkaBrokers', broker.brokers);
+  return {
+    brokers: broker.brokers,
+    users: 0,
+    dispose: async () => {
+      await dispose();
+      await stopPostgres();
+    },
+  };
+}
+
+/**
+ * One real Kafka broker for the whole test run. Test files share it but never a topic or a
+ * consumer group (each uses its own prefix). Tests that kill a broker start their own instead,
+ * so they cannot disturb the others. TEST_KAFKA_BROKERS=host:port reuses a running broker.
+ * The run's projects (vitest.config.ts: files that run together, then files that run alone) each
+ * call this; they share the one broker, stopped after the last project is done with it.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  registry[SHARED] ??= startShared();
+  const shared = await registry[SHARED];
+  shared.users += 1;
+  project.provide('kafkaBrokers', shared.brokers);
   return async () => {
-    await dispose();
-    await stopPostgres();
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete registry[SHARED];
+    await shared.dispose();
   };
 }

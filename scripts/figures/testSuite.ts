@@ -1,0 +1,42 @@
+import type { SuiteDurations } from '../../tools/devstack/src/testing/durationsReporter.ts';
+import { day, load, num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+/** The latest committed run of each tier (TEST_DURATIONS_OUT=bench/results/test-suite.<tier> ./dev test). */
+const RUNS = [
+  { path: 'bench/results/test-suite.default.json', label: '`./dev test` (default tier, what CI runs)' },
+  { path: 'bench/results/test-suite.long.json', label: '`./dev test --long`' },
+] as const;
+
+/** Each tier's time, its file count and its slowest file, from the run's durations file. */
+export const testSuite: FigureTable = {
+  sources: RUNS.map((run) => run.path),
+  render({ read, link }) {
+    const runs = RUNS.map((run) => ({ ...run, result: read<SuiteDurations>(run.path) }));
+    return [
+      table(
+        [
+          'run',
+          'files',
+          'seconds of tests',
+          'files over budget',
+          'slowest file',
+          'revision, machine, load average',
+        ],
+        runs.map(({ path, label, result }) => {
+          const [slowest] = result.files;
+          const over = result.files.filter((f) => f.seconds > f.budgetSeconds).length;
+          return [
+            label,
+            num(result.files.length),
+            `**${num(result.wallSeconds)}**`,
+            num(over),
+            slowest ? `\`${slowest.file.split('/').at(-1)}\`, ${num(slowest.seconds)} s` : '—',
+            `\`${result.revision}\`, ${day(result.date)}, ${result.machine.cpuModel} × ${result.machine.cpus}, ` +
+              `${load(result.loadavgBefore, result.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
+          ];
+        }),
+      ),
+    ].join('\n');
+  },
+};

@@ -1,0 +1,116 @@
+/**
+ * Where each test file runs, and how long it may take: the one table the suite's time is kept in.
+ *
+ * `./dev test` (what CI runs) must fit 40 minutes of tests on a 2-core machine with every fault
+ * class in it: broker, relay and consumer kills, a group coordinator's death, a frozen broker or
+ * two brokers down, Kafka Connect killed, a relay mode switch, a guarded database failover and
+ * the naive dual writes. Files listed in LONG_TIER leave that run for `./dev test --long`, each
+ * with the file that keeps its fault class in the default run.
+ *
+ * After every run the durations reporter fails the run for a file over its budget: the figure
+ * below, or DEFAULT_BUDGET_SECONDS. A budget is about twice the file's time in the committed run
+ * (bench/results/test-suite.*.md), so a slow host passes and a file that doubles does not.
+ */
+
+const CHAOS = 'tests/chaos';
+
+/** Seconds a file may take when the table below does not name it. */
+export const DEFAULT_BUDGET_SECONDS = 90;
+
+/** Seconds a file may take, for files slower than the default allows. */
+export const BUDGETS: Readonly<Record<string, number>> = {};
+
+/**
+ * Every fault class and the file that rehearses it in `./dev test`: a test fails when one of these
+ * is missing or moved to the long tier (tests/architecture).
+ */
+export const FAULT_CLASSES: Readonly<Record<string, string>> = {
+  'broker killed': `${CHAOS}/chaos.survives-broker-kill-9.test.ts`,
+  'relay killed': `${CHAOS}/chaos.survives-relay-crash-between-broker-ack-and-mark.test.ts`,
+  'consumer killed': `${CHAOS}/chaos.survives-consumer-kill-9-between-commit-and-offset-commit.test.ts`,
+  'group coordinator killed, default client': `${CHAOS}/chaos.cluster-keeps-applying-through-a-group-coordinator-kill.test.ts`,
+  'two brokers down': `${CHAOS}/chaos.cluster-survives-two-brokers-down.test.ts`,
+  'Kafka Connect killed': `${CHAOS}/chaos.cdc-survives-connect-kill-9.test.ts`,
+  'relay switched between polling and CDC':
+    'tests/cdc/cdc.strands-no-row-when-the-mode-or-the-slot-changes.test.ts',
+  'database failover, asynchronous and guarded': `${CHAOS}/chaos.postgres-failover-async-announces-no-order-it-lost.test.ts`,
+  'naive dual writes': `${CHAOS}/chaos.checker-catches-lost-and-ghost-events-of-naive-dual-writes.test.ts`,
+  'poison events': `${CHAOS}/chaos.dead-letters-poison-without-blocking-other-events.test.ts`,
+  'the checker catches a broken consumer': `${CHAOS}/chaos.checker-catches-a-consumer-without-dedup.test.ts`,
+};
+
+/**
+ * Files that run only in `./dev test --long`: a second rehearsal of a fault class the default run
+ * already has. Each names the file that keeps its class in `./dev test`.
+ */
+export const LONG_TIER: Readonly<Record<string, string>> = {
+  [`${CHAOS}/chaos.cdc-recovers-a-failed-connector-task.test.ts`]:
+    'Kafka Connect failing: chaos.cdc-survives-connect-kill-9',
+  [`${CHAOS}/chaos.cluster-keeps-applying-through-a-group-coordinator-kill-on-platformatic.test.ts`]:
+    'coordinator kill: the same scenario on the default client; both clients keep tests/contracts/kafka.both-clients-keep-the-group-member-contract',
+  [`${CHAOS}/chaos.cluster-survives-the-busiest-leader-killed.test.ts`]:
+    'a broker killed: chaos.survives-broker-kill-9; on three brokers: chaos.cluster-survives-two-brokers-down',
+  [`${CHAOS}/chaos.dead-letters-poison-after-decode-without-blocking.test.ts`]:
+    'poison events: chaos.dead-letters-poison-without-blocking-other-events, consumers.dead-letter-events-the-database-would-refuse',
+  [`${CHAOS}/chaos.dead-letters-poison-in-the-middle-of-a-chunk.test.ts`]:
+    'poison events: chaos.dead-letters-poison-without-blocking-other-events, consumers.apply-chunks-poison-alone-transient-retried',
+  [`${CHAOS}/chaos.sheds-load-beyond-capacity.test.ts`]:
+    'overload: apps/orders post-orders.sheds-load-beyond-the-admission-limit and post-orders.adaptive-admission-queues-a-burst-and-refuses-fast',
+  [`${CHAOS}/chaos.survives-a-slow-payment-provider.test.ts`]:
+    'a slow provider: apps/billing billing.slow-provider-holds-no-transaction-open',
+  [`${CHAOS}/chaos.survives-broker-stopped-longer-than-producer-timeouts.test.ts`]:
+    'the broker away: chaos.survives-broker-kill-9',
+  [`${CHAOS}/chaos.survives-competing-relays-killed-repeatedly.test.ts`]:
+    'a relay killed: chaos.survives-relay-crash-between-broker-ack-and-mark; several relays: relay.publishes-in-aggregate-order-with-three-relays',
+  [`${CHAOS}/chaos.survives-consumer-kill-9-mid-chunk.test.ts`]:
+    'a consumer killed: chaos.survives-consumer-kill-9-between-commit-and-offset-commit',
+  [`${CHAOS}/chaos.survives-consumer-restart-loop.test.ts`]:
+    'a consumer killed: chaos.survives-consumer-kill-9-between-commit-and-offset-commit',
+  [`${CHAOS}/chaos.survives-postgres-restart.test.ts`]:
+    'the database away: orders-api.answers-503-while-the-database-is-down, relay.reports-degraded-when-its-database-black-holes',
+  [`${CHAOS}/chaos.survives-relay-database-connections-dropped.test.ts`]:
+    'the database away: relay.reports-degraded-when-its-database-black-holes',
+  [`${CHAOS}/chaos.survives-relay-kill-9-mid-batch.test.ts`]:
+    'a relay killed: chaos.survives-relay-crash-between-broker-ack-and-mark, relay.redelivers-after-kill-9',
+  [`${CHAOS}/chaos.survives-relay-kill-9-with-a-pipelined-batch-in-flight.test.ts`]:
+    'a relay killed: chaos.survives-relay-crash-between-broker-ack-and-mark, relay.redelivers-after-kill-9',
+  [`${CHAOS}/chaos.survives-slow-broker.test.ts`]:
+    'a slow broker: relay.renews-every-lease-it-holds-behind-a-slow-broker',
+  'apps/console/test/console.live-charts-alerts-and-traces.test.ts':
+    'the same PromQL, alerts and traces: tests/observability (the alerts fire while the broker is down), tracing.trace-read-back-from-zipkin',
+  'apps/console/test/console.naive-write-loses-orders-the-outbox-does-not.test.ts':
+    'the dual writes: chaos.checker-catches-lost-and-ghost-events-of-naive-dual-writes',
+  'apps/relay/test/publisher.acknowledged-means-in-the-log-through-a-leader-kill.test.ts':
+    'brokers lost under load: chaos.cluster-survives-two-brokers-down, chaos.survives-broker-kill-9',
+  'tests/consumers/consumers.survive-kill-9-between-commit-and-offset-commit.test.ts':
+    'its twin under load with every invariant checked: chaos.survives-consumer-kill-9-between-commit-and-offset-commit',
+  'tools/devstack/test/zipkin.survives-the-demo-span-rate-and-is-restarted.test.ts':
+    'Zipkin restarted: tools/devstack zipkinSupervisor.restarts-then-gives-up',
+};
+
+/**
+ * Files that run one at a time, after the others: they kill processes, hold load for a window or
+ * time a delay, and a second test beside them on two cores would make them slow or flaky.
+ */
+export const ALONE: readonly string[] = [
+  `${CHAOS}/*.test.ts`,
+  'tests/e2e/*.test.ts',
+  'tests/cdc/*.test.ts',
+  'tests/consumers/*.test.ts',
+  'tests/observability/*.test.ts',
+  'tests/contracts/kafka.*.test.ts',
+  'apps/console/test/console.*.test.ts',
+  'apps/relay/test/relay.*.test.ts',
+  'apps/relay/test/publisher.*.test.ts',
+  'apps/orders/test/post-orders.sheds-load-beyond-the-admission-limit.test.ts',
+  'apps/orders/test/post-orders.adaptive-admission-queues-a-burst-and-refuses-fast.test.ts',
+  'apps/billing/test/billing.voids-a-backlog-a-few-calls-at-a-time.test.ts',
+  'apps/billing/test/billing.slow-provider-holds-no-transaction-open.test.ts',
+  'apps/inventory/test/inventory.fails-fast-on-a-locked-or-silent-database.test.ts',
+  'packages/runtime/test/standbyWait.*.test.ts',
+  'tools/devstack/test/*.test.ts',
+  'tools/devstack/src/*Supervisor.*.test.ts',
+  'tools/loadgen/test/runLoad.agrees-with-the-databases.test.ts',
+  'tools/loadgen/test/cli.prints-summary-and-writes-json.test.ts',
+  'tools/loadgen/test/scheduler.holds-steady-rate.test.ts',
+];
