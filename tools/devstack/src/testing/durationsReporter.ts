@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { type RunRecord, runRecordLine, startRun } from '../runRecord.ts';
 
 /** One test file's time in a run: from its worker's start to its last hook, and whether it passed. */
 export type FileDuration = { file: string; seconds: number; budgetSeconds: number; state: string };
@@ -17,6 +17,8 @@ export type SuiteDurations = {
   loadavgAfter: number[];
   wallSeconds: number;
   files: FileDuration[];
+  /** The run's record, as every results file has it (runRecord.ts). */
+  run?: RunRecord;
 };
 
 export type DurationsReporterOptions = {
@@ -31,16 +33,6 @@ export type DurationsReporterOptions = {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const loadavg = () => os.loadavg().map((x) => Math.round(x * 100) / 100);
-
-function revision(): string {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: 'pipe' }).trim();
-    const commit = git('rev-parse', '--short', 'HEAD');
-    return git('status', '--porcelain', '--untracked-files=no') === '' ? commit : `${commit}+changes`;
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** A file's whole time: the harness, the import (with its suite callbacks), the hooks and the tests. */
 function fileSeconds(module: TestModule): number {
@@ -65,6 +57,7 @@ export function durationsMarkdown(run: SuiteDurations, limit = Number.POSITIVE_I
     '| --- | --- | --- | --- |',
     ...rows,
     '',
+    ...(run.run ? [runRecordLine(run.run), ''] : []),
   ].join('\n');
 }
 
@@ -76,6 +69,8 @@ export function durationsMarkdown(run: SuiteDurations, limit = Number.POSITIVE_I
 export default class DurationsReporter implements Reporter {
   private readonly started = Date.now();
   private readonly loadavgBefore = loadavg();
+  // The revision when the run starts, not when its results are written after the last file.
+  private readonly recording = startRun();
   private root = process.cwd();
   private readonly options: DurationsReporterOptions;
 
@@ -101,15 +96,19 @@ export default class DurationsReporter implements Reporter {
         };
       })
       .sort((a, b) => b.seconds - a.seconds);
+    // Tests that trace start their own receivers; no process of the suite exports to a collector.
+    const record = this.recording.finish('off, except in the tests of tracing itself');
+    const { revision, clean } = record;
     const run: SuiteDurations = {
       tier,
-      revision: revision(),
+      revision: revision ? `${revision}${clean === false ? '+changes' : ''}` : 'unknown',
       date: new Date(this.started).toISOString(),
       machine: { cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', cpus: os.cpus().length },
       loadavgBefore: this.loadavgBefore,
       loadavgAfter: loadavg(),
       wallSeconds: round1((Date.now() - this.started) / 1000),
       files,
+      run: record,
     };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(`${out}.json`, `${JSON.stringify(run, null, 2)}\n`);
