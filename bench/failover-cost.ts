@@ -219,4 +219,5 @@ writeResults(
   values.out ?? 'bench/results/failover-cost',
   { params, machine: machineInfo(), results },
   markdown,
+  'off',
 );

@@ -92,5 +92,5 @@ try {
 report.loadavgAfter = loadavg();
 report.durationSec = round((Date.now() - startedAt) / 1000, 1);
 report.metrics = summarize(report.rounds);
-writeResults(out, report, markdownReport(report));
+writeResults(out, report, markdownReport(report), 'off');
 log(`wrote ${out}.json and ${out}.md`);

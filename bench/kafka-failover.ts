@@ -5,7 +5,6 @@
 // every acknowledged message looked for. Side by side, in one run: a bare kafkajs producer as its
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
 // Writes bench/results/kafka-failover.{json,md}.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
@@ -15,6 +14,7 @@ import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
+import { writeResults } from './support/environment.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '2' } } });
 const runs = Number(values.runs);
@@ -165,11 +165,6 @@ try {
   await dispose();
 }
 
-const results = join(import.meta.dirname, 'results');
-writeFileSync(
-  join(results, 'kafka-failover.json'),
-  `${JSON.stringify({ started, runs, batches, batchSize, killBeforeBatch, rows }, null, 2)}\n`,
-);
 const md = [
   '# Acknowledged means in the log? A leader killed mid-stream',
   '',
@@ -186,8 +181,12 @@ const md = [
   ),
   '',
 ];
-writeFileSync(join(results, 'kafka-failover.md'), md.join('\n'));
-console.log(md.join('\n'));
+writeResults(
+  join(import.meta.dirname, 'results', 'kafka-failover'),
+  { started, runs, batches, batchSize, killBeforeBatch, rows },
+  md.join('\n'),
+  'off',
+);
 
 function failureText(failures: Failures): string {
   const text = Object.entries(failures).map(([name, count]) => `${count} ${name}`);

@@ -164,5 +164,5 @@ const markdown = [
   ),
   '',
 ].join('\n');
-writeResults(args.out, report, markdown);
+writeResults(args.out, report, markdown, 'off');
 log(`wrote ${args.out}.json and ${args.out}.md`);

@@ -99,5 +99,5 @@ try {
 }
 report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
-writeResults(args.out, report, markdownReport(report));
+writeResults(args.out, report, markdownReport(report), 'off');
 log(`wrote ${args.out}.json and ${args.out}.md`);

@@ -125,5 +125,5 @@ try {
   await db.drop();
 }
 
-writeResults(args.out, report, markdownReport(report, stages));
+writeResults(args.out, report, markdownReport(report, stages), 'off');
 log(`wrote ${args.out}.json and ${args.out}.md`);

@@ -160,7 +160,7 @@ function save(): void {
       medianCapacity: median(cell.runs.flatMap((r) => (r.capacity === undefined ? [] : [r.capacity]))),
     })),
   };
-  writeResults(args.out, report, markdown(report, stepMs));
+  writeResults(args.out, report, markdown(report, stepMs), 'off');
 }
 try {
   postgresVersion = (await postgresInfo(postgresUrl)).version ?? postgresVersion;

@@ -293,5 +293,9 @@ const meta = {
   criteria: DEFAULT_CRITERIA,
   args,
 };
-writeResults(args.out, { ...meta, reports }, markdown(reports, meta, stepMs));
+// The shipped variants sample traces to a Zipkin of their own (startZipkin); the others export none.
+const tracing = variants.some(isShipped)
+  ? `per variant: sampled to Zipkin in ${variants.filter(isShipped).join(', ')}, off in the others`
+  : 'off';
+writeResults(args.out, { ...meta, reports }, markdown(reports, meta, stepMs), tracing);
 process.exit(0);

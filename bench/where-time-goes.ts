@@ -277,7 +277,7 @@ try {
       '',
     ]),
   ].join('\n');
-  writeResults(args.out, report, markdown);
+  writeResults(args.out, report, markdown, receiver ? 'on (every span to an OTLP receiver)' : 'off');
   console.log(markdown);
 } finally {
   await stack.stop();

@@ -49,5 +49,5 @@ for (let run = 1; run <= params.runs; run++) {
 }
 report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
-writeResults(args.out, report, markdownReport(report));
+writeResults(args.out, report, markdownReport(report), 'off');
 log(`wrote ${args.out}.json and ${args.out}.md`);

@@ -149,4 +149,5 @@ writeResults(
     rows,
   },
   markdown,
+  'on: the spans it posts to Zipkin are what it measures',
 );

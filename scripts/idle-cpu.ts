@@ -171,5 +171,5 @@ const markdown = [
   ),
   '',
 ].join('\n');
-if (args.out) writeResults(args.out, report, markdown);
+if (args.out) writeResults(args.out, report, markdown, 'as the running demo has it: sampled to Zipkin');
 else process.stdout.write(markdown);

@@ -7,8 +7,10 @@
 //   (written by this script)
 //   <!-- /figures -->
 //
-// so a figure in the docs is the figure in its file. --check writes nothing and exits 1 when a
-// block differs from what its results files give now (tests/docs runs the same check).
+// so a figure in the docs is the figure in its file. A figure inside a sentence is marked the same
+// way on one line, `<!-- figure:scaling-today -->300 orders/s<!-- /figure -->`, and rendered in
+// place. --check writes nothing and exits 1 when a block or a marked figure differs from what its
+// results files give now (tests/docs runs the same check).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FIGURES } from './figures/index.ts';
@@ -16,6 +18,8 @@ import type { FigureTable } from './figures/types.ts';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const BLOCK = /(<!-- figures:([\w-]+) -->\n)([\s\S]*?)(<!-- \/figures -->)/g;
+// A figure in a sentence: its rendering is one line, with no newline after it.
+const INLINE = /(<!-- figure:([\w-]+) -->)([^\n]*?)(<!-- \/figure -->)/g;
 
 export type Block = { file: string; id: string; line: number; written: string; rendered: string | Error };
 
@@ -28,7 +32,13 @@ export function docFiles(root = repoRoot): string[] {
 }
 
 /** One table rendered for the doc it sits in; an Error when it is unknown or its results are missing. */
-export function renderTable(id: string, file: string, root = repoRoot, figures = FIGURES): string | Error {
+export function renderTable(
+  id: string,
+  file: string,
+  root = repoRoot,
+  figures = FIGURES,
+  inline = false,
+): string | Error {
   const figure: FigureTable | undefined = figures[id];
   if (!figure) return new Error(`no figure table named "${id}" in scripts/figures/index.ts`);
   const missing = figure.sources.filter((source) => !existsSync(join(root, source)));
@@ -38,33 +48,40 @@ export function renderTable(id: string, file: string, root = repoRoot, figures =
       if (!figure.sources.includes(path)) throw new Error(`"${id}" reads ${path} without declaring it`);
       return readFileSync(join(root, path), 'utf8');
     };
-    return `${figure.render({
+    const rendered = figure.render({
       read: <T>(path: string): T => JSON.parse(text(path)) as T,
       text,
       link: (path) => `[\`${path}\`](${relative(dirname(file), join(root, path))})`,
-    })}\n`;
+    });
+    if (inline && rendered.includes('\n'))
+      throw new Error(`"${id}" renders more than one line in a sentence`);
+    return inline ? rendered : `${rendered}\n`;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
 }
 
-/** Every figures block of a markdown text, as written and as rendered now. */
+/** Every figures block and marked figure of a markdown text, as written and as rendered now. */
 export function blocks(file: string, text: string, root = repoRoot, figures = FIGURES): Block[] {
-  return [...text.matchAll(BLOCK)].map((match) => ({
-    file,
-    id: match[2] ?? '',
-    line: text.slice(0, match.index).split('\n').length,
-    written: match[3] ?? '',
-    rendered: renderTable(match[2] ?? '', file, root, figures),
-  }));
+  return [BLOCK, INLINE].flatMap((pattern) =>
+    [...text.matchAll(pattern)].map((match) => ({
+      file,
+      id: match[2] ?? '',
+      line: text.slice(0, match.index).split('\n').length,
+      written: match[3] ?? '',
+      rendered: renderTable(match[2] ?? '', file, root, figures, pattern === INLINE),
+    })),
+  );
 }
 
 /** The text with every block replaced by its rendering (blocks that fail to render are left alone). */
 export function rerender(file: string, text: string, root = repoRoot, figures = FIGURES): string {
-  return text.replace(BLOCK, (whole, open: string, id: string, _written: string, close: string) => {
-    const rendered = renderTable(id, file, root, figures);
-    return rendered instanceof Error ? whole : `${open}${rendered}${close}`;
-  });
+  const renderAll = (source: string, pattern: RegExp) =>
+    source.replace(pattern, (whole, open: string, id: string, _written: string, close: string) => {
+      const rendered = renderTable(id, file, root, figures, pattern === INLINE);
+      return rendered instanceof Error ? whole : `${open}${rendered}${close}`;
+    });
+  return renderAll(renderAll(text, BLOCK), INLINE);
 }
 
 /** `docs/x.md:12 relay-throughput: …` for each block that is stale or cannot be rendered. */

@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
+import { runRecordLine, startRun } from '@outbox/devstack/run-record';
 import pg from 'pg';
 import { round } from './stats.ts';
 
@@ -65,12 +66,27 @@ export function logger(benchmark: string): (message: string) => void {
   return (message) => process.stderr.write(`[${benchmark}] ${message}\n`);
 }
 
-/** Write `<out>.json` and `<out>.md`, and print the Markdown. */
-export function writeResults(out: string, report: unknown, markdown: string): void {
+// Taken when the benchmark's process starts, that is when its run starts: the revision and the
+// load before anything is measured (tools/devstack/src/runRecord.ts).
+const run = startRun();
+
+/**
+ * Write `<out>.json` and `<out>.md`, and print the Markdown. Both carry the run's record (revision
+ * and whether the tree was clean, start and end, CPU model, load before and after) with `tracing`:
+ * what the processes it measured exported (`off`, `on`, or per variant).
+ */
+export function writeResults(
+  out: string,
+  report: Record<string, unknown>,
+  markdown: string,
+  tracing: string,
+): void {
+  const record = run.finish(tracing);
+  const withRecord = `${markdown.trimEnd()}\n\n${runRecordLine(record)}\n`;
   mkdirSync(dirname(`${out}.json`), { recursive: true });
-  writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(`${out}.md`, markdown);
-  process.stdout.write(`\n${markdown}\n`);
+  writeFileSync(`${out}.json`, `${JSON.stringify({ run: record, ...report }, null, 2)}\n`);
+  writeFileSync(`${out}.md`, withRecord);
+  process.stdout.write(`\n${withRecord}\n`);
 }
 
 /** A Markdown table from a header row and body rows. */

@@ -11,6 +11,7 @@ import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
 import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
+import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
@@ -57,4 +58,6 @@ export const FIGURES: Record<string, FigureTable> = {
   'kafka-clients': kafkaClients,
   'zipkin-span-weight': zipkinSpanWeight,
   'test-suite': testSuite,
+  // The figures inside sentences (<!-- figure:id -->).
+  ...PROSE_FIGURES,
 };

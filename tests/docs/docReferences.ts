@@ -132,3 +132,54 @@ export function resultsExist(cited: string, root = repoRoot): boolean {
 export function where(citation: Citation, root = repoRoot): string {
   return `${relative(root, citation.file)}:${citation.line} → ${citation.cited}`;
 }
+
+/** A doc's paragraphs and list items, each with the line it starts on. */
+export function passages(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  let current: { line: number; text: string } | undefined;
+  text.split('\n').forEach((line, index) => {
+    const item = /^\s*([-*]|\d+\.)\s/.test(line);
+    if (line.trim() === '' || item) {
+      if (current) found.push(current);
+      current = line.trim() === '' ? undefined : { line: index + 1, text: line };
+    } else if (current) current.text += `\n${line}`;
+    else current = { line: index + 1, text: line };
+  });
+  if (current) found.push(current);
+  return found;
+}
+
+// A revision named as the one a run was at: "at revision `c657de9`", "at `c657de9`", "revision `c657de9`".
+const RUN_REVISION = /\b(?:at|revision)\s+`([0-9a-f]{7,12})`/g;
+
+/** When the run of a cited results file started, from its json (`startedAt`, `started`, a timed `date`). */
+export function runStart(cited: string, root = repoRoot): number | undefined {
+  const json = join(root, `${cited.replace(/\.(md|json)$/, '')}.json`);
+  if (!existsSync(json)) return undefined;
+  const times = [
+    ...readFileSync(json, 'utf8').matchAll(/"(?:startedAt|date|started)":\s*"(\d{4}-\d\d-\d\dT[^"]+)"/g),
+  ]
+    .map((match) => Date.parse(match[1] ?? ''))
+    .filter(Number.isFinite);
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
+/**
+ * Every revision a passage names as a run's, with the latest start among the results files it
+ * cites: a revision committed after that cannot be the code any of those runs checked out.
+ */
+export function runRevisions(file: string): (Citation & { latestStart: number })[] {
+  return passages(readFileSync(file, 'utf8')).flatMap((passage) => {
+    const starts = [...passage.text.matchAll(RESULTS)]
+      .map((match) => runStart(match[0]))
+      .filter((start) => start !== undefined);
+    if (starts.length === 0) return [];
+    const latestStart = Math.max(...starts);
+    return [...passage.text.matchAll(RUN_REVISION)].map((match) => ({
+      file,
+      line: passage.line,
+      cited: match[1] ?? '',
+      latestStart,
+    }));
+  });
+}

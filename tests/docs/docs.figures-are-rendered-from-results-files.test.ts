@@ -70,6 +70,17 @@ describe('the tables of figures in the docs are rendered from committed results'
     expect(problems(found)).toEqual([]);
   });
 
+  it('the figures in sentences that drifted once are rendered: capacity, relay beside Debezium, overload', () => {
+    const ids = new Set(found.map((block) => block.id));
+    for (const id of [
+      'scaling-today',
+      'relay-vs-debezium-one-relay-batch-1000',
+      'accepted-at-one-and-a-half',
+    ]) {
+      expect(ids, id).toContain(id);
+    }
+  });
+
   it('the tables that drifted once are rendered: relay, consumer, overload, polling or CDC, the headline', () => {
     const ids = new Set(found.map((block) => block.id));
     for (const id of [
@@ -113,6 +124,24 @@ describe('the tables of figures in the docs are rendered from committed results'
       expect(problems(blocks(doc, stale, root, figures), root)).toEqual([
         'docs/doc.md:2 rate: differs from its results (npm run docs:figures)',
       ]);
+    });
+
+    it('renders a figure marked inside a sentence in place, and reports one that disagrees with its file', () => {
+      const stale = 'It took <!-- figure:rate -->1,003/s<!-- /figure --> at most.\n';
+      const fresh = rerender(doc, stale, root, figures);
+      expect(fresh).toBe(
+        'It took <!-- figure:rate -->6734/s, [`bench/results/rate.json`](../bench/results/rate.json)<!-- /figure --> at most.\n',
+      );
+      expect(problems(blocks(doc, fresh, root, figures), root)).toEqual([]);
+      expect(problems(blocks(doc, stale, root, figures), root)).toEqual([
+        'docs/doc.md:1 rate: differs from its results (npm run docs:figures)',
+      ]);
+    });
+
+    it('refuses a figure in a sentence that renders more than one line', () => {
+      const tall: Record<string, FigureTable> = { tall: { sources: [], render: () => 'a\nb' } };
+      const [found] = blocks(doc, 'x <!-- figure:tall -->a<!-- /figure -->\n', root, tall);
+      expect(String(found?.rendered)).toContain('renders more than one line');
     });
 
     it('reports a table with no results file and a name it does not know', () => {

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   citedResults,
@@ -7,8 +10,16 @@ import {
   expandBraces,
   repoRoot,
   resultsExist,
+  runRevisions,
   where,
 } from './docReferences.ts';
+
+/** When a commit was made. */
+function committedAt(revision: string): number {
+  return Date.parse(
+    execFileSync('git', ['show', '-s', '--format=%cI', revision], { cwd: repoRoot, encoding: 'utf8' }).trim(),
+  );
+}
 
 /** The revision exists in this repository's history (a branch's commit that was never merged does not). */
 function commitExists(revision: string): boolean {
@@ -29,6 +40,15 @@ describe('every figure in the docs cites what a reader can find', () => {
     expect(revisions.filter((citation) => !commitExists(citation.cited)).map((c) => where(c))).toEqual([]);
   });
 
+  it('no run is said to be at a revision committed after the runs its passage cites had started', () => {
+    const named = docFiles()
+      .flatMap((file) => runRevisions(file))
+      .filter((citation) => commitExists(citation.cited));
+    expect(named.length).toBeGreaterThan(3);
+    const late = named.filter((citation) => committedAt(citation.cited) > citation.latestStart);
+    expect(late.map((citation) => where(citation))).toEqual([]);
+  });
+
   it('every bench/results file cited in README.md and docs/**/*.md is committed', () => {
     const results = docFiles().flatMap(citedResults);
     expect(results.length).toBeGreaterThan(5);
@@ -41,6 +61,23 @@ describe('every figure in the docs cites what a reader can find', () => {
     expect(resultsExist('bench/results/where-time-goes.tracing-{off,on}.md')).toBe(true);
     expect(resultsExist('bench/results/where-time-goes.tracing-{off,sideways}.md')).toBe(false);
     expect(resultsExist('bench/results/where-time-goes.claim-{bitmap,index}-scan*.md')).toBe(true);
+  });
+
+  it('takes a revision for a run only where it is named as one, and finds one committed after its run', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-revisions-'));
+    try {
+      const doc = join(dir, 'doc.md');
+      const report = '[report](../bench/results/chaos.postgres-failover-async-unguarded.md)';
+      writeFileSync(
+        doc,
+        `One run at revision \`3bd08ee\`, ${report}.\n\nThe fix (\`3bd08ee\`) came after ${report}.\n`,
+      );
+      const named = runRevisions(doc);
+      expect(named.map((citation) => `${citation.line} ${citation.cited}`)).toEqual(['1 3bd08ee']);
+      expect(committedAt('3bd08ee')).toBeGreaterThan(named[0]?.latestStart ?? Number.POSITIVE_INFINITY);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('tells a revision from what only looks like one', () => {

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { runRecordLine } from '@outbox/devstack/run-record';
 import { DUAL_WRITE_COUNTS } from './invariants/index.ts';
 
 import type { ProgressGaps } from './progressWatch.ts';
@@ -149,8 +150,8 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   for (const r of reports) {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
-      `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans); ` +
-        `load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
+      `${r.run ? `${runRecordLine(r.run)} ` : `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans). `}` +
+        `Load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
         `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${clientOfRun(r, '**') ? `; Kafka client (KAFKA_CLIENT): ${clientOfRun(r, '**')}` : ''}.`,
       '',
     );

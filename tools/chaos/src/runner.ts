@@ -1,6 +1,7 @@
 // One chaos scenario from start to verdict, step by step: what it runs on (scenarioEnvironment.ts),
 // the load and the fault script side by side (loadAndFaults.ts), then quiet and the invariants
 // (verdict.ts). Whatever happens, everything the run started is removed again.
+import { startRun } from '@outbox/devstack/run-record';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
 import { DEFAULT_LOAD, runLoadAndFaults } from './loadAndFaults.ts';
@@ -33,7 +34,16 @@ export type RunOptions = {
  * system is quiet, then check every invariant against the databases and topics.
  */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioReport> {
+  // The revision and the load now, before the stack starts: what the run exercised, not what the
+  // checkout holds when the report is written.
+  const recording = startRun();
   const started = Date.now();
+  // The chaos stack starts no process with OTEL_* settings: nothing exports spans.
+  const recorded = (report: ScenarioReport): ScenarioReport => {
+    const run = recording.finish('off');
+    const revision = run.revision && (run.clean === false ? `${run.revision}+changes` : run.revision);
+    return { ...report, ...(revision ? { revision } : {}), run };
+  };
   const log = (line: string) => options.log?.(`[${scenario.name}] ${line}`);
   const env: ScenarioEnvironment = { kafkaBrokers: [] };
   const timeline: ScenarioReport['timeline'] = [];
@@ -54,11 +64,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     );
     const verdict = await judge(scenario, stack, env, { ...run, initialStock }, log);
     const report = finishedReport(scenario, started, timeline, run, verdict);
-    return options.kafkaClient ? { ...report, kafkaClient: options.kafkaClient } : report;
+    return recorded(options.kafkaClient ? { ...report, kafkaClient: options.kafkaClient } : report);
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`failed: ${error}`);
-    return failedReport(scenario, started, timeline, error);
+    return recorded(failedReport(scenario, started, timeline, error));
   } finally {
     const cleanup = Date.now();
     await dispose(env);

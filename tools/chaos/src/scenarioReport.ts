@@ -1,6 +1,8 @@
 // What one chaos run reports: the load it drove, the faults and recoveries, whether the system
 // went quiet, and each invariant's verdict. Written to JSON and Markdown by report.ts.
+
 import type { WriteMode } from '@outbox/contracts';
+import type { RunRecord } from '@outbox/devstack/run-record';
 import type { LatencySummary, LoadResult } from '@outbox/loadgen';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { InvariantResult } from './invariants/index.ts';
@@ -24,8 +26,10 @@ export type ScenarioReport = {
    */
   relayKafkaClient?: KafkaClientName;
   passed: boolean;
-  /** The commit the run exercised (`+changes` when the work tree differed from it). */
+  /** The commit the run exercised (`+changes` when the work tree differed from it), read at its start. */
   revision?: string;
+  /** Revision, clean tree, start and end, CPU model, load before and after, tracing (runRecord.ts). */
+  run?: RunRecord;
   startedAt: string;
   durationMs: number;
   load: {

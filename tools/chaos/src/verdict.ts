@@ -7,7 +7,6 @@ import { DEFAULT_LOAD } from './loadAndFaults.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
 import type { ProgressGaps } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
-import { codeRevision } from './revision.ts';
 import type { Scenario } from './scenario.ts';
 import { databaseUrlsOf, type ScenarioEnvironment } from './scenarioEnvironment.ts';
 import { relayModeOf, type ScenarioReport } from './scenarioReport.ts';
@@ -178,7 +177,6 @@ function reportHeading(scenario: Scenario, started: number) {
     expectation: scenario.expectation,
     writeMode: scenario.writeMode ?? 'outbox',
     relayMode: relayModeOf(scenario),
-    revision: codeRevision(),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
   };

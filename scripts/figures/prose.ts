@@ -1,0 +1,156 @@
+// Figures that sit inside a sentence, marked `<!-- figure:id -->…<!-- /figure -->` in the docs:
+// each renders one line from its results files, so a sentence cannot say what its run did not.
+import { day, duration, num, range } from './format.ts';
+import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import type { FigureTable } from './types.ts';
+
+type Step = { offeredRate: number; achievedRate: number; latencyMs: { p99: number } };
+type Report = { variant: string; capacity: number; overload?: Step[] };
+type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+
+function variant(results: SystemResults, name: string, path: string): Report {
+  const found = results.reports.find((report) => report.variant === name);
+  if (!found) throw new Error(`no ${name} variant in ${path}`);
+  return found;
+}
+
+/** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
+const SYSTEM = 'bench/results/system.json';
+export const scalingToday: FigureTable = {
+  sources: [SYSTEM],
+  render({ read, link }) {
+    const results = read<SystemResults>(SYSTEM);
+    const { capacity } = variant(results, 'current', SYSTEM);
+    return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
+  },
+};
+
+export const scalingTodayRate: FigureTable = {
+  sources: [SYSTEM],
+  render: ({ read }) => `${num(variant(read<SystemResults>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
+};
+
+/** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
+function drainRatio(side: string): FigureTable {
+  return {
+    sources: RELAY_VS_DEBEZIUM_RUNS,
+    render({ read }) {
+      const ratios = RELAY_VS_DEBEZIUM_RUNS.flatMap((path) => {
+        const run = read<Drains>(path);
+        return run.parameters.aggregateCounts.map((count) => drainCell(run, count, side).vsDebezium);
+      });
+      return `${range(ratios, 2)}×`;
+    },
+  };
+}
+
+/** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
+const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+export const acceptedAtOneAndAHalf: FigureTable = {
+  sources: SAMPLED,
+  render({ read }) {
+    const steps = SAMPLED.map((path) => {
+      const report = variant(read<SystemResults>(path), 'current', path);
+      const step = report.overload?.find((s) => Math.abs(s.offeredRate / report.capacity - 1.5) < 0.05);
+      if (!step) throw new Error(`no 1.5× step in ${path}`);
+      return step;
+    });
+    const p99 = Math.max(...steps.map((step) => step.latencyMs.p99));
+    return `${range(
+      steps.map((step) => step.achievedRate),
+      0,
+    )}/s accepted at 1.5× with a p99 of at most ${num(p99)} ms`;
+  },
+};
+
+/**
+ * Goodput above capacity in both sampled runs, 1.5× and 2× steps together: accepted ÷ capacity
+ * ("1.15–1.43×") and the end-to-end p99 of the accepted ("0.6–0.9 s"), for one variant.
+ */
+function overloadSteps(read: <T>(path: string) => T, name: string) {
+  return SAMPLED.flatMap((path) => {
+    const report = variant(read<SystemResults>(path), name, path);
+    return (report.overload ?? []).map((step) => ({
+      ratio: step.achievedRate / report.capacity,
+      p99: step.latencyMs.p99,
+    }));
+  });
+}
+const goodput = (name: string): FigureTable => ({
+  sources: SAMPLED,
+  render: ({ read }) =>
+    `${range(
+      overloadSteps(read, name).map((step) => step.ratio),
+      2,
+    )}×`,
+});
+const acceptedP99 = (name: string): FigureTable => ({
+  sources: SAMPLED,
+  render: ({ read }) =>
+    `${range(
+      overloadSteps(read, name).map((step) => step.p99 / 1000),
+      1,
+    )} s`,
+});
+
+/** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
+const WRITE_PATH = 'bench/results/write-path.json';
+type WritePath = {
+  date: string;
+  runs: { summary: { latency: Record<string, { medianMs: number }> } }[];
+  acrossRuns: Record<string, { median: number }>;
+};
+export const outboxRowCost: FigureTable = {
+  sources: [WRITE_PATH],
+  render({ read, link }) {
+    const results = read<WritePath>(WRITE_PATH);
+    const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
+    const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
+    const latency = results.runs.at(-1)?.summary.latency;
+    const ms = (key: string) => num(latency?.[key]?.medianMs ?? Number.NaN, 2);
+    return (
+      `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
+      `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
+    );
+  },
+};
+
+/** The load the two guarded failover runs took: what their clients sent, and what the API accepted. */
+const GUARDED = [
+  'bench/results/chaos.postgres-failover-async.json',
+  'bench/results/chaos.postgres-failover-sync.json',
+];
+type ChaosLoad = { load: { rate: number; durationMs: number; sent: number; accepted: number } }[];
+export const guardedFailoverLoad: FigureTable = {
+  sources: GUARDED,
+  render({ read }) {
+    const loads = GUARDED.map((path) => {
+      const [report] = read<ChaosLoad>(path);
+      if (!report) throw new Error(`${path} holds no scenario`);
+      return report.load;
+    });
+    const [first] = loads;
+    const each = (pick: (load: ChaosLoad[number]['load']) => number) =>
+      loads.map((load) => num(pick(load))).join(' and ');
+    return (
+      `it accepted ${each((load) => load.accepted)} of the ${each((load) => load.sent)} orders its clients sent ` +
+      `(${num(first?.rate ?? Number.NaN)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
+    );
+  },
+};
+
+export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'guarded-failover-load': guardedFailoverLoad,
+  'outbox-row-cost': outboxRowCost,
+  'goodput-tracing-off': goodput('current'),
+  'goodput-shipped': goodput('shipped'),
+  'accepted-p99-tracing-off': acceptedP99('current'),
+  'accepted-p99-shipped': acceptedP99('shipped'),
+  'scaling-today': scalingToday,
+  'scaling-today-rate': scalingTodayRate,
+  'relay-vs-debezium-one-relay-batch-1000': drainRatio('polling1b1000'),
+  'relay-vs-debezium-two-relays-batch-1000': drainRatio('polling2b1000'),
+  'relay-vs-debezium-one-relay-batch-100': drainRatio('polling1b100'),
+  'relay-vs-debezium-two-relays-batch-100': drainRatio('polling2b100'),
+  'accepted-at-one-and-a-half': acceptedAtOneAndAHalf,
+};
