@@ -11,15 +11,18 @@ const BATCH = 10_000;
  * What keeps `status` true in debezium mode (docs/design.md#polling-or-cdc), one step a tick:
  *
  * 1. When a reader holds a slot that may be new (the relay's start, a slot re-created after a drop
- *    or a failover), drain: the polling path publishes every row still pending up to the last seq
- *    written (cdcDrain.ts). The connector streams only what commits after its slot exists:
- *    duplicates, never a gap. A new reader of the same slot (a connector or Connect restart) needs
- *    no drain; the slot is known to be the same when it was seen at every check since the last
- *    drain and its restart_lsn is below the WAL position read at the previous check (a slot created
- *    since starts past it). Anything else counts as a new slot.
- * 2. Then, a tick apart: take a mark (pending rows, the WAL position after them, the reader) and
- *    mark those rows `published` once the same reader has confirmed that position
- *    (packages/outbox/src/cdcStore.ts). Debezium confirms the position of the last record Kafka
+ *    or a failover) and the slot is past its consistent point, drain: the polling path publishes
+ *    every row still pending up to the last seq written (cdcDrain.ts). The connector streams only
+ *    what commits after its slot's consistent point: duplicates, never a gap. A new reader of the
+ *    same slot (a connector or Connect restart) needs no drain; the slot is known to be the same
+ *    when it was seen at every check since the last drain and its restart_lsn is below the WAL
+ *    position read at the previous check (a slot created since starts past it). Anything else
+ *    counts as a new slot.
+ * 2. Then, a tick apart: take a mark (pending rows above the drained seq, the WAL position after
+ *    them, the reader) and mark those rows `published` once the same reader has confirmed that
+ *    position (packages/outbox/src/cdcStore.ts). Rows up to the drained seq stay the drain's: one
+ *    pending there again was redriven (`failed` → `pending`, an UPDATE the connector does not
+ *    route), so each tick drains them again before it marks. Debezium confirms the position of the last record Kafka
  *    acknowledged, after Connect committed its offsets; at least once, acknowledgements can come
  *    out of order across partitions, so a confirmed position can pass a record still being
  *    retried (docs/production.md: run Connect with exactly-once source support).
@@ -60,8 +63,11 @@ export function startCdcConfirmation(options: ConfirmationOptions) {
 class CdcConfirmation {
   readonly #options: ConfirmationOptions;
   readonly #stopped: AbortSignal;
-  /** The slot seen at the last check has been drained: rows written before it are published. */
-  #drained = false;
+  /**
+   * The seq the slot seen at the last check was drained up to: rows up to it were written before
+   * the slot could stream them, and are published by the drain. Undefined until it is drained.
+   */
+  #drainedUpTo: string | undefined;
   /** The reader seen at the last check, and the WAL position read just before it. */
   #lastReader: string | undefined;
   #since: string | undefined;
@@ -80,16 +86,17 @@ class CdcConfirmation {
     // dropped), or it starts below a position read then (a slot created since starts past it).
     const sameSlot =
       seen.exists && ((reader !== undefined && reader === this.#lastReader) || seen.existedAtSince);
-    if (!sameSlot) this.#drained = false;
+    if (!sameSlot) this.#drainedUpTo = undefined;
     if (reader !== this.#lastReader) this.#mark = undefined;
     this.#lastReader = reader;
     this.#since = seen.exists ? seen.position : undefined;
     if (reader === undefined) return;
-    if (!this.#drained) {
+    if (this.#drainedUpTo === undefined) {
       await this.#drain(reader, seen.maxSeq);
       return;
     }
-    await this.#markConfirmed(reader);
+    await this.#drainRedriven(this.#drainedUpTo);
+    await this.#markConfirmed(reader, this.#drainedUpTo);
   }
 
   async #drain(reader: string, maxSeq: string): Promise<void> {
@@ -101,11 +108,19 @@ class CdcConfirmation {
     const published = await drainUpTo({ ...this.#options, maxSeq, stopped: this.#stopped });
     this.#options.onDrained?.(published);
     logger.info({ slot, reader, drained: published }, 'rows written before the slot published');
-    this.#drained = true;
+    this.#drainedUpTo = maxSeq;
+  }
+
+  /** Rows up to the drained seq pending again (redriven dead letters): the slot never streams them. */
+  async #drainRedriven(maxSeq: string): Promise<void> {
+    const published = await drainUpTo({ ...this.#options, maxSeq, stopped: this.#stopped });
+    if (published === 0) return;
+    this.#options.onDrained?.(published);
+    this.#options.logger.info({ drained: published, maxSeq }, 'redriven rows published by the drain');
   }
 
   /** Marks the last mark's rows if its reader confirmed them, then takes the next mark. */
-  async #markConfirmed(reader: string): Promise<void> {
+  async #markConfirmed(reader: string, drainedUpTo: string): Promise<void> {
     const { pool, slot } = this.#options;
     const mark = this.#mark;
     if (mark && mark.reader === reader && mark.ids.length > 0) {
@@ -113,7 +128,7 @@ class CdcConfirmation {
       if (marked === undefined) return; // not confirmed yet: the same mark next tick
       this.#options.onMarked?.(marked);
     }
-    const next = await takeConfirmationMark(pool, slot, BATCH);
+    const next = await takeConfirmationMark(pool, slot, BATCH, drainedUpTo);
     this.#mark = next.reader === reader ? next : undefined;
   }
 }
