@@ -22,10 +22,10 @@ const BATCH = 10_000;
  *    them, the reader) and mark those rows `published` once the same reader has confirmed that
  *    position (packages/outbox/src/cdcStore.ts). Rows up to the drained seq stay the drain's: one
  *    pending there again was redriven (`failed` → `pending`, an UPDATE the connector does not
- *    route), so each tick drains them again before it marks. Debezium confirms the position of the last record Kafka
- *    acknowledged, after Connect committed its offsets; at least once, acknowledgements can come
- *    out of order across partitions, so a confirmed position can pass a record still being
- *    retried (docs/production.md: run Connect with exactly-once source support).
+ *    route), so each tick drains them again before it marks. The PostgreSQL connector confirms
+ *    the offsets Kafka Connect committed, and Connect commits an offset only below its oldest
+ *    record Kafka has not acknowledged: a confirmed position never passes a record still being
+ *    retried (docs/chaos.md, "A partition leader, then Connect").
  *
  * Nothing is marked while no reader holds the slot, and a mark whose reader has gone is dropped.
  */
