@@ -49,21 +49,26 @@ export const cdcSql = {
   maxSeq: 'select coalesce(max(seq), 0)::text as max_seq from outbox',
 
   /**
-   * Step one: up to $2 pending rows above seq $3, the WAL insert position read after them and the
+   * Step one: up to $2 pending rows above seq $3 (and up to $4, if not null), the WAL insert
+   * position read after them and the
    * slot's reader. One statement, one snapshot taken before any of them is read: every row returned
    * was committed before the snapshot, so its commit record is in the WAL before `lsn`. Rows up to
    * $3 are the drain's (cdcDrain.ts): a row there may be pending without its INSERT in the slot's
    * stream. Walks outbox_claimable_idx in seq order.
    */
   confirmationMark: `
+  with marked as (
+         select id, seq
+           from outbox
+          where status = 'pending'
+            and seq > $3::bigint
+            and ($4::bigint is null or seq <= $4::bigint)
+          order by seq
+          limit $2)
   select pg_current_wal_insert_lsn()::text as lsn,
          ${slotReaderSql} as reader,
-         array(select id
-                 from outbox
-                where status = 'pending'
-                  and seq > $3::bigint
-                order by seq
-                limit $2) as ids`,
+         array(select id from marked order by seq) as ids,
+         (select max(seq) from marked)::text as last_seq`,
 
   /**
    * Step two: those rows `published`, only if slot $3 is still read by reader $4 and has confirmed
@@ -136,22 +141,40 @@ export async function readSlotReader(db: Db, slot: string, since: string | undef
   };
 }
 
-/** Pending rows to mark published once `reader` has confirmed `lsn` on the slot. */
-export type ConfirmationMark = { lsn: string; reader: string | undefined; ids: string[] };
+/**
+ * Pending rows to mark published once `reader` has confirmed `lsn` on the slot; `lastSeq` is the
+ * highest seq among them (undefined when there are none).
+ */
+export type ConfirmationMark = {
+  lsn: string;
+  reader: string | undefined;
+  ids: string[];
+  lastSeq: string | undefined;
+};
 
-/** Up to `batchSize` pending rows above seq `afterSeq` (the drain's up to it). */
+/**
+ * Up to `batchSize` pending rows with a seq above `range.after` (the drain's up to it) and, if
+ * given, up to `range.upTo`.
+ */
 export async function takeConfirmationMark(
   db: Db,
   slot: string,
   batchSize: number,
-  afterSeq: string,
+  range: { after: string; upTo?: string },
 ): Promise<ConfirmationMark> {
-  const { rows } = await db.query<{ lsn: string; reader: string | null; ids: string[] }>(
-    cdcSql.confirmationMark,
-    [slot, batchSize, afterSeq],
-  );
+  const { rows } = await db.query<{
+    lsn: string;
+    reader: string | null;
+    ids: string[];
+    last_seq: string | null;
+  }>(cdcSql.confirmationMark, [slot, batchSize, range.after, range.upTo ?? null]);
   const row = rows[0];
-  return { lsn: row?.lsn ?? '0/0', reader: row?.reader ?? undefined, ids: row?.ids ?? [] };
+  return {
+    lsn: row?.lsn ?? '0/0',
+    reader: row?.reader ?? undefined,
+    ids: row?.ids ?? [],
+    lastSeq: row?.last_seq ?? undefined,
+  };
 }
 
 /**
