@@ -74,6 +74,11 @@ export type Scenario = {
     cdc?: boolean;
     /** With `cdc`: Kafka Connect's exactly-once source support on the worker, required by each connector. */
     exactlyOnceSource?: boolean;
+    /**
+     * With `cdc`: the connectors are not registered before the load; the scenario registers them
+     * while orders are written (`context.connect.register`), and the relays drain what came before.
+     */
+    cdcRegisteredByTheScenario?: boolean;
   };
   stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances' | 'kafkaReplicationFactor'>;
   /** Orders' WRITE_MODE; the outbox when not given. */

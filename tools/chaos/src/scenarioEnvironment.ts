@@ -94,8 +94,8 @@ export async function startSystem(
     ...(kafkaClient ? { kafkaClient } : {}),
   });
   env.stack = stack;
-  if (connect) {
-    // Before the load: a row committed before its connector's slot exists is never published.
+  if (connect && !scenario.needs?.cdcRegisteredByTheScenario) {
+    // Before the load, as a deployment does; the relays drain rows written before a slot exists.
     await connect.register(databaseUrlsOf(stack), stack.topicPrefix);
     log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
   }

@@ -9,6 +9,7 @@ import {
   cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
 } from './cdcClusterLeaderThenConnectKill.ts';
 import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.ts';
+import { cdcConnectorRegisteredUnderLoad } from './cdcConnectorRegisteredUnderLoad.ts';
 import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
 import { cdcPostgresRestart } from './cdcPostgresRestart.ts';
 import { clusterConsumerFailover } from './clusterConsumerFailover.ts';
@@ -86,6 +87,7 @@ export const CDC_SCENARIOS: Scenario[] = [
   cdcBrokerKill9,
   cdcPostgresRestart,
   cdcConnectorTaskFailed,
+  cdcConnectorRegisteredUnderLoad,
   cdcClusterLeaderThenConnectKill,
   cdcClusterLeaderThenConnectKillRf2,
   cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
