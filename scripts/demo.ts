@@ -26,6 +26,7 @@ import { banner } from './demo/banner.ts';
 import { startDemoConsole } from './demo/consoleWiring.ts';
 import { fail, running, stopAllOnExit } from './demo/lifecycle.ts';
 import { print, say, survivePipeClosing } from './demo/output.ts';
+import { environmentWithFile } from './demo/passOnRules.ts';
 import { type DemoSettings, readSettings } from './demo/settings.ts';
 
 /** PostgreSQL, Kafka and Zipkin, the latter booting while the broker does. */
@@ -52,7 +53,7 @@ async function startBackingServices(settings: DemoSettings) {
 async function main(): Promise<void> {
   survivePipeClosing();
   stopAllOnExit();
-  const settings = readSettings(process.env, process.argv);
+  const settings = readSettings(environmentOrExit(process.env, process.argv), process.argv);
   const { postgres, kafka, zipkin } = await startBackingServices(settings);
   const databaseUrls = databaseUrlsOn(postgres);
   const start = appStarter(settings, databaseUrls, kafka.brokers, zipkin);
@@ -69,6 +70,16 @@ async function main(): Promise<void> {
   print(banner(settings, postgres, kafka.brokers));
   const autovacuum = await autovacuumOf(`${postgres}/postgres`);
   if (autovacuum) say('postgres', `warning: ${autovacuum}`);
+}
+
+/** The environment, with `--env FILE`'s variables under it; a file that cannot be read stops the demo. */
+function environmentOrExit(env: NodeJS.ProcessEnv, argv: string[]): NodeJS.ProcessEnv {
+  try {
+    return environmentWithFile(env, argv);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
 }
 
 /** The warning for the demo's PostgreSQL when it runs with autovacuum off (a warning only). */

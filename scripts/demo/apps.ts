@@ -55,6 +55,8 @@ export function appStarter(
 
 function demoEnv(name: ProcessName, settings: DemoSettings, zipkin: ZipkinServer | undefined) {
   return {
+    // The caller's settings first: what follows is the demo's own, which passOn.ts never passes.
+    ...settings.passedOn.env[name],
     // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
     HOST: '127.0.0.1',
     ...(RELAYS.includes(name) ? { RELAY_ADMIN_TOKEN: settings.relayToken } : {}),

@@ -2,6 +2,7 @@
 import { styleText } from 'node:util';
 import { DEMO_PROMETHEUS_INTERVAL_SECONDS } from '@outbox/devstack/prometheus-config';
 import { running } from './lifecycle.ts';
+import { describePassOn } from './passOn.ts';
 import type { DemoSettings } from './settings.ts';
 
 export function banner(settings: DemoSettings, postgres: string, brokers: string[]): string {
@@ -24,7 +25,7 @@ ${prometheus ? `\n  Prometheus       http://127.0.0.1:${prometheusPort} (alerts:
                    modes: orders ${modes.orders}, inventory ${modes.inventory}, billing ${modes.billing}${connect ? ` (Kafka Connect ${connect.url})` : ''}
   Kafka            ${brokers.join(',')}
   every process has /metrics next to /healthz
-
+${settingsLines(settings)}
 Or from a terminal: place an order
   curl -s -X POST http://127.0.0.1:${ports.orders}/orders -H 'content-type: application/json' \\
     -d '{"customerId":"alice","currency":"EUR","items":[{"sku":"KB-101","quantity":1}]}'
@@ -47,4 +48,11 @@ A walkthrough: docs/walkthrough.md
 
 Ctrl-C stops everything.
 `;
+}
+
+/** Your settings: what reached which process, and what did not and why (passOn.ts). */
+function settingsLines(settings: DemoSettings): string {
+  const lines = describePassOn(settings.passedOn);
+  if (lines.length === 0) return '';
+  return `\nYour settings for the processes:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
 }

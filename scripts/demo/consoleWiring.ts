@@ -33,6 +33,7 @@ export async function startDemoConsole(wiring: ConsoleWiring): Promise<RunningCo
   const { settings, databaseUrls, kafka, zipkin, prometheusUrl } = wiring;
   const { ports } = settings;
   const config = loadConfig('console', configSchema, {
+    ...settings.passedOn.env.console, // CONSOLE_HOSTS, CONSOLE_READ_TOKEN, Kafka's TLS…
     PORT: String(settings.consolePort),
     ORDERS_URL: `http://127.0.0.1:${ports.orders}`,
     INVENTORY_URL: `http://127.0.0.1:${ports.inventory}`,

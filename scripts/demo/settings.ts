@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { relayModes } from '@outbox/devstack/cdc-relays';
 import { type ProcessName, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { kafkaClient } from '@outbox/runtime/config';
+import { passOn } from './passOn.ts';
+import { demoPassOnRules } from './passOnRules.ts';
 
 /** A process of the demo: one of the stack's, or (on the cluster) its twin, `inventory-2`. */
 export type DemoProcess = ProcessName | `${ProcessName}-2`;
@@ -12,6 +14,7 @@ export type DemoProcess = ProcessName | `${ProcessName}-2`;
 export type DemoSettings = ReturnType<typeof readSettings>;
 
 export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
+  const modes = relayModesOrExit(env);
   const basePort = Number(env.DEMO_BASE_PORT ?? 3000);
   // `./dev demo --cluster` (or DEMO_KAFKA=cluster): three brokers, topics replicated three times, a
   // kill -9 button per broker. One broker by default: lighter, and enough to show the outbox.
@@ -33,7 +36,10 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     connectPort: Number(env.CONNECT_PORT ?? 8083),
     // Each service's relay: polling (default) or debezium, a connector on Kafka Connect
     // (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
-    modes: relayModesOrExit(env),
+    modes,
+    // The caller's settings for the apps (DATABASE_WAIT_FOR_STANDBY, timeouts, batch sizes…), to
+    // the processes whose config takes them; the banner lists them (passOn.ts).
+    passedOn: passOn(env, demoPassOnRules(modes)),
     // KAFKA_CLIENT for every service and relay, checked here so that a typo stops the demo once,
     // not each process (docs/dependencies.md#which-kafka-client). Unset: their default.
     kafkaClient: kafkaClientOrExit(env.KAFKA_CLIENT),
