@@ -44,6 +44,7 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     // not each process (docs/dependencies.md#which-kafka-client). Unset: their default.
     kafkaClient: kafkaClientOrExit(env.KAFKA_CLIENT),
     twins,
+    failover: failoverOf(env, argv, modes),
     ports: portsFrom(basePort, twins),
     // Links to dashboards, when a Grafana runs somewhere, and to each order's trace.
     grafanaUrl: env.GRAFANA_URL,
@@ -54,6 +55,30 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     // Orders' PUT /admin/write-mode, which only the demo's orders has (WRITE_MODES_SWITCHABLE).
     ordersToken: randomBytes(16).toString('hex'),
   };
+}
+
+/**
+ * `./dev demo --failover` (or DEMO_FAILOVER=async|sync): every service database on a primary and a
+ * streaming standby, asynchronous unless `--sync`. With an asynchronous standby the relays and
+ * consumers wait for it before announcing, as docs/production.md#database-failover asks, unless
+ * `--no-standby-wait` (to see what the wait prevents); with a synchronous one there is nothing to wait for.
+ */
+function failoverOf(env: NodeJS.ProcessEnv, argv: string[], modes: ReturnType<typeof relayModes>) {
+  const wanted = argv.includes('--failover') || env.DEMO_FAILOVER !== undefined;
+  if (!wanted) return undefined;
+  if (env.DEMO_FAILOVER !== undefined && !['async', 'sync'].includes(env.DEMO_FAILOVER)) {
+    console.error(`DEMO_FAILOVER=${env.DEMO_FAILOVER}: expected async or sync`);
+    process.exit(2);
+  }
+  if (Object.values(modes).includes('debezium')) {
+    console.error(
+      '--failover runs polling relays only: a replication slot does not follow a promotion (docs/production.md)',
+    );
+    process.exit(2);
+  }
+  const replication: 'async' | 'sync' =
+    argv.includes('--sync') || env.DEMO_FAILOVER === 'sync' ? 'sync' : 'async';
+  return { replication, standbyWait: replication === 'async' && !argv.includes('--no-standby-wait') };
 }
 
 function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes> {
