@@ -61,7 +61,8 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
  * `./dev demo --failover` (or DEMO_FAILOVER=async|sync): every service database on a primary and a
  * streaming standby, asynchronous unless `--sync`. With an asynchronous standby the relays and
  * consumers wait for it before announcing, as docs/production.md#database-failover asks, unless
- * `--no-standby-wait` (to see what the wait prevents); with a synchronous one there is nothing to wait for.
+ * `--no-standby-wait` or DEMO_STANDBY_WAIT=off (to see what the wait prevents); with a synchronous
+ * one there is nothing to wait for.
  */
 function failoverOf(env: NodeJS.ProcessEnv, argv: string[], modes: ReturnType<typeof relayModes>) {
   const wanted = argv.includes('--failover') || env.DEMO_FAILOVER !== undefined;
@@ -78,7 +79,8 @@ function failoverOf(env: NodeJS.ProcessEnv, argv: string[], modes: ReturnType<ty
   }
   const replication: 'async' | 'sync' =
     argv.includes('--sync') || env.DEMO_FAILOVER === 'sync' ? 'sync' : 'async';
-  return { replication, standbyWait: replication === 'async' && !argv.includes('--no-standby-wait') };
+  const waitOff = argv.includes('--no-standby-wait') || env.DEMO_STANDBY_WAIT === 'off';
+  return { replication, standbyWait: replication === 'async' && !waitOff };
 }
 
 function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes> {
