@@ -6,7 +6,7 @@ import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres'
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
 import type { OwnConnect } from './faults/ownConnect.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
-import type { ChaosStack, StackOptions } from './stack.ts';
+import type { ChaosStack, DatabaseName, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
 
 /** What a scenario's fault script can reach while the load runs. */
@@ -22,6 +22,8 @@ export type ScenarioContext = {
   postgres: PrivatePostgres | undefined;
   /** The orders database's primary and standby (only with `needs.postgresPair`). */
   pair: PostgresPair | undefined;
+  /** Each failed-over database's primary and standby (`needs.postgresPair` with `needs.failoverDatabases`). */
+  pairs: Partial<Record<DatabaseName, PostgresPair>>;
   /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
   connect: OwnConnect | undefined;
   /** Milliseconds since the load started. */
@@ -56,9 +58,12 @@ export type Scenario = {
     /**
      * The scenario fails the orders database over: it lives on a primary and a streaming standby
      * of the scenario's own (postgresPair.ts), replicating this way, reached through one endpoint
-     * that the promotion moves. The other databases stay on the shared server.
+     * that the promotion moves. The other databases stay on the shared server, unless
+     * `failoverDatabases` names them too.
      */
     postgresPair?: Replication;
+    /** Which databases live on a pair of their own (default the orders database only). */
+    failoverDatabases?: DatabaseName[];
     /**
      * The scenario fails brokers over: it runs on a three-node cluster of its own (topics at
      * replication factor 3, min.insync.replicas 2), with two relays per outbox and two instances of

@@ -11,15 +11,15 @@ import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
 import type { OpsScraper } from './opsScraper.ts';
 import type { Scenario } from './scenario.ts';
-import { type ChaosStack, startChaosStack } from './stack.ts';
+import { type ChaosStack, type DatabaseName, startChaosStack } from './stack.ts';
 
 /** Everything a run started, set as it starts, so that `dispose` removes exactly that. */
 export type ScenarioEnvironment = {
   ownBroker?: OwnBroker;
   cluster?: TestCluster;
   postgres?: PrivatePostgres;
-  /** The orders database's primary and standby (needs.postgresPair). */
-  pair?: PostgresPair;
+  /** Each failed-over database's primary and standby (needs.postgresPair, needs.failoverDatabases). */
+  pairs?: Partial<Record<DatabaseName, PostgresPair>>;
   connect?: OwnConnect;
   stack?: ChaosStack;
   scraper?: OpsScraper;
@@ -50,8 +50,13 @@ export async function startInfrastructure(
     env.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
   }
   if (needs.postgresPair) {
-    log(`starting a PostgreSQL primary and standby (${needs.postgresPair}) for the orders database`);
-    env.pair = await startPostgresPair({ label: scenario.name, replication: needs.postgresPair });
+    const replication = needs.postgresPair;
+    const databases = needs.failoverDatabases ?? ['orders'];
+    log(`starting a PostgreSQL primary and standby (${replication}) for ${databases.join(', ')}`);
+    env.pairs = {};
+    for (const database of databases) {
+      env.pairs[database] = await startPostgresPair({ label: `${scenario.name}-${database}`, replication });
+    }
   }
   if (needs.cdc) {
     log(
@@ -70,12 +75,18 @@ export async function startSystem(
   log: (line: string) => void,
   kafkaClient?: KafkaClientName,
 ): Promise<ChaosStack> {
-  const { cluster, connect, postgres, pair } = env;
+  const { cluster, connect, postgres, pairs } = env;
   const stack = await startChaosStack({
     label: scenario.name,
     kafkaBrokers: env.kafkaBrokers,
     postgresUrl: postgres?.url ?? defaultPostgresUrl,
-    ...(pair ? { databaseServers: { orders: pair.url } } : {}),
+    ...(pairs
+      ? {
+          databaseServers: Object.fromEntries(
+            Object.entries(pairs).map(([database, pair]) => [database, pair.url]),
+          ),
+        }
+      : {}),
     // On a cluster, as in production: replicated topics, and two of every process that scales out.
     ...(cluster
       ? {
@@ -119,5 +130,5 @@ export async function dispose(env: ScenarioEnvironment): Promise<void> {
   await env.ownBroker?.dispose();
   await env.cluster?.dispose();
   await env.postgres?.remove();
-  await env.pair?.remove();
+  for (const pair of Object.values(env.pairs ?? {})) await pair.remove();
 }

@@ -29,6 +29,8 @@ import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { poisonMidChunk } from './poisonMidChunk.ts';
 import {
+  postgresFailoverAllAsync,
+  postgresFailoverAllSync,
   postgresFailoverAsync,
   postgresFailoverAsyncUnguarded,
   postgresFailoverSync,
@@ -97,7 +99,12 @@ export const CDC_SCENARIOS: Scenario[] = [
  * The orders database failed over to its standby under load (`npm run chaos -- failover`), with
  * asynchronous and with synchronous replication. One of them runs in CI (tests/chaos); both on demand.
  */
-export const FAILOVER_SCENARIOS: Scenario[] = [postgresFailoverAsync, postgresFailoverSync];
+export const FAILOVER_SCENARIOS: Scenario[] = [
+  postgresFailoverAsync,
+  postgresFailoverSync,
+  postgresFailoverAllAsync,
+  postgresFailoverAllSync,
+];
 
 /** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
 export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
