@@ -91,7 +91,8 @@ compose_main() {
   compose_engine
   case "${1:-help}" in
     up) shift; compose_up "$@" ;;
-    down) shift; compose_cli down --remove-orphans "$@" ;;
+    # Every profile's services, so that a stack started with `cdc` goes down whole.
+    down) shift; COMPOSE_PROFILES=cdc,grafana compose_cli down --remove-orphans "$@" ;;
     help | -h | --help) sed -n '2,7p' scripts/compose/compose.sh | sed 's/^# \{0,1\}//' ;;
     *) compose_cli "$@" ;;
   esac

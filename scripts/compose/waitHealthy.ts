@@ -36,8 +36,9 @@ function containers(): State[] {
     });
 }
 
-const ready = (c: State) =>
-  c.status === 'exited' ? c.exitCode === 0 : c.health === undefined || c.health === 'healthy';
+// A service without a healthcheck is a one-shot (docker-compose.yml gives every other one a check):
+// it is ready once it has exited 0.
+const ready = (c: State) => (c.status === 'exited' ? c.exitCode === 0 : c.health === 'healthy');
 const failed = (c: State) => (c.status === 'exited' && c.exitCode !== 0) || c.health === 'unhealthy';
 
 for (;;) {

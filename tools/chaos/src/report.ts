@@ -149,7 +149,8 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   for (const r of reports) {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
-      `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans); ` +
+      `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, ${r.target === 'compose' ? 'on the compose stack (tracing on, to its Zipkin)' : 'tracing off (the chaos stack exports no spans)'}; ` +
+        `${r.machine ? `${r.machine.cpu}, ${r.machine.cores} cores, load average ${r.machine.loadAverage.map((l) => l.toFixed(2)).join(' ')} at the end; ` : ''}` +
         `load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
         `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${clientOfRun(r, '**') ? `; Kafka client (KAFKA_CLIENT): ${clientOfRun(r, '**')}` : ''}.`,
       '',
