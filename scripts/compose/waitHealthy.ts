@@ -39,15 +39,15 @@ function containers(): State[] {
 // A service without a healthcheck is a one-shot (docker-compose.yml gives every other one a check):
 // it is ready once it has exited 0.
 const ready = (c: State) => (c.status === 'exited' ? c.exitCode === 0 : c.health === 'healthy');
-const failed = (c: State) => (c.status === 'exited' && c.exitCode !== 0) || c.health === 'unhealthy';
+// A one-shot that failed is final; an unhealthy service may still recover (a slow start on a busy
+// host), so it is reported only when the deadline passes.
+const failed = (c: State) => c.status === 'exited' && c.exitCode !== 0;
 
 for (;;) {
   const states = containers();
   const broken = states.find(failed);
   if (broken) {
-    console.error(
-      `compose: ${broken.name} is ${broken.health ?? `exited (${broken.exitCode})`}; its last lines:`,
-    );
+    console.error(`compose: ${broken.name} exited (${broken.exitCode}); its last lines:`);
     console.error(
       execFileSync('docker', ['logs', '--tail', '40', broken.name], { encoding: 'utf8', stdio: 'pipe' }),
     );
@@ -56,7 +56,9 @@ for (;;) {
   const waiting = states.filter((c) => !ready(c));
   if (states.length > 0 && waiting.length === 0) break;
   if (Date.now() > deadlineMs) {
-    console.error(`compose: still not healthy after 5 minutes: ${waiting.map((c) => c.name).join(', ')}`);
+    console.error(
+      `compose: still not healthy after 5 minutes: ${waiting.map((c) => `${c.name} (${c.health ?? c.status})`).join(', ')}; see ./dev compose logs <service>`,
+    );
     process.exit(1);
   }
   await sleep(1000);
