@@ -77,6 +77,7 @@ function faultScriptContext(
     broker: env.ownBroker?.broker,
     cluster: env.cluster?.cluster,
     brokerProxy: env.ownBroker?.proxy,
+    compose: env.compose,
     postgres: env.postgres,
     pair: env.pairs?.orders,
     pairs: env.pairs ?? {},

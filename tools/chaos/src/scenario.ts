@@ -4,6 +4,7 @@ import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PostgresPair, Replication } from '@outbox/devstack/postgres-pair';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
+import type { ComposeControl } from './compose/composeStack.ts';
 import type { OwnConnect } from './faults/ownConnect.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
 import type { ChaosStack, DatabaseName, StackOptions } from './stack.ts';
@@ -26,6 +27,8 @@ export type ScenarioContext = {
   pairs: Partial<Record<DatabaseName, PostgresPair>>;
   /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
   connect: OwnConnect | undefined;
+  /** The compose stack's containers (only with `needs.compose`). */
+  compose: ComposeControl | undefined;
   /** Milliseconds since the load started. */
   elapsed(): number;
   sleep(ms: number): Promise<void>;
@@ -84,6 +87,11 @@ export type Scenario = {
      * while orders are written (`context.connect.register`), and the relays drain what came before.
      */
     cdcRegisteredByTheScenario?: boolean;
+    /**
+     * The system under test is the stack of docker-compose.yml (`./dev compose up`), not processes
+     * of the run's own; with profile `cdc`, Debezium publishes every outbox (compose/composeStack.ts).
+     */
+    compose?: { profile?: 'cdc' };
   };
   stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances' | 'kafkaReplicationFactor'>;
   /** Orders' WRITE_MODE; the outbox when not given. */

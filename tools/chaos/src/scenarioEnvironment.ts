@@ -6,6 +6,12 @@ import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres'
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
+import {
+  COMPOSE_KAFKA_BROKERS,
+  type ComposeControl,
+  composeStack,
+  composeUp,
+} from './compose/composeStack.ts';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
@@ -22,6 +28,8 @@ export type ScenarioEnvironment = {
   pairs?: Partial<Record<DatabaseName, PostgresPair>>;
   connect?: OwnConnect;
   stack?: ChaosStack;
+  /** The compose stack's containers (needs.compose). */
+  compose?: ComposeControl;
   scraper?: OpsScraper;
   kafkaBrokers: string[];
 };
@@ -66,6 +74,25 @@ export async function startInfrastructure(
       exactlyOnce: needs.exactlyOnceSource === true,
     });
   }
+}
+
+/**
+ * The compose stack instead (needs.compose): `./dev compose up`, which starts or updates it (with
+ * the `cdc` profile: every relay in debezium mode) and returns once every service is healthy.
+ */
+export async function startComposeSystem(
+  scenario: Scenario,
+  env: ScenarioEnvironment,
+  log: (line: string) => void,
+): Promise<ChaosStack> {
+  const cdc = scenario.needs?.compose?.profile === 'cdc';
+  log(`./dev compose up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
+  composeUp(cdc ? { COMPOSE_PROFILES: 'cdc', RELAY_MODE: 'debezium' } : { RELAY_MODE: 'polling' });
+  const { stack, control } = await composeStack();
+  env.kafkaBrokers = COMPOSE_KAFKA_BROKERS;
+  env.stack = stack;
+  env.compose = control;
+  return stack;
 }
 
 /** The four apps and their relays (or connectors) on the infrastructure started above. */

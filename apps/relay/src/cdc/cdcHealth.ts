@@ -80,6 +80,12 @@ export async function connectorHealth(connect: ConnectEndpoint, connector: strin
 async function slotHealth(pool: pg.Pool, slot: string): Promise<Pick<CdcRelayHealth, 'slot' | 'slotError'>> {
   try {
     const read = await readReplicationSlot(pool, slot);
+    if (read?.active && !read.readerVisible) {
+      return {
+        slot: read,
+        slotError: `cannot see the reader of replication slot ${slot}, so no row is marked published: grant pg_read_all_stats to this relay's role`,
+      };
+    }
     if (read) return { slot: read };
     return { slotError: `replication slot ${slot} does not exist: the connector creates it when it starts` };
   } catch (error) {
@@ -89,7 +95,7 @@ async function slotHealth(pool: pg.Pool, slot: string): Promise<Pick<CdcRelayHea
   }
 }
 
-/** `ok` only while the connector and every one of its tasks run, and a reader holds the slot. */
+/** `ok` only while the connector and every one of its tasks run, and a reader this role can see holds the slot. */
 export async function cdcRelayHealth(
   pool: pg.Pool,
   settings: { connect: ConnectEndpoint; connector: string; slot: string },
@@ -98,7 +104,7 @@ export async function cdcRelayHealth(
     connectorHealth(settings.connect, settings.connector),
     slotHealth(pool, settings.slot),
   ]);
-  const ok = connector.connectorRunning && slot.slot?.active === true;
+  const ok = connector.connectorRunning && slot.slot?.active === true && slot.slotError === undefined;
   return {
     status: ok ? 'ok' : 'degraded',
     mode: 'debezium',

@@ -20,6 +20,7 @@ import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
 import { clusterRelayFailover } from './clusterRelayFailover.ts';
 import { clusterRollingRestart } from './clusterRollingRestart.ts';
 import { competingRelays } from './competingRelays.ts';
+import { COMPOSE_SCENARIOS } from './compose.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
@@ -109,7 +110,7 @@ export const FAILOVER_SCENARIOS: Scenario[] = [
 /** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
 export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
 
-export { DUAL_WRITES };
+export { COMPOSE_SCENARIOS, DUAL_WRITES };
 
 export function findScenario(name: string): Scenario | undefined {
   return [
@@ -119,5 +120,6 @@ export function findScenario(name: string): Scenario | undefined {
     ...FAILOVER_SCENARIOS,
     ...PROOFS,
     ...DUAL_WRITES,
+    ...COMPOSE_SCENARIOS,
   ].find((scenario) => scenario.name === name);
 }
