@@ -24,13 +24,20 @@ import {
 } from './demo/backingServices.ts';
 import { banner } from './demo/banner.ts';
 import { startDemoConsole } from './demo/consoleWiring.ts';
+import { pairDatabaseUrls, startDatabasePairs } from './demo/databasePairs.ts';
+import { databaseFailover } from './demo/failoverControl.ts';
 import { fail, running, stopAllOnExit } from './demo/lifecycle.ts';
 import { print, say, survivePipeClosing } from './demo/output.ts';
+import { environmentWithFile } from './demo/passOnRules.ts';
 import { type DemoSettings, readSettings } from './demo/settings.ts';
 
-/** PostgreSQL, Kafka and Zipkin, the latter booting while the broker does. */
+/**
+ * PostgreSQL (with --failover, a primary and a standby per service database), Kafka and Zipkin,
+ * the latter booting while the broker does.
+ */
 async function startBackingServices(settings: DemoSettings) {
-  const postgres = await choosePostgres(settings);
+  const pairs = settings.failover ? await startDatabasePairs(settings) : undefined;
+  const postgres = pairs ? pairs.orders.url.replace(/\/postgres$/, '') : await choosePostgres(settings);
   fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
   // Zipkin's JVM boots while the broker does. (After broker.start(): two Maven downloads at once,
   // on a fresh machine, would share one local repository.)
@@ -46,15 +53,15 @@ async function startBackingServices(settings: DemoSettings) {
     // If it dies (it should not: its bound fits its heap, docs/tracing.md), it is started again.
     running.zipkinSupervisor = superviseZipkin(zipkin, { report: (message) => say('zipkin', message) });
   }
-  return { postgres, kafka, zipkin };
+  return { postgres, pairs, kafka, zipkin };
 }
 
 async function main(): Promise<void> {
   survivePipeClosing();
   stopAllOnExit();
-  const settings = readSettings(process.env, process.argv);
-  const { postgres, kafka, zipkin } = await startBackingServices(settings);
-  const databaseUrls = databaseUrlsOn(postgres);
+  const settings = readSettings(environmentOrExit(process.env, process.argv), process.argv);
+  const { postgres, pairs, kafka, zipkin } = await startBackingServices(settings);
+  const databaseUrls = pairs ? pairDatabaseUrls(pairs) : databaseUrlsOn(postgres);
   const start = appStarter(settings, databaseUrls, kafka.brokers, zipkin);
   await startApps(settings, databaseUrls, kafka.brokers, start);
   running.prometheus = await startPrometheus(settings);
@@ -65,10 +72,21 @@ async function main(): Promise<void> {
     zipkin,
     prometheusUrl: running.prometheus ? `http://127.0.0.1:${settings.prometheusPort}` : undefined,
     start,
+    ...(pairs ? { databases: databaseFailover(settings, pairs, kafka.brokers) } : {}),
   });
-  print(banner(settings, postgres, kafka.brokers));
+  print(banner(settings, postgres, databaseUrls, kafka.brokers));
   const autovacuum = await autovacuumOf(`${postgres}/postgres`);
   if (autovacuum) say('postgres', `warning: ${autovacuum}`);
+}
+
+/** The environment, with `--env FILE`'s variables under it; a file that cannot be read stops the demo. */
+function environmentOrExit(env: NodeJS.ProcessEnv, argv: string[]): NodeJS.ProcessEnv {
+  try {
+    return environmentWithFile(env, argv);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
 }
 
 /** The warning for the demo's PostgreSQL when it runs with autovacuum off (a warning only). */

@@ -4,12 +4,14 @@
 // reader to, with the load generator where the text speaks of load, and screenshots the panel the
 // text is about into docs/images/. docs/images/manifest.json records the banners each picture
 // shows (tests/docs checks the text mentions them). Parts: demo (steps 1-8 and 11), cluster
-// (step 9), cdc (step 10), bare (the console without Prometheus and Zipkin). Default: all four.
+// (step 9), cdc (step 10), bare (the console without Prometheus and Zipkin), failover and
+// failover-unguarded (step 12). Default: all six.
 // Needs what the demo needs, with Prometheus installed, and Debian's chromium. On a busy 2-core
 // machine the demo part took about 12 minutes, the others 2 to 6 each.
 import { readManifest, writeManifest } from './docs-screenshots/capture.ts';
 import { openConsolePage, type Shots } from './docs-screenshots/consolePage.ts';
 import { startDemo } from './docs-screenshots/demoRun.ts';
+import { failoverGuardedScenes, failoverUnguardedScenes } from './docs-screenshots/failoverScenes.ts';
 import { bareScenes, cdcScenes, clusterScenes, demoScenes } from './docs-screenshots/parts.ts';
 
 const PARTS: Record<string, { env: Record<string, string>; scenes: (shots: Shots) => Promise<void> }> = {
@@ -17,6 +19,11 @@ const PARTS: Record<string, { env: Record<string, string>; scenes: (shots: Shots
   cluster: { env: { DEMO_KAFKA: 'cluster' }, scenes: clusterScenes },
   cdc: { env: { RELAY_MODE_ORDERS: 'debezium' }, scenes: cdcScenes },
   bare: { env: { DEMO_PROMETHEUS: 'off', DEMO_TRACING: 'off' }, scenes: bareScenes },
+  failover: { env: { DEMO_FAILOVER: 'async', DEMO_PROMETHEUS: 'off' }, scenes: failoverGuardedScenes },
+  'failover-unguarded': {
+    env: { DEMO_FAILOVER: 'async', DEMO_STANDBY_WAIT: 'off', DEMO_PROMETHEUS: 'off' },
+    scenes: failoverUnguardedScenes,
+  },
 };
 
 const asked = process.argv.slice(2);

@@ -17,6 +17,13 @@ create database inventory owner inventory;
 create role billing login password 'billing';
 create database billing owner billing;
 
+-- Each relay logs in with its database's role. In debezium mode (the `cdc` profile) it marks a row
+-- published only once the connector's replication slot has confirmed it, and it identifies the
+-- connector's reader by that walsender's pid and start time in pg_stat_activity, which PostgreSQL
+-- shows for another role's session only to members of pg_read_all_stats (docs/design.md#polling-or-cdc).
+-- Without it the relay never sees the reader: it marks nothing and the outbox grows for ever.
+grant pg_read_all_stats to orders, inventory, billing;
+
 -- The web console (apps/console) only reads: each outbox, processed_events and the stock. It logs in
 -- with a role of its own that can read the tables the owners create later (their migrations run at
 -- service start), and write nothing.

@@ -6,6 +6,7 @@ import { superviseConnect } from '@outbox/devstack/connect-supervisor';
 import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
 import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
+import { standbyWaitEnv } from './databasePairs.ts';
 import { running } from './lifecycle.ts';
 import { print, printLine, say } from './output.ts';
 import type { DemoProcess, DemoSettings } from './settings.ts';
@@ -55,6 +56,10 @@ export function appStarter(
 
 function demoEnv(name: ProcessName, settings: DemoSettings, zipkin: ZipkinServer | undefined) {
   return {
+    // With --failover's asynchronous standbys, the wait (a caller's own setting replaces it).
+    ...standbyWaitEnv(settings),
+    // Then the caller's settings: what follows is the demo's own, which passOn.ts never passes.
+    ...settings.passedOn.env[name],
     // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
     HOST: '127.0.0.1',
     ...(RELAYS.includes(name) ? { RELAY_ADMIN_TOKEN: settings.relayToken } : {}),

@@ -2,7 +2,7 @@
 // demo can offer, because only it owns the processes.
 import { configSchema } from '@outbox/console/config';
 import { type RunningConsole, startConsole } from '@outbox/console/console';
-import type { DemoControls, ProcessControl } from '@outbox/console/demo-controls';
+import type { DatabaseFailover, DemoControls, ProcessControl } from '@outbox/console/demo-controls';
 import {
   brokerControl,
   connectControl,
@@ -27,12 +27,15 @@ export type ConsoleWiring = {
   zipkin: ZipkinServer | undefined;
   prometheusUrl: string | undefined;
   start: StartApp;
+  /** `--failover`: the buttons of each database's primary and standby (failoverControl.ts). */
+  databases?: DatabaseFailover;
 };
 
 export async function startDemoConsole(wiring: ConsoleWiring): Promise<RunningConsole> {
   const { settings, databaseUrls, kafka, zipkin, prometheusUrl } = wiring;
   const { ports } = settings;
   const config = loadConfig('console', configSchema, {
+    ...settings.passedOn.env.console, // CONSOLE_HOSTS, CONSOLE_READ_TOKEN, Kafka's TLS…
     PORT: String(settings.consolePort),
     ORDERS_URL: `http://127.0.0.1:${ports.orders}`,
     INVENTORY_URL: `http://127.0.0.1:${ports.inventory}`,
@@ -62,7 +65,7 @@ function connectControls(): Record<string, ProcessControl> {
   return { connect: announced('Kafka Connect', connectControl(running.connect, running.connectSupervisor)) };
 }
 
-function demoControls({ settings, kafka, start }: ConsoleWiring): DemoControls {
+function demoControls({ settings, kafka, start, databases }: ConsoleWiring): DemoControls {
   return {
     brokers:
       kafka instanceof KafkaCluster
@@ -94,6 +97,7 @@ function demoControls({ settings, kafka, start }: ConsoleWiring): DemoControls {
       ...connectControls(),
     },
     writeMode: ordersWriteModeSwitch(`http://127.0.0.1:${settings.ports.orders}`, settings.ordersToken),
+    ...(databases ? { databases } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type { ConnectWorker } from '@outbox/devstack/connect-worker';
 import type { EmbeddedPostgres } from '@outbox/devstack/embedded-postgres';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
+import type { PostgresPair } from '@outbox/devstack/postgres-pair';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { MissingToolError } from '@outbox/devstack/tools';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
@@ -21,6 +22,8 @@ export type Running = {
   /** False when the broker was already running: then it is not the demo's to stop. */
   startedBroker: boolean;
   embeddedPostgres?: EmbeddedPostgres;
+  /** `--failover`: a primary and a standby per service database. */
+  databasePairs?: PostgresPair[];
   consoleApp?: RunningConsole;
   prometheus?: ChildProcess;
   zipkin?: ZipkinServer;
@@ -56,6 +59,10 @@ export async function stopAll(exitCode: number): Promise<never> {
   if (running.broker && running.startedBroker) {
     print('Stopping Kafka…');
     await running.broker.stop().catch((error) => printError(`Could not stop Kafka: ${String(error)}`));
+  }
+  if (running.databasePairs?.length) {
+    print("Removing the databases' primaries and standbys…");
+    await Promise.allSettled(running.databasePairs.map((pair) => pair.remove()));
   }
   if (running.embeddedPostgres) {
     print('Stopping the embedded PostgreSQL…');

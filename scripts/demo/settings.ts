@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { relayModes } from '@outbox/devstack/cdc-relays';
 import { type ProcessName, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import { kafkaClient } from '@outbox/runtime/config';
+import { passOn } from './passOn.ts';
+import { demoPassOnRules } from './passOnRules.ts';
 
 /** A process of the demo: one of the stack's, or (on the cluster) its twin, `inventory-2`. */
 export type DemoProcess = ProcessName | `${ProcessName}-2`;
@@ -12,6 +14,7 @@ export type DemoProcess = ProcessName | `${ProcessName}-2`;
 export type DemoSettings = ReturnType<typeof readSettings>;
 
 export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
+  const modes = relayModesOrExit(env);
   const basePort = Number(env.DEMO_BASE_PORT ?? 3000);
   // `./dev demo --cluster` (or DEMO_KAFKA=cluster): three brokers, topics replicated three times, a
   // kill -9 button per broker. One broker by default: lighter, and enough to show the outbox.
@@ -33,11 +36,15 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     connectPort: Number(env.CONNECT_PORT ?? 8083),
     // Each service's relay: polling (default) or debezium, a connector on Kafka Connect
     // (docs/design.md#polling-or-cdc). RELAY_MODE for all, RELAY_MODE_ORDERS etc. for one.
-    modes: relayModesOrExit(env),
+    modes,
+    // The caller's settings for the apps (DATABASE_WAIT_FOR_STANDBY, timeouts, batch sizes…), to
+    // the processes whose config takes them; the banner lists them (passOn.ts).
+    passedOn: passOn(env, demoPassOnRules(modes)),
     // KAFKA_CLIENT for every service and relay, checked here so that a typo stops the demo once,
     // not each process (docs/dependencies.md#which-kafka-client). Unset: their default.
     kafkaClient: kafkaClientOrExit(env.KAFKA_CLIENT),
     twins,
+    failover: failoverOf(env, argv, modes),
     ports: portsFrom(basePort, twins),
     // Links to dashboards, when a Grafana runs somewhere, and to each order's trace.
     grafanaUrl: env.GRAFANA_URL,
@@ -48,6 +55,32 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
     // Orders' PUT /admin/write-mode, which only the demo's orders has (WRITE_MODES_SWITCHABLE).
     ordersToken: randomBytes(16).toString('hex'),
   };
+}
+
+/**
+ * `./dev demo --failover` (or DEMO_FAILOVER=async|sync): every service database on a primary and a
+ * streaming standby, asynchronous unless `--sync`. With an asynchronous standby the relays and
+ * consumers wait for it before announcing, as docs/production.md#database-failover asks, unless
+ * `--no-standby-wait` or DEMO_STANDBY_WAIT=off (to see what the wait prevents); with a synchronous
+ * one there is nothing to wait for.
+ */
+function failoverOf(env: NodeJS.ProcessEnv, argv: string[], modes: ReturnType<typeof relayModes>) {
+  const wanted = argv.includes('--failover') || env.DEMO_FAILOVER !== undefined;
+  if (!wanted) return undefined;
+  if (env.DEMO_FAILOVER !== undefined && !['async', 'sync'].includes(env.DEMO_FAILOVER)) {
+    console.error(`DEMO_FAILOVER=${env.DEMO_FAILOVER}: expected async or sync`);
+    process.exit(2);
+  }
+  if (Object.values(modes).includes('debezium')) {
+    console.error(
+      '--failover runs polling relays only: a replication slot does not follow a promotion (docs/production.md)',
+    );
+    process.exit(2);
+  }
+  const replication: 'async' | 'sync' =
+    argv.includes('--sync') || env.DEMO_FAILOVER === 'sync' ? 'sync' : 'async';
+  const waitOff = argv.includes('--no-standby-wait') || env.DEMO_STANDBY_WAIT === 'off';
+  return { replication, standbyWait: replication === 'async' && !waitOff };
 }
 
 function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes> {

@@ -212,7 +212,7 @@ describe.skipIf(unavailable !== undefined)('the relay in debezium mode', () => {
     // yet the slot has not confirmed the position after them, so none is marked published.
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
-      const mark = await takeConfirmationMark(pool, slot, 10_000);
+      const mark = await takeConfirmationMark(pool, slot, 10_000, { after: '0' });
       expect([...paused].filter((id) => !mark.ids.includes(id))).toEqual([]);
       expect(await markConfirmed(pool, mark, slot)).toBeUndefined();
     } finally {

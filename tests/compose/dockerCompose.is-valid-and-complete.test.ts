@@ -1,8 +1,9 @@
-// Checks docker-compose.yml, the Dockerfile and the Prometheus/Grafana files without a Docker engine
-// (there is none on the development and CI machines). What `docker compose config` would reject is
-// caught by the official compose-spec JSON schema; what it would accept but still break at run time
-// (an env var an app rejects, a port that does not match, a mount of a missing file, an unpinned
-// image) is caught by the checks below. See docs/docker.md.
+// Checks docker-compose.yml, the Dockerfile and the Prometheus/Grafana files without a Docker engine,
+// in seconds. What `docker compose config` would reject is caught by the official compose-spec JSON
+// schema; what it would accept but still break at run time (an env var an app rejects, a port that
+// does not match, a mount of a missing file, an unpinned image, a version that differs from the
+// local demo's) is caught by the checks below. The stack itself runs in
+// tests/compose/compose.places-an-order-in-the-console.test.ts. See docs/docker.md.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -38,9 +39,6 @@ const loadYaml = (file: string): unknown => parseYaml(readFileSync(fromRoot(file
 const compose = loadYaml('docker-compose.yml') as ComposeFile;
 const services = Object.entries(compose.services);
 
-/** The app services: those built from this repository (the infrastructure uses published images). */
-const appServices = services.filter(([, service]) => service.build !== undefined);
-
 /**
  * The web console owns no database and writes nothing: it reads the others' databases as the
  * read-only `console` role. Every other app service owns (or, a relay, drains) one database.
@@ -66,6 +64,12 @@ function appOf(service: Service): string | undefined {
       : null;
   return match?.[1] ?? undefined;
 }
+
+/** The image of every app, built from the root Dockerfile (scripts/compose/buildContexts.ts stages its context). */
+const APP_IMAGE = 'outbox-reference-app:local';
+
+/** The app services: those that run an app of apps/ from the app image. */
+const appServices = services.filter(([, service]) => service.image === APP_IMAGE && appOf(service));
 
 /** The database a service's DATABASE_URL names. */
 const databaseOf = (service: Service) =>
@@ -158,6 +162,44 @@ describe('docker-compose.yml', () => {
       })
       .map(([name, service]) => `${name}: ${service.image ?? '(no image)'}`);
     expect(unpinned).toEqual([]);
+  });
+
+  it("builds every image here but Grafana's, each tagged with the version the local demo runs", async () => {
+    const { kafkaVersion } = await import('@outbox/devstack/kafka-jars');
+    const { connectVersions } = await import('@outbox/devstack/connect-jars');
+    const { zipkinVersion } = await import('@outbox/devstack/zipkin-server');
+    const built = Object.fromEntries(
+      services.filter(([, service]) => service.build).map(([name, service]) => [name, service.image]),
+    );
+    expect(built).toEqual({
+      postgres: 'outbox-reference-postgres:15',
+      kafka: `outbox-reference-kafka:${kafkaVersion()}`,
+      orders: APP_IMAGE,
+      connect: `outbox-reference-connect:${connectVersions().debezium.replace(/\.Final$/, '')}`,
+      prometheus: 'outbox-reference-prometheus:2.42',
+      zipkin: `outbox-reference-zipkin:${zipkinVersion()}`,
+    });
+    // The rest run an image built above, except Grafana: no reachable registry has it.
+    const builtImages = new Set(Object.values(built));
+    const pulled = services.filter(([, service]) => !service.build && !builtImages.has(service.image));
+    expect(pulled.map(([name]) => name)).toEqual(['grafana']);
+    expect((compose.services.grafana as { profiles?: string[] }).profiles).toEqual(['grafana']);
+  });
+
+  it("builds the Java images from contexts staged with the local stack's jars, the others from infra/docker", () => {
+    const contextOf = (name: string) => {
+      const build = compose.services[name]?.build;
+      return typeof build === 'string' ? build : build?.context;
+    };
+    for (const name of ['kafka', 'connect', 'zipkin']) {
+      expect(contextOf(name)).toBe(`.local/compose/${name}`);
+      expect(existsSync(fromRoot('infra/docker', name, 'Dockerfile'))).toBe(true);
+    }
+    for (const name of ['postgres', 'prometheus']) {
+      expect(contextOf(name)).toBe(`infra/docker/${name}`);
+      expect(existsSync(fromRoot(contextOf(name) ?? '', 'Dockerfile'))).toBe(true);
+    }
+    expect(contextOf('orders')).toBe('.local/compose/app');
   });
 
   it('gives every service a healthcheck (or an `x-healthcheck-exempt` reason)', () => {
@@ -258,7 +300,7 @@ describe('docker-compose.yml', () => {
     const { cdcNames } = await import('@outbox/devstack/cdc-relays');
     const connect = compose.services.connect as Service & { profiles?: string[] };
     const register = compose.services['connect-register'] as Service & { profiles?: string[] };
-    expect(connect.image).toMatch(/^quay\.io\/debezium\/connect:\d+\.\d+/);
+    expect(connect.image).toMatch(/^outbox-reference-connect:\d+\.\d+/);
     expect(connect.profiles).toEqual(['cdc']);
     expect(publishedPorts(connect)).toEqual([[8083, 8083]]);
     expect(register.profiles).toEqual(['cdc']);
@@ -290,11 +332,12 @@ describe.each(appServices)('app service %s', (name, service) => {
   const environment = environmentOf(service);
   const app = appOf(service) ?? '(no app command)';
 
-  it('builds from the root Dockerfile', () => {
-    const build = typeof service.build === 'string' ? { context: service.build } : (service.build ?? {});
-    const dockerfile = path.resolve(root, build.context ?? '.', build.dockerfile ?? 'Dockerfile');
-    expect(dockerfile).toBe(fromRoot('Dockerfile'));
-    expect(existsSync(dockerfile)).toBe(true);
+  it('runs the app image, which the staged context builds from the root Dockerfile', () => {
+    expect(service.image).toBe(APP_IMAGE);
+    const builder = services.filter(([, other]) => other.image === APP_IMAGE && other.build);
+    expect(builder.map(([builderName]) => builderName)).toEqual(['orders']);
+    const staging = readFileSync(fromRoot('scripts/compose/buildContexts.ts'), 'utf8');
+    expect(staging).toContain("cpSync(join(root, 'Dockerfile'), join(context, 'Dockerfile'))");
   });
 
   it(`starts apps/${app}/src/main.ts, which exists, with the tracing hooks loaded first`, () => {
@@ -377,38 +420,28 @@ describe.each(appServices)('app service %s', (name, service) => {
     expect(environment.KAFKA_BROKERS.split(',')).toEqual(inNetwork);
   });
 
-  it('exports traces to the compose trace backend under its own service name', () => {
+  it('exports traces to the compose Zipkin under its own service name, as the local demo does', () => {
     expect(environment.OTEL_SERVICE_NAME).toBe(name);
-    const endpoint = new URL(environment.OTEL_EXPORTER_OTLP_ENDPOINT ?? '');
-    expect(compose.services[endpoint.hostname]).toBeDefined();
-    expect(['4317', '4318']).toContain(endpoint.port);
+    expect(environment.OTEL_TRACES_EXPORTER).toBe('zipkin');
+    const endpoint = new URL(environment.OTEL_EXPORTER_ZIPKIN_ENDPOINT ?? '');
+    expect(compose.services[endpoint.hostname]?.image).toMatch(/^outbox-reference-zipkin:/);
+    expect(`${endpoint.port}${endpoint.pathname}`).toBe('9411/api/v2/spans');
   });
 });
 
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(fromRoot('Dockerfile'), 'utf8');
 
-  it('copies every workspace manifest before `npm ci` (or npm ci fails on a missing workspace)', () => {
-    const rootManifest = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
-      workspaces: string[];
-    };
-    // `apps/*` is every folder below apps/; `tests` is that folder itself.
-    const workspaces = rootManifest.workspaces.flatMap((pattern) => {
-      if (!pattern.endsWith('/*')) return [pattern];
-      const parent = pattern.slice(0, -2);
-      return readdirSync(fromRoot(parent))
-        .map((dir) => `${parent}/${dir}`)
-        .filter((dir) => existsSync(fromRoot(dir, 'package.json')));
-    });
-    const copied = [...dockerfile.matchAll(/^COPY\s+(\S+)\/package\.json\s/gm)].map((match) => match[1]);
-    expect(copied.sort()).toEqual(workspaces.sort());
-    expect(dockerfile.indexOf('COPY . .')).toBeGreaterThan(dockerfile.indexOf('npm ci'));
+  it('starts from the Debian base image and runs the staged Node as a non-root user', () => {
+    expect(dockerfile).toMatch(/^ARG BASE_IMAGE=local\/debian:bookworm$/m);
+    expect(dockerfile).toMatch(/^FROM \$\{BASE_IMAGE\}$/m);
+    expect(dockerfile).toMatch(/^COPY node \/usr\/local\/bin\/node$/m);
+    expect(dockerfile.split(/^FROM /m).at(-1)).toMatch(/^USER node$/m);
   });
 
-  it('uses a node:24 slim base pinned by minor version, and runs as a non-root user', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+-bookworm-slim$/m);
-    const stages = dockerfile.split(/^FROM /m);
-    expect(stages.at(-1)).toMatch(/^USER node$/m);
+  it('copies the dependencies in a layer below the sources, so a source edit reuses it', () => {
+    expect(dockerfile.indexOf('COPY deps/ /app/')).toBeGreaterThan(0);
+    expect(dockerfile.indexOf('COPY app/ /app/')).toBeGreaterThan(dockerfile.indexOf('COPY deps/ /app/'));
   });
 });
 
@@ -429,7 +462,7 @@ describe('Grafana provisioning', () => {
     expect(provisionedUids).not.toContain('(no uid)');
   });
 
-  it('links exemplars to traces: Prometheus stores them, the trace_id label leads to a provisioned Jaeger', () => {
+  it('links exemplars to traces: Prometheus stores them, the trace_id label leads to the provisioned Zipkin', () => {
     expect([compose.services.prometheus?.command ?? []].flat()).toContain(
       '--enable-feature=exemplar-storage',
     );
@@ -446,11 +479,11 @@ describe('Grafana provisioning', () => {
     );
     const destinations = datasources.find((d) => d.uid === 'prometheus')?.jsonData
       ?.exemplarTraceIdDestinations;
-    expect(destinations).toEqual([{ name: TRACE_ID_LABEL, datasourceUid: 'jaeger' }]);
-    const jaeger = datasources.find((d) => d.uid === 'jaeger');
-    expect(jaeger?.type).toBe('jaeger');
-    expect(compose.services.jaeger).toBeDefined();
-    expect(jaeger?.url).toMatch(/^http:\/\/jaeger:16686$/);
+    expect(destinations).toEqual([{ name: TRACE_ID_LABEL, datasourceUid: 'zipkin' }]);
+    const zipkin = datasources.find((d) => d.uid === 'zipkin');
+    expect(zipkin?.type).toBe('zipkin');
+    expect(compose.services.zipkin).toBeDefined();
+    expect(zipkin?.url).toBe('http://zipkin:9411');
   });
 
   it('loads dashboards from the folder compose mounts them into', () => {

@@ -6,7 +6,7 @@ import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
 import { loadConfig } from '@outbox/runtime/config';
-import { createKafka, type Kafka } from '@outbox/runtime/kafka';
+import { createKafka, createKafkaClient, type Kafka, partitionOf } from '@outbox/runtime/kafka';
 import { kafkaSecurity, kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,8 @@ import { z } from 'zod';
 
 // A broker of its own with two more listeners: SASL_PLAINTEXT, which takes only the user `relay`
 // (with PLAIN or SCRAM), and SSL, with a certificate signed by a CA of its own. Each client is made
-// as the apps make theirs: from the environment, through the config schema.
+// as the apps make theirs: from the environment, through the config schema; kafkajs and, through
+// the same settings, @platformatic/kafka (KAFKA_CLIENT=platformatic).
 useLeakGuard();
 
 const groupId = `tls-sasl-${randomUUID()}`;
@@ -129,6 +130,93 @@ describe('a Kafka client made from the KAFKA_SSL settings', () => {
   it('refuses a broker whose certificate the system CAs did not sign', async () => {
     const admin = clientFromEnvironment({ KAFKA_SSL: 'true' }, tlsBrokers).admin();
     await expect(admin.connect()).rejects.toThrow(/certificate/i);
+    await admin.disconnect();
+  });
+});
+
+/**
+ * The @platformatic/kafka adapter (KAFKA_CLIENT=platformatic) from the same settings: its admin
+ * creates a topic and its producer has a message acknowledged, read back by a kafkajs client on
+ * the PLAINTEXT listener.
+ */
+async function platformaticProducesOver(env: Record<string, string>, brokers: string[]): Promise<void> {
+  const client = createKafkaClient({
+    client: 'platformatic',
+    clientId: `tls-sasl-platformatic-${randomUUID()}`,
+    brokers,
+    logger,
+    retry: { retries: 8 },
+    security: kafkaSecurity(loadConfig('tls-sasl-test', schema, env)),
+  });
+  const topic = `tls-sasl-platformatic-${randomUUID()}`;
+  const admin = client.admin();
+  const producer = client.producer();
+  try {
+    await admin.connect();
+    await admin.createTopics([{ topic, partitions: 1, replicationFactor: 1, configs: {} }]);
+    const acks = await producer.send([
+      { topic, messages: [{ key: 'order-1', value: 'delivered', partition: partitionOf('order-1', 1) }] },
+    ]);
+    expect(acks.map((ack) => ack.partition)).toEqual([0]);
+    expect(await admin.topicOffsets(topic)).toEqual([{ partition: 0, low: '0', high: '1' }]);
+  } finally {
+    await producer.disconnect();
+    await admin.disconnect();
+  }
+}
+
+describe('the @platformatic/kafka adapter made from the same settings', () => {
+  it.each(['plain', 'scram-sha-256', 'scram-sha-512'])(
+    'creates a topic and has a message acknowledged on a listener that requires SASL (%s)',
+    async (mechanism) => {
+      await platformaticProducesOver(
+        {
+          KAFKA_SASL_MECHANISM: mechanism,
+          KAFKA_SASL_USERNAME: 'relay',
+          KAFKA_SASL_PASSWORD: 'relay-secret',
+        },
+        saslBrokers,
+      );
+    },
+    120_000,
+  );
+
+  it('is refused by that listener with wrong credentials', async () => {
+    const admin = createKafkaClient({
+      client: 'platformatic',
+      clientId: `tls-sasl-platformatic-${randomUUID()}`,
+      brokers: saslBrokers,
+      logger,
+      retry: { retries: 0 },
+      security: kafkaSecurity(
+        loadConfig('tls-sasl-test', schema, {
+          KAFKA_SASL_MECHANISM: 'plain',
+          KAFKA_SASL_USERNAME: 'relay',
+          KAFKA_SASL_PASSWORD: 'not-the-password',
+        }),
+      ),
+    }).admin();
+    await expect(admin.connect().then(() => admin.listTopics())).rejects.toThrow();
+    await admin.disconnect();
+  });
+
+  it('creates a topic and has a message acknowledged over TLS, trusting the CA of KAFKA_SSL_CA_FILE', async () => {
+    await platformaticProducesOver(
+      { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: testBroker.broker.caFile },
+      tlsBrokers,
+    );
+  }, 120_000);
+
+  it('refuses a broker whose certificate the system CAs did not sign', async () => {
+    const admin = createKafkaClient({
+      client: 'platformatic',
+      clientId: `tls-sasl-platformatic-${randomUUID()}`,
+      brokers: tlsBrokers,
+      logger,
+      retry: { retries: 0 },
+      security: kafkaSecurity(loadConfig('tls-sasl-test', schema, { KAFKA_SSL: 'true' })),
+    }).admin();
+    await expect(admin.connect().then(() => admin.listTopics())).rejects.toThrow();
     await admin.disconnect();
   });
 });

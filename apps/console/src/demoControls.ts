@@ -3,7 +3,11 @@ import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { HttpProblem } from '@outbox/runtime/problem';
 import { type RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { type DatabaseFailover, databaseFailoverRouter } from './databaseFailover.ts';
 import type { DemoStatus, ProcessStatus } from './shared/api.ts';
+
+export type { DatabaseFailover, FailoverAction } from './databaseFailover.ts';
+export type { DatabasePairView, FailoverCost } from './shared/api.ts';
 
 /** A process the local demo owns and lets a newcomer break: the broker, a service or a relay. */
 export type ProcessControl = {
@@ -27,6 +31,8 @@ export type DemoControls = {
   services: Record<string, ProcessControl>;
   /** Switches orders between the outbox and the naive dual writes (the demo's orders allows it). */
   writeMode?: WriteModeSwitch;
+  /** `./dev demo --failover`: each service database on a primary and a standby, to fail over. */
+  databases?: DatabaseFailover;
 };
 
 /** Orders' write mode: `current` from its /healthz (undefined when it does not answer); `set` throws with its refusal. */
@@ -46,11 +52,15 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
   const router = Router();
   const processes = new ProcessActions(controls);
   router.get('/', async (_req, res) => {
-    const current = await controls.writeMode?.current();
+    const [current, databases] = await Promise.all([
+      controls.writeMode?.current(),
+      controls.databases?.status(),
+    ]);
     const status: DemoStatus = {
       brokers: processes.statusOfAll(controls.brokers),
       services: processes.statusOfAll(controls.services),
       ...(controls.writeMode ? { writeMode: { modes: WRITE_MODES, ...(current ? { current } : {}) } } : {}),
+      ...(databases ? { databases } : {}),
     };
     res.json(status);
   });
@@ -62,6 +72,7 @@ export function demoControlsRouter(controls: DemoControls, adminToken: string): 
       switchWriteMode(writeMode),
     );
   }
+  if (controls.databases) router.use('/databases', databaseFailoverRouter(controls.databases, adminToken));
   router.post('/:target/:action', requireBearerToken(adminToken, 'CONSOLE_ADMIN_TOKEN'), async (req, res) => {
     const params = actionParams.safeParse(req.params);
     if (!params.success) {

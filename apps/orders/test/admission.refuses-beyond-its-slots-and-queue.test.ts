@@ -183,6 +183,29 @@ describe('Admission with the adaptive limit', () => {
     await running;
   });
 
+  it('queues a burst that arrives while one slow request runs on an otherwise idle API: no stall', async () => {
+    const clock = { ms: 0 };
+    const admission = new Admission(
+      adaptive({ limit: 2, queueTimeoutMs: 500 }),
+      undefined,
+      undefined,
+      () => clock.ms,
+    );
+    await measured(admission, clock, 20, 2);
+    const slow = heldWork();
+    const running = admission.run(slow.work);
+    clock.ms += 600; // one slow request, longer than a queued request may wait; nothing else ran
+    const burstHeld = heldWork();
+    const burstFirst = admission.run(burstHeld.work); // the free slot: just admitted, just started
+    // Every slot taken, but one only now: the burst queues, it is not refused as a stall.
+    const queued = refusal(admission.run(async () => 'queued'));
+    expect(admission.queued).toBe(1);
+    burstHeld.end();
+    expect(await queued).toBeUndefined(); // served, not refused
+    slow.end();
+    await Promise.all([running, burstFirst]);
+  });
+
   it('admits fewer at once while the saga backlog is past its bound, never fewer than the minimum', async () => {
     const clock = { ms: 0 };
     let backlogMs = 5_000;

@@ -85,8 +85,23 @@ const settings = z.object({
    * reports the connector and the slot (/healthz, /metrics).
    */
   RELAY_MODE: z.enum(['polling', 'debezium']).default('polling'),
-  /** Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. */
-  RELAY_CONNECT_URL: z.url().optional(),
+  /**
+   * Kafka Connect's REST API (e.g. http://127.0.0.1:8083); debezium mode only. Without credentials:
+   * the URL is shown on /healthz and in the logs.
+   */
+  RELAY_CONNECT_URL: z
+    .url()
+    .refine((url) => {
+      const parsed = new URL(url);
+      return parsed.username === '' && parsed.password === '';
+    }, 'must hold no user or password (it is shown on /healthz and in the logs): set RELAY_CONNECT_USER and RELAY_CONNECT_PASSWORD')
+    .optional(),
+  /**
+   * HTTP basic authentication for Connect's REST API (BasicAuthSecurityRestExtension,
+   * docs/production.md, "The connector's credentials and Connect's REST API"); both or neither.
+   */
+  RELAY_CONNECT_USER: z.string().min(1).optional(),
+  RELAY_CONNECT_PASSWORD: z.string().min(1).optional(),
   /** The connector that publishes this database's outbox; debezium mode only. */
   RELAY_CONNECTOR: z.string().min(1).optional(),
   /**
@@ -118,6 +133,13 @@ const withMode = settings.superRefine((config, context) => {
       path: ['DATABASE_WAIT_FOR_STANDBY'],
       message:
         "is the polling relay's: in debezium mode the connector publishes, see docs/production.md#database-failover",
+    });
+  }
+  if ((config.RELAY_CONNECT_USER === undefined) !== (config.RELAY_CONNECT_PASSWORD === undefined)) {
+    context.addIssue({
+      code: 'custom',
+      path: [config.RELAY_CONNECT_USER === undefined ? 'RELAY_CONNECT_USER' : 'RELAY_CONNECT_PASSWORD'],
+      message: 'is required with the other of RELAY_CONNECT_USER and RELAY_CONNECT_PASSWORD',
     });
   }
   for (const variable of ['RELAY_CONNECT_URL', 'RELAY_CONNECTOR', 'RELAY_REPLICATION_SLOT'] as const) {

@@ -20,6 +20,8 @@ import { metricValue, startRelay, topicPrefix } from './relayProcess.ts';
 
 useLeakGuard();
 
+const CONNECT_AUTHORIZATION = `Basic ${Buffer.from('relay:connect-secret').toString('base64')}`;
+
 type Answer = { status: number; body?: unknown };
 let answer: Answer = { status: 404 };
 let connect: Server;
@@ -29,6 +31,11 @@ const slot = `relay_healthz_${randomBytes(3).toString('hex')}`;
 
 beforeAll(async () => {
   connect = createServer((req, res) => {
+    // Behind BasicAuthSecurityRestExtension, as docs/production.md asks of a production worker.
+    if (req.headers.authorization !== CONNECT_AUTHORIZATION) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="connect"' }).end();
+      return;
+    }
     if (req.url !== '/connectors/outbox-orders/status') {
       res.writeHead(404).end();
       return;
@@ -45,6 +52,8 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: topicPrefix('relay-debezium'),
     RELAY_MODE: 'debezium',
     RELAY_CONNECT_URL: connectUrl,
+    RELAY_CONNECT_USER: 'relay',
+    RELAY_CONNECT_PASSWORD: 'connect-secret',
     RELAY_CONNECTOR: 'outbox-orders',
     RELAY_REPLICATION_SLOT: slot,
   });
@@ -150,6 +159,32 @@ describe('RELAY_MODE', () => {
 
   it('is polling unless set', () => {
     expect(configSchema.parse(base).RELAY_MODE).toBe('polling');
+  });
+
+  it('refuses a Connect URL with credentials, which /healthz and the logs would show', () => {
+    const result = configSchema.safeParse({
+      ...base,
+      RELAY_MODE: 'debezium',
+      RELAY_CONNECT_URL: 'http://relay:connect-secret@127.0.0.1:8083',
+      RELAY_CONNECTOR: 'outbox-orders',
+      RELAY_REPLICATION_SLOT: 'outbox_orders',
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['RELAY_CONNECT_URL', expect.stringContaining('RELAY_CONNECT_USER and RELAY_CONNECT_PASSWORD')],
+    ]);
+  });
+
+  it('takes the Connect user and password together or not at all', () => {
+    const result = configSchema.safeParse({
+      ...base,
+      RELAY_MODE: 'debezium',
+      RELAY_CONNECT_URL: 'http://127.0.0.1:8083',
+      RELAY_CONNECT_USER: 'relay',
+      RELAY_CONNECTOR: 'outbox-orders',
+      RELAY_REPLICATION_SLOT: 'outbox_orders',
+    });
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['RELAY_CONNECT_PASSWORD']);
   });
 
   it('debezium needs the Connect URL and the connector name', () => {

@@ -8,10 +8,11 @@ import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/dashboard';
 export const prometheus: DataSourceRef = { type: 'prometheus', uid: 'prometheus' };
 
 /**
- * Jaeger: where an exemplar's trace_id leads. The latency histograms carry the trace id of an
- * observation as an OpenMetrics exemplar; the Prometheus datasource turns it into a link here.
+ * Zipkin, the trace store of both demos: where an exemplar's trace_id leads. The latency
+ * histograms carry the trace id of an observation as an OpenMetrics exemplar; the Prometheus
+ * datasource turns it into a link here.
  */
-export const jaeger: DataSourceRef = { type: 'jaeger', uid: 'jaeger' };
+export const zipkin: DataSourceRef = { type: 'zipkin', uid: 'zipkin' };
 
 /** The exemplar label that holds the trace id (packages/runtime/src/exemplars.ts writes it). */
 export const TRACE_ID_LABEL = 'trace_id';

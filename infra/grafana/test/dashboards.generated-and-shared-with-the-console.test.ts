@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
 import { liveCharts } from '../src/charts.ts';
-import { jaeger, prometheus } from '../src/datasources.ts';
+import { prometheus, zipkin } from '../src/datasources.ts';
 import { dashboardFiles, renderDashboard } from '../src/index.ts';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dashboards');
@@ -94,10 +94,10 @@ describe('the live charts (src/charts.ts)', () => {
 });
 
 describe('provisioning', () => {
-  it('has the datasources the dashboards refer to, and sends exemplar trace ids to Jaeger', () => {
+  it('has the datasources the dashboards refer to, and sends exemplar trace ids to Zipkin', () => {
     const provisioned = readFileSync(path.join(dir, '../provisioning/datasources/prometheus.yml'), 'utf8');
     expect(provisioned).toMatch(new RegExp(`uid: ${prometheus.uid}\\n\\s+type: ${prometheus.type}`));
-    expect(provisioned).toMatch(new RegExp(`uid: ${jaeger.uid}\\n\\s+type: ${jaeger.type}`));
-    expect(provisioned).toMatch(new RegExp(`- name: trace_id\\n\\s+datasourceUid: ${jaeger.uid}`));
+    expect(provisioned).toMatch(new RegExp(`uid: ${zipkin.uid}\\n\\s+type: ${zipkin.type}`));
+    expect(provisioned).toMatch(new RegExp(`- name: trace_id\\n\\s+datasourceUid: ${zipkin.uid}`));
   });
 });

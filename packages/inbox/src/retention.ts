@@ -48,7 +48,8 @@ export type InboxRetentionOptions = {
 export function startInboxRetention(options: InboxRetentionOptions): { stop(): void } {
   const { consumer, retentionHours, logger } = options;
   if (retentionHours <= 0) return { stop() {} };
-  const retentionMs = retentionHours * 3_600_000;
+  // A whole millisecond: hours in floating point (2.2 hours) would fail the bigint cast.
+  const retentionMs = Math.round(retentionHours * 3_600_000);
   const sweep = async () => {
     let total = 0;
     for (let deleted = BATCH; deleted === BATCH; ) {

@@ -16,44 +16,59 @@ type Db = pg.Pool | pg.ClientBase;
 
 /**
  * The walsender streaming from a slot, as `<pid>@<backend start>`: a pid alone is reused by later
- * backends. Null while the slot does not exist or nobody reads it. pg_stat_activity shows another
- * role's backend_start only to roles with pg_read_all_stats (docs/production.md).
+ * backends. Null while the slot does not exist or nobody reads it, and while it is still being
+ * created: CREATE_REPLICATION_SLOT shows its walsender at once, but the slot decodes only
+ * transactions that commit after its consistent point, which it reaches once every transaction
+ * running at its start has ended; confirmed_flush_lsn is null until then. pg_stat_activity shows
+ * another role's backend_start only to roles with pg_read_all_stats (docs/production.md).
  */
 const slotReaderSql = `
   (select a.pid::text || '@' || extract(epoch from a.backend_start)::text
      from pg_replication_slots s
      join pg_stat_activity a on a.pid = s.active_pid
-    where s.slot_name = $1)`;
+    where s.slot_name = $1
+      and s.confirmed_flush_lsn is not null)`;
 
 export const cdcSql = {
   /** Read before slotReader, in a statement of its own (see readSlotReader). */
   walInsertPosition: 'select pg_current_wal_insert_lsn()::text as lsn',
 
   /**
-   * The slot's reader, the highest seq, whether the slot exists, and whether its restart_lsn is
-   * below $2, a WAL insert position read at an earlier check while the slot existed.
+   * The slot's reader, whether the slot exists, and whether its restart_lsn is below $2, a WAL
+   * insert position read at an earlier check while the slot existed.
    */
   slotReader: `
   select ${slotReaderSql} as reader,
-         (select max(seq) from outbox)::text as max_seq,
          exists (select 1 from pg_replication_slots where slot_name = $1) as slot_exists,
          coalesce((select restart_lsn < $2::pg_lsn from pg_replication_slots where slot_name = $1), false)
            as restart_before`,
 
   /**
-   * Step one: up to $2 pending rows, the WAL insert position read after them and the slot's
-   * reader. One statement, one snapshot taken before any of them is read: every row returned was
-   * committed before the snapshot, so its commit record is in the WAL before `lsn`. Walks
-   * outbox_claimable_idx in seq order.
+   * The highest seq, read in a statement after the one that saw the reader (see readSlotReader).
+   */
+  maxSeq: 'select coalesce(max(seq), 0)::text as max_seq from outbox',
+
+  /**
+   * Step one: up to $2 pending rows above seq $3 (and up to $4, if not null), the WAL insert
+   * position read after them and the
+   * slot's reader. One statement, one snapshot taken before any of them is read: every row returned
+   * was committed before the snapshot, so its commit record is in the WAL before `lsn`. Rows up to
+   * $3 are the drain's (cdcDrain.ts): a row there may be pending without its INSERT in the slot's
+   * stream. Walks outbox_claimable_idx in seq order.
    */
   confirmationMark: `
+  with marked as (
+         select id, seq
+           from outbox
+          where status = 'pending'
+            and seq > $3::bigint
+            and ($4::bigint is null or seq <= $4::bigint)
+          order by seq
+          limit $2)
   select pg_current_wal_insert_lsn()::text as lsn,
          ${slotReaderSql} as reader,
-         array(select id
-                 from outbox
-                where status = 'pending'
-                order by seq
-                limit $2) as ids`,
+         array(select id from marked order by seq) as ids,
+         (select max(seq) from marked)::text as last_seq`,
 
   /**
    * Step two: those rows `published`, only if slot $3 is still read by reader $4 and has confirmed
@@ -83,7 +98,10 @@ export const cdcSql = {
 } as const;
 
 export type SlotReader = {
-  /** `<pid>@<backend start>` of the walsender holding the slot; undefined while none does. */
+  /**
+   * `<pid>@<backend start>` of the walsender holding the slot; undefined while none does, or while
+   * the slot is still being created.
+   */
   reader: string | undefined;
   /** The highest seq written so far (0 for an empty outbox). */
   maxSeq: string;
@@ -99,41 +117,64 @@ export type SlotReader = {
 };
 
 /**
- * The slot and its reader. The insert position is read first, in a statement of its own: read in
- * the same statement, it could be read after a slot dropped and created between the two reads.
+ * The slot and its reader, in three statements, each with a snapshot of its own. The insert
+ * position first: read in the same statement as the slot, it could be read after a slot dropped and
+ * created between the two reads. The highest seq last: a row it does not see commits after the
+ * slot was seen past its consistent point, so the slot decodes it; read in the slot's statement,
+ * from a snapshot taken before the slot was read, it could miss a row committed in between.
  */
 export async function readSlotReader(db: Db, slot: string, since: string | undefined): Promise<SlotReader> {
   const position = (await db.query<{ lsn: string }>(cdcSql.walInsertPosition)).rows[0]?.lsn ?? '0/0';
   const { rows } = await db.query<{
     reader: string | null;
-    max_seq: string | null;
     slot_exists: boolean;
     restart_before: boolean;
   }>(cdcSql.slotReader, [slot, since ?? '0/0']);
   const row = rows[0];
+  const maxSeq = (await db.query<{ max_seq: string }>(cdcSql.maxSeq)).rows[0]?.max_seq ?? '0';
   return {
     reader: row?.reader ?? undefined,
-    maxSeq: row?.max_seq ?? '0',
+    maxSeq,
     exists: row?.slot_exists ?? false,
     existedAtSince: since !== undefined && (row?.restart_before ?? false),
     position,
   };
 }
 
-/** Pending rows to mark published once `reader` has confirmed `lsn` on the slot. */
-export type ConfirmationMark = { lsn: string; reader: string | undefined; ids: string[] };
+/**
+ * Pending rows to mark published once `reader` has confirmed `lsn` on the slot; `lastSeq` is the
+ * highest seq among them (undefined when there are none).
+ */
+export type ConfirmationMark = {
+  lsn: string;
+  reader: string | undefined;
+  ids: string[];
+  lastSeq: string | undefined;
+};
 
+/**
+ * Up to `batchSize` pending rows with a seq above `range.after` (the drain's up to it) and, if
+ * given, up to `range.upTo`.
+ */
 export async function takeConfirmationMark(
   db: Db,
   slot: string,
   batchSize: number,
+  range: { after: string; upTo?: string },
 ): Promise<ConfirmationMark> {
-  const { rows } = await db.query<{ lsn: string; reader: string | null; ids: string[] }>(
-    cdcSql.confirmationMark,
-    [slot, batchSize],
-  );
+  const { rows } = await db.query<{
+    lsn: string;
+    reader: string | null;
+    ids: string[];
+    last_seq: string | null;
+  }>(cdcSql.confirmationMark, [slot, batchSize, range.after, range.upTo ?? null]);
   const row = rows[0];
-  return { lsn: row?.lsn ?? '0/0', reader: row?.reader ?? undefined, ids: row?.ids ?? [] };
+  return {
+    lsn: row?.lsn ?? '0/0',
+    reader: row?.reader ?? undefined,
+    ids: row?.ids ?? [],
+    lastSeq: row?.last_seq ?? undefined,
+  };
 }
 
 /**

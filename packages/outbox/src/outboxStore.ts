@@ -189,9 +189,12 @@ export async function redrive(db: Db, selector: RedriveSelector): Promise<string
   return rows.map((row) => row.id);
 }
 
-/** The caller repeats until fewer than `batchSize` rows come back. */
+/**
+ * The caller repeats until fewer than `batchSize` rows come back. The retention is rounded to a
+ * whole millisecond: hours times 3,600,000 in floating point (2.2 hours) fails the bigint cast.
+ */
 export async function deletePublished(db: Db, retentionMs: number, batchSize: number): Promise<number> {
-  const { rowCount } = await db.query(outboxSql.deletePublished, [retentionMs, batchSize]);
+  const { rowCount } = await db.query(outboxSql.deletePublished, [Math.round(retentionMs), batchSize]);
   return rowCount ?? 0;
 }
 

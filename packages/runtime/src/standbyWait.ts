@@ -33,8 +33,8 @@ export class DatabaseFailedOverError extends StandbyBehindError {
  * exists on the primary alone until the standby has flushed it; if the primary dies first, the
  * promoted standby never had it. An event published from such a row announces an order that no
  * longer exists (a ghost), and a consumer offset committed for such an effect makes Kafka forget
- * an event whose effect is gone. So before either, the process reads the primary's WAL position
- * (everything it committed so far lies before it) and waits until the standby's flush position,
+ * an event whose effect is gone. So before either, the process reads the primary's WAL insert
+ * position (everything it committed so far lies before it) and waits until the standby's flush position,
  * as the primary reports it in pg_stat_replication, has passed it.
  *
  * The wait is bounded: past it the caller gives up for now (the relay gives its batch back, a
@@ -47,11 +47,23 @@ export class StandbyWait {
   readonly #waited: Histogram;
   readonly #lag: Gauge;
   readonly #timeouts: Counter;
-  /** The primary's WAL timeline at the last wait; a promotion starts a new one. */
+  /**
+   * The primary's WAL timeline at the last wait, or at this object's creation before the first
+   * one; a promotion starts a new one.
+   */
   #timeline: string | undefined;
+  readonly #baseline: Promise<void>;
 
   constructor(options: StandbyWaitOptions) {
     this.#options = options;
+    // The process's first wait needs a timeline to compare with: the one it started on. Without
+    // it, a failover between the process's start and its first wait would pass unseen.
+    this.#baseline = readPosition(options.pool).then(
+      ({ timeline }) => {
+        this.#timeline ??= timeline;
+      },
+      () => {}, // the database not up yet: the first wait sets it
+    );
     const registers = [options.registry];
     this.#waited = new Histogram({
       name: 'database_standby_wait_seconds',
@@ -75,23 +87,14 @@ export class StandbyWait {
   async untilStandbyHolds(): Promise<void> {
     const { pool, standby, timeoutMs } = this.#options;
     const started = Date.now();
-    const [position] = (
-      await pool.query<{ lsn: string; timeline: string }>(
-        `select pg_current_wal_lsn()::text as lsn, left(pg_walfile_name(pg_current_wal_lsn()), 8) as timeline`,
-      )
-    ).rows;
-    const lsn = position?.lsn;
-    const seen = this.#timeline;
-    this.#timeline = position?.timeline;
-    if (seen !== undefined && seen !== position?.timeline) {
-      throw new DatabaseFailedOverError(
-        `the database failed over (WAL timeline ${seen} → ${position?.timeline}): ` +
-          'what was done before it on the old primary is not announced',
-      );
-    }
+    await this.#baseline;
+    const { lsn, timeline } = await readPosition(pool);
+    this.#checkTimeline(timeline);
     let pauseMs = 0.5;
     while (true) {
-      const lag = await standbyLag(pool, standby, lsn ?? '0/0');
+      const { lag, timeline: now } = await standbyLag(pool, standby, lsn);
+      // A promotion while waiting: the new primary's standbys know nothing of `lsn`'s timeline.
+      this.#checkTimeline(now);
       this.#lag.set(lag ?? -1);
       if (lag === 0) break;
       if (Date.now() - started >= timeoutMs) {
@@ -108,24 +111,71 @@ export class StandbyWait {
     }
     this.#waited.observe((Date.now() - started) / 1000);
   }
+
+  #checkTimeline(timeline: string): void {
+    const seen = this.#timeline;
+    this.#timeline = timeline;
+    if (seen !== undefined && seen !== timeline) {
+      throw new DatabaseFailedOverError(
+        `the database failed over (WAL timeline ${seen} → ${timeline}): ` +
+          'what was done before it on the old primary is not announced',
+      );
+    }
+  }
+}
+
+/**
+ * The primary's WAL insert position (every commit so far lies before it, an asynchronous commit's
+ * not yet written out included, which pg_current_wal_lsn() may not have passed) and its timeline.
+ * At the start of a page the insert position is past the page's header (24 bytes, 40 on a
+ * segment's first page), which no standby flushes before the next record: the record before ends
+ * at the page's start, the position waited for.
+ */
+const positionSql = `
+  with insert as (select pg_current_wal_insert_lsn() as lsn),
+       offsets as (select lsn, (lsn - '0/0'::pg_lsn) as bytes from insert)
+  select (case when bytes % pg_size_bytes(current_setting('wal_segment_size')) = 40 then lsn - 40
+               when bytes % current_setting('wal_block_size')::numeric = 24 then lsn - 24
+               else lsn end)::text as lsn,
+         left(pg_walfile_name(lsn), 8) as timeline
+    from offsets`;
+
+async function readPosition(pool: pg.Pool): Promise<{ lsn: string; timeline: string }> {
+  const { rows } = await pool.query<{ lsn: string; timeline: string }>(positionSql);
+  const row = rows[0];
+  if (!row) throw new Error('no WAL position read');
+  return row;
 }
 
 /**
  * Bytes of WAL up to `lsn` that the standby has not flushed yet (0: it holds them all), or
- * undefined when no such standby is streaming. With `any`, the standby furthest ahead.
+ * undefined when no such standby is streaming, and the primary's timeline now. With `any`, the
+ * standby furthest ahead.
  */
-async function standbyLag(pool: pg.Pool, standby: StandbyTarget, lsn: string): Promise<number | undefined> {
+async function standbyLag(
+  pool: pg.Pool,
+  standby: StandbyTarget,
+  lsn: string,
+): Promise<{ lag: number | undefined; timeline: string }> {
   // min() of no rows is null (no such standby streaming); greatest() would turn it into 0.
-  const { rows } = await pool.query<{ lag: string | null }>(
-    `select min(pg_wal_lsn_diff($1::pg_lsn, flush_lsn))::text as lag
-       from pg_stat_replication
-      where state = 'streaming' and flush_lsn is not null
-        and ($2::text = 'any' or application_name = $2::text)
-        -- A logical reader (a CDC connector, a subscriber) streams too, but holds no copy of the database.
-        and not exists (select 1 from pg_replication_slots slot
-                         where slot.active_pid = pg_stat_replication.pid and slot.slot_type = 'logical')`,
+  const { rows } = await pool.query<{ lag: string | null; timeline: string }>(
+    `select (select min(pg_wal_lsn_diff($1::pg_lsn, flush_lsn))
+               from pg_stat_replication
+              where state = 'streaming' and flush_lsn is not null
+                and ($2::text = 'any' or application_name = $2::text)
+                -- Only a server replays WAL: pg_receivewal and a base backup's WAL stream flush
+                -- it (an archive, a copy in the making) but report no replay position.
+                and replay_lsn is not null
+                -- A logical reader (a CDC connector, a subscriber) holds no copy of the database.
+                and not exists (select 1 from pg_replication_slots slot
+                                 where slot.active_pid = pg_stat_replication.pid
+                                   and slot.slot_type = 'logical'))::text as lag,
+            left(pg_walfile_name(pg_current_wal_insert_lsn()), 8) as timeline`,
     [lsn, standby],
   );
   const lag = rows[0]?.lag;
-  return lag === null || lag === undefined ? undefined : Math.max(0, Number(lag));
+  return {
+    lag: lag === null || lag === undefined ? undefined : Math.max(0, Number(lag)),
+    timeline: rows[0]?.timeline ?? '',
+  };
 }

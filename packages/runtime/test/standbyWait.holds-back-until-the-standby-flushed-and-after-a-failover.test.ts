@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import pg from 'pg';
@@ -24,6 +27,14 @@ describe('waiting for the standby before announcing (async primary and standby)'
     db.on('error', () => {});
     const registry = createMetricsRegistry('standby-wait-test');
     const wait = new StandbyWait({ pool: db, standby: 'standby', timeoutMs: 1_500, registry });
+    // Created with the process, first asked after the failover below: it compares with the
+    // timeline it was created on.
+    const firstWaitAfterFailover = new StandbyWait({
+      pool: db,
+      standby: 'standby',
+      timeoutMs: 1_500,
+      registry: createMetricsRegistry('standby-wait-first-test'),
+    });
     await db.query('create table t (id int)');
     await db.query('insert into t values (1)');
     await wait.untilStandbyHolds();
@@ -64,6 +75,33 @@ describe('waiting for the standby before announcing (async primary and standby)'
       await expect(wait.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
       expect(await registry.getSingleMetricAsString('database_standby_lag_bytes')).toMatch(/ -1$/m);
       await expect(anyStandby.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
+
+      // pg_receivewal streams and flushes the primary's WAL (an archive), but is no server that a
+      // failover could promote: it must not count as `any` standby either.
+      const archive = mkdtempSync(join(tmpdir(), 'standby-wait-receivewal-'));
+      const receiver = spawn(
+        `${process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'}/pg_receivewal`,
+        ['-d', started.url, '-D', archive, '--synchronous', '--no-loop', '-s', '1'],
+        { stdio: 'ignore' },
+      );
+      try {
+        await expect
+          .poll(
+            async () =>
+              (
+                await db.query(
+                  `select 1 from pg_stat_replication where application_name = 'pg_receivewal' and state = 'streaming'
+                      and flush_lsn >= pg_current_wal_insert_lsn()`,
+                )
+              ).rowCount,
+            { timeout: 30_000, interval: 200 },
+          )
+          .toBe(1);
+        await expect(anyStandby.untilStandbyHolds()).rejects.toMatchObject({ code: 'STANDBY_BEHIND' });
+      } finally {
+        receiver.kill('SIGKILL');
+        rmSync(archive, { recursive: true, force: true });
+      }
     } finally {
       reader.kill('SIGKILL');
     }
@@ -94,6 +132,7 @@ describe('waiting for the standby before announcing (async primary and standby)'
         (err: unknown) => err,
       );
     expect(outcome).toMatchObject({ code: 'FAILED_OVER' });
+    await expect(firstWaitAfterFailover.untilStandbyHolds()).rejects.toMatchObject({ code: 'FAILED_OVER' });
     // Once said, the new timeline is the one waited on.
     await wait.untilStandbyHolds();
     expect((await db.query('select id from t order by id')).rows).toEqual([{ id: 1 }]);

@@ -1,4 +1,4 @@
-// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { runScenario, type ScenarioReport } from './runner.ts';
 import {
   CDC_SCENARIOS,
   CLUSTER_SCENARIOS,
+  COMPOSE_SCENARIOS,
   DUAL_WRITES,
   FAILOVER_SCENARIOS,
   findScenario,
@@ -41,6 +42,7 @@ const groups: Record<string, typeof SCENARIOS> = {
   cdc: CDC_SCENARIOS,
   failover: FAILOVER_SCENARIOS,
   'dual-writes': DUAL_WRITES,
+  compose: COMPOSE_SCENARIOS,
 };
 const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
 const repeat = Number(values.repeat);
@@ -57,17 +59,20 @@ if (
     ...FAILOVER_SCENARIOS,
     ...PROOFS,
     ...DUAL_WRITES,
+    ...COMPOSE_SCENARIOS,
   ]
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
 
 // Scenarios that leave the broker alone share one, started here; the others start their own.
-const needsShared = selected.some((scenario) => !scenario?.needs?.ownBroker && !scenario?.needs?.cluster);
+const needsShared = selected.some(
+  (scenario) => !scenario?.needs?.ownBroker && !scenario?.needs?.cluster && !scenario?.needs?.compose,
+);
 const shared = needsShared ? await startOwnBroker('shared') : undefined;
 const reports: ScenarioReport[] = [];
 try {

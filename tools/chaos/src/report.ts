@@ -150,7 +150,8 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
   for (const r of reports) {
     out.push('', `## ${r.scenario}`, '', `**Breaks:** ${r.breaks}`, '', `**Expected:** ${r.expectation}`, '');
     out.push(
-      `${r.run ? `${runRecordLine(r.run)} ` : `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, tracing off (the chaos stack exports no spans). `}` +
+      `${r.run ? `${runRecordLine(r.run)} ` : `Started ${r.startedAt} at revision ${r.revision ?? 'unknown'}, ${r.target === 'compose' ? "tracing on (to the compose stack's Zipkin)" : 'tracing off (the chaos stack exports no spans)'}. `}` +
+        `${r.target === 'compose' ? 'On the compose stack. ' : ''}` +
         `Load ${r.load.rate}/s for ${seconds(r.load.durationMs)}, seed ${r.load.seed}; ` +
         `outboxes published by: ${r.relayMode === 'polling' ? 'the polling relays' : `Debezium connectors (${r.relayMode})`}${clientOfRun(r, '**') ? `; Kafka client (KAFKA_CLIENT): ${clientOfRun(r, '**')}` : ''}.`,
       '',

@@ -1,6 +1,8 @@
 // One chaos scenario from start to verdict, step by step: what it runs on (scenarioEnvironment.ts),
 // the load and the fault script side by side (loadAndFaults.ts), then quiet and the invariants
 // (verdict.ts). Whatever happens, everything the run started is removed again.
+
+import { cpus, loadavg } from 'node:os';
 import { startRun } from '@outbox/devstack/run-record';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
@@ -10,6 +12,7 @@ import type { Scenario } from './scenario.ts';
 import {
   dispose,
   type ScenarioEnvironment,
+  startComposeSystem,
   startInfrastructure,
   startSystem,
 } from './scenarioEnvironment.ts';
@@ -48,8 +51,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const env: ScenarioEnvironment = { kafkaBrokers: [] };
   const timeline: ScenarioReport['timeline'] = [];
   try {
-    await startInfrastructure(scenario, options.kafkaBrokers, env, log);
-    const stack = await startSystem(scenario, env, log, options.kafkaClient);
+    let stack: Awaited<ReturnType<typeof startSystem>>;
+    if (scenario.needs?.compose) {
+      stack = await startComposeSystem(scenario, env, log);
+    } else {
+      await startInfrastructure(scenario, options.kafkaBrokers, env, log);
+      stack = await startSystem(scenario, env, log, options.kafkaClient);
+    }
     env.scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
     const load = { ...DEFAULT_LOAD, ...scenario.load };
@@ -63,7 +71,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       `load done: ${loadResult.accepted} accepted, ${loadResult.shed} shed of ${loadResult.orders.length}; waiting until quiet`,
     );
     const verdict = await judge(scenario, stack, env, { ...run, initialStock }, log);
-    const report = finishedReport(scenario, started, timeline, run, verdict);
+    const report = {
+      ...finishedReport(scenario, started, timeline, run, verdict),
+      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadAverage: loadavg() },
+      target: scenario.needs?.compose ? ('compose' as const) : ('processes' as const),
+    };
     return recorded(options.kafkaClient ? { ...report, kafkaClient: options.kafkaClient } : report);
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);

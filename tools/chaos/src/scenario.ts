@@ -4,9 +4,10 @@ import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PostgresPair, Replication } from '@outbox/devstack/postgres-pair';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
+import type { ComposeControl } from './compose/composeStack.ts';
 import type { OwnConnect } from './faults/ownConnect.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
-import type { ChaosStack, StackOptions } from './stack.ts';
+import type { ChaosStack, DatabaseName, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
 
 /** What a scenario's fault script can reach while the load runs. */
@@ -22,8 +23,12 @@ export type ScenarioContext = {
   postgres: PrivatePostgres | undefined;
   /** The orders database's primary and standby (only with `needs.postgresPair`). */
   pair: PostgresPair | undefined;
+  /** Each failed-over database's primary and standby (`needs.postgresPair` with `needs.failoverDatabases`). */
+  pairs: Partial<Record<DatabaseName, PostgresPair>>;
   /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
   connect: OwnConnect | undefined;
+  /** The compose stack's containers (only with `needs.compose`). */
+  compose: ComposeControl | undefined;
   /** Milliseconds since the load started. */
   elapsed(): number;
   sleep(ms: number): Promise<void>;
@@ -56,9 +61,12 @@ export type Scenario = {
     /**
      * The scenario fails the orders database over: it lives on a primary and a streaming standby
      * of the scenario's own (postgresPair.ts), replicating this way, reached through one endpoint
-     * that the promotion moves. The other databases stay on the shared server.
+     * that the promotion moves. The other databases stay on the shared server, unless
+     * `failoverDatabases` names them too.
      */
     postgresPair?: Replication;
+    /** Which databases live on a pair of their own (default the orders database only). */
+    failoverDatabases?: DatabaseName[];
     /**
      * The scenario fails brokers over: it runs on a three-node cluster of its own (topics at
      * replication factor 3, min.insync.replicas 2), with two relays per outbox and two instances of
@@ -74,6 +82,16 @@ export type Scenario = {
     cdc?: boolean;
     /** With `cdc`: Kafka Connect's exactly-once source support on the worker, required by each connector. */
     exactlyOnceSource?: boolean;
+    /**
+     * With `cdc`: the connectors are not registered before the load; the scenario registers them
+     * while orders are written (`context.connect.register`), and the relays drain what came before.
+     */
+    cdcRegisteredByTheScenario?: boolean;
+    /**
+     * The system under test is the stack of docker-compose.yml (`./dev compose up`), not processes
+     * of the run's own; with profile `cdc`, Debezium publishes every outbox (compose/composeStack.ts).
+     */
+    compose?: { profile?: 'cdc' };
   };
   stack?: Pick<StackOptions, 'env' | 'extraRelays' | 'extraInstances' | 'kafkaReplicationFactor'>;
   /** Orders' WRITE_MODE; the outbox when not given. */

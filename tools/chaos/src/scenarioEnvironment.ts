@@ -6,22 +6,30 @@ import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres'
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
+import {
+  COMPOSE_KAFKA_BROKERS,
+  type ComposeControl,
+  composeStack,
+  composeUp,
+} from './compose/composeStack.ts';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
 import type { OpsScraper } from './opsScraper.ts';
 import type { Scenario } from './scenario.ts';
-import { type ChaosStack, startChaosStack } from './stack.ts';
+import { type ChaosStack, type DatabaseName, startChaosStack } from './stack.ts';
 
 /** Everything a run started, set as it starts, so that `dispose` removes exactly that. */
 export type ScenarioEnvironment = {
   ownBroker?: OwnBroker;
   cluster?: TestCluster;
   postgres?: PrivatePostgres;
-  /** The orders database's primary and standby (needs.postgresPair). */
-  pair?: PostgresPair;
+  /** Each failed-over database's primary and standby (needs.postgresPair, needs.failoverDatabases). */
+  pairs?: Partial<Record<DatabaseName, PostgresPair>>;
   connect?: OwnConnect;
   stack?: ChaosStack;
+  /** The compose stack's containers (needs.compose). */
+  compose?: ComposeControl;
   scraper?: OpsScraper;
   kafkaBrokers: string[];
 };
@@ -50,8 +58,13 @@ export async function startInfrastructure(
     env.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
   }
   if (needs.postgresPair) {
-    log(`starting a PostgreSQL primary and standby (${needs.postgresPair}) for the orders database`);
-    env.pair = await startPostgresPair({ label: scenario.name, replication: needs.postgresPair });
+    const replication = needs.postgresPair;
+    const databases = needs.failoverDatabases ?? ['orders'];
+    log(`starting a PostgreSQL primary and standby (${replication}) for ${databases.join(', ')}`);
+    env.pairs = {};
+    for (const database of databases) {
+      env.pairs[database] = await startPostgresPair({ label: `${scenario.name}-${database}`, replication });
+    }
   }
   if (needs.cdc) {
     log(
@@ -63,6 +76,25 @@ export async function startInfrastructure(
   }
 }
 
+/**
+ * The compose stack instead (needs.compose): `./dev compose up`, which starts or updates it (with
+ * the `cdc` profile: every relay in debezium mode) and returns once every service is healthy.
+ */
+export async function startComposeSystem(
+  scenario: Scenario,
+  env: ScenarioEnvironment,
+  log: (line: string) => void,
+): Promise<ChaosStack> {
+  const cdc = scenario.needs?.compose?.profile === 'cdc';
+  log(`./dev compose up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
+  composeUp(cdc ? { COMPOSE_PROFILES: 'cdc', RELAY_MODE: 'debezium' } : { RELAY_MODE: 'polling' });
+  const { stack, control } = await composeStack();
+  env.kafkaBrokers = COMPOSE_KAFKA_BROKERS;
+  env.stack = stack;
+  env.compose = control;
+  return stack;
+}
+
 /** The four apps and their relays (or connectors) on the infrastructure started above. */
 export async function startSystem(
   scenario: Scenario,
@@ -70,12 +102,18 @@ export async function startSystem(
   log: (line: string) => void,
   kafkaClient?: KafkaClientName,
 ): Promise<ChaosStack> {
-  const { cluster, connect, postgres, pair } = env;
+  const { cluster, connect, postgres, pairs } = env;
   const stack = await startChaosStack({
     label: scenario.name,
     kafkaBrokers: env.kafkaBrokers,
     postgresUrl: postgres?.url ?? defaultPostgresUrl,
-    ...(pair ? { databaseServers: { orders: pair.url } } : {}),
+    ...(pairs
+      ? {
+          databaseServers: Object.fromEntries(
+            Object.entries(pairs).map(([database, pair]) => [database, pair.url]),
+          ),
+        }
+      : {}),
     // On a cluster, as in production: replicated topics, and two of every process that scales out.
     ...(cluster
       ? {
@@ -94,8 +132,8 @@ export async function startSystem(
     ...(kafkaClient ? { kafkaClient } : {}),
   });
   env.stack = stack;
-  if (connect) {
-    // Before the load: a row committed before its connector's slot exists is never published.
+  if (connect && !scenario.needs?.cdcRegisteredByTheScenario) {
+    // Before the load, as a deployment does; the relays drain rows written before a slot exists.
     await connect.register(databaseUrlsOf(stack), stack.topicPrefix);
     log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
   }
@@ -119,5 +157,5 @@ export async function dispose(env: ScenarioEnvironment): Promise<void> {
   await env.ownBroker?.dispose();
   await env.cluster?.dispose();
   await env.postgres?.remove();
-  await env.pair?.remove();
+  for (const pair of Object.values(env.pairs ?? {})) await pair.remove();
 }

@@ -30,6 +30,13 @@ export type ScenarioReport = {
   revision?: string;
   /** Revision, clean tree, start and end, CPU model, load before and after, tracing (runRecord.ts). */
   run?: RunRecord;
+  /**
+   * The machine, at the end of the run: figures of one host do not compare with another's.
+   * Load average over 1, 5 and 15 minutes, as os.loadavg() gives it.
+   */
+  machine?: { cpu: string; cores: number; loadAverage: number[] };
+  /** The system under test: processes of the run's own, or the compose stack (needs.compose). */
+  target?: 'processes' | 'compose';
   startedAt: string;
   durationMs: number;
   load: {
@@ -76,6 +83,7 @@ export type ScenarioReport = {
 export type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
 
 export function relayModeOf(scenario: Scenario): RelayModeOfRun {
+  if (scenario.needs?.compose) return scenario.needs.compose.profile === 'cdc' ? 'debezium' : 'polling';
   if (!scenario.needs?.cdc) return 'polling';
   return scenario.needs.exactlyOnceSource ? 'debezium exactly-once' : 'debezium';
 }

@@ -27,7 +27,7 @@ export async function judge(
   log: (line: string) => void,
 ): Promise<Verdict> {
   const writeMode = scenario.writeMode ?? 'outbox';
-  const relayMode = env.connect ? 'debezium' : 'polling';
+  const relayMode = relayModeOf(scenario) === 'polling' ? 'polling' : 'debezium';
   const quiet = await waitForQuiescence(
     stack,
     env.kafkaBrokers,

@@ -51,8 +51,9 @@ export async function ensureOutboxPublication(url: string, name: string, log = c
 
 /**
  * The role the demo's connectors read the outbox as, instead of the superuser: login and
- * replication (its slot), select and update on `outbox` (the rows; the heartbeat's touch of the last
- * row), nothing else (docs/production.md, "The connector's credentials and Connect's REST API").
+ * replication (its slot), select on `outbox` (the rows) and update of its `attempts` column (the
+ * heartbeat's touch of the last row), nothing else (docs/production.md, "The connector's credentials
+ * and Connect's REST API").
  * The password is the demo's, like the superuser's in docker-compose.yml.
  */
 export const CDC_CONNECTOR_ROLE = { name: 'outbox_cdc', password: 'outbox_cdc' } as const;
@@ -76,7 +77,10 @@ export async function ensureConnectorRole(url: string, role = CDC_CONNECTOR_ROLE
       const code = (err as { code?: string }).code;
       if (code !== DUPLICATE_OBJECT && code !== UNIQUE_VIOLATION) throw err;
     }
-    await client.query(`grant select, update on outbox to ${name}`);
+    // The heartbeat's touch of the last row updates `attempts` only: the one column it may write.
+    // A table-wide update right granted by an earlier version is taken back first.
+    await client.query(`revoke update on outbox from ${name}`);
+    await client.query(`grant select, update (attempts) on outbox to ${name}`);
   });
   const asRole = new URL(url);
   asRole.username = role.name;

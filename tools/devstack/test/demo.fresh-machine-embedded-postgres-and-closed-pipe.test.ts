@@ -2,7 +2,9 @@
 // services migrate their databases, an order is placed and confirmed; the start-up prints no
 // ERROR, no warning and no stack trace; and when the demo's output pipe closes (`./dev demo | head`)
 // the demo keeps running, and Ctrl-C still stops every process it started, broker and PostgreSQL included.
-// Its Zipkin, killed, is started again and the demo says so.
+// Its Zipkin, killed, is started again and the demo says so. Settings given in the environment reach
+// the processes they apply to (DATABASE_STANDBY_WAIT_MS the services and relays, RELAY_LINGER_MS the
+// relays only), and the banner says what went where and what was not passed on.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -77,6 +79,11 @@ beforeAll(async () => {
       KAFKA_PORT: String(base + 8),
       ZIPKIN_PORT: String(base + 10),
       DEMO_PROMETHEUS: 'off',
+      // Settings of docs/production.md's kind, harmless here: no standby is waited for without
+      // DATABASE_WAIT_FOR_STANDBY, and a 1 ms linger changes nothing a test sees.
+      DATABASE_STANDBY_WAIT_MS: '4321',
+      RELAY_LINGER_MS: '1',
+      DATABASE_WAIT_FOR_STANBY: 'any', // a typo: named, not passed on
       FORCE_COLOR: '0',
       NO_COLOR: '1',
     },
@@ -98,6 +105,22 @@ beforeAll(async () => {
   postgresPid = Number(readFileSync(join(postgresDir(), 'postmaster.pid'), 'utf8').split('\n')[0]);
   if (output.includes('Zipkin is ready')) zipkinPids.push(zipkinPid());
 }, hookTimeout);
+
+/** The environment of the demo's process listening on `port` (one of the six apps'). */
+function environmentOnPort(port: number): Record<string, string> {
+  for (const pid of servicePids()) {
+    try {
+      const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+      const env = Object.fromEntries(
+        entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+      );
+      if (env.PORT === String(port)) return env;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no process of the demo listens on ${port}`);
+}
 
 /** The demo's service processes (each in its own process group): this repo's apps on our ports. */
 function servicePids(): number[] {
@@ -148,6 +171,23 @@ describe('the demo on a machine without PostgreSQL', () => {
     const id = await placeOrder('fresh-machine');
     await waitForStatus(id, 'CONFIRMED', 60_000);
   }, 120_000);
+
+  it("passes the caller's settings to the processes they apply to, and says so in its banner", () => {
+    const [orders, relayOrders, inventory, billing, relayInventory, relayBilling] = [1, 2, 3, 4, 5, 6].map(
+      (offset) => environmentOnPort(base + offset),
+    );
+    for (const env of [orders, relayOrders, inventory, billing, relayInventory, relayBilling]) {
+      expect(env?.DATABASE_STANDBY_WAIT_MS).toBe('4321');
+      expect(env).not.toHaveProperty('DATABASE_WAIT_FOR_STANBY');
+    }
+    for (const env of [relayOrders, relayInventory, relayBilling]) expect(env?.RELAY_LINGER_MS).toBe('1');
+    for (const env of [orders, inventory, billing]) expect(env).not.toHaveProperty('RELAY_LINGER_MS');
+    expect(output).toContain('DATABASE_STANDBY_WAIT_MS=4321 → orders, inventory, billing, the relays');
+    expect(output).toContain('RELAY_LINGER_MS=1 → the relays');
+    expect(output).toContain(
+      "DATABASE_WAIT_FOR_STANBY is no setting of any of the demo's processes: not passed on (did you mean DATABASE_WAIT_FOR_STANDBY?)",
+    );
+  });
 
   it("listens on loopback only: the relays', consumers' and console's ports refuse another interface", async () => {
     const address = Object.values(networkInterfaces())

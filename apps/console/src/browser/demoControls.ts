@@ -1,5 +1,6 @@
 import type { DemoStatus, ProcessStatus } from '../shared/api.ts';
 import { adminToken, postJson } from './api.ts';
+import { renderDatabases } from './databasesView.ts';
 import { byId, h } from './dom.ts';
 
 /** What each button teaches; shown under the controls after a click. */
@@ -134,6 +135,7 @@ function renderWriteModeSwitch(status: DemoStatus, refresh: () => void): void {
 
 export function renderDemoControls(status: DemoStatus, refresh: () => void): void {
   renderWriteModeSwitch(status, refresh);
+  renderDatabases(status.databases, refresh);
   const onAction = async (target: string, action: string) => {
     const message = byId('demo-message');
     if (!adminToken()) {

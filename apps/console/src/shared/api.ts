@@ -190,6 +190,38 @@ export type DemoStatus = {
   services: Record<string, ProcessStatus>;
   /** Present when the demo lets the console switch orders' write mode. */
   writeMode?: { modes: readonly WriteMode[]; current?: string };
+  /** `./dev demo --failover`: each service database's primary, standby and what a failover cost. */
+  databases?: DatabasePairView[];
+};
+
+/** One service database on a primary and a streaming standby (the demo's `--failover`). */
+export type DatabasePairView = {
+  database: ServiceName;
+  replication: 'async' | 'sync';
+  /** The relay and the consumers of this database wait for the standby before announcing. */
+  standbyWait: boolean;
+  /** Port of the primary; `alive` false between its kill -9 and the promotion. */
+  primary: { port: number; alive: boolean };
+  /** Undefined between a promotion and the next rebuild. */
+  standby?: { port: number; receiving: boolean };
+  /** WAL the standby has not flushed yet, in bytes; null when it cannot be read (no primary, no standby). */
+  lagBytes: number | null;
+  /** The last failover of this database, once its standby was promoted. */
+  cost?: FailoverCost;
+  busy: boolean;
+  lastError?: string;
+};
+
+/** What a failover cost: read from the dead primary just before its kill, the promoted one and Kafka. */
+export type FailoverCost = {
+  killedAt: string;
+  /** Rows the dead primary had committed that the promoted one does not have: orders (orders' database only) and outbox events. */
+  ordersLost: number;
+  eventsLost: number;
+  /** Of the lost events, those on Kafka: announced, though the database no longer has them (ghosts). */
+  eventsAnnounced: number;
+  /** Orders created before the kill that are still PENDING now (read each time). */
+  ordersUndecided: number | null;
 };
 
 /**

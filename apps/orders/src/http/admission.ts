@@ -70,7 +70,7 @@ export class Admission {
   readonly #adaptive: AdaptiveLimit | undefined;
   readonly #backlog: BacklogReader | undefined;
   readonly #now: () => number;
-  /** When a slot last came free, or the first request of a busy spell was admitted. */
+  /** When a slot last came free, or a request last took a free one. */
   #lastProgress = 0;
 
   /**
@@ -131,7 +131,9 @@ export class Admission {
 
   #acquire(): Promise<void> {
     if (this.#inFlight < this.limit && this.#queue.length === 0) {
-      if (this.#inFlight === 0) this.#lastProgress = this.#now();
+      // A slot was free until now: a stall is counted from when the last slot was taken, not from
+      // when a request still running (a slow one on an otherwise idle API) was admitted.
+      this.#lastProgress = this.#now();
       this.#inFlight++;
       return Promise.resolve();
     }
@@ -152,9 +154,10 @@ export class Admission {
 
   /**
    * How long a request joining the queue now should wait for a slot: the slots free up at about
-   * `limit` per recent time of the work (Little's law), and the queue ahead goes first. Once no
-   * slot has come free for as long as a queued request may wait (a stall: a lock, a database that
-   * stopped answering), a newcomer would only be refused later: it is refused on arrival instead.
+   * `limit` per recent time of the work (Little's law), and the queue ahead goes first. Once every
+   * slot has been taken, and none has come free, for as long as a queued request may wait (a stall:
+   * a lock, a database that stopped answering), a newcomer would only be refused later: it is
+   * refused on arrival instead.
    */
   #expectedWaitMs(): number {
     if (this.#now() - this.#lastProgress > this.options.queueTimeoutMs) return Number.POSITIVE_INFINITY;

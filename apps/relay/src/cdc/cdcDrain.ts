@@ -13,8 +13,9 @@ import type { Relay } from '../polling/relay.ts';
  * committed after the slot was created (a duplicate, never a gap).
  *
  * Claims go in seq order, so the rows up to `maxSeq` go first; a claim may take a batch of later
- * rows with them (duplicates of streamed ones, at most one claim's worth per round). Resolves once
- * none is left, or when `stopped` aborts; a dead-lettered row (`failed`) is left to redrive.
+ * rows with them (duplicates of streamed ones, at most one claim's worth per round, and one per poll
+ * interval while the rows left up to `maxSeq` cannot be claimed). Resolves once none is left, or
+ * when `stopped` aborts; a dead-lettered row (`failed`) is left to redrive.
  */
 export async function drainUpTo(options: {
   pool: pg.Pool;
@@ -26,13 +27,20 @@ export async function drainUpTo(options: {
 }): Promise<number> {
   const { pool, relay, maxSeq, logger, stopped } = options;
   let published = 0;
+  let leftBefore = Number.POSITIVE_INFINITY;
   while (!stopped.aborted) {
     const left = await countUndrained(pool, maxSeq);
     if (left === 0) return published;
+    // The last claim took no row up to maxSeq (those left are leased by another relay, perhaps a
+    // dead one, or wait out a retry's backoff), only later rows, which the slot streams anyway:
+    // claiming again at once would re-send a batch of them each round until those rows come free.
+    const stuck = left >= leftBefore;
+    leftBefore = left;
     const step = await relay.drainOnce();
     published += step.claimed;
-    // Nothing claimable now (another relay's lease, a retry's backoff) or the broker failed: wait.
-    const waitMs = step.retryInMs > 0 ? step.retryInMs : step.claimed === 0 ? options.pollIntervalMs : 0;
+    // Nothing claimable now, nothing up to maxSeq claimed, or the broker failed: wait.
+    const waitMs =
+      step.retryInMs > 0 ? step.retryInMs : step.claimed === 0 || stuck ? options.pollIntervalMs : 0;
     if (waitMs > 0) {
       logger.debug({ left, waitMs }, 'CDC drain waits before claiming again');
       await sleep(waitMs, undefined, { signal: stopped }).catch(() => {});

@@ -30,11 +30,21 @@ export type CdcRelayHealth = Health &
     slotError?: string;
   };
 
-export async function connectorHealth(connectUrl: string, connector: string): Promise<ConnectorHealth> {
+/** Where Connect's REST API is, and the `Authorization` header it wants, if any. */
+export type ConnectEndpoint = { url: string; authorization?: string };
+
+/** The basic authentication header of a user and password (RELAY_CONNECT_USER, RELAY_CONNECT_PASSWORD). */
+export function basicAuthorization(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+export async function connectorHealth(connect: ConnectEndpoint, connector: string): Promise<ConnectorHealth> {
+  const connectUrl = connect.url;
   let res: Response;
   try {
     res = await fetch(`${connectUrl}/connectors/${encodeURIComponent(connector)}/status`, {
       signal: AbortSignal.timeout(2000),
+      ...(connect.authorization ? { headers: { authorization: connect.authorization } } : {}),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -44,6 +54,12 @@ export async function connectorHealth(connectUrl: string, connector: string): Pr
     return {
       connectorRunning: false,
       lastError: `connector ${connector} is not registered on Kafka Connect at ${connectUrl}`,
+    };
+  }
+  if (res.status === 401 || res.status === 403) {
+    return {
+      connectorRunning: false,
+      lastError: `Kafka Connect at ${connectUrl} refused the relay (HTTP ${res.status}): check RELAY_CONNECT_USER and RELAY_CONNECT_PASSWORD`,
     };
   }
   if (!res.ok) return { connectorRunning: false, lastError: `Kafka Connect answered HTTP ${res.status}` };
@@ -64,6 +80,12 @@ export async function connectorHealth(connectUrl: string, connector: string): Pr
 async function slotHealth(pool: pg.Pool, slot: string): Promise<Pick<CdcRelayHealth, 'slot' | 'slotError'>> {
   try {
     const read = await readReplicationSlot(pool, slot);
+    if (read?.active && !read.readerVisible) {
+      return {
+        slot: read,
+        slotError: `cannot see the reader of replication slot ${slot}, so no row is marked published: grant pg_read_all_stats to this relay's role`,
+      };
+    }
     if (read) return { slot: read };
     return { slotError: `replication slot ${slot} does not exist: the connector creates it when it starts` };
   } catch (error) {
@@ -73,16 +95,16 @@ async function slotHealth(pool: pg.Pool, slot: string): Promise<Pick<CdcRelayHea
   }
 }
 
-/** `ok` only while the connector and every one of its tasks run, and a reader holds the slot. */
+/** `ok` only while the connector and every one of its tasks run, and a reader this role can see holds the slot. */
 export async function cdcRelayHealth(
   pool: pg.Pool,
-  settings: { connectUrl: string; connector: string; slot: string },
+  settings: { connect: ConnectEndpoint; connector: string; slot: string },
 ): Promise<CdcRelayHealth> {
   const [connector, slot] = await Promise.all([
-    connectorHealth(settings.connectUrl, settings.connector),
+    connectorHealth(settings.connect, settings.connector),
     slotHealth(pool, settings.slot),
   ]);
-  const ok = connector.connectorRunning && slot.slot?.active === true;
+  const ok = connector.connectorRunning && slot.slot?.active === true && slot.slotError === undefined;
   return {
     status: ok ? 'ok' : 'degraded',
     mode: 'debezium',

@@ -9,7 +9,7 @@ import { Relay } from '../polling/relay.ts';
 import { kafkaPublisher, outboxPool, relayLoopOptions, startOutboxRetention } from '../polling/relayParts.ts';
 import { Wakeup } from '../polling/wakeup.ts';
 import { startCdcConfirmation } from './cdcConfirmation.ts';
-import { cdcRelayHealth } from './cdcHealth.ts';
+import { basicAuthorization, type ConnectEndpoint, cdcRelayHealth } from './cdcHealth.ts';
 import { createCdcMetrics } from './cdcMetrics.ts';
 
 /**
@@ -22,9 +22,14 @@ import { createCdcMetrics } from './cdcMetrics.ts';
  * `GET /connectors/<name>/status`) and what its replication slot holds (pg_replication_slots).
  */
 export async function startCdcRelay(config: Config, relayId: string, logger: Logger): Promise<void> {
-  // The config guarantees these three in this mode.
+  // The config guarantees these three in this mode, and a URL without credentials.
+  const { RELAY_CONNECT_USER: user, RELAY_CONNECT_PASSWORD: password } = config;
+  const connect: ConnectEndpoint = {
+    url: config.RELAY_CONNECT_URL ?? '',
+    ...(user && password ? { authorization: basicAuthorization(user, password) } : {}),
+  };
   const settings = {
-    connectUrl: config.RELAY_CONNECT_URL ?? '',
+    connect,
     connector: config.RELAY_CONNECTOR ?? '',
     slot: config.RELAY_REPLICATION_SLOT ?? '',
   };
@@ -57,7 +62,16 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     health: async () => ({ relayId, ...(await health()), ...(autovacuum ? { warnings: [autovacuum] } : {}) }),
     onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
   });
-  logger.info({ relayId, port: config.PORT, ...settings }, 'relay started in debezium mode');
+  logger.info(
+    {
+      relayId,
+      port: config.PORT,
+      connectUrl: connect.url,
+      connector: settings.connector,
+      slot: settings.slot,
+    },
+    'relay started in debezium mode',
+  );
   onShutdown(logger, async () => {
     retention.stop();
     await confirmation.stop();

@@ -9,6 +9,12 @@ export type ReplicationSlot = {
   name: string;
   /** A reader (the connector's task) is streaming from it. */
   active: boolean;
+  /**
+   * This role sees who that reader is (its pid and start time in pg_stat_activity), which marking
+   * rows published needs (packages/outbox/src/cdcStore.ts). PostgreSQL hides another role's session
+   * from roles without pg_read_all_stats: then the relay marks nothing, however healthy the slot.
+   */
+  readerVisible: boolean;
   /** WAL the server keeps for this slot: from its restart_lsn to the current position. */
   retainedWalBytes: number;
   /** WAL written since the position the reader last confirmed (confirmed_flush_lsn). */
@@ -20,6 +26,8 @@ export type ReplicationSlot = {
 
 const slotSql = `
   select active,
+         exists (select 1 from pg_stat_activity a where a.pid = active_pid and a.backend_start is not null)
+           as reader_visible,
          wal_status,
          confirmed_flush_lsn::text as confirmed_flush_lsn,
          coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn), 0)::float8 as retained,
@@ -29,6 +37,7 @@ const slotSql = `
 
 type Row = {
   active: boolean;
+  reader_visible: boolean;
   wal_status: string | null;
   confirmed_flush_lsn: string | null;
   retained: number;
@@ -43,6 +52,7 @@ export async function readReplicationSlot(db: pg.Pool, name: string): Promise<Re
   return {
     name,
     active: row.active,
+    readerVisible: row.reader_visible,
     retainedWalBytes: row.retained,
     unconfirmedWalBytes: row.unconfirmed,
     confirmedFlushLsn: row.confirmed_flush_lsn,

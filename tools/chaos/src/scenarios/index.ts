@@ -9,6 +9,7 @@ import {
   cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
 } from './cdcClusterLeaderThenConnectKill.ts';
 import { cdcConnectKill9, cdcConnectKill9ExactlyOnce } from './cdcConnectKill9.ts';
+import { cdcConnectorRegisteredUnderLoad } from './cdcConnectorRegisteredUnderLoad.ts';
 import { cdcConnectorTaskFailed } from './cdcConnectorTaskFailed.ts';
 import { cdcPostgresRestart } from './cdcPostgresRestart.ts';
 import { clusterConsumerFailover } from './clusterConsumerFailover.ts';
@@ -19,6 +20,7 @@ import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
 import { clusterRelayFailover } from './clusterRelayFailover.ts';
 import { clusterRollingRestart } from './clusterRollingRestart.ts';
 import { competingRelays } from './competingRelays.ts';
+import { COMPOSE_SCENARIOS } from './compose.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
 import { consumerKillMidChunk } from './consumerKillMidChunk.ts';
 import { consumerRestartLoop } from './consumerRestartLoop.ts';
@@ -28,6 +30,8 @@ import { poisonAfterDecode } from './poisonAfterDecode.ts';
 import { poisonEvents } from './poisonEvents.ts';
 import { poisonMidChunk } from './poisonMidChunk.ts';
 import {
+  postgresFailoverAllAsync,
+  postgresFailoverAllSync,
   postgresFailoverAsync,
   postgresFailoverAsyncUnguarded,
   postgresFailoverSync,
@@ -86,6 +90,7 @@ export const CDC_SCENARIOS: Scenario[] = [
   cdcBrokerKill9,
   cdcPostgresRestart,
   cdcConnectorTaskFailed,
+  cdcConnectorRegisteredUnderLoad,
   cdcClusterLeaderThenConnectKill,
   cdcClusterLeaderThenConnectKillRf2,
   cdcClusterLeaderThenConnectKillRf2ExactlyOnce,
@@ -95,12 +100,17 @@ export const CDC_SCENARIOS: Scenario[] = [
  * The orders database failed over to its standby under load (`npm run chaos -- failover`), with
  * asynchronous and with synchronous replication. One of them runs in CI (tests/chaos); both on demand.
  */
-export const FAILOVER_SCENARIOS: Scenario[] = [postgresFailoverAsync, postgresFailoverSync];
+export const FAILOVER_SCENARIOS: Scenario[] = [
+  postgresFailoverAsync,
+  postgresFailoverSync,
+  postgresFailoverAllAsync,
+  postgresFailoverAllSync,
+];
 
 /** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
 export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
 
-export { DUAL_WRITES };
+export { COMPOSE_SCENARIOS, DUAL_WRITES };
 
 export function findScenario(name: string): Scenario | undefined {
   return [
@@ -110,5 +120,6 @@ export function findScenario(name: string): Scenario | undefined {
     ...FAILOVER_SCENARIOS,
     ...PROOFS,
     ...DUAL_WRITES,
+    ...COMPOSE_SCENARIOS,
   ].find((scenario) => scenario.name === name);
 }

@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { eventually } from '@outbox/devstack/testing/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeTestsEnabled, devCompose, json, order, skipNote, urls } from './composeStack.ts';
+
+/**
+ * Grafana itself cannot be installed on this project's machines, so its dashboards are checked as
+ * far as that allows: every panel's query, with Grafana's variables put in as Grafana would put
+ * them, evaluated by the compose stack's Prometheus after orders went through it. Each query must
+ * parse and evaluate, and each must return series (but the firing alerts): a panel that draws
+ * nothing on a working system names a metric or a label no process exports.
+ */
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dashboardsDir = path.join(root, 'infra/grafana/dashboards');
+
+type Panel = { title?: string; targets?: { expr?: string }[]; panels?: Panel[] };
+
+/** [dashboard / panel, expr] of every query of every provisioned dashboard. */
+function panelQueries(): [string, string][] {
+  const queries: [string, string][] = [];
+  for (const file of readdirSync(dashboardsDir).filter((f) => f.endsWith('.json'))) {
+    const dashboard = JSON.parse(readFileSync(path.join(dashboardsDir, file), 'utf8')) as { panels: Panel[] };
+    const walk = (panels: Panel[]) => {
+      for (const panel of panels) {
+        for (const target of panel.targets ?? [])
+          if (target.expr) queries.push([`${file} / ${panel.title ?? '(untitled)'}`, target.expr]);
+        walk(panel.panels ?? []);
+      }
+    };
+    walk(dashboard.panels);
+  }
+  return queries;
+}
+
+/**
+ * As Grafana sends it: `$__rate_interval` is at least four scrape intervals (15 s here), and a
+ * multi-value variable set to All (every dashboard's default) matches every value.
+ */
+const asGrafanaSends = (expr: string) =>
+  expr.replaceAll('$__rate_interval', '1m').replace(/\$\{?(job|route)\}?/g, '.+');
+
+describe.skipIf(!composeTestsEnabled)(`the Grafana dashboards on the compose Prometheus${skipNote}`, () => {
+  const queries = panelQueries();
+
+  beforeAll(async () => {
+    devCompose(['up']);
+    for (let i = 0; i < 10; i += 1) {
+      const placed = await json(`${urls.orders}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(order(`grafana-${i}`)),
+      });
+      expect(placed.status).toBe(201);
+    }
+    // Two scrapes of every process after the orders, so that rates over them are defined.
+    await eventually(
+      'a rate of the orders placed',
+      async () => {
+        const { body } = await json<{ data: { result: unknown[] } }>(
+          `${urls.prometheus}/api/v1/query?query=${encodeURIComponent('increase(outbox_published_total[1m]) > 0')}`,
+        );
+        return body.data.result.length > 0 ? true : undefined;
+      },
+      120_000,
+    );
+  }, 20 * 60_000);
+
+  afterAll(() => {
+    devCompose(['down']);
+  }, 5 * 60_000);
+
+  it('has queries to check', () => {
+    expect(queries.length).toBeGreaterThan(20);
+  });
+
+  it.each(queries)('%s evaluates and returns series', async (_panel, expr) => {
+    const query = asGrafanaSends(expr);
+    const { status, body } = await json<{ status: string; error?: string; data?: { result: unknown[] } }>(
+      `${urls.prometheus}/api/v1/query?query=${encodeURIComponent(query)}`,
+    );
+    expect(body.error ?? '', query).toBe('');
+    expect(status).toBe(200);
+    // Firing alerts are the one panel a healthy system leaves empty.
+    if (!expr.startsWith('ALERTS')) expect(body.data?.result.length, query).toBeGreaterThan(0);
+  });
+});
