@@ -84,6 +84,20 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
     'brokers lost under load: chaos.cluster-survives-two-brokers-down, chaos.survives-broker-kill-9',
   'tests/consumers/consumers.survive-kill-9-between-commit-and-offset-commit.test.ts':
     'its twin under load with every invariant checked: chaos.survives-consumer-kill-9-between-commit-and-offset-commit',
+  [`${CHAOS}/chaos.cdc-connector-registered-under-load-strands-no-row.test.ts`]:
+    'a connector registered late: tests/cdc/cdc.marks-published-only-rows-the-slot-streams',
+  [`${CHAOS}/chaos.postgres-failover-of-every-database-announces-nothing-it-lost.test.ts`]:
+    'a database failover: chaos.postgres-failover-async-announces-no-order-it-lost (the orders database)',
+  'apps/console/test/console.database-failover-of-all-three-from-the-controls.test.ts':
+    'a database failover: chaos.postgres-failover-async-announces-no-order-it-lost',
+  'tests/consumers/consumers.dead-letters-in-the-log-through-a-leader-kill.test.ts':
+    'a dead letter in the log before the offset moves: consumers.dead-letter-in-the-log-before-moving-past-it',
+  'tests/compose/compose.confirms-an-order-placed-in-the-console.test.ts':
+    'the compose file itself: tests/compose/dockerCompose.is-valid-and-complete (the stack needs Docker and builds its images)',
+  'tests/compose/compose.cdc-publishes-and-marks-every-row.test.ts':
+    'the debezium relay marks what the slot streams: tests/cdc, relay.sees-the-slot-reader-only-with-pg-read-all-stats',
+  'tests/compose/compose.grafana-panels-evaluate-on-the-compose-prometheus.test.ts':
+    'every panel and alert on a real Prometheus: tests/observability/observability.prometheus-evaluates-dashboards-and-alerts',
   'tools/devstack/test/zipkin.survives-the-demo-span-rate-and-is-restarted.test.ts':
     'Zipkin restarted: tools/devstack zipkinSupervisor.restarts-then-gives-up',
 };
