@@ -164,10 +164,35 @@ async function viewOf(
   };
 }
 
+/**
+ * Bytes of WAL the standby has not flushed. While its receipt is paused the primary no longer
+ * lists it, so its own last received position is read instead: the gap a failover would lose.
+ */
 async function lagOf(pair: PostgresPair): Promise<number | null> {
   const positions = await pair.positions().catch(() => undefined);
-  if (!positions?.standbyFlushLsn) return null;
-  return Number(lsn(positions.primaryLsn) - lsn(positions.standbyFlushLsn));
+  if (!positions) return null;
+  const standbyLsn = positions.standbyFlushLsn ?? (pair.standby ? await receivedOn(pair.standby.port) : null);
+  if (!standbyLsn) return null;
+  return Number(lsn(positions.primaryLsn) - lsn(standbyLsn));
+}
+
+async function receivedOn(port: number): Promise<string | null> {
+  const client = new pg.Client({
+    connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    connectionTimeoutMillis: 2_000,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ lsn: string | null }>(
+      'select pg_last_wal_receive_lsn()::text as lsn',
+    );
+    return rows[0]?.lsn ?? null;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** `16/B374D848` → a byte position. */

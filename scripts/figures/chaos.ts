@@ -302,6 +302,8 @@ const FAILOVERS = [
   'bench/results/chaos.postgres-failover-async.json',
   'bench/results/chaos.postgres-failover-sync.json',
   'bench/results/chaos.postgres-failover-async-unguarded.json',
+  'bench/results/chaos.postgres-failover-all-async.json',
+  'bench/results/chaos.postgres-failover-all-sync.json',
 ] as const;
 
 /** The database failover scenarios, from the checker's `failover-announces-no-lost-order` counts. */

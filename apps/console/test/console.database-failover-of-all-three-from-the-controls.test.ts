@@ -83,6 +83,16 @@ function databaseUrls(output: string): Record<(typeof DATABASES)[number], string
 describe('a database failover driven from the console', () => {
   it('fails over all three databases under load, counts what each lost, and announces none of it', async () => {
     if (!demo) throw new Error('no demo');
+    // Bad input is refused before it reaches a database: an unknown database, an action without the token.
+    const post = (path: string, token?: string) =>
+      fetch(`${demo?.consoleUrl}/api/demo/databases/${path}`, {
+        method: 'POST',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
+    const unknown = await post('payments/kill', TOKEN);
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get('content-type')).toContain('application/problem+json');
+    expect((await post('orders/kill')).status).toBe(401);
     const stopLoad = new AbortController();
     const load = placeOrders(demo.ordersUrl, stopLoad.signal);
     try {

@@ -15,7 +15,7 @@ const AFTERMATH: Record<string, string> = {
 
 function lag(bytes: number | null): string {
   if (bytes === null) return '—';
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
+  return bytes < 1024 ? `${bytes}\u00a0B` : `${(bytes / 1024).toFixed(1)}\u00a0KiB`;
 }
 
 function costCell(cost: FailoverCost | undefined): HTMLElement {
