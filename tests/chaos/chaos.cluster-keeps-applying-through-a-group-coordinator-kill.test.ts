@@ -16,6 +16,25 @@ describe.each(['kafkajs', 'platformatic'] as const)(
       // dead coordinator took before.
       const report = await runChaosScenario('cluster-coordinator-kill', { maxStallMs: 15_000 }, client);
       expect(report.kafkaClient).toBe(client);
+      // Not only the report's label: every service and relay says on /healthz which client it runs.
+      const clients = report.opsEndpoints.kafkaClients ?? {};
+      expect(Object.keys(clients).sort()).toEqual(
+        [
+          'orders',
+          'orders-2',
+          'inventory',
+          'inventory-2',
+          'billing',
+          'billing-2',
+          'relay-orders',
+          'relay-orders-2',
+          'relay-inventory',
+          'relay-inventory-2',
+          'relay-billing',
+          'relay-billing-2',
+        ].sort(),
+      );
+      expect(new Set(Object.values(clients))).toEqual(new Set([client]));
       expect(report.timeline.map((step) => step.what).join('\n')).toMatch(
         /^kill -9 broker \d, coordinator of /m,
       );
