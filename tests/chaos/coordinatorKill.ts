@@ -16,6 +16,14 @@ export function describeCoordinatorKill(client: KafkaClientName): void {
       // short of the 16–45 s a member stuck on its dead coordinator took before.
       const report = await runChaosScenario('cluster-coordinator-kill', { maxStallMs: 15_000 }, client);
       expect(report.kafkaClient).toBe(client);
+      // Not only the report's label: every service and relay says on /healthz which client it runs.
+      const clients = report.opsEndpoints.kafkaClients ?? {};
+      expect(Object.keys(clients).sort()).toEqual(
+        ['orders', 'inventory', 'billing', 'relay-orders', 'relay-inventory', 'relay-billing']
+          .flatMap((name) => [name, `${name}-2`])
+          .sort(),
+      );
+      expect(new Set(Object.values(clients))).toEqual(new Set([client]));
       expect(report.timeline.map((step) => step.what).join('\n')).toMatch(
         /^kill -9 broker \d, coordinator of /m,
       );

@@ -74,6 +74,8 @@ const DEGRADED_AFTER_FAILURES = 3;
 
 export type ConsumerHealth = {
   status: 'ok' | 'degraded';
+  /** The client library of its group member, dead letters and lag reads (KAFKA_CLIENT). */
+  kafkaClient: KafkaClientName;
   lastError?: string;
   stuckPartitions?: FailingPartition[];
 } & ConsumerStats;
@@ -138,7 +140,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
     logger,
   });
   return {
-    health: () => healthOf(running, starter.lastError()),
+    health: () => ({ ...healthOf(running, starter.lastError()), kafkaClient: client.name }),
     stop: async () => {
       retention.stop();
       await lag.stop();
@@ -229,7 +231,10 @@ function watchLag(
  * up and being replaced), nor while a partition retries the same chunk again and again, even though
  * the process is up: the events behind it wait. The reason is the member's, or the last failure's.
  */
-function healthOf(running: RunningConsumer | undefined, startError: string | undefined): ConsumerHealth {
+function healthOf(
+  running: RunningConsumer | undefined,
+  startError: string | undefined,
+): Omit<ConsumerHealth, 'kafkaClient'> {
   const stuck = (running?.failing() ?? []).filter((p) => p.failures >= DEGRADED_AFTER_FAILURES);
   const [first] = stuck;
   const error =

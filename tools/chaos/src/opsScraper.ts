@@ -7,7 +7,19 @@ export type OpsScrapeResult = {
   scrapes: number;
   /** One line per failure to get an answer from a process that should have been up, or a crash. */
   failures: string[];
+  /**
+   * The Kafka client each process says on /healthz it runs (`kafkaClient`, orders' under `replies`),
+   * as last read: what the run's KAFKA_CLIENT really reached.
+   */
+  kafkaClients?: Record<string, string>;
 };
+
+/** The Kafka client a /healthz body names: the relay's and a consumer's at the top, orders' under `replies`. */
+function kafkaClientOf(body: unknown): string | undefined {
+  const health = body as { kafkaClient?: unknown; replies?: { kafkaClient?: unknown } } | null;
+  const named = health?.kafkaClient ?? health?.replies?.kafkaClient;
+  return typeof named === 'string' ? named : undefined;
+}
 
 export type OpsScraper = { stop(): Promise<OpsScrapeResult> };
 
@@ -29,7 +41,7 @@ export function startOpsScraper(
   stack: ChaosStack,
   { intervalMs = 1000, timeoutMs = 10_000 }: { intervalMs?: number; timeoutMs?: number } = {},
 ): OpsScraper {
-  const result: OpsScrapeResult = { scrapes: 0, failures: [] };
+  const result: OpsScrapeResult = { scrapes: 0, failures: [], kafkaClients: {} };
   const watched = new WeakSet<ServiceProcess>();
   let stopping = false;
 
@@ -47,9 +59,13 @@ export function startOpsScraper(
     let problem: string | undefined;
     try {
       const res = await fetch(`${service.url}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
-      await res.arrayBuffer();
+      const body = await res.text();
       const fine = path === '/healthz' ? res.status === 200 || res.status === 503 : res.ok;
       if (!fine) problem = `answered ${res.status}`;
+      else if (path === '/healthz') {
+        const client = kafkaClientOf(JSON.parse(body));
+        if (client && result.kafkaClients) result.kafkaClients[name] = client;
+      }
     } catch (err) {
       problem = `no answer (${err instanceof Error ? err.message : String(err)})`;
     }

@@ -22,12 +22,8 @@ import { createCdcMetrics } from './cdcMetrics.ts';
  * `GET /connectors/<name>/status`) and what its replication slot holds (pg_replication_slots).
  */
 export async function startCdcRelay(config: Config, relayId: string, logger: Logger): Promise<void> {
-  // The config guarantees these three in this mode, and a URL without credentials.
-  const { RELAY_CONNECT_USER: user, RELAY_CONNECT_PASSWORD: password } = config;
-  const connect: ConnectEndpoint = {
-    url: config.RELAY_CONNECT_URL ?? '',
-    ...(user && password ? { authorization: basicAuthorization(user, password) } : {}),
-  };
+  const connect = connectEndpoint(config);
+  // The config guarantees these three in this mode.
   const settings = {
     connect,
     connector: config.RELAY_CONNECTOR ?? '',
@@ -59,7 +55,12 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
   const server = await startOpsServer({
     port: config.PORT,
     registry,
-    health: async () => ({ relayId, ...(await health()), ...(autovacuum ? { warnings: [autovacuum] } : {}) }),
+    health: async () => ({
+      relayId,
+      kafkaClient: publisher.kafkaClient,
+      ...(await health()),
+      ...(autovacuum ? { warnings: [autovacuum] } : {}),
+    }),
     onError: (err, path) => logger.error({ err, path }, 'ops endpoint failed'),
   });
   logger.info(
@@ -78,6 +79,15 @@ export async function startCdcRelay(config: Config, relayId: string, logger: Log
     server.close();
     await Promise.allSettled([publisher.disconnect(), pool.end()]);
   });
+}
+
+/** Connect's REST API: its URL (which holds no credentials, the config makes sure) and basic authentication. */
+function connectEndpoint(config: Config): ConnectEndpoint {
+  const { RELAY_CONNECT_USER: user, RELAY_CONNECT_PASSWORD: password } = config;
+  return {
+    url: config.RELAY_CONNECT_URL ?? '',
+    ...(user && password ? { authorization: basicAuthorization(user, password) } : {}),
+  };
 }
 
 /**

@@ -53,6 +53,7 @@ export async function startPollingRelay(config: Config, relayId: string, logger:
     health: () => ({
       relayId,
       mode: 'polling',
+      kafkaClient: publisher.kafkaClient,
       ...relay.health,
       ...(autovacuum ? { warnings: [autovacuum] } : {}),
     }),

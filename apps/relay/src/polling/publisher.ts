@@ -70,6 +70,8 @@ export class KafkaPublisher {
   readonly #producer: EventProducer;
   readonly #admin: TopicAdmin;
   readonly #options: PublisherOptions;
+  /** The client library its producer and admin calls go through (on /healthz). */
+  readonly kafkaClient: KafkaClientName;
   /** The topics this publisher has made sure of, with their partition counts. */
   readonly #partitionCounts = new Map<string, number>();
   #connected = false;
@@ -85,6 +87,7 @@ export class KafkaPublisher {
       retry: options.retry ?? DEFAULT_RETRY,
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
     });
+    this.kafkaClient = kafka.name;
     this.#producer = kafka.producer();
     this.#admin = kafka.admin();
   }

@@ -23,6 +23,13 @@ export async function startStack(
   label: string,
   kafkaBrokers: string[],
   extraEnv?: StackSettings['extraEnv'],
+  options: {
+    /**
+     * What the processes get as DATABASE_URL for a database created for them (e.g. the same
+     * database through a pooler), after any preparation of it; the database's own URL by default.
+     */
+    reachDatabase?: (url: string) => Promise<string>;
+  } = {},
 ): Promise<Stack> {
   const topicPrefix = `${label}-${randomBytes(3).toString('hex')}.`;
   const databases = {
@@ -30,11 +37,12 @@ export async function startStack(
     inventory: await createTestDatabase(`${label}_inventory`),
     billing: await createTestDatabase(`${label}_billing`),
   };
+  const reach = options.reachDatabase ?? (async (url: string) => url);
   const plans = planStack({
     databaseUrls: {
-      orders: databases.orders.url,
-      inventory: databases.inventory.url,
-      billing: databases.billing.url,
+      orders: await reach(databases.orders.url),
+      inventory: await reach(databases.inventory.url),
+      billing: await reach(databases.billing.url),
     },
     kafkaBrokers,
     topicPrefix,
