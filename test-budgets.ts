@@ -98,6 +98,15 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
     'the debezium relay marks what the slot streams: tests/cdc, relay.sees-the-slot-reader-only-with-pg-read-all-stats',
   'tests/compose/compose.grafana-panels-evaluate-on-the-compose-prometheus.test.ts':
     'every panel and alert on a real Prometheus: tests/observability/observability.prometheus-evaluates-dashboards-and-alerts',
+  'apps/relay/test/relay.renews-every-lease-it-holds-behind-a-slow-broker.test.ts':
+    'a slow broker: relay.renews-its-lease-during-a-slow-publish',
+  'tests/e2e/e2e.survives-broker-kill-9.test.ts': 'a broker killed: chaos.survives-broker-kill-9',
+  'apps/console/test/console.connect-killed-and-started-from-the-controls.test.ts':
+    'Kafka Connect killed: chaos.cdc-survives-connect-kill-9; the console controls: console.broker-outage-from-the-controls',
+  'apps/console/test/console.consumer-killed-and-restarted-from-the-controls.test.ts':
+    'a consumer killed: chaos.survives-consumer-kill-9-between-commit-and-offset-commit; the console controls: console.broker-outage-from-the-controls',
+  'tests/e2e/e2e.stack-runs-through-pgbouncer-in-session-mode.test.ts':
+    'the database behind a pooler: no other file; every process reaches PostgreSQL through the same pools (packages/runtime)',
   'tools/devstack/test/zipkin.survives-the-demo-span-rate-and-is-restarted.test.ts':
     'Zipkin restarted: tools/devstack zipkinSupervisor.restarts-then-gives-up',
 };
