@@ -44,7 +44,10 @@ export async function openConsole(url: string, token?: string): Promise<ConsoleP
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
+    // Chromium fails requests in flight when the host's network interfaces change (Docker adding or
+    // removing a bridge, say): the machine's doing, not the console's.
+    if (message.type() === 'error' && !message.text().includes('net::ERR_NETWORK_CHANGED'))
+      errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(token ? `${url}/#token=${token}` : url);
