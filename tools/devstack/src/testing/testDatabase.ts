@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 /** The PostgreSQL server tests use; every test file creates its own databases on it. */
@@ -23,18 +24,33 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     url: url.toString(),
     drop: async () => {
       if (process.env.KEEP_TEST_DATABASES === '1') return;
+      await untilDisconnected(name, 5_000);
       await adminQuery(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
     },
   };
 }
 
-async function adminQuery(sql: string): Promise<void> {
+async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResultRow[]> {
   const client = new pg.Client({ connectionString: testPostgresUrl });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql, values)).rows;
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Wait (up to `timeoutMs`) until nobody is connected to the database. A pool's end() can resolve
+ * while its last client is still closing; a forced drop would then terminate that client after its
+ * error listener is gone, an uncaught error in the test file. Whatever still holds on after the
+ * wait (a process the test leaked) is terminated by the forced drop.
+ */
+async function untilDisconnected(name: string, timeoutMs: number): Promise<void> {
+  const sql = 'select count(*)::int as connected from pg_stat_activity where datname = $1';
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) {
+    const [row] = await adminQuery(sql, [name]);
+    if (row?.connected === 0) return;
   }
 }
 
