@@ -77,12 +77,16 @@ compose_cli() {
 
 # 3. Up: stage the build contexts, build (Docker's layer cache skips what did not change), start,
 #    and wait for every started service's healthcheck.
+#    OUTBOX_COMPOSE_BUILD=0 starts the images built last time as they are (the chaos suite builds
+#    once, then starts a fresh stack for every scenario).
 compose_up() {
-  compose_base_image
-  node scripts/compose/stageContexts.ts
-  compose_say "building the images (the first build takes a few minutes)"
-  BASE_IMAGE="$base_image" compose_cli build --build-arg BASE_IMAGE="$base_image" --quiet 2>&1 |
-    grep -v -e 'legacy builder is deprecated' -e 'buildx component' -e 'docs.docker.com/go/buildx' -e '^ *$' || true
+  if [ "${OUTBOX_COMPOSE_BUILD:-1}" != 0 ]; then
+    compose_base_image
+    node scripts/compose/stageContexts.ts
+    compose_say "building the images (the first build takes a few minutes)"
+    BASE_IMAGE="$base_image" compose_cli build --build-arg BASE_IMAGE="$base_image" --quiet 2>&1 |
+      grep -v -e 'legacy builder is deprecated' -e 'buildx component' -e 'docs.docker.com/go/buildx' -e '^ *$' || true
+  fi
   compose_cli up -d --no-build "$@"
   node scripts/compose/waitHealthy.ts "$compose_project"
 }

@@ -3,6 +3,7 @@ import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
 import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
+import { chaosCompose } from './chaosCompose.ts';
 import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
@@ -34,6 +35,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-cluster': chaosCluster,
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
+  'chaos-compose': chaosCompose,
   'cdc-duplicates': cdcDuplicates,
   'cdc-cluster-leader-then-connect': cdcClusterLeaderThenConnect,
   'broker-failover': brokerFailover,

@@ -21,6 +21,8 @@ type ConsoleOrder = { id: string; status: string; traceUrl?: string };
 
 describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
   beforeAll(() => {
+    // A fresh stack, whatever ran before.
+    devCompose(['down']);
     devCompose(['up']);
   }, 20 * 60_000);
 
@@ -63,7 +65,7 @@ describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
       30_000,
     );
     expect([...services]).toEqual(expect.arrayContaining(['orders', 'relay-orders', 'inventory', 'billing']));
-  });
+  }, 180_000);
 
   it('confirms an order placed through the orders API', async () => {
     const placed = await json<{ id: string }>(`${urls.orders}/orders`, {
@@ -73,7 +75,7 @@ describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
     });
     expect(placed.status).toBe(201);
     await confirmedInTheConsole(placed.body.id);
-  });
+  }, 180_000);
 
   it('has Prometheus scrape every service and evaluate every alert rule group', async () => {
     const jobs = ['orders', 'relay-orders', 'inventory', 'relay-inventory', 'billing', 'relay-billing'];
@@ -96,5 +98,5 @@ describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
       expect(group.rules.length, group.name).toBeGreaterThan(0);
       expect(Date.parse(group.lastEvaluation), group.name).toBeGreaterThan(0);
     }
-  });
+  }, 180_000);
 });

@@ -10,7 +10,7 @@ import {
   COMPOSE_KAFKA_BROKERS,
   type ComposeControl,
   composeStack,
-  composeUp,
+  freshComposeStack,
 } from './compose/composeStack.ts';
 import { defaultPostgresUrl } from './database.ts';
 import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
@@ -77,8 +77,8 @@ export async function startInfrastructure(
 }
 
 /**
- * The compose stack instead (needs.compose): `./dev compose up`, which starts or updates it (with
- * the `cdc` profile: every relay in debezium mode) and returns once every service is healthy.
+ * The compose stack instead (needs.compose): a fresh one (with the `cdc` profile: every relay in
+ * debezium mode), healthy.
  */
 export async function startComposeSystem(
   scenario: Scenario,
@@ -86,8 +86,8 @@ export async function startComposeSystem(
   log: (line: string) => void,
 ): Promise<ChaosStack> {
   const cdc = scenario.needs?.compose?.profile === 'cdc';
-  log(`./dev compose up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
-  composeUp(cdc ? { COMPOSE_PROFILES: 'cdc', RELAY_MODE: 'debezium' } : { RELAY_MODE: 'polling' });
+  log(`./dev compose down, then up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
+  freshComposeStack(cdc ? { COMPOSE_PROFILES: 'cdc', RELAY_MODE: 'debezium' } : { RELAY_MODE: 'polling' });
   const { stack, control } = await composeStack();
   env.kafkaBrokers = COMPOSE_KAFKA_BROKERS;
   env.stack = stack;

@@ -42,15 +42,30 @@ export type ComposeControl = {
 
 export type ComposeStack = { stack: ChaosStack; control: ComposeControl };
 
-/** `./dev compose up` (builds what changed, returns once every service is healthy). */
-export function composeUp(env: Record<string, string> = {}): void {
-  const up = spawnSync(join(repoRoot, 'dev'), ['compose', 'up'], {
+let built = false;
+
+/**
+ * A fresh compose stack: `./dev compose down`, then `./dev compose up`, which returns once every
+ * service is healthy. Fresh, because the checker compares the stock a run took with the
+ * reservations in the database, which must be that run's alone. The images are built (what
+ * changed) by the first call of a process only.
+ */
+export function freshComposeStack(env: Record<string, string> = {}): void {
+  devCompose(['down'], env);
+  devCompose(['up'], { ...env, OUTBOX_COMPOSE_BUILD: built ? '0' : '1' });
+  built = true;
+}
+
+function devCompose(args: string[], env: Record<string, string>): void {
+  const run = spawnSync(join(repoRoot, 'dev'), ['compose', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 20 * 60_000,
   });
-  if (up.status !== 0) throw new Error(`./dev compose up exited ${up.status}:\n${up.stdout}\n${up.stderr}`);
+  if (run.status !== 0) {
+    throw new Error(`./dev compose ${args.join(' ')} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
+  }
 }
 
 async function docker(...args: string[]): Promise<string> {
