@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
  * OUTBOX_COMPOSE_TESTS=1 ./dev run npx vitest run tests/compose (docs/docker.md).
  */
 
-export const composeTestsEnabled = process.env.OUTBOX_COMPOSE_TESTS === '1';
+/** The long tier (`./dev test --long`) runs them; elsewhere OUTBOX_COMPOSE_TESTS=1 asks for them. */
+export const composeTestsEnabled =
+  process.env.OUTBOX_COMPOSE_TESTS === '1' || process.env.TEST_TIER === 'long';
 export const skipNote = composeTestsEnabled
   ? ''
-  : ' [skipped: set OUTBOX_COMPOSE_TESTS=1 to run the compose stack]';
+  : ' [skipped: ./dev test --long runs the compose stack, or set OUTBOX_COMPOSE_TESTS=1]';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PROJECT = 'outbox-reference';
