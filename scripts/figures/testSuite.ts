@@ -18,6 +18,7 @@ export const testSuite: FigureTable = {
         [
           'run',
           'files',
+          'failed / skipped',
           'seconds of tests',
           'files over budget',
           'slowest file',
@@ -26,9 +27,11 @@ export const testSuite: FigureTable = {
         runs.map(({ path, label, result }) => {
           const [slowest] = result.files;
           const over = result.files.filter((f) => f.seconds > f.budgetSeconds).length;
+          const inState = (state: string) => result.files.filter((f) => f.state === state).length;
           return [
             label,
             num(result.files.length),
+            `${num(inState('failed'))} / ${num(inState('skipped'))}`,
             `**${num(result.wallSeconds)}**`,
             num(over),
             slowest ? `\`${slowest.file.split('/').at(-1)}\`, ${num(slowest.seconds)} s` : '—',
