@@ -93,6 +93,9 @@ compose_up() {
 
 compose_main() {
   compose_engine
+  # Compose (v1) checks every build context before any command, down and ps too: on a fresh clone,
+  # before the first `up` stages them, the staged contexts must at least exist.
+  mkdir -p .local/compose/app .local/compose/kafka .local/compose/connect .local/compose/zipkin
   case "${1:-help}" in
     up) shift; compose_up "$@" ;;
     # Every profile's services, so that a stack started with `cdc` goes down whole.
