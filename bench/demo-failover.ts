@@ -103,7 +103,7 @@ try {
     `Acknowledged orders: ${acknowledged.length}; lost with the primary: ${audit.acknowledgedOrdersLost}, of them announced on order.events: ${audit.lostOrdersAnnounced}; orders left PENDING: ${audit.ordersUndecided}.`,
     '',
   ].join('\n');
-  writeResults(out, report, markdown, 'on (the demo as shipped)');
+  writeResults(out, report, markdown, 'off (DEMO_TRACING=off, demoProcess.ts)');
 } finally {
   await demo.stop();
   await pair.remove();

@@ -15,6 +15,9 @@ export type SuiteDurations = {
   machine: { cpuModel: string; cpus: number };
   loadavgBefore: number[];
   loadavgAfter: number[];
+  /** The same two readings, under the name every results file uses. */
+  loadAverage: { before: number[]; after: number[] };
+  tracing: string;
   wallSeconds: number;
   files: FileDuration[];
   /** The run's record, as every results file has it (runRecord.ts). */
@@ -99,13 +102,16 @@ export default class DurationsReporter implements Reporter {
     // Tests that trace start their own receivers; no process of the suite exports to a collector.
     const record = this.recording.finish('off, except in the tests of tracing itself');
     const { revision, clean } = record;
+    const loadavgAfter = loadavg();
     const run: SuiteDurations = {
       tier,
       revision: revision ? `${revision}${clean === false ? '+changes' : ''}` : 'unknown',
       date: new Date(this.started).toISOString(),
       machine: { cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', cpus: os.cpus().length },
       loadavgBefore: this.loadavgBefore,
-      loadavgAfter: loadavg(),
+      loadavgAfter,
+      loadAverage: { before: this.loadavgBefore, after: loadavgAfter },
+      tracing: record.tracing,
       wallSeconds: round1((Date.now() - this.started) / 1000),
       files,
       run: record,
