@@ -5,6 +5,7 @@
 //   node bench/system.ts --variants current       # only the code of this checkout
 //   node bench/system.ts --variants current,cdc   # polling relays against Debezium connectors
 //   node bench/system.ts --variants shipped,current --fixed-rate 50   # what tracing costs, as shipped
+//   node bench/system.ts --variants shipped@400e20f,shipped --reference shipped@400e20f   # against a revision, as shipped
 //   node bench/system.ts --variant-env fixed-limit:ADMISSION_LIMITER=fixed \
 //     --variants fixed-limit,current --capacity 250 --factors 0.8,2 --step 30s   # two settings side by side
 //
@@ -13,6 +14,9 @@
 // own. "current" is this checkout; "baseline" is the code of an earlier revision (--baseline-rev,
 // default: the last commit before the throughput work), checked out into .local/bench/ and
 // installed there, so the gain is a ratio measured side by side in one run, on the same machine.
+// Any variant may name a revision after an @ ("shipped@400e20f", "current@bfada78"): the code of that
+// revision, prepared as the baseline is, run as the variant before the @ says. With --reference, the
+// results file gets the ratios of every other variant against that one (bench/system/targets.ts).
 // "cdc" is this checkout with every outbox published by a Debezium connector on a Kafka Connect
 // worker of its own, as the chaos suite's CDC scenarios run it (tools/chaos/src/faults/ownConnect.ts);
 // its relays only watch their slots and delete what the slots confirmed. The worker's CPU is counted
@@ -71,6 +75,7 @@ const { values: args } = parseArgs({
     'variant-env': { type: 'string', multiple: true, default: [] },
     capacity: { type: 'string' },
     factors: { type: 'string', default: '0.5,0.9,1.5,2' },
+    reference: { type: 'string' },
   },
 });
 const stepMs = durationMs('step', args.step);
@@ -88,8 +93,17 @@ const drainMs = durationMs('drain', args.drain);
 const deadline = Date.now() + durationMs('deadline', args.deadline);
 const log = logger('bench:system');
 
-/** The shipped variant, or a named one built on it (`shipped-…`). */
-const isShipped = (variant: Variant) => variant === 'shipped' || variant.startsWith('shipped-');
+/** A variant's kind and, after an @, the revision whose code it runs (`shipped@400e20f`). */
+function parseVariant(variant: Variant): { kind: string; rev?: string } {
+  const [kind = variant, rev] = variant.split('@');
+  return rev ? { kind, rev } : { kind };
+}
+
+/** The shipped variant, or a named one built on it (`shipped-…`), at any revision. */
+const isShipped = (variant: Variant) => {
+  const { kind } = parseVariant(variant);
+  return kind === 'shipped' || kind.startsWith('shipped-');
+};
 
 /** What the shipped variant runs beside the system: the demo's trace store and metrics. */
 type Observability = { zipkin: ZipkinServer; prometheus?: TestPrometheus };
@@ -101,15 +115,15 @@ async function startZipkin(): Promise<ZipkinServer> {
   return zipkin;
 }
 
-/** The code of `rev` in its own worktree with its packages installed, or this checkout. */
+/** The code of the variant's revision in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
-  if (variant !== 'baseline') return resolve('.');
-  const rev = execFileSync('git', ['rev-parse', '--short', args['baseline-rev']], {
-    encoding: 'utf8',
-  }).trim();
+  const { kind, rev: named } = parseVariant(variant);
+  const wanted = named ?? (kind === 'baseline' ? args['baseline-rev'] : undefined);
+  if (wanted === undefined) return resolve('.');
+  const rev = execFileSync('git', ['rev-parse', '--short', wanted], { encoding: 'utf8' }).trim();
   const dir = resolve(`.local/bench/baseline-${rev}`);
   if (!existsSync(join(dir, 'node_modules'))) {
-    log(`preparing the baseline: ${rev} in ${dir} (git worktree, npm install, prisma generate)`);
+    log(`preparing ${variant}: ${rev} in ${dir} (git worktree, npm install, prisma generate)`);
     if (!existsSync(dir))
       execFileSync('git', ['worktree', 'add', '--detach', dir, rev], { stdio: 'inherit' });
     execFileSync('bash', ['-c', 'source scripts/setup.sh'], { cwd: dir, stdio: 'inherit' });
@@ -129,14 +143,15 @@ async function startStack(
   if (!stackModule) throw new Error(`no chaos stack in ${checkout}`);
   const module = (await import(stackModule)) as typeof StackModule;
   // Before the stack, as the chaos runner does: the worker's JVM warms up while the services start.
-  const connect = variant === 'cdc' ? await startOwnConnect('bench-system', brokers) : undefined;
+  const { kind } = parseVariant(variant);
+  const connect = kind === 'cdc' ? await startOwnConnect('bench-system', brokers) : undefined;
   const zipkin = isShipped(variant) ? await startZipkin() : undefined;
   const observability: Observability | undefined = zipkin ? { zipkin } : undefined;
   try {
     const env: Record<string, Record<string, string>> = Object.fromEntries(
       PROCESSES.map((name) => [
         name,
-        { ...(zipkin ? zipkin.tracingEnv(name) : {}), ...extraEnv, ...variantEnv[variant] },
+        { ...(zipkin ? zipkin.tracingEnv(name) : {}), ...extraEnv, ...variantEnv[kind] },
       ]),
     );
     // Nothing refused: every order is a valid one the saga confirms.
@@ -270,8 +285,14 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
 
 const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
 for (const variant of variants)
-  if (!['baseline', 'current', 'shipped', 'cdc', ...Object.keys(variantEnv)].includes(variant))
+  if (
+    !['baseline', 'current', 'shipped', 'cdc', ...Object.keys(variantEnv)].includes(
+      parseVariant(variant).kind,
+    )
+  )
     throw new Error(`unknown variant ${variant}`);
+if (args.reference !== undefined && !variants.includes(args.reference))
+  throw new Error(`--reference ${args.reference} is not one of --variants ${args.variants}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);
 const { broker, dispose } = await startTestBroker('bench-system');

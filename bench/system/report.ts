@@ -1,6 +1,7 @@
 /** What bench:system records per variant and step, and the Markdown of its results file. */
 import { table } from '../support/environment.ts';
 import type { Refusals } from './refusals.ts';
+import { targetsTable } from './targets.ts';
 
 /**
  * baseline: an earlier revision; current: this checkout, tracing off; shipped: this checkout as
@@ -57,7 +58,10 @@ export type VariantReport = {
 /** `meta.args`: the run's flags; `stepMs`: its --step in milliseconds. */
 export function markdown(
   reports: VariantReport[],
-  meta: { args: { step: string; 'fixed-rate': string; env?: string[] } } & Record<string, unknown>,
+  meta: { args: { step: string; 'fixed-rate': string; env?: string[]; reference?: string } } & Record<
+    string,
+    unknown
+  >,
   stepMs: number,
 ): string {
   const lines = [
@@ -119,6 +123,7 @@ export function markdown(
       '',
       `**Capacity ratio cdc ÷ current (polling): ${(cdc.capacity / current.capacity).toFixed(2)}×**`,
     );
+  if (meta.args.reference) lines.push('', ...targetsTable(reports, meta.args.reference));
   for (const r of reports) {
     const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
     lines.push('', `## ${r.variant} (${r.revision}): every step`, '');
