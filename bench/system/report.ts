@@ -123,7 +123,13 @@ export function markdown(
       '',
       `**Capacity ratio cdc ÷ current (polling): ${(cdc.capacity / current.capacity).toFixed(2)}×**`,
     );
-  if (meta.args.reference) lines.push('', ...targetsTable(reports, meta.args.reference));
+  if (meta.args.reference)
+    lines.push(
+      '',
+      `Targets against \`${meta.args.reference}\`, measured in this run:`,
+      '',
+      ...targetsTable(reports, meta.args.reference),
+    );
   for (const r of reports) {
     const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
     lines.push('', `## ${r.variant} (${r.revision}): every step`, '');

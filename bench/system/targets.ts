@@ -64,17 +64,13 @@ export function targetsTable(reports: VariantReport[], referenceName: string): s
     value === undefined
       ? '—'
       : `${Number.isInteger(value) ? value : value.toFixed(2)}${meets(name, value) ? ' (met)' : ' (not met)'}`;
-  return [
-    `Targets against \`${referenceName}\` (${reference.revision}), measured in this run:`,
-    '',
-    ...table(
-      ['target', 'bound', `${referenceName} itself`, ...others.map((r) => `${r.variant} (${r.revision})`)],
-      (Object.keys(TARGETS) as TargetName[]).map((name) => [
-        TARGETS[name].what,
-        `${TARGETS[name].better === 'higher' ? '≥' : '≤'} ${TARGETS[name].bound}`,
-        name === 'peakRatio' || name === 'cpuRatio' ? '1' : show(name, own[name]),
-        ...values.map((v) => show(name, v[name])),
-      ]),
-    ),
-  ];
+  return table(
+    ['target', 'bound', `${referenceName} itself`, ...others.map((r) => `${r.variant} (${r.revision})`)],
+    (Object.keys(TARGETS) as TargetName[]).map((name) => [
+      TARGETS[name].what,
+      `${TARGETS[name].better === 'higher' ? '≥' : '≤'} ${TARGETS[name].bound}`,
+      name === 'peakRatio' || name === 'cpuRatio' ? '1' : show(name, own[name]),
+      ...values.map((v) => show(name, v[name])),
+    ]),
+  );
 }
