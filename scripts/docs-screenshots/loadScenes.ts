@@ -51,6 +51,12 @@ export async function chartsAndBrokerOutage(shots: Shots): Promise<void> {
  */
 export async function overload(shots: Shots): Promise<void> {
   const { page, manifest } = shots;
+  // The broker outage before this step leaves alerts behind for minutes (its publish errors stay in
+  // the rate's window): the picture is of what overload fires, so it waits until they have cleared.
+  await page
+    .locator('#alerts-status')
+    .filter({ hasText: 'No alert is pending or firing' })
+    .waitFor({ timeout: 600_000 });
   const load = startLoad(shots.run, [
     '--rate',
     '400',

@@ -72,6 +72,9 @@ export async function cdcScenes({ page, manifest, run }: Shots): Promise<void> {
   await load;
   await seconds(15);
   await capture(manifest, card, 'console-cdc-orders-outbox-card');
+  // The controls with every kind of process the demo can break: here the Connect worker too.
+  await page.locator('#demo tr[data-target="connect"]').waitFor({ timeout: 60_000 });
+  await capture(manifest, page.locator('#demo'), 'console-controls-panel');
 }
 
 /** The console of a demo without Prometheus and Zipkin: what is missing, where it would be. */
