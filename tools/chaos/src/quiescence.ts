@@ -90,7 +90,7 @@ export async function waitForQuiescence(
       movedAt = now;
     }
     if (!keepWaiting(now, { started, timeoutMs, movedAt })) {
-      trail.push({ afterMs: now - started, outstanding });
+      if (trail.at(-1)?.afterMs !== now - started) trail.push({ afterMs: now - started, outstanding });
       return { reached: false, at: now, outstanding, trail, stillForMs: now - movedAt };
     }
     await sleep(500);
