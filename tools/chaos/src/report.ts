@@ -40,6 +40,12 @@ const groupWindows = (progress: ProgressGaps) =>
     .map(([group, gap]) => `${group} ${seconds(gap)}`)
     .join(', ');
 
+/** How long nothing had moved when the wait for quiet gave up, when known. */
+function stillFor(report: ScenarioReport): string {
+  const still = report.quiescence.stillForMs;
+  return still === undefined ? '' : ` (nothing moved for the last ${seconds(still)})`;
+}
+
 /** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
   const lines = [
@@ -60,7 +66,11 @@ export function formatText(report: ScenarioReport): string {
     );
   if (report.progress)
     lines.push(`  longest order decision (created → decided): ${ms(report.load.decisionMs.confirmed.max)}`);
-  if (!report.quiescence.reached) lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}`);
+  if (!report.quiescence.reached) {
+    lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}${stillFor(report)}`);
+    for (const step of report.quiescence.trail ?? [])
+      lines.push(`      ${seconds(step.afterMs)} into the wait: ${step.outstanding.join('; ') || 'nothing'}`);
+  }
   for (const result of report.invariants) {
     lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
     for (const violation of result.violations) lines.push(`      ${violation}`);
@@ -172,8 +182,15 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
       for (const step of r.timeline) out.push(`| ${seconds(step.atMs)} | ${step.what} |`);
       out.push('');
     }
-    if (!r.quiescence.reached)
-      out.push(`**Not quiet at the deadline:** ${r.quiescence.outstanding.join('; ')}`, '');
+    if (!r.quiescence.reached) {
+      out.push(`**Not quiet at the deadline:** ${r.quiescence.outstanding.join('; ')}${stillFor(r)}`, '');
+      const trail = r.quiescence.trail ?? [];
+      if (trail.length > 0) {
+        out.push('| into the wait | outstanding |', '| --- | --- |');
+        for (const step of trail) out.push(`| ${seconds(step.afterMs)} | ${step.outstanding.join('; ')} |`);
+        out.push('');
+      }
+    }
     out.push('| invariant | verdict | counts |', '| --- | --- | --- |');
     for (const result of r.invariants) {
       out.push(`| ${result.name} | ${result.passed ? 'pass' : '**FAIL**'} | ${counts(result.counts)} |`);

@@ -114,7 +114,11 @@ export type Scenario = {
    * left out (the window is still reported).
    */
   maxStallMs?: number;
-  /** How long the system may take to go quiet after the load and the faults ended. Default 90 s. */
+  /**
+   * How long the system may take to go quiet after the load and the faults ended. Default 90 s.
+   * Past it the wait goes on while work still moves, and gives up once it stands still
+   * (quiescence.ts's keepWaiting).
+   */
   quiescenceTimeoutMs?: number;
   /** The fault script; runs alongside the load and must leave the system whole when it returns. */
   inject(context: ScenarioContext): Promise<void>;

@@ -68,6 +68,10 @@ export type ScenarioReport = {
     /** From the last `restored` step until the system was quiet: the time to recover. */
     recoveryMs: number | undefined;
     outstanding: string[];
+    /** What was outstanding about every 5 s of the wait (quiescence.ts): falling, or standing still. */
+    trail?: { afterMs: number; outstanding: string[] }[];
+    /** When the wait gave up: how long nothing had moved by then. */
+    stillForMs?: number;
   };
   invariants: InvariantResult[];
   /** While the load ran: the longest stretch without an event published, and without one applied. */

@@ -174,3 +174,25 @@ export async function consumerLag(brokers: string[], groupId: string, topics: st
     await admin.disconnect();
   }
 }
+
+/** The offsets the groups have committed on their topics, summed: grows while the groups consume. */
+export async function committedOffsets(
+  brokers: string[],
+  groups: { groupId: string; topics: string[] }[],
+): Promise<number> {
+  fixKafkajsIdleTimerLoop();
+  const admin = new Kafka({ clientId: 'chaos-committed', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const known = new Set(await admin.listTopics());
+    let committed = 0;
+    for (const { groupId, topics } of groups) {
+      const present = topics.filter((topic) => known.has(topic));
+      for (const { partitions } of await admin.fetchOffsets({ groupId, topics: present }))
+        for (const partition of partitions) committed += Math.max(0, Number(partition.offset));
+    }
+    return committed;
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -38,7 +38,7 @@ export async function judge(
   log(
     quiet.reached
       ? `quiet after ${quiet.at - run.loadEnded} ms`
-      : `not quiet: ${quiet.outstanding.join('; ')}`,
+      : `not quiet after ${quiet.at - run.loadEnded} ms, nothing moved for the last ${quiet.stillForMs} ms: ${quiet.outstanding.join('; ')}`,
   );
   const acknowledged = run.loadResult.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
   const snapshot = await takeSnapshot({
@@ -131,6 +131,8 @@ export function finishedReport(
       afterLoadMs: quiet.at - run.loadEnded,
       recoveryMs: run.restoredAt === undefined ? undefined : quiet.at - run.restoredAt,
       outstanding: quiet.outstanding,
+      trail: quiet.trail,
+      ...(quiet.stillForMs === undefined ? {} : { stillForMs: quiet.stillForMs }),
     },
     invariants,
     opsEndpoints,
