@@ -35,8 +35,6 @@ export function sourcePaths(globs: string[]): string[] {
     .filter((path) => /\.tsx?$/.test(path) && !/\.test\.tsx?$/.test(path) && !path.endsWith('.d.ts'));
 }
 
-export const readProductionFiles = (): SourceFile[] => readSourceFiles(PRODUCTION_GLOBS);
-
 export function readSourceFiles(globs: string[]): SourceFile[] {
   const packages = workspacePackages();
   return sourcePaths(globs).map((path) => {
