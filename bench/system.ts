@@ -55,7 +55,8 @@ import { logger, machineInfo, postgresInfo, writeResults } from './support/envir
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
-import { markdown, type Step, type Variant, type VariantReport } from './system/report.ts';
+import type { Step, Variant, VariantReport } from './system/records.ts';
+import { markdown } from './system/report.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
 const { values: args } = parseArgs({

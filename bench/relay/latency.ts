@@ -88,67 +88,18 @@ export async function latencyPhase(
   brokers: string[],
   brokerPid: number,
 ): Promise<LatencyRound[]> {
-  const kafka = benchKafka('bench-relay-latency', brokers);
   const fixtures = new Map<number, LatencyFixture>();
   const rounds: LatencyRound[] = [];
   try {
-    for (const pollMs of [...new Set(params.modes.map((m) => modeInfo[m].pollMs))]) {
-      const db = await createOutboxDatabase(`bench_relay_latency_${pollMs}`);
-      const admin = await connect(db.url);
-      const prefix = `${freshName(`lat${pollMs}`)}.`;
-      await createTopic(kafka, topicFor('order', prefix), params.topicPartitions);
-      const fixture: LatencyFixture = {
-        pollMs,
-        db,
-        admin,
-        pool: new pg.Pool({ connectionString: db.url, max: 8 }),
-        relays: [],
-      };
-      fixtures.set(pollMs, fixture);
-      fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`, params);
-    }
+    await openFixtures(fixtures, brokers);
     const cells = params.rates.flatMap((rate) => params.modes.map((mode) => ({ mode, rate })));
-
-    const measure = async (mode: LatencyMode, rate: number, r: number, seconds: number) => {
-      const fixture = fixtures.get(modeInfo[mode].pollMs) as LatencyFixture;
-      await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
-      const { rows } = await fixture.admin.query<{ seq: string }>(
-        'select coalesce(max(seq), 0)::text as seq from outbox',
-      );
-      const afterSeq = rows[0]?.seq ?? '0';
-      const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
-      const cpu0 = cpuSnapshot(groups);
-      const steps0 = await Promise.all(fixture.relays.map(relaySteps));
-      const offered = await offerLoad(fixture.pool, rate, seconds);
-      if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
-        throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
-      const cpu = cpuSince(cpu0, groups);
-      const steps = await Promise.all(fixture.relays.map(relaySteps));
-      const stepCount = (step: keyof StepTotals) =>
-        steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
-      const { rows: samples } = await fixture.admin.query<{ ms: number }>(
-        `select extract(epoch from published_at - created_at) * 1000 as ms
-           from outbox where seq > $1::bigint`,
-        [afterSeq],
-      );
-      const ms = samples.map((s) => Number(s.ms));
-      return {
-        round: r,
+    const measure = (mode: LatencyMode, rate: number, r: number, seconds: number) =>
+      measureCell(fixtures.get(modeInfo[mode].pollMs) as LatencyFixture, brokerPid, {
         mode,
         rate,
-        offered: rate,
-        achievedRate: round(offered.achievedRate, 1),
-        lateTicks: offered.lateTicks,
-        events: ms.length,
-        p50Ms: round(quantile(ms, 0.5), 2),
-        p90Ms: round(quantile(ms, 0.9), 2),
-        p99Ms: round(quantile(ms, 0.99), 2),
-        maxMs: round(Math.max(...ms), 2),
-        claimsPerEvent: round(stepCount('claim') / ms.length, 3),
-        batchesPerEvent: round(stepCount('publish') / ms.length, 3),
-        cpu,
-      };
-    };
+        r,
+        seconds,
+      });
 
     log(`run ${run}: latency warm-up`);
     for (const { mode, rate } of cells) await measure(mode, rate, -1, 1);
@@ -172,4 +123,73 @@ export async function latencyPhase(
       await fixture.db.drop();
     }
   }
+}
+
+/**
+ * One database, topic and relay per poll interval the modes use, each added to `fixtures` as soon as
+ * its database exists, so the caller's cleanup finds whatever was made before a failure.
+ */
+async function openFixtures(fixtures: Map<number, LatencyFixture>, brokers: string[]): Promise<void> {
+  const kafka = benchKafka('bench-relay-latency', brokers);
+  for (const pollMs of [...new Set(params.modes.map((m) => modeInfo[m].pollMs))]) {
+    const db = await createOutboxDatabase(`bench_relay_latency_${pollMs}`);
+    const admin = await connect(db.url);
+    const prefix = `${freshName(`lat${pollMs}`)}.`;
+    await createTopic(kafka, topicFor('order', prefix), params.topicPartitions);
+    const fixture: LatencyFixture = {
+      pollMs,
+      db,
+      admin,
+      pool: new pg.Pool({ connectionString: db.url, max: 8 }),
+      relays: [],
+    };
+    fixtures.set(pollMs, fixture);
+    fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`, params);
+  }
+}
+
+/** One cell: offer the load, wait until all of it is published, then read each event's commit-to-ack. */
+async function measureCell(
+  fixture: LatencyFixture,
+  brokerPid: number,
+  cell: { mode: LatencyMode; rate: number; r: number; seconds: number },
+): Promise<LatencyRound> {
+  const { mode, rate, r, seconds } = cell;
+  await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
+  const { rows } = await fixture.admin.query<{ seq: string }>(
+    'select coalesce(max(seq), 0)::text as seq from outbox',
+  );
+  const afterSeq = rows[0]?.seq ?? '0';
+  const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
+  const cpu0 = cpuSnapshot(groups);
+  const steps0 = await Promise.all(fixture.relays.map(relaySteps));
+  const offered = await offerLoad(fixture.pool, rate, seconds);
+  if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
+    throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
+  const cpu = cpuSince(cpu0, groups);
+  const steps = await Promise.all(fixture.relays.map(relaySteps));
+  const stepCount = (step: keyof StepTotals) =>
+    steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
+  const { rows: samples } = await fixture.admin.query<{ ms: number }>(
+    `select extract(epoch from published_at - created_at) * 1000 as ms
+       from outbox where seq > $1::bigint`,
+    [afterSeq],
+  );
+  const ms = samples.map((s) => Number(s.ms));
+  return {
+    round: r,
+    mode,
+    rate,
+    offered: rate,
+    achievedRate: round(offered.achievedRate, 1),
+    lateTicks: offered.lateTicks,
+    events: ms.length,
+    p50Ms: round(quantile(ms, 0.5), 2),
+    p90Ms: round(quantile(ms, 0.9), 2),
+    p99Ms: round(quantile(ms, 0.99), 2),
+    maxMs: round(Math.max(...ms), 2),
+    claimsPerEvent: round(stepCount('claim') / ms.length, 3),
+    batchesPerEvent: round(stepCount('publish') / ms.length, 3),
+    cpu,
+  };
 }

@@ -37,6 +37,23 @@ export function summarizeRun(
   claimProbeRounds: ClaimProbeRound[],
   latency: LatencyRound[],
 ): RunSummary {
+  const throughputSummary = summarizeThroughput(throughput);
+  const claimProbe = summarizeClaimProbe(claimProbeRounds);
+  const latencySummary = summarizeLatency(latency);
+  return {
+    eventsPerSec: throughputSummary.eventsPerSec,
+    cpuPer1000: throughputSummary.cpuPer1000,
+    machineBusy: throughputSummary.machineBusy,
+    steps: throughputSummary.steps,
+    claimProbe: claimProbe.claimProbe,
+    latency: latencySummary.latency,
+    ratios: { ...throughputSummary.ratios, ...claimProbe.ratios, ...latencySummary.ratios },
+  };
+}
+
+function summarizeThroughput(
+  throughput: ThroughputRound[],
+): Pick<RunSummary, 'eventsPerSec' | 'cpuPer1000' | 'machineBusy' | 'steps' | 'ratios'> {
   const eventsPerSec: Record<string, number> = {};
   const cpuPer1000: Record<string, Record<string, number>> = {};
   const machineBusy: Record<string, number> = {};
@@ -64,12 +81,16 @@ export function summarizeRun(
     if (!eventsPerSec[x] || !eventsPerSec[y]) continue;
     ratios[`throughput ${name}`] = pairedRatio(params.rounds, tValue, x, y).median;
   }
+  return { eventsPerSec, cpuPer1000, machineBusy, steps, ratios };
+}
 
-  const claimProbeSummary: RunSummary['claimProbe'] = {};
+function summarizeClaimProbe(claimProbeRounds: ClaimProbeRound[]): Pick<RunSummary, 'claimProbe' | 'ratios'> {
+  const claimProbe: RunSummary['claimProbe'] = {};
+  const ratios: Record<string, number> = {};
   const probeKey = (c: ClaimProbeCell) => `${c.query}/${c.stats}`;
   for (const key of [...new Set(claimProbeRounds.map(probeKey))]) {
     const rounds = claimProbeRounds.filter((c) => probeKey(c) === key);
-    claimProbeSummary[key] = {
+    claimProbe[key] = {
       eventsPerSec: round(median(rounds.map((c) => c.eventsPerSec)), 1),
       meanClaimMs: round(median(rounds.map((c) => c.meanClaimMs)), 2),
       maxClaimMs: round(Math.max(...rounds.map((c) => c.maxClaimMs)), 2),
@@ -83,16 +104,20 @@ export function summarizeRun(
     ['production/not-exists fresh', 'production/fresh', 'not-exists/fresh'],
     ['not-exists stale/fresh', 'not-exists/stale', 'not-exists/fresh'],
   ] as const) {
-    if (claimProbeSummary[x] && claimProbeSummary[y])
+    if (claimProbe[x] && claimProbe[y])
       ratios[`claim probe ${name}`] = pairedRatio(params.rounds, probeValue, x, y).median;
   }
+  return { claimProbe, ratios };
+}
 
-  const latencySummary: RunSummary['latency'] = {};
+function summarizeLatency(latency: LatencyRound[]): Pick<RunSummary, 'latency' | 'ratios'> {
+  const summary: RunSummary['latency'] = {};
+  const ratios: Record<string, number> = {};
   for (const rate of params.rates) {
     for (const mode of params.modes) {
       const rounds = latency.filter((l) => l.mode === mode && l.rate === rate);
       if (rounds.length === 0) continue;
-      latencySummary[`${mode}@${rate}`] = {
+      summary[`${mode}@${rate}`] = {
         p50Ms: round(median(rounds.map((l) => l.p50Ms)), 2),
         p99Ms: round(median(rounds.map((l) => l.p99Ms)), 2),
         maxMs: round(Math.max(...rounds.map((l) => l.maxMs)), 2),
@@ -115,13 +140,5 @@ export function summarizeRun(
       }
     }
   }
-  return {
-    eventsPerSec,
-    cpuPer1000,
-    machineBusy,
-    steps,
-    claimProbe: claimProbeSummary,
-    latency: latencySummary,
-    ratios,
-  };
+  return { latency: summary, ratios };
 }

@@ -46,18 +46,30 @@ export type Retention = {
 const loopCell = (s: LoopSummary) => `${fmt(s.medianMs)} / ${fmt(s.p99Ms)} / ${fmt(s.maxMs)} (${s.n})`;
 
 export function markdownReport(r: Record<string, unknown>, stages: Stage[]): string {
-  const claimPhases = r.claimPhases as ClaimPhase[];
-  const plans = r.plans as Plan[];
+  return [
+    ...heading(r),
+    ...claimVsPublishedSection(stages),
+    ...claimPhasesSection(r.claimPhases as ClaimPhase[]),
+    ...retentionSection(r.retention as Retention),
+    ...plansSection(r.plans as Plan[]),
+  ].join('\n');
+}
+
+function heading(r: Record<string, unknown>): string[] {
   const machine = r.machine as Record<string, string | number>;
   const postgres = r.postgres as Record<string, string>;
-  const retention = r.retention as Retention;
-  const lines: string[] = [
+  return [
     '# Retention and the claim query at scale',
     '',
     `${r.date} · ${machine.cpuModel} × ${machine.cpus} · Node ${r.node} · ${postgres.version} (shared_buffers=${postgres.shared_buffers}, max_wal_size=${postgres.max_wal_size}, autovacuum=${postgres.autovacuum}) · load average before ${(r.loadavgBefore as number[]).join(' ')}, after ${(r.loadavgAfter as number[]).join(' ')} · ${r.durationSec} s`,
     '',
     `Parameters: ${int(params.published)} published rows over ${params.days} days + ${int(params.pending)} pending rows over ${int(params.aggregates)} aggregates; retention ${params.retentionDays} days; deletePublished batch ${params.batch}; claim limit ${params.claimLimit}, ${params.rounds} rounds × ${params.claimsPerRound} claims per table, each in BEGIN … ROLLBACK.`,
     '',
+  ];
+}
+
+function claimVsPublishedSection(stages: Stage[]): string[] {
+  const lines = [
     '## Claim latency vs published rows (real table)',
     '',
     '| published rows | table size MiB | claim median ms | claim p99 ms | 0-published baseline median ms | ratio vs baseline | EXPLAIN ANALYZE planning + execution ms | rows claimed |',
@@ -70,13 +82,17 @@ export function markdownReport(r: Record<string, unknown>, stages: Stage[]): str
       `| ${int(s.published)} | ${s.sizes.totalMiB} | ${fmt(a.medianMs)} | ${fmt(a.p99Ms)} | ${fmt(ref.medianMs)} | ${fmt(a.vsRef ?? Number.NaN)}× | ${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)} | ${a.rowsPerClaim} |`,
     );
   }
-  lines.push(
+  return lines;
+}
+
+function claimPhasesSection(claimPhases: ClaimPhase[]): string[] {
+  const lines = [
     '',
     '## Claim latency, real table vs partitioned',
     '',
     '| phase | table | median ms | p99 ms | max ms | ratio vs baseline |',
     '|---|---|---|---|---|---|',
-  );
+  ];
   for (const phase of claimPhases) {
     for (const [key, s] of Object.entries(phase.summary)) {
       lines.push(
@@ -84,8 +100,12 @@ export function markdownReport(r: Record<string, unknown>, stages: Stage[]): str
       );
     }
   }
+  return lines;
+}
+
+function retentionSection(retention: Retention): string[] {
   const { A, B } = retention;
-  lines.push(
+  return [
     '',
     '## Retention',
     '',
@@ -118,11 +138,14 @@ export function markdownReport(r: Record<string, unknown>, stages: Stage[]): str
         `| ${d.method} | ${fmt(d.ddlMs)} | ${d.claimsDuring} | ${fmt(d.maxClaimMs)} | ${d.claimsOver100ms} |`,
     ),
     '',
+  ];
+}
+
+function plansSection(plans: Plan[]): string[] {
+  return [
     '## Plans (EXPLAIN (ANALYZE, BUFFERS), claim in a rolled-back transaction)',
     '',
-  );
-  for (const plan of plans) {
-    lines.push(
+    ...plans.flatMap((plan) => [
       `### ${plan.table}, ${plan.phase}`,
       '',
       `Scans: ${plan.scans.join('; ')}.`,
@@ -131,7 +154,6 @@ export function markdownReport(r: Record<string, unknown>, stages: Stage[]): str
       plan.text,
       '```',
       '',
-    );
-  }
-  return lines.join('\n');
+    ]),
+  ];
 }

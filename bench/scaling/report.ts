@@ -1,6 +1,6 @@
 /** What bench:scaling records per cell and run, and the Markdown of its results file. */
 import { table } from '../support/environment.ts';
-import type { Step } from '../system/report.ts';
+import type { Step } from '../system/records.ts';
 
 /** `broker`: one node, replication factor 1. `cluster`: three nodes, RF 3, min.insync.replicas 2. */
 export type KafkaKind = 'broker' | 'cluster';

@@ -11,8 +11,8 @@ import { cpuSince, cpuSnapshot, procTicks, rssMiB, TICKS_PER_SECOND } from '../s
 import { loadavg } from '../support/environment.ts';
 import { postgresUrl } from '../support/stack.ts';
 import { nextRate, record, type SearchState, verdict } from './capacitySearch.ts';
+import type { Step } from './records.ts';
 import { refusalsBetween, scrapeOrders } from './refusals.ts';
-import type { Step } from './report.ts';
 
 export type Stack = Awaited<ReturnType<typeof startChaosStack>>;
 
@@ -109,24 +109,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
     timeoutMs: drainMs,
     ...(options.cdc ? { outboxRowsStayPending: true } : {}),
   });
-  const cpuSeconds: Record<string, number> = {};
-  const cpuMsPerOrder: Record<string, number> = {};
-  for (const name of Object.keys(pids)) {
-    // A process (a PostgreSQL backend) that exited during the step reads NaN: it counts for nothing.
-    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
-      const start = before[name]?.[i] ?? Number.NaN;
-      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
-    }, 0);
-    cpuSeconds[name] = round(ticks / TICKS_PER_SECOND, 2);
-    cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, load.accepted), 2);
-  }
-  const total = (values: Record<string, number>) =>
-    round(
-      Object.values(values).reduce((sum, x) => sum + (Number.isFinite(x) ? x : 0), 0),
-      2,
-    );
-  cpuSeconds.total = total(cpuSeconds);
-  cpuMsPerOrder.total = total(cpuMsPerOrder);
+  const { cpuSeconds, cpuMsPerOrder } = cpuCost(before, after, load.accepted);
   const measured = {
     offeredRate: rate,
     // Accepted orders per second of the step: since the API sheds what it cannot take at once,
@@ -162,6 +145,32 @@ export async function measureStep(options: StepOptions): Promise<Step> {
     machineBusy,
     loadavg: loadavg(),
   };
+}
+
+/**
+ * CPU seconds per process (or kind) between two readings of their ticks, and CPU ms per accepted
+ * order, each with a `total`.
+ */
+function cpuCost(before: Record<string, number[]>, after: Record<string, number[]>, accepted: number) {
+  const cpuSeconds: Record<string, number> = {};
+  const cpuMsPerOrder: Record<string, number> = {};
+  for (const name of Object.keys(before)) {
+    // A process (a PostgreSQL backend) that exited during the step reads NaN: it counts for nothing.
+    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
+      const start = before[name]?.[i] ?? Number.NaN;
+      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
+    }, 0);
+    cpuSeconds[name] = round(ticks / TICKS_PER_SECOND, 2);
+    cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, accepted), 2);
+  }
+  const total = (values: Record<string, number>) =>
+    round(
+      Object.values(values).reduce((sum, x) => sum + (Number.isFinite(x) ? x : 0), 0),
+      2,
+    );
+  cpuSeconds.total = total(cpuSeconds);
+  cpuMsPerOrder.total = total(cpuMsPerOrder);
+  return { cpuSeconds, cpuMsPerOrder };
 }
 
 /** One line for the log. */

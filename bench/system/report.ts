@@ -1,60 +1,8 @@
-/** What bench:system records per variant and step, and the Markdown of its results file. */
+/** The Markdown of bench:system's results file. */
 import { table } from '../support/environment.ts';
-import type { Refusals } from './refusals.ts';
+import type { Step, VariantReport } from './records.ts';
 import { targetsTable } from './targets.ts';
 
-/**
- * baseline: an earlier revision; current: this checkout, tracing off; shipped: this checkout as
- * `./dev demo` runs it (spans to a real Zipkin, Prometheus scraping every 5 s); cdc: this checkout,
- * every outbox through Debezium.
- */
-export type Variant = 'baseline' | 'current' | 'shipped' | 'cdc' | (string & {});
-
-export type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  accepted: number;
-  /** Orders the API refused at once with 503 overloaded (one attempt each: not retried). */
-  shed?: number;
-  /** Orders neither accepted nor shed (a 4xx, another 503, no answer): none expected. */
-  rejected?: number;
-  /** Client-side answer time of the POST, p99, for the accepted and for the shed orders. */
-  answerP99Ms?: { accepted: number; shed: number };
-  /** The orders API's own account of its refusals (of the first API on a scaled stack). */
-  refusals?: Refusals;
-  seconds: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
-  pendingAtEnd: number;
-  settled: boolean;
-  sustained: boolean;
-  reasons: string[];
-  /** CPU ms per accepted order, per process (and the Kafka JVM, and PostgreSQL backends). */
-  cpuMsPerOrder: Record<string, number>;
-  /** CPU seconds over the load, per process (or kind of process), and their total. */
-  cpuSeconds: Record<string, number>;
-  /** Resident memory at the end of the load, MiB (summed over a kind's processes). */
-  rssMiB: Record<string, number>;
-  /** Busy share of all the machine's cores over the load, 0..1 (every process, ours or not). */
-  machineBusy: number;
-  /** The machine's 1, 5 and 15-minute load averages at the end of the load. */
-  loadavg: number[];
-};
-export type VariantReport = {
-  variant: Variant;
-  checkout: string;
-  revision: string;
-  capacity?: number;
-  /** The capacity was given (--capacity), not searched for: `steps` is empty. */
-  capacityGiven?: boolean;
-  steps: Step[];
-  /** Offered below capacity (--factors under 1), for latency and refusals. */
-  underload?: Step[];
-  atHalfCapacity?: Step;
-  atNinetyPercent?: Step;
-  atFixedRate?: Step;
-  /** Offered above capacity (1.5× and 2×): what the admission limit keeps. */
-  overload?: Step[];
-};
 /** `meta.args`: the run's flags; `stepMs`: its --step in milliseconds. */
 export function markdown(
   reports: VariantReport[],
@@ -64,6 +12,7 @@ export function markdown(
   >,
   stepMs: number,
 ): string {
+  const fixedRate = meta.args['fixed-rate'];
   const lines = [
     '# bench:system — the whole saga',
     '',
@@ -74,34 +23,58 @@ export function markdown(
     '',
     'Sustained = the API accepted ≥ 95% of the rate, end-to-end p99 ≤ 1 s (order created → decided, orders database), no more than 1 s of orders pending when the load stopped, and everything settled.',
     '',
-    ...table(
-      [
-        'variant',
-        'revision',
-        'capacity (orders/s)',
-        'p50 / p95 / p99 at 50%',
-        'p50 / p95 / p99 at 90%',
-        `p50 / p99 at ${meta.args['fixed-rate']}/s`,
-        'CPU ms/order at capacity',
-        `CPU ms/order at ${meta.args['fixed-rate']}/s`,
-      ],
-      reports.map((r) => {
-        const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
-        const lat = (s?: Step) =>
-          s ? `${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} ms` : '—';
-        return [
-          r.variant,
-          r.revision,
-          `${r.capacity ?? '—'}${r.capacityGiven ? ' (given)' : ''}`,
-          lat(r.atHalfCapacity),
-          lat(r.atNinetyPercent),
-          r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
-          String(atCapacity?.cpuMsPerOrder.total ?? '—'),
-          String(r.atFixedRate?.cpuMsPerOrder.total ?? '—'),
-        ];
-      }),
-    ),
+    ...summaryTable(reports, fixedRate),
+    ...capacityRatios(reports),
   ];
+  if (meta.args.reference)
+    lines.push(
+      '',
+      `Targets against \`${meta.args.reference}\`, measured in this run:`,
+      '',
+      ...targetsTable(reports, meta.args.reference),
+    );
+  for (const r of reports) lines.push(...variantSection(r, fixedRate));
+  lines.push(
+    '',
+    "PostgreSQL: the backends serving the stack's three databases (its WAL writer and checkpointer are shared with the rest of the server and not counted).",
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** One row per variant: its capacity, latency at 50% and 90% of it and at the fixed rate, CPU per order. */
+function summaryTable(reports: VariantReport[], fixedRate: string): string[] {
+  return table(
+    [
+      'variant',
+      'revision',
+      'capacity (orders/s)',
+      'p50 / p95 / p99 at 50%',
+      'p50 / p95 / p99 at 90%',
+      `p50 / p99 at ${fixedRate}/s`,
+      'CPU ms/order at capacity',
+      `CPU ms/order at ${fixedRate}/s`,
+    ],
+    reports.map((r) => {
+      const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
+      const lat = (s?: Step) => (s ? `${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} ms` : '—');
+      return [
+        r.variant,
+        r.revision,
+        `${r.capacity ?? '—'}${r.capacityGiven ? ' (given)' : ''}`,
+        lat(r.atHalfCapacity),
+        lat(r.atNinetyPercent),
+        r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
+        String(atCapacity?.cpuMsPerOrder.total ?? '—'),
+        String(r.atFixedRate?.cpuMsPerOrder.total ?? '—'),
+      ];
+    }),
+  );
+}
+
+/** The capacity ratios between the variants the run has: current ÷ baseline, shipped and cdc ÷ current. */
+function capacityRatios(reports: VariantReport[]): string[] {
+  const lines: string[] = [];
   const [baseline, current] = [
     reports.find((r) => r.variant === 'baseline'),
     reports.find((r) => r.variant === 'current'),
@@ -123,72 +96,63 @@ export function markdown(
       '',
       `**Capacity ratio cdc ÷ current (polling): ${(cdc.capacity / current.capacity).toFixed(2)}×**`,
     );
-  if (meta.args.reference)
+  return lines;
+}
+
+/** A variant's every step, what it kept below and above capacity, and its processes at capacity. */
+function variantSection(r: VariantReport, fixedRate: string): string[] {
+  const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
+  const lines = ['', `## ${r.variant} (${r.revision}): every step`, ''];
+  lines.push(
+    ...table(
+      ['offered/s', 'accepted/s', 'p50', 'p95', 'p99', 'pending at end', 'verdict', 'CPU ms/order'],
+      [
+        ...r.steps,
+        ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
+        ...(r.atNinetyPercent ? [r.atNinetyPercent] : []),
+        ...(r.atFixedRate ? [r.atFixedRate] : []),
+      ].map((s) => [
+        String(s.offeredRate),
+        s.achievedRate.toFixed(1),
+        `${s.latencyMs.p50} ms`,
+        `${s.latencyMs.p95} ms`,
+        `${s.latencyMs.p99} ms`,
+        String(s.pendingAtEnd),
+        s.sustained ? 'sustained' : s.reasons.join('; '),
+        String(s.cpuMsPerOrder.total),
+      ]),
+    ),
+  );
+  if (r.underload?.length && r.capacity)
     lines.push(
       '',
-      `Targets against \`${meta.args.reference}\`, measured in this run:`,
+      `Offered below capacity (${r.capacity}/s), each order sent once:`,
       '',
-      ...targetsTable(reports, meta.args.reference),
+      ...offeredTable(r.underload, r.capacity),
     );
-  for (const r of reports) {
-    const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
-    lines.push('', `## ${r.variant} (${r.revision}): every step`, '');
+  if (r.overload?.length && r.capacity)
+    lines.push(
+      '',
+      `Offered above capacity (${r.capacity}/s), each order sent once:`,
+      '',
+      ...offeredTable(r.overload, r.capacity),
+    );
+  if (atCapacity) {
+    lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
+    const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
     lines.push(
       ...table(
-        ['offered/s', 'accepted/s', 'p50', 'p95', 'p99', 'pending at end', 'verdict', 'CPU ms/order'],
-        [
-          ...r.steps,
-          ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
-          ...(r.atNinetyPercent ? [r.atNinetyPercent] : []),
-          ...(r.atFixedRate ? [r.atFixedRate] : []),
-        ].map((s) => [
-          String(s.offeredRate),
-          s.achievedRate.toFixed(1),
-          `${s.latencyMs.p50} ms`,
-          `${s.latencyMs.p95} ms`,
-          `${s.latencyMs.p99} ms`,
-          String(s.pendingAtEnd),
-          s.sustained ? 'sustained' : s.reasons.join('; '),
-          String(s.cpuMsPerOrder.total),
+        ['process', 'CPU ms/order', 'RSS MiB', `CPU ms/order at ${fixedRate}/s`],
+        names.map((n) => [
+          n,
+          String(atCapacity.cpuMsPerOrder[n]),
+          String(atCapacity.rssMiB[n] ?? '—'),
+          String(r.atFixedRate?.cpuMsPerOrder[n] ?? '—'),
         ]),
       ),
     );
-    if (r.underload?.length && r.capacity)
-      lines.push(
-        '',
-        `Offered below capacity (${r.capacity}/s), each order sent once:`,
-        '',
-        ...offeredTable(r.underload, r.capacity),
-      );
-    if (r.overload?.length && r.capacity)
-      lines.push(
-        '',
-        `Offered above capacity (${r.capacity}/s), each order sent once:`,
-        '',
-        ...offeredTable(r.overload, r.capacity),
-      );
-    if (atCapacity) {
-      lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
-      const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
-      lines.push(
-        ...table(
-          ['process', 'CPU ms/order', 'RSS MiB', `CPU ms/order at ${meta.args['fixed-rate']}/s`],
-          names.map((n) => [
-            n,
-            String(atCapacity.cpuMsPerOrder[n]),
-            String(atCapacity.rssMiB[n] ?? '—'),
-            String(r.atFixedRate?.cpuMsPerOrder[n] ?? '—'),
-          ]),
-        ),
-      );
-    }
   }
-  lines.push(
-    '',
-    "PostgreSQL: the backends serving the stack's three databases (its WAL writer and checkpointer are shared with the rest of the server and not counted).",
-    '',
-  );
-  return lines.join('\n');
+  return lines;
 }
 
 /** Steps at a share of the capacity: what was accepted and shed, how fast, by whose clock. */

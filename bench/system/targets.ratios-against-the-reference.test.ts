@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Step, VariantReport } from './report.ts';
+import type { Step, VariantReport } from './records.ts';
 import { meets, targetsTable, targetValues } from './targets.ts';
 
 const step = (offeredRate: number, overrides: Partial<Step> = {}): Step => ({

@@ -3,7 +3,7 @@
  * (`--reference shipped@400e20f`): what docs/performance.md holds the system to.
  */
 import { table } from '../support/environment.ts';
-import type { Step, VariantReport } from './report.ts';
+import type { Step, VariantReport } from './records.ts';
 
 /** Each target: what is compared, its bound, and whether a lower or a higher value meets it. */
 export const TARGETS = {

@@ -55,36 +55,10 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
   try {
     await migrate(db.url);
     await admin.connect();
-    // Like a relay: one connection LISTENs on the channel and consumes what the trigger sends.
     await listener.connect();
-    let notificationsReceived = 0;
-    listener.on('notification', () => {
-      notificationsReceived++;
-    });
-    await listener.query('listen outbox');
+    const notifications = await countNotificationsPerVariant(admin, listener);
+    const { segment } = notifications;
     prisma = createPrisma(db.url);
-
-    // One variant's stretch of work: the trigger set as the variant wants it, and a count of the
-    // notifications it caused (a sanity check: C must cause none, B one per transaction).
-    const notificationsByVariant: Record<string, number> = {};
-    const settle = async () => {
-      await sleep(20);
-      await listener.query('select 1');
-    };
-    const segment = async <T>(variant: Variant, fn: () => Promise<T>): Promise<T> => {
-      if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
-      if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, false);
-      const before = notificationsReceived;
-      try {
-        return await fn();
-      } finally {
-        if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
-        if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, true);
-        await settle();
-        notificationsByVariant[variant.key] =
-          (notificationsByVariant[variant.key] ?? 0) + notificationsReceived - before;
-      }
-    };
 
     const statementsPerTx: Record<string, number> = {};
     for (const variant of variants) {
@@ -114,8 +88,8 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
       durationSec: round((Date.now() - startedAt) / 1000, 1),
       loadavgBefore,
       loadavgAfter: loadavg(),
-      notificationsReceived,
-      notificationsByVariant,
+      notificationsReceived: notifications.received(),
+      notificationsByVariant: notifications.byVariant,
       statementsPerTx,
       rows: counts ?? { orders: 0, outbox: 0 },
       latencyRounds,
@@ -132,6 +106,38 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
 
 /** Runs `fn` as one variant's stretch of work (its NOTIFY trigger as it wants it, its notifications counted). */
 type Segment = <T>(variant: Variant, fn: () => Promise<T>) => Promise<T>;
+
+/**
+ * Like a relay: `listener` LISTENs on the channel and consumes what the trigger sends. Each variant's
+ * stretch of work runs with the triggers set as the variant wants them, and counts the notifications
+ * it caused (a sanity check: C must cause none, B one per transaction).
+ */
+async function countNotificationsPerVariant(admin: pg.Client, listener: pg.Client) {
+  let received = 0;
+  listener.on('notification', () => {
+    received++;
+  });
+  await listener.query('listen outbox');
+  const byVariant: Record<string, number> = {};
+  const settle = async () => {
+    await sleep(20);
+    await listener.query('select 1');
+  };
+  const segment: Segment = async (variant, fn) => {
+    if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
+    if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, false);
+    const before = received;
+    try {
+      return await fn();
+    } finally {
+      if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
+      if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, true);
+      await settle();
+      byVariant[variant.key] = (byVariant[variant.key] ?? 0) + received - before;
+    }
+  };
+  return { segment, byVariant, received: () => received };
+}
 
 /** The measured rounds: every variant at c=1, then at each concurrency, in an order rotating per round. */
 async function measureRounds(prisma: Prisma, segment: Segment, run: number) {

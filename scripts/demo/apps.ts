@@ -6,7 +6,6 @@ import { superviseConnect } from '@outbox/devstack/connect-supervisor';
 import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
 import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { standbyWaitEnv } from './databasePairs.ts';
 import { running } from './lifecycle.ts';
 import { print, printLine, say } from './output.ts';
 import type { DemoProcess, DemoSettings } from './settings.ts';
@@ -109,4 +108,11 @@ export async function startApps(
     twins.filter((name) => name.startsWith('relay-')),
     start,
   );
+}
+
+/** The standby wait, on for every service and relay when the standbys are asynchronous. */
+function standbyWaitEnv(settings: DemoSettings): Record<string, string> {
+  const failover = settings.failover;
+  if (!failover?.standbyWait) return {};
+  return { DATABASE_WAIT_FOR_STANDBY: 'any' };
 }

@@ -41,10 +41,3 @@ export function pairDatabaseUrls(pairs: DatabasePairs): DatabaseUrls {
   const on = (database: DatabaseName) => pairs[database].url.replace(/\/postgres$/, `/${database}`);
   return { orders: on('orders'), inventory: on('inventory'), billing: on('billing') };
 }
-
-/** The standby wait, on for every service and relay when the standbys are asynchronous. */
-export function standbyWaitEnv(settings: DemoSettings): Record<string, string> {
-  const failover = settings.failover;
-  if (!failover?.standbyWait) return {};
-  return { DATABASE_WAIT_FOR_STANDBY: 'any' };
-}

@@ -1,4 +1,4 @@
-import type { VariantReport } from '../../bench/system/report.ts';
+import type { VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';

@@ -1,6 +1,7 @@
-// Reads the code a reader copies (apps/*/src and packages/*/src, tests excluded) with oxc's parser:
-// each file's length, each function's length (declaration to closing brace) and each file's imports
-// of other production files, the workspace packages' `exports` maps resolved.
+// Reads a set of source files with oxc's parser: each file's length, each function's length
+// (declaration to closing brace) and each file's imports of other files of the set, the workspace
+// packages' `exports` maps resolved. Two sets are read: the code a reader copies (apps/*/src and
+// packages/*/src) and the lab around it (tools/*/src, bench, scripts); tests are in neither.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -8,33 +9,35 @@ import { parseSync, Visitor } from 'oxc-parser';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
-export type ProductionFile = {
+export type SourceFile = {
   /** Repository-relative path, e.g. `apps/relay/src/relay.ts`. */
   path: string;
   lines: number;
   functions: { name: string; line: number; lines: number }[];
-  /** Production files this one imports (type-only imports included: they are the same coupling). */
+  /** Files this one imports (type-only imports included: they are the same coupling), of any set. */
   imports: string[];
 };
 
-/** Tracked production sources: apps/*\/src and packages/*\/src, not tests, not generated code. */
-export function productionPaths(): string[] {
-  const tracked = execFileSync(
-    'git',
-    ['ls-files', '--cached', '--others', '--exclude-standard', 'apps/*/src/**', 'packages/*/src/**'],
-    {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    },
-  );
+/** The code a reader copies: the product's processes and the packages they share. */
+export const PRODUCTION_GLOBS = ['apps/*/src/**', 'packages/*/src/**'];
+
+/** The lab around it: the dev stack, load generator and chaos suite, the benches, the scripts. */
+export const LAB_GLOBS = ['tools/*/src/**', 'bench/**', 'scripts/**'];
+
+/** Tracked TypeScript sources under the globs, not tests, not generated code. */
+export function sourcePaths(globs: string[]): string[] {
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...globs], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   return tracked
     .split('\n')
     .filter((path) => /\.tsx?$/.test(path) && !/\.test\.tsx?$/.test(path) && !path.endsWith('.d.ts'));
 }
 
-export function readProductionFiles(): ProductionFile[] {
+export function readSourceFiles(globs: string[]): SourceFile[] {
   const packages = workspacePackages();
-  return productionPaths().map((path) => {
+  return sourcePaths(globs).map((path) => {
     const source = readFileSync(join(repoRoot, path), 'utf8');
     const parsed = parseSync(path, source, { lang: 'ts', sourceType: 'module' });
     if (parsed.errors.length > 0) throw new Error(`${path} does not parse: ${parsed.errors[0]?.message}`);
@@ -71,7 +74,7 @@ function functionsOf(program: ReturnType<typeof parseSync>['program'], source: s
         declaredAt.set(init.start, { name: id.name ?? '?', start });
     }
   };
-  const functions: ProductionFile['functions'] = [];
+  const functions: SourceFile['functions'] = [];
   const add = (node: FunctionNode) => {
     const declared = declaredAt.get(node.start);
     const start = declared?.start ?? node.start;
@@ -97,10 +100,14 @@ type Packages = Map<string, { dir: string; exports: Record<string, string> }>;
 
 function workspacePackages(): Packages {
   const packages: Packages = new Map();
-  for (const dir of execFileSync('git', ['ls-files', 'apps/*/package.json', 'packages/*/package.json'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  })
+  for (const dir of execFileSync(
+    'git',
+    ['ls-files', 'apps/*/package.json', 'packages/*/package.json', 'tools/*/package.json'],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  )
     .split('\n')
     .filter(Boolean)
     .map(dirname)) {
@@ -126,7 +133,7 @@ function resolve(from: string, request: string, packages: Packages): string[] {
 }
 
 /** Every import cycle among the files, each as the list of files around it (Tarjan's components). */
-export function importCycles(files: ProductionFile[]): string[][] {
+export function importCycles(files: SourceFile[]): string[][] {
   const graph = new Map(files.map((file) => [file.path, file.imports]));
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -51,16 +51,7 @@ export function startProgressWatch(
 
   const sample = async () => {
     // A database being restarted by the scenario answers nothing: that sample is skipped.
-    const counts = await Promise.all(
-      pools.map((pool) =>
-        pool
-          .query<{ published: string; applied: string }>(
-            `select (select count(*) from outbox where status = 'published') as published,
-                    (select count(*) from processed_events) as applied`,
-          )
-          .then(({ rows }) => ({ published: Number(rows[0]?.published), applied: Number(rows[0]?.applied) })),
-      ),
-    ).catch(() => undefined);
+    const counts = await countInDatabases(pools).catch(() => undefined);
     if (!counts) return;
     // A broker that is down makes the count hang or fail: nothing published, and the applied
     // count (from the databases) must not wait for it, or its gap would be missed.
@@ -109,6 +100,20 @@ export function startProgressWatch(
       return gaps;
     },
   };
+}
+
+/** Events marked published and events applied, per database. */
+function countInDatabases(pools: pg.Pool[]): Promise<{ published: number; applied: number }[]> {
+  return Promise.all(
+    pools.map((pool) =>
+      pool
+        .query<{ published: string; applied: string }>(
+          `select (select count(*) from outbox where status = 'published') as published,
+                  (select count(*) from processed_events) as applied`,
+        )
+        .then(({ rows }) => ({ published: Number(rows[0]?.published), applied: Number(rows[0]?.applied) })),
+    ),
+  );
 }
 
 /** Records on the topics (end offsets summed), through one admin client kept for the whole watch. */

@@ -51,22 +51,8 @@ export async function readTopics(
 ): Promise<Map<string, TopicMessage[]>> {
   fixKafkajsIdleTimerLoop();
   const kafka = new Kafka({ clientId: 'chaos-checker', brokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
   const result = new Map<string, TopicMessage[]>(topics.map((topic) => [topic, []]));
-  await admin.connect();
-  let existing: string[];
-  try {
-    const known = new Set(await admin.listTopics());
-    existing = topics.filter((topic) => known.has(topic));
-    for (const topic of existing) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (Number(p.high) > 0) ends.set(`${topic}/${p.partition}`, Number(p.high));
-      }
-    }
-  } finally {
-    await admin.disconnect();
-  }
+  const { existing, ends } = await endOffsets(kafka, topics);
   if (ends.size === 0) return result;
 
   const remaining = new Set(ends.keys());
@@ -131,6 +117,25 @@ export async function readTopics(
   for (const messages of result.values())
     messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
   return result;
+}
+
+/** The topics that exist, and the end offset of each partition that holds anything, as of now. */
+async function endOffsets(kafka: Kafka, topics: string[]) {
+  const admin = kafka.admin();
+  const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
+  await admin.connect();
+  try {
+    const known = new Set(await admin.listTopics());
+    const existing = topics.filter((topic) => known.has(topic));
+    for (const topic of existing) {
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        if (Number(p.high) > 0) ends.set(`${topic}/${p.partition}`, Number(p.high));
+      }
+    }
+    return { existing, ends };
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Records per topic (end offset minus start offset, summed over partitions; control records count). */

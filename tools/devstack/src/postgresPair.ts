@@ -75,92 +75,13 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
   const dir = join(localDir, 'postgres-pair', `${options.label}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o777); // the postgres user creates the clusters inside it
-  const asOwner = async (tool: string, args: string[]) => {
-    const isRoot = process.getuid?.() === 0;
-    const [command, commandArgs] = isRoot
-      ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
-      : [join(BIN, tool), args];
-    await run(command, commandArgs, { timeout: 120_000 });
-  };
-  const node = async (name: string): Promise<PairNode> => ({
-    port: await freePort(),
-    dataDir: join(dir, name),
-    logFile: join(dir, `${name}.log`),
-  });
-  const serverOptions = (n: PairNode) =>
-    // wal_level=logical: a CDC relay's slot can live on the pair. fsync stays on: a kill -9 must
-    // lose exactly what a real crash loses, and nothing the standby flushed.
-    `-p ${n.port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c wal_level=logical` +
-    ' -c wal_sender_timeout=5s -c wal_receiver_status_interval=1s -c hot_standby_feedback=on';
-  const pgCtl = (n: PairNode, ...args: string[]) =>
-    asOwner('pg_ctl', ['-D', n.dataDir, '-w', '-t', '60', ...args]);
-  /**
-   * Starts a node. A port taken between freePort() and the server's bind, or a socket lock left by
-   * a killed postmaster, fails the start: it is tried again on a new port, and the last failure
-   * says why from the server's own log.
-   */
-  const start = async (n: PairNode) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await pgCtl(n, '-o', serverOptions(n), '-l', n.logFile, 'start');
-        return;
-      } catch (error) {
-        const log = existsSync(n.logFile) ? readFileSync(n.logFile, 'utf8').trim().split('\n').slice(-8) : [];
-        if (attempt >= 3)
-          throw new Error(`${(error as Error).message}\n${n.logFile}:\n${log.join('\n')}`, { cause: error });
-        n.port = await freePort();
-      }
-    }
-  };
-  const admin = (n: PairNode) => `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
-  const query = async (n: PairNode, sql: string) => {
-    const client = new pg.Client({ connectionString: admin(n), connectionTimeoutMillis: 5_000 });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows;
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
-  const conninfo = (primaryPort: number) =>
-    `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
-  /** A standby of `from`: a base backup, standby.signal, and where to stream from. */
-  const makeStandby = async (from: PairNode, n: PairNode) => {
-    rmSync(n.dataDir, { recursive: true, force: true });
-    await asOwner(
-      'pg_basebackup',
-      ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'].concat([
-        '-D',
-        n.dataDir,
-        '-X',
-        'stream',
-        '-c',
-        'fast',
-      ]),
-    );
-    writeFileSync(join(n.dataDir, 'standby.signal'), '');
-    // Replaces what the backup copied (a synchronous_standby_names set on the primary included).
-    writeFileSync(join(n.dataDir, 'postgresql.auto.conf'), `primary_conninfo = '${conninfo(from.port)}'\n`);
-    if (process.getuid?.() === 0) await run('chown', ['-R', 'postgres:postgres', n.dataDir]);
-    await start(n);
-    await waitFor(`the standby on ${n.port} streaming from ${from.port}`, async () => {
-      const rows = await query(from, `${physicalStandbys} and state = 'streaming'`);
-      return rows.length > 0;
-    });
-    const names = replication === 'sync' ? STANDBY_NAME : '';
-    await query(from, `alter system set synchronous_standby_names = '${names}'`);
-    await query(from, 'select pg_reload_conf()');
-  };
 
-  let primary = await node('a');
-  let standby: PairNode | undefined = await node('b');
+  let primary = await newNode(dir, 'a');
+  let standby: PairNode | undefined = await newNode(dir, 'b');
   await asOwner('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  await start(primary);
-  await makeStandby(primary, standby);
+  await startNode(dir, primary);
+  await makeStandby(dir, replication, primary, standby);
   const endpoint = await startPrimaryEndpoint(primary.port);
-  const postmasterPid = (n: PairNode) =>
-    Number.parseInt(readFileSync(join(n.dataDir, 'postmaster.pid'), 'utf8'), 10);
   let dead: PairNode | undefined;
 
   const pair: PostgresPair = {
@@ -175,32 +96,15 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     replication,
     killPrimary: async () => {
       const pid = postmasterPid(primary);
-      const children = await run('ps', ['-o', 'pid=', '--ppid', String(pid)]).then(
-        ({ stdout }) => stdout.split('\n').flatMap((line) => (line.trim() ? [Number(line)] : [])),
-        () => [],
-      );
-      for (const each of [pid, ...children]) {
-        try {
-          process.kill(each, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      await killWithChildren(pid);
       endpoint.switchTo(undefined);
       await waitForExit(pid, 10_000);
       dead = primary;
     },
     promote: async () => {
       if (!standby) throw new Error('no standby to promote');
-      await pgCtl(standby, 'promote');
       const promoted = standby;
-      await waitFor(`the standby on ${promoted.port} accepting writes`, async () => {
-        const [row] = await query(promoted, 'select pg_is_in_recovery() as recovering');
-        return row?.recovering === false;
-      });
-      // Async until a new standby is there: a synchronous primary without one would block every commit.
-      await query(promoted, `alter system set synchronous_standby_names = ''`);
-      await query(promoted, 'select pg_reload_conf()');
+      await promoteNode(promoted);
       primary = promoted;
       standby = undefined;
       endpoint.switchTo(primary.port);
@@ -208,16 +112,14 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     rebuildStandby: async () => {
       // The dead node on a new port: its killed postmaster's socket lock names a pid that may live
       // on as a zombie nobody reaps (a container's init), and PostgreSQL then refuses that socket.
-      const next = dead ? { ...dead, port: await freePort() } : await node(`s${Date.now()}`);
+      const next = dead ? { ...dead, port: await freePort() } : await newNode(dir, `s${Date.now()}`);
       dead = undefined;
       standby = next;
-      await makeStandby(primary, next);
+      await makeStandby(dir, replication, primary, next);
     },
     pauseReceipt: async () => {
       if (!standby) throw new Error('no standby');
-      const port = await freePort();
-      await query(standby, `alter system set primary_conninfo = '${conninfo(port)}'`);
-      await query(standby, 'select pg_reload_conf()');
+      await streamFrom(standby, await freePort());
       await waitFor('the standby to stop receiving', async () => {
         const rows = await query(primary, physicalStandbys);
         return rows.length === 0;
@@ -225,18 +127,9 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     },
     resumeReceipt: async () => {
       if (!standby) throw new Error('no standby');
-      await query(standby, `alter system set primary_conninfo = '${conninfo(primary.port)}'`);
-      await query(standby, 'select pg_reload_conf()');
+      await streamFrom(standby, primary.port);
     },
-    positions: async () => {
-      const [row] = await query(
-        primary,
-        `select pg_current_wal_lsn()::text as primary_lsn,
-                (select max(flush_lsn)::text from pg_stat_replication
-                  where application_name = '${STANDBY_NAME}') as standby_flush_lsn`,
-      );
-      return { primaryLsn: row?.primary_lsn, standbyFlushLsn: row?.standby_flush_lsn ?? null };
-    },
+    positions: () => positionsOf(primary),
     remove: async () => {
       await endpoint.close();
       for (const n of [primary, standby]) {
@@ -246,6 +139,144 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     },
   };
   return pair;
+}
+
+// The servers of a pair, one at a time: PostgreSQL's own tools run as the clusters' owner.
+
+async function asOwner(tool: string, args: string[]): Promise<void> {
+  const isRoot = process.getuid?.() === 0;
+  const [command, commandArgs] = isRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
+    : [join(BIN, tool), args];
+  await run(command, commandArgs, { timeout: 120_000 });
+}
+
+async function newNode(dir: string, name: string): Promise<PairNode> {
+  return { port: await freePort(), dataDir: join(dir, name), logFile: join(dir, `${name}.log`) };
+}
+
+const serverOptions = (dir: string, n: PairNode) =>
+  // wal_level=logical: a CDC relay's slot can live on the pair. fsync stays on: a kill -9 must
+  // lose exactly what a real crash loses, and nothing the standby flushed.
+  `-p ${n.port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c wal_level=logical` +
+  ' -c wal_sender_timeout=5s -c wal_receiver_status_interval=1s -c hot_standby_feedback=on';
+
+const pgCtl = (n: PairNode, ...args: string[]) =>
+  asOwner('pg_ctl', ['-D', n.dataDir, '-w', '-t', '60', ...args]);
+
+/**
+ * Starts a node. A port taken between freePort() and the server's bind, or a socket lock left by
+ * a killed postmaster, fails the start: it is tried again on a new port, and the last failure
+ * says why from the server's own log.
+ */
+async function startNode(dir: string, n: PairNode): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pgCtl(n, '-o', serverOptions(dir, n), '-l', n.logFile, 'start');
+      return;
+    } catch (error) {
+      const log = existsSync(n.logFile) ? readFileSync(n.logFile, 'utf8').trim().split('\n').slice(-8) : [];
+      if (attempt >= 3)
+        throw new Error(`${(error as Error).message}\n${n.logFile}:\n${log.join('\n')}`, { cause: error });
+      n.port = await freePort();
+    }
+  }
+}
+
+async function query(n: PairNode, sql: string) {
+  const client = new pg.Client({
+    connectionString: `postgresql://postgres@127.0.0.1:${n.port}/postgres`,
+    connectionTimeoutMillis: 5_000,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const conninfo = (primaryPort: number) =>
+  `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
+
+/** A standby of `from`: a base backup, standby.signal, and where to stream from. */
+async function makeStandby(
+  dir: string,
+  replication: Replication,
+  from: PairNode,
+  n: PairNode,
+): Promise<void> {
+  rmSync(n.dataDir, { recursive: true, force: true });
+  await asOwner(
+    'pg_basebackup',
+    ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'].concat([
+      '-D',
+      n.dataDir,
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]),
+  );
+  writeFileSync(join(n.dataDir, 'standby.signal'), '');
+  // Replaces what the backup copied (a synchronous_standby_names set on the primary included).
+  writeFileSync(join(n.dataDir, 'postgresql.auto.conf'), `primary_conninfo = '${conninfo(from.port)}'\n`);
+  if (process.getuid?.() === 0) await run('chown', ['-R', 'postgres:postgres', n.dataDir]);
+  await startNode(dir, n);
+  await waitFor(`the standby on ${n.port} streaming from ${from.port}`, async () => {
+    const rows = await query(from, `${physicalStandbys} and state = 'streaming'`);
+    return rows.length > 0;
+  });
+  const names = replication === 'sync' ? STANDBY_NAME : '';
+  await query(from, `alter system set synchronous_standby_names = '${names}'`);
+  await query(from, 'select pg_reload_conf()');
+}
+
+/** Points the standby's walreceiver at `port`: the primary's, or one nobody listens on. */
+async function streamFrom(standby: PairNode, port: number): Promise<void> {
+  await query(standby, `alter system set primary_conninfo = '${conninfo(port)}'`);
+  await query(standby, 'select pg_reload_conf()');
+}
+
+/** `pg_ctl promote`, then wait until the node accepts writes. */
+async function promoteNode(standby: PairNode): Promise<void> {
+  await pgCtl(standby, 'promote');
+  await waitFor(`the standby on ${standby.port} accepting writes`, async () => {
+    const [row] = await query(standby, 'select pg_is_in_recovery() as recovering');
+    return row?.recovering === false;
+  });
+  // Async until a new standby is there: a synchronous primary without one would block every commit.
+  await query(standby, `alter system set synchronous_standby_names = ''`);
+  await query(standby, 'select pg_reload_conf()');
+}
+
+const postmasterPid = (n: PairNode) =>
+  Number.parseInt(readFileSync(join(n.dataDir, 'postmaster.pid'), 'utf8'), 10);
+
+/** SIGKILL to a postmaster and every process it started, as a machine that dies. */
+async function killWithChildren(pid: number): Promise<void> {
+  const children = await run('ps', ['-o', 'pid=', '--ppid', String(pid)]).then(
+    ({ stdout }) => stdout.split('\n').flatMap((line) => (line.trim() ? [Number(line)] : [])),
+    () => [],
+  );
+  for (const each of [pid, ...children]) {
+    try {
+      process.kill(each, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+async function positionsOf(primary: PairNode) {
+  const [row] = await query(
+    primary,
+    `select pg_current_wal_lsn()::text as primary_lsn,
+            (select max(flush_lsn)::text from pg_stat_replication
+              where application_name = '${STANDBY_NAME}') as standby_flush_lsn`,
+  );
+  return { primaryLsn: row?.primary_lsn, standbyFlushLsn: row?.standby_flush_lsn ?? null };
 }
 
 async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {

@@ -5,9 +5,9 @@ import { type CliConfig, parseCliArgs, USAGE, UsageError } from './cliArgs.ts';
 import { scrapeDuplicates } from './duplicateMetrics.ts';
 import { formatDuration } from './duration.ts';
 import { getText } from './httpClient.ts';
-import { collectOutcome } from './outcome.ts';
+import { collectOutcome, type Outcome } from './outcome.ts';
 import { startProgressDisplay } from './progressBar.ts';
-import { runLoad } from './runLoad.ts';
+import { type LoadResult, runLoad } from './runLoad.ts';
 import { formatMarkdown, formatSummary } from './summary.ts';
 
 async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -45,26 +45,7 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     stop.abort();
   });
 
-  const pace = config.burst ? `as fast as ${config.concurrency} in flight allow` : `${config.rate}/s`;
-  const amount = [
-    config.count === undefined ? undefined : `${config.count} orders`,
-    config.durationMs === undefined ? undefined : formatDuration(config.durationMs),
-  ].filter(Boolean);
-  console.log(`Sending ${amount.join(' or ')} at ${pace} to ${config.url}`);
-
-  const progress = startProgressDisplay(process.stderr);
-  const result = await runLoad({
-    ordersUrl: config.url,
-    ...(config.rate === undefined ? {} : { rate: config.rate }),
-    burst: config.burst,
-    concurrency: config.concurrency,
-    ...(config.count === undefined ? {} : { count: config.count }),
-    ...(config.durationMs === undefined ? {} : { durationMs: config.durationMs }),
-    ...(config.mix ? { mix: config.mix } : {}),
-    ...(config.seed === undefined ? {} : { seed: config.seed }),
-    signal: stop.signal,
-    onProgress: progress.update,
-  }).finally(progress.stop);
+  const result = await sendOrders(config, stop.signal);
 
   const accepted = result.orders.filter((order) => order.orderId !== undefined);
   console.log(
@@ -80,6 +61,36 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   });
 
   console.log(`\n${formatSummary(result, outcome)}`);
+  await writeReports(config, result, outcome);
+  return outcome.pending.length > 0 ? 1 : 0;
+}
+
+/** Says what it will send, then sends it with a progress line on stderr until done or Ctrl-C. */
+async function sendOrders(config: CliConfig, signal: AbortSignal): Promise<LoadResult> {
+  const pace = config.burst ? `as fast as ${config.concurrency} in flight allow` : `${config.rate}/s`;
+  const amount = [
+    config.count === undefined ? undefined : `${config.count} orders`,
+    config.durationMs === undefined ? undefined : formatDuration(config.durationMs),
+  ].filter(Boolean);
+  console.log(`Sending ${amount.join(' or ')} at ${pace} to ${config.url}`);
+
+  const progress = startProgressDisplay(process.stderr);
+  return runLoad({
+    ordersUrl: config.url,
+    ...(config.rate === undefined ? {} : { rate: config.rate }),
+    burst: config.burst,
+    concurrency: config.concurrency,
+    ...(config.count === undefined ? {} : { count: config.count }),
+    ...(config.durationMs === undefined ? {} : { durationMs: config.durationMs }),
+    ...(config.mix ? { mix: config.mix } : {}),
+    ...(config.seed === undefined ? {} : { seed: config.seed }),
+    signal,
+    onProgress: progress.update,
+  }).finally(progress.stop);
+}
+
+/** The summary again as JSON and Markdown files, when asked for. */
+async function writeReports(config: CliConfig, result: LoadResult, outcome: Outcome): Promise<void> {
   if (config.jsonFile) {
     const { help: _help, databaseUrls, ...flags } = config;
     const report = { config: { ...flags, databaseUrls: withoutPasswords(databaseUrls) }, result, outcome };
@@ -90,7 +101,6 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     await writeFile(config.markdownFile, `${formatMarkdown(result, outcome)}\n`);
     console.log(`Markdown report: ${config.markdownFile}`);
   }
-  return outcome.pending.length > 0 ? 1 : 0;
 }
 
 /** A report file is shared and kept: database URLs go into it without their passwords. */

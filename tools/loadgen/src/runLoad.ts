@@ -148,6 +148,28 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const finishedAt = Date.now();
 
+  const answers = tallyAnswers(orders);
+  return {
+    startedAt,
+    finishedAt,
+    orders,
+    accepted: progress.accepted,
+    shed: progress.shed,
+    shedAnswers: answers.shedAnswers,
+    unknownOutcome: answers.unknownOutcome,
+    answerMs: answers.answerMs,
+    rejected: answers.rejected,
+    seed,
+    ...(options.burst ? {} : { targetRate: options.rate }),
+    concurrency,
+    achievedRate: achievedRate(schedule),
+  };
+}
+
+/** What the answers add up to, beyond the counts kept as they came (see LoadResult). */
+function tallyAnswers(
+  orders: SentOrder[],
+): Pick<LoadResult, 'shedAnswers' | 'unknownOutcome' | 'answerMs' | 'rejected'> {
   const rejected: Record<string, number> = {};
   for (const sent of orders) {
     if (sent.status === 201 || isShed(sent)) continue;
@@ -155,11 +177,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     rejected[reason] = (rejected[reason] ?? 0) + 1;
   }
   return {
-    startedAt,
-    finishedAt,
-    orders,
-    accepted: progress.accepted,
-    shed: progress.shed,
     shedAnswers: orders.reduce((sum, sent) => sum + (sent.shedAnswers ?? 0), 0),
     unknownOutcome: orders.filter((sent) => sent.status !== 201 && (sent.unanswered ?? 0) > 0).length,
     answerMs: {
@@ -167,10 +184,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       shed: summarizeLatencies(orders.filter(isShed).map((o) => o.lastAttemptMs ?? 0)),
     },
     rejected,
-    seed,
-    ...(options.burst ? {} : { targetRate: options.rate }),
-    concurrency,
-    achievedRate: achievedRate(schedule),
   };
 }
 

@@ -35,83 +35,87 @@ export function orderTraceSpans(
   startMicros = Date.now() * 1000,
   extraTags: Record<string, string> = {},
 ): ZipkinSpanJson[] {
-  const traceId = hex(16);
-  const orderId = randomUUID();
-  let clock = startMicros;
-  const span = (
-    service: string,
-    kind: ZipkinSpanJson['kind'],
-    name: string,
-    parentId: string | undefined,
-    tags: Record<string, string>,
-  ): ZipkinSpanJson => {
-    clock += 1500;
-    const instance = instances.get(service) ?? randomUUID();
-    instances.set(service, instance);
-    return {
-      traceId,
-      id: hex(8),
-      ...(parentId ? { parentId } : {}),
-      name,
-      kind,
-      timestamp: clock,
-      duration: 800 + Math.floor(Math.random() * 4000),
-      localEndpoint: { serviceName: service },
-      tags: {
-        ...tags,
-        ...extraTags,
-        'service.instance.id': instance,
-        'service.name': service,
-        'service.version': '0.0.0',
-      },
-    };
-  };
-  const event = (type: string, source: string) => {
-    const id = randomUUID();
-    return {
-      'messaging.message.id': id,
-      'messaging.kafka.message.key': orderId,
-      'cloudevents.event_id': id,
-      'cloudevents.event_type': type,
-      'cloudevents.event_source': source,
-      'cloudevents.event_subject': orderId,
-    };
-  };
-  const publish = (relay: string, topic: string, parent: ZipkinSpanJson, type: string, source: string) =>
-    span(relay, 'PRODUCER', `publish ${prefix}.${topic}`, parent.id, {
-      'messaging.system': 'kafka',
-      'messaging.operation.type': 'send',
-      'messaging.operation.name': 'publish',
-      'messaging.destination.name': `${prefix}.${topic}`,
-      ...event(type, source),
-    });
-  const processed = (
-    service: string,
-    published: ZipkinSpanJson,
-    result: string,
-    outcome: string | undefined,
-  ): ZipkinSpanJson => {
-    const topic = published.tags['messaging.destination.name'] ?? '';
-    const id = published.tags['cloudevents.event_id'] ?? '';
-    return span(service, 'CONSUMER', `process ${topic}`, published.id, {
-      'cloudevents.event_id': id,
-      'cloudevents.event_type': published.tags['cloudevents.event_type'] ?? '',
-      'messaging.consumer.group.name': `${prefix}.${service}`,
-      'messaging.destination.name': topic,
-      'messaging.destination.partition.id': String(Math.floor(Math.random() * 6)),
-      'messaging.kafka.message.key': orderId,
-      'messaging.kafka.offset': String(Math.floor(Math.random() * 1_000_000)),
-      'messaging.message.id': id,
-      'messaging.operation.name': 'process',
-      'messaging.operation.type': 'process',
-      'messaging.system': 'kafka',
-      ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
-      'outbox.consumer.result': result,
-      'outbox.consumer.run_size': String(1 + Math.floor(Math.random() * 8)),
-    });
-  };
+  const trace: Trace = { traceId: hex(16), orderId: randomUUID(), prefix, extraTags, clock: startMicros };
+  const request = requestSpan(trace);
+  const created = publish(trace, 'relay-orders', 'order.events', request, 'ORDER_CREATED', 'orders');
+  const reserving = processed(trace, 'inventory', created, 'applied', 'RESERVED');
+  const charging = processed(trace, 'billing', created, 'applied', 'AUTHORIZED');
+  const reserved = publish(
+    trace,
+    'relay-inventory',
+    'reservation.events',
+    reserving,
+    'STOCK_RESERVED',
+    'inventory',
+  );
+  const authorized = publish(
+    trace,
+    'relay-billing',
+    'payment.events',
+    charging,
+    'PAYMENT_AUTHORIZED',
+    'billing',
+  );
+  const onReserved = processed(trace, 'orders', reserved, 'applied', 'PENDING');
+  const onAuthorized = processed(trace, 'orders', authorized, 'applied', 'CONFIRMED');
+  const confirmed = publish(trace, 'relay-orders', 'order.events', onAuthorized, 'ORDER_CONFIRMED', 'orders');
+  return [
+    request,
+    created,
+    reserving,
+    charging,
+    reserved,
+    authorized,
+    onReserved,
+    onAuthorized,
+    confirmed,
+    processed(trace, 'inventory', confirmed, 'ignored', undefined),
+    processed(trace, 'billing', confirmed, 'ignored', undefined),
+  ];
+}
 
-  const request = span('orders', 'SERVER', 'post /orders', undefined, {
+/** The trace being built: its ids, and a clock each new span moves on by 1.5 ms. */
+type Trace = {
+  traceId: string;
+  orderId: string;
+  prefix: string;
+  extraTags: Record<string, string>;
+  clock: number;
+};
+
+function span(
+  trace: Trace,
+  service: string,
+  kind: ZipkinSpanJson['kind'],
+  name: string,
+  parentId: string | undefined,
+  tags: Record<string, string>,
+): ZipkinSpanJson {
+  trace.clock += 1500;
+  const instance = instances.get(service) ?? randomUUID();
+  instances.set(service, instance);
+  return {
+    traceId: trace.traceId,
+    id: hex(8),
+    ...(parentId ? { parentId } : {}),
+    name,
+    kind,
+    timestamp: trace.clock,
+    duration: 800 + Math.floor(Math.random() * 4000),
+    localEndpoint: { serviceName: service },
+    tags: {
+      ...tags,
+      ...trace.extraTags,
+      'service.instance.id': instance,
+      'service.name': service,
+      'service.version': '0.0.0',
+    },
+  };
+}
+
+/** The orders API's server span of `POST /orders`. */
+function requestSpan(trace: Trace): ZipkinSpanJson {
+  return span(trace, 'orders', 'SERVER', 'post /orders', undefined, {
     'client.address': '127.0.0.1',
     'http.request.method': 'POST',
     'http.response.status_code': '201',
@@ -125,25 +129,63 @@ export function orderTraceSpans(
     'url.scheme': 'http',
     'user_agent.original': 'node',
   });
-  const created = publish('relay-orders', 'order.events', request, 'ORDER_CREATED', 'orders');
-  const reserving = processed('inventory', created, 'applied', 'RESERVED');
-  const charging = processed('billing', created, 'applied', 'AUTHORIZED');
-  const reserved = publish('relay-inventory', 'reservation.events', reserving, 'STOCK_RESERVED', 'inventory');
-  const authorized = publish('relay-billing', 'payment.events', charging, 'PAYMENT_AUTHORIZED', 'billing');
-  const onReserved = processed('orders', reserved, 'applied', 'PENDING');
-  const onAuthorized = processed('orders', authorized, 'applied', 'CONFIRMED');
-  const confirmed = publish('relay-orders', 'order.events', onAuthorized, 'ORDER_CONFIRMED', 'orders');
-  return [
-    request,
-    created,
-    reserving,
-    charging,
-    reserved,
-    authorized,
-    onReserved,
-    onAuthorized,
-    confirmed,
-    processed('inventory', confirmed, 'ignored', undefined),
-    processed('billing', confirmed, 'ignored', undefined),
-  ];
+}
+
+/** The tags of one event of the order: a fresh event id, the order as key and subject. */
+function eventTags(trace: Trace, type: string, source: string) {
+  const id = randomUUID();
+  return {
+    'messaging.message.id': id,
+    'messaging.kafka.message.key': trace.orderId,
+    'cloudevents.event_id': id,
+    'cloudevents.event_type': type,
+    'cloudevents.event_source': source,
+    'cloudevents.event_subject': trace.orderId,
+  };
+}
+
+/** A relay's producer span of one event, a child of the span that wrote the event. */
+function publish(
+  trace: Trace,
+  relay: string,
+  topic: string,
+  parent: ZipkinSpanJson,
+  type: string,
+  source: string,
+): ZipkinSpanJson {
+  return span(trace, relay, 'PRODUCER', `publish ${trace.prefix}.${topic}`, parent.id, {
+    'messaging.system': 'kafka',
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'publish',
+    'messaging.destination.name': `${trace.prefix}.${topic}`,
+    ...eventTags(trace, type, source),
+  });
+}
+
+/** A consumer's span of one published event, with the consumer's result and the saga's outcome. */
+function processed(
+  trace: Trace,
+  service: string,
+  published: ZipkinSpanJson,
+  result: string,
+  outcome: string | undefined,
+): ZipkinSpanJson {
+  const topic = published.tags['messaging.destination.name'] ?? '';
+  const id = published.tags['cloudevents.event_id'] ?? '';
+  return span(trace, service, 'CONSUMER', `process ${topic}`, published.id, {
+    'cloudevents.event_id': id,
+    'cloudevents.event_type': published.tags['cloudevents.event_type'] ?? '',
+    'messaging.consumer.group.name': `${trace.prefix}.${service}`,
+    'messaging.destination.name': topic,
+    'messaging.destination.partition.id': String(Math.floor(Math.random() * 6)),
+    'messaging.kafka.message.key': trace.orderId,
+    'messaging.kafka.offset': String(Math.floor(Math.random() * 1_000_000)),
+    'messaging.message.id': id,
+    'messaging.operation.name': 'process',
+    'messaging.operation.type': 'process',
+    'messaging.system': 'kafka',
+    ...(outcome ? { 'outbox.consumer.outcome': outcome } : {}),
+    'outbox.consumer.result': result,
+    'outbox.consumer.run_size': String(1 + Math.floor(Math.random() * 8)),
+  });
 }

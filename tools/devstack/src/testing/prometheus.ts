@@ -39,20 +39,8 @@ export async function startPrometheus(
   ruleFiles: string[],
   { intervalSeconds = 1 }: { intervalSeconds?: number } = {},
 ): Promise<TestPrometheus> {
-  const interval = `${intervalSeconds}s`;
   const workDir = mkdtempSync(path.join(tmpdir(), 'outbox-prometheus-'));
-  const configFile = path.join(workDir, 'prometheus.yml');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
-      rule_files: ruleFiles,
-      scrape_configs: Object.entries(jobs).map(([job, port]) => ({
-        job_name: job,
-        static_configs: [{ targets: [`127.0.0.1:${port}`] }],
-      })),
-    }),
-  );
+  const configFile = writeConfig(workDir, jobs, ruleFiles, `${intervalSeconds}s`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
@@ -99,23 +87,44 @@ export async function startPrometheus(
   return {
     url,
     pid: child.pid,
-    query: async (expr) => {
-      const res = await fetch(`${url}/api/v1/query`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ query: expr }),
-      });
-      return (await res.json()) as QueryResponse;
-    },
-    queryExemplars: async (expr, minutes = 10) => {
-      const end = Date.now() / 1000;
-      const res = await fetch(`${url}/api/v1/query_exemplars`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ query: expr, start: String(end - minutes * 60), end: String(end) }),
-      });
-      return (await res.json()) as ExemplarsResponse;
-    },
+    query: (expr) => instantQuery(url, expr),
+    queryExemplars: (expr, minutes = 10) => exemplarQuery(url, expr, minutes),
     stop,
   };
+}
+
+/** prometheus.yml: every job one target on 127.0.0.1, scraped and evaluated every `interval`. */
+function writeConfig(workDir: string, jobs: Record<string, number>, ruleFiles: string[], interval: string) {
+  const configFile = path.join(workDir, 'prometheus.yml');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
+      rule_files: ruleFiles,
+      scrape_configs: Object.entries(jobs).map(([job, port]) => ({
+        job_name: job,
+        static_configs: [{ targets: [`127.0.0.1:${port}`] }],
+      })),
+    }),
+  );
+  return configFile;
+}
+
+async function instantQuery(url: string, expr: string): Promise<QueryResponse> {
+  const res = await fetch(`${url}/api/v1/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ query: expr }),
+  });
+  return (await res.json()) as QueryResponse;
+}
+
+async function exemplarQuery(url: string, expr: string, minutes: number): Promise<ExemplarsResponse> {
+  const end = Date.now() / 1000;
+  const res = await fetch(`${url}/api/v1/query_exemplars`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ query: expr, start: String(end - minutes * 60), end: String(end) }),
+  });
+  return (await res.json()) as ExemplarsResponse;
 }

@@ -40,24 +40,7 @@ export async function readTopic(
     connectionTimeout: 3000,
   });
 
-  let until = options.until;
-  if (!until) {
-    const admin = kafka.admin();
-    await admin.connect();
-    let ends: Map<number, number>;
-    try {
-      ends = new Map(
-        (await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)] as const),
-      );
-    } finally {
-      await admin.disconnect();
-    }
-    until = (messages) => {
-      const next = new Map<number, number>();
-      for (const m of messages) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
-      return [...ends].every(([partition, high]) => (next.get(partition) ?? 0) >= high);
-    };
-  }
+  const until = options.until ?? (await untilTheEndAsOfNow(kafka, topic));
 
   const consumer = kafka.consumer({
     groupId: `test-reader-${randomBytes(6).toString('hex')}`,
@@ -67,16 +50,11 @@ export async function readTopic(
     maxWaitTimeInMs: 200,
   });
   const messages: TopicMessage[] = [];
-  const header = (value: unknown): string | undefined => {
-    const first = Array.isArray(value) ? value[0] : value;
-    return first === undefined || first === null ? undefined : String(first);
-  };
-  const check = until;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
   });
-  if (check(messages)) finish();
+  if (until(messages)) finish();
 
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -93,7 +71,7 @@ export async function readTopic(
             eventId: header(message.headers?.ce_id),
           });
         }
-        if (check(messages)) finish();
+        if (until(messages)) finish();
       },
     });
     const timedOut = new Promise<'timeout'>((resolve) => {
@@ -109,4 +87,29 @@ export async function readTopic(
     await consumer.disconnect();
   }
   return [...messages].sort((a, b) => a.partition - b.partition || a.offset - b.offset);
+}
+
+/** The default stop: every partition read up to its end offset as of now. */
+async function untilTheEndAsOfNow(
+  kafka: Kafka,
+  topic: string,
+): Promise<(messages: TopicMessage[]) => boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let ends: Map<number, number>;
+  try {
+    ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)] as const));
+  } finally {
+    await admin.disconnect();
+  }
+  return (messages) => {
+    const next = new Map<number, number>();
+    for (const m of messages) next.set(m.partition, Math.max(next.get(m.partition) ?? 0, m.offset + 1));
+    return [...ends].every(([partition, high]) => (next.get(partition) ?? 0) >= high);
+  };
+}
+
+function header(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === null ? undefined : String(first);
 }

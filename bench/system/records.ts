@@ -1,0 +1,55 @@
+/** What bench:system records per variant and step (system.json), read by its report and its targets. */
+import type { Refusals } from './refusals.ts';
+
+/**
+ * baseline: an earlier revision; current: this checkout, tracing off; shipped: this checkout as
+ * `./dev demo` runs it (spans to a real Zipkin, Prometheus scraping every 5 s); cdc: this checkout,
+ * every outbox through Debezium.
+ */
+export type Variant = 'baseline' | 'current' | 'shipped' | 'cdc' | (string & {});
+
+export type Step = {
+  offeredRate: number;
+  achievedRate: number;
+  accepted: number;
+  /** Orders the API refused at once with 503 overloaded (one attempt each: not retried). */
+  shed?: number;
+  /** Orders neither accepted nor shed (a 4xx, another 503, no answer): none expected. */
+  rejected?: number;
+  /** Client-side answer time of the POST, p99, for the accepted and for the shed orders. */
+  answerP99Ms?: { accepted: number; shed: number };
+  /** The orders API's own account of its refusals (of the first API on a scaled stack). */
+  refusals?: Refusals;
+  seconds: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number };
+  pendingAtEnd: number;
+  settled: boolean;
+  sustained: boolean;
+  reasons: string[];
+  /** CPU ms per accepted order, per process (and the Kafka JVM, and PostgreSQL backends). */
+  cpuMsPerOrder: Record<string, number>;
+  /** CPU seconds over the load, per process (or kind of process), and their total. */
+  cpuSeconds: Record<string, number>;
+  /** Resident memory at the end of the load, MiB (summed over a kind's processes). */
+  rssMiB: Record<string, number>;
+  /** Busy share of all the machine's cores over the load, 0..1 (every process, ours or not). */
+  machineBusy: number;
+  /** The machine's 1, 5 and 15-minute load averages at the end of the load. */
+  loadavg: number[];
+};
+export type VariantReport = {
+  variant: Variant;
+  checkout: string;
+  revision: string;
+  capacity?: number;
+  /** The capacity was given (--capacity), not searched for: `steps` is empty. */
+  capacityGiven?: boolean;
+  steps: Step[];
+  /** Offered below capacity (--factors under 1), for latency and refusals. */
+  underload?: Step[];
+  atHalfCapacity?: Step;
+  atNinetyPercent?: Step;
+  atFixedRate?: Step;
+  /** Offered above capacity (1.5× and 2×): what the admission limit keeps. */
+  overload?: Step[];
+};
