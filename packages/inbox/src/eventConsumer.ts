@@ -29,6 +29,7 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'chunkLingerMs'
   | 'untilStandbyHolds'
 >;
 
@@ -112,6 +113,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      chunkLingerMs,
       untilStandbyHolds,
     } = options;
     running = await runConsumer({
@@ -121,6 +123,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
       sessionTimeoutMs,
       heartbeatIntervalMs,
       commitIntervalMs,
+      chunkLingerMs,
       ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
       client,
       groupId,
