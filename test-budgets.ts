@@ -51,6 +51,7 @@ export const BUDGETS: Readonly<Record<string, number>> = {
   [`${CHAOS}/chaos.checker-catches-a-consumer-without-dedup.test.ts`]: 110,
   [`${CHAOS}/chaos.survives-consumer-restart-loop.test.ts`]: 110,
   'tests/consumers/consumers.apply-each-event-once-when-redelivered.test.ts': 110,
+  'tests/consumers/consumers.combine-partitions-chunks-and-dead-letter-poison-alone.test.ts': 110,
   'tests/contracts/kafka.both-clients-keep-the-group-member-contract.test.ts': 110,
   'tools/devstack/test/postgresPair.streams-promotes-and-loses-only-unreplicated-commits.test.ts': 110,
   'apps/console/test/console.connect-killed-and-started-from-the-controls.test.ts': 100,
