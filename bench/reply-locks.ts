@@ -46,6 +46,7 @@ if (!(await statementsAvailable()))
 
 const extraEnv = environment('env', args.env);
 const { broker, dispose } = await startTestBroker('reply-locks');
+// A stack that does not come up (a starved machine misses its health deadline) stops the broker too.
 const stack = await startChaosStack({
   label: 'rlk',
   kafkaBrokers: broker.brokers,
@@ -56,6 +57,9 @@ const stack = await startChaosStack({
       { ...extraEnv, ...(name === 'billing' ? { PAYMENT_LIMIT_CENTS: '100000000000' } : {}) },
     ]),
   ),
+}).catch(async (err: unknown) => {
+  await dispose();
+  throw err;
 });
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
