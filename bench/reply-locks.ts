@@ -14,6 +14,7 @@
 // Needs a server that loads pg_stat_statements (TEST_POSTGRES_URL): `shared_preload_libraries =
 // pg_stat_statements`, restarted; the bench creates the extension. docs/performance.md, "One lock
 // per order", shows how we used it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
@@ -97,10 +98,16 @@ try {
   // Every order the stack holds, not only those whose answer reached the load generator: on a
   // starved machine a request can time out at the client after its order committed, and that
   // order's replies lock its row all the same.
-  const [held] = await queryOnce<{ n: number; decided: number }>(
-    stack.databases.orders.url,
-    `select count(*)::int as n, count(*) filter (where status <> 'PENDING')::int as decided from orders`,
-  );
+  const heldOrders = () =>
+    queryOnce<{ n: number; decided: number }>(
+      stack.databases.orders.url,
+      `select count(*)::int as n, count(*) filter (where status <> 'PENDING')::int as decided from orders`,
+    ).then((rows) => rows[0]);
+  let held = await heldOrders();
+  for (const until = Date.now() + 120_000; held && held.decided < held.n && Date.now() < until; ) {
+    await sleep(1_000);
+    held = await heldOrders();
+  }
   const stored = held?.n ?? orderIds.length;
   const of = (kind: string) => statements.find((s) => s.kind === kind) ?? { calls: 0, rows: 0 };
   const perOrder = (n: number) => Number((n / Math.max(1, stored)).toFixed(2));
