@@ -27,8 +27,11 @@ import { header, orderCreated, readMessages, testKafka } from './support.ts';
 useLeakGuard();
 
 const PARTITIONS = 2;
-/** Generous, so that the two partitions' chunks meet even on a slow machine. */
-const LINGER_MS = 100;
+/**
+ * Generous, so that the two partitions' chunks meet even on a starved machine, where a client may
+ * hand over two partitions of one fetch a few hundred milliseconds apart.
+ */
+const LINGER_MS = 1_000;
 
 let database: TestDatabase;
 let pool: pg.Pool;
