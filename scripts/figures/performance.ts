@@ -186,6 +186,7 @@ const REPLY_LOCKS = [
     path: 'bench/results/reply-locks.linger-0.json',
   },
   { label: 'as configured (5 ms)', path: 'bench/results/reply-locks.linger-5.json' },
+  { label: 'as configured (5 ms), run 2', path: 'bench/results/reply-locks.linger-5.run-2.json' },
 ];
 const REPLY_LOCKS_AT_LOAD = [
   {
