@@ -61,6 +61,22 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   faults?: FaultHooks;
 } & LoopTuning;
 
+/** The loop's tuning from the consumer's options, only the ones given. */
+function loopTuning(options: LoopTuning): LoopTuning {
+  const { maxChunk, partitionsConsumedConcurrently, retry, sessionTimeoutMs, heartbeatIntervalMs } = options;
+  const { commitIntervalMs, chunkLingerMs, untilStandbyHolds } = options;
+  return {
+    maxChunk,
+    partitionsConsumedConcurrently,
+    retry,
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
+    commitIntervalMs,
+    chunkLingerMs,
+    ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
+  };
+}
+
 /**
  * A request the broker has not answered in this long fails (kafkajs's default is 30 s). A group
  * coordinator frozen (a long GC pause, a stopped VM) keeps its connections open and answers
@@ -106,25 +122,8 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
   const handleChunk = chunkStepOf(options, metrics);
   const starter = startInBackground(groupId, logger, async () => {
-    const {
-      maxChunk,
-      partitionsConsumedConcurrently,
-      retry,
-      sessionTimeoutMs,
-      heartbeatIntervalMs,
-      commitIntervalMs,
-      chunkLingerMs,
-      untilStandbyHolds,
-    } = options;
     running = await runConsumer({
-      maxChunk,
-      partitionsConsumedConcurrently,
-      retry,
-      sessionTimeoutMs,
-      heartbeatIntervalMs,
-      commitIntervalMs,
-      chunkLingerMs,
-      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
+      ...loopTuning(options),
       client,
       groupId,
       topics,

@@ -98,22 +98,17 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     options.untilStandbyHolds,
   );
   const maxChunk = options.maxChunk ?? 200;
+  const { handleChunk, concurrency } = chunkSharing(options, maxChunk);
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
     deadLetterPartitions,
-    handleChunk: options.chunkLingerMs
-      ? combineChunks(options.handleChunk, { lingerMs: options.chunkLingerMs, maxEvents: maxChunk })
-      : options.handleChunk,
+    handleChunk,
     logger,
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
     metrics: options.metrics,
   });
   const batches = { outcomes, commits, maxChunk };
-  // Combined chunks share a transaction, so every partition may wait in the lot at once: the two
-  // replies of an order are on the same partition number of two topics, which a limit of 3 would
-  // otherwise rarely let in together.
-  const concurrency = options.chunkLingerMs ? options.topicLayout.partitions * topics.length : 3;
 
   let member: GroupMember;
   try {
@@ -149,6 +144,19 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       await member.leave();
       await producer.disconnect();
     },
+  };
+}
+
+/** The chunk step the partitions use, and how many of them run at once (default). */
+function chunkSharing(options: RunConsumerOptions, maxChunk: number) {
+  const lingerMs = options.chunkLingerMs;
+  if (!lingerMs) return { handleChunk: options.handleChunk, concurrency: 3 };
+  return {
+    handleChunk: combineChunks(options.handleChunk, { lingerMs, maxEvents: maxChunk }),
+    // Combined chunks share a transaction, so every partition may wait in the lot at once: the two
+    // replies of an order are on the same partition number of two topics, which a limit of 3
+    // would otherwise rarely let in together.
+    concurrency: options.topicLayout.partitions * options.topics.length,
   };
 }
 
