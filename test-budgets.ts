@@ -41,6 +41,8 @@ export const BUDGETS: Readonly<Record<string, number>> = {
   [`${CHAOS}/chaos.cluster-keeps-applying-through-a-group-coordinator-kill-on-platformatic.test.ts`]: 150,
   [`${CHAOS}/chaos.survives-broker-stopped-longer-than-producer-timeouts.test.ts`]: 150,
   [`${CHAOS}/chaos.cluster-survives-two-brokers-down.test.ts`]: 140,
+  'apps/orders/test/saga.replies-of-an-order-fetched-together-apply-in-one-transaction.test.ts': 130,
+  'tests/consumers/consumers.combine-partitions-chunks-and-dead-letter-poison-alone.test.ts': 130,
   [`${CHAOS}/chaos.cdc-connector-registered-under-load-strands-no-row.test.ts`]: 120,
   [`${CHAOS}/chaos.cluster-keeps-applying-through-a-group-coordinator-kill.test.ts`]: 120,
   [`${CHAOS}/chaos.cluster-survives-the-busiest-leader-killed.test.ts`]: 120,

@@ -58,7 +58,14 @@ const rate = positiveNumber('rate', args.rate);
 const seconds = positiveNumber('seconds', args.seconds);
 const log = logger('where-time-goes');
 
-type Statement = { database: string; calls: number; meanMs: number; maxMs: number; query: string };
+type Statement = {
+  database: string;
+  calls: number;
+  rows: number;
+  meanMs: number;
+  maxMs: number;
+  query: string;
+};
 
 const { broker, dispose } = await startTestBroker('where-time-goes');
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
@@ -164,7 +171,7 @@ try {
   const statements = withStatements
     ? await queryOnce<Statement>(
         postgresUrl,
-        `select regexp_replace(d.datname, '^chaos_wtg_([a-z]+)_.*$', '\\1') as database, s.calls::int as calls,
+        `select regexp_replace(d.datname, '^chaos_wtg_([a-z]+)_.*$', '\\1') as database, s.calls::int as calls, s.rows::int as rows,
                 round(s.mean_exec_time::numeric, 3)::float as "meanMs",
                 round(s.max_exec_time::numeric, 3)::float as "maxMs",
                 left(regexp_replace(s.query, '\\s+', ' ', 'g'), 140) as query

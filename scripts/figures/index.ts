@@ -11,7 +11,7 @@ import { outboxMigrations, retention, writePath } from './database.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
-import { leversAtLowRate, overloadGoodput, tracingCost } from './performance.ts';
+import { leversAtLowRate, overloadGoodput, replyLocks, tracingCost } from './performance.ts';
 import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
@@ -55,6 +55,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'overload-goodput': overloadGoodput,
   admission,
   'levers-at-low-rate': leversAtLowRate,
+  'reply-locks': replyLocks,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,
   'claim-on-a-grown-outbox': claimOnGrownOutbox,

@@ -162,3 +162,80 @@ export const leversAtLowRate: FigureTable = {
     return table(['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'], rows);
   },
 };
+
+type ReplyLocks = {
+  run: { loadBefore: number[] };
+  rate: number;
+  counts: {
+    orders: number;
+    lockCallsPerOrder: number;
+    lockRowsPerOrder: number;
+    replyTransactionsPerOrder: number;
+  };
+};
+type WhereTimeGoesRows = {
+  run: { loadBefore: number[] };
+  rate: number;
+  accepted: number;
+  statements: { database: string; calls: number; rows: number; query: string }[];
+};
+
+const REPLY_LOCKS = [
+  {
+    label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
+    path: 'bench/results/reply-locks.linger-0.json',
+  },
+  { label: 'as configured (5 ms)', path: 'bench/results/reply-locks.linger-5.json' },
+  { label: 'as configured (5 ms), run 2', path: 'bench/results/reply-locks.linger-5.run-2.json' },
+];
+const REPLY_LOCKS_AT_LOAD = [
+  {
+    label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
+    path: 'bench/results/where-time-goes.reply-locks.linger-0.json',
+  },
+  { label: 'as configured (5 ms)', path: 'bench/results/where-time-goes.reply-locks.linger-5.json' },
+];
+
+/** The reply consumer's lock statement: a fixed set of orders, then a saturated 40/s window. */
+export const replyLocks: FigureTable = {
+  sources: [...REPLY_LOCKS, ...REPLY_LOCKS_AT_LOAD].map((entry) => entry.path),
+  render({ read, link }) {
+    const fixed = REPLY_LOCKS.map(({ label, path }) => {
+      const run = read<ReplyLocks>(path);
+      return [
+        `${label}: ${link(path)}`,
+        `${num(run.counts.orders)} at ${num(run.rate)}/s`,
+        num(run.counts.lockCallsPerOrder, 2),
+        num(run.counts.lockRowsPerOrder, 2),
+        num(run.counts.replyTransactionsPerOrder, 2),
+        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+      ];
+    });
+    const atLoad = REPLY_LOCKS_AT_LOAD.map(({ label, path }) => {
+      const run = read<WhereTimeGoesRows>(path);
+      const of = (pattern: RegExp) =>
+        run.statements.find((s) => s.database === 'orders' && pattern.test(s.query)) ?? { calls: 0, rows: 0 };
+      const lock = of(/from orders where id = any.*for update/);
+      const dedup = of(/^insert into processed_events/);
+      return [
+        `${label}, window of 20 s: ${link(path)}`,
+        `${num(run.accepted)} at ${num(run.rate)}/s offered`,
+        num(lock.calls / run.accepted, 2),
+        num(lock.rows / run.accepted, 2),
+        num(dedup.calls / run.accepted, 2),
+        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+      ];
+    });
+    return table(
+      [
+        'reply consumer',
+        'orders',
+        'lock calls per order',
+        'order rows locked per order',
+        'reply transactions per order',
+        'load average',
+      ],
+      [...fixed, ...atLoad],
+    );
+  },
+};

@@ -2,6 +2,7 @@ import {
   host,
   inboxRetentionHours,
   kafkaBrokers,
+  kafkaChunkLingerMs,
   kafkaClient,
   kafkaCommitIntervalMs,
   kafkaTopicSettings,
@@ -93,6 +94,8 @@ const settings = z.object({
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
+  /** The replies of inventory and billing that arrive within this many ms are applied in one transaction. */
+  KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs(5),
   INBOX_RETENTION_HOURS: inboxRetentionHours,
   ...standbySettings,
   /**

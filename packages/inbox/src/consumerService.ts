@@ -89,6 +89,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     ...(options.faults ? { faults: faultHooks(options.faults(config)) } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
+    chunkLingerMs: config.KAFKA_CHUNK_LINGER_MS,
     ...(config.DATABASE_WAIT_FOR_STANDBY ? { untilStandbyHolds: standbyWait(config, pool, registry) } : {}),
     registry,
   });

@@ -29,6 +29,7 @@ type LoopTuning = Pick<
   | 'sessionTimeoutMs'
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
+  | 'chunkLingerMs'
   | 'untilStandbyHolds'
 >;
 
@@ -59,6 +60,22 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   /** The chaos suite's fault points (faultPoints.ts), injected at start-up; production has none. */
   faults?: FaultHooks;
 } & LoopTuning;
+
+/** The loop's tuning from the consumer's options, only the ones given. */
+function loopTuning(options: LoopTuning): LoopTuning {
+  const { maxChunk, partitionsConsumedConcurrently, retry, sessionTimeoutMs, heartbeatIntervalMs } = options;
+  const { commitIntervalMs, chunkLingerMs, untilStandbyHolds } = options;
+  return {
+    maxChunk,
+    partitionsConsumedConcurrently,
+    retry,
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
+    commitIntervalMs,
+    chunkLingerMs,
+    ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
+  };
+}
 
 /**
  * A request the broker has not answered in this long fails (kafkajs's default is 30 s). A group
@@ -105,23 +122,8 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const metrics = createConsumerMetrics(options.registry, groupId, () => running?.failing() ?? []);
   const handleChunk = chunkStepOf(options, metrics);
   const starter = startInBackground(groupId, logger, async () => {
-    const {
-      maxChunk,
-      partitionsConsumedConcurrently,
-      retry,
-      sessionTimeoutMs,
-      heartbeatIntervalMs,
-      commitIntervalMs,
-      untilStandbyHolds,
-    } = options;
     running = await runConsumer({
-      maxChunk,
-      partitionsConsumedConcurrently,
-      retry,
-      sessionTimeoutMs,
-      heartbeatIntervalMs,
-      commitIntervalMs,
-      ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
+      ...loopTuning(options),
       client,
       groupId,
       topics,

@@ -14,6 +14,7 @@ import {
   type ConsumerStats,
   type FailingPartition,
 } from './chunkOutcomes.ts';
+import { combineChunks } from './combinedChunks.ts';
 import { deadLetterTopic } from './deadLetter.ts';
 import { DEFAULT_COMMIT_INTERVAL_MS, OffsetCommits } from './offsetCommits.ts';
 
@@ -29,7 +30,10 @@ export type RunConsumerOptions = {
   handleChunk: ChunkHandler;
   /** At most this many events per transaction (default 200). */
   maxChunk?: number;
-  /** Partitions processed at once, each with its own transaction (default 3). */
+  /**
+   * Partitions processed at once, each with its own transaction (default 3); with `chunkLingerMs`,
+   * sharing theirs (default: every partition of the topics).
+   */
   partitionsConsumedConcurrently?: number;
   /** Backoff of a transiently failing chunk (default 200 ms doubling to 5 s, full jitter). */
   retry?: { baseMs: number; capMs: number };
@@ -43,6 +47,11 @@ export type RunConsumerOptions = {
    * redelivers at most this much.
    */
   commitIntervalMs?: number;
+  /**
+   * A chunk waits this long for the chunks of the member's other partitions, and all of them are
+   * applied in one transaction (combinedChunks.ts); 0 or unset: each chunk in its own.
+   */
+  chunkLingerMs?: number;
   /**
    * Resolves once the database's standby holds every transaction committed so far; throws when it
    * does not within its bound (runtime's standbyWait.ts). Offsets are committed only after it, so
@@ -88,16 +97,18 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
     logger,
     options.untilStandbyHolds,
   );
+  const maxChunk = options.maxChunk ?? 200;
+  const { handleChunk, concurrency } = chunkSharing(options, maxChunk);
   const outcomes = new ChunkOutcomes({
     groupId,
     producer,
     deadLetterPartitions,
-    handleChunk: options.handleChunk,
+    handleChunk,
     logger,
     retry: options.retry ?? { baseMs: 200, capMs: 5000 },
     metrics: options.metrics,
   });
-  const batches = { outcomes, commits, maxChunk: options.maxChunk ?? 200 };
+  const batches = { outcomes, commits, maxChunk };
 
   let member: GroupMember;
   try {
@@ -106,7 +117,7 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       topics,
       ...(options.sessionTimeoutMs ? { sessionTimeoutMs: options.sessionTimeoutMs } : {}),
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? concurrency,
       eachBatch: (batch) => consumeBatch(batch, batches, logger),
       onReplaced: () => commits.forget(),
       logger,
@@ -133,6 +144,19 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
       await member.leave();
       await producer.disconnect();
     },
+  };
+}
+
+/** The chunk step the partitions use, and how many of them run at once (default). */
+function chunkSharing(options: RunConsumerOptions, maxChunk: number) {
+  const lingerMs = options.chunkLingerMs;
+  if (!lingerMs) return { handleChunk: options.handleChunk, concurrency: 3 };
+  return {
+    handleChunk: combineChunks(options.handleChunk, { lingerMs, maxEvents: maxChunk }),
+    // Combined chunks share a transaction, so every partition may wait in the lot at once: the two
+    // replies of an order are on the same partition number of two topics, which a limit of 3
+    // would otherwise rarely let in together.
+    concurrency: options.topicLayout.partitions * options.topics.length,
   };
 }
 

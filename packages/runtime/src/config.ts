@@ -119,6 +119,16 @@ export const inboxRetentionHours = z.coerce
 export const kafkaCommitIntervalMs = timerMs().optional();
 
 /**
+ * How long a consumer's chunk waits for the chunks of its other partitions, so that all of them are
+ * applied in one transaction (packages/inbox/src/combinedChunks.ts); 0 applies each partition's
+ * chunk in its own. Orders waits 5 ms by default: both replies of an order, from two topics, then
+ * usually lock the order once (docs/performance.md, "One lock per order").
+ */
+export function kafkaChunkLingerMs(defaultMs: number) {
+  return z.coerce.number().int().min(0).max(1_000).default(defaultMs);
+}
+
+/**
  * Announce only what the database's standby holds, so that a failover to it cannot take back a
  * commit whose event is on Kafka, or one whose consumed event Kafka has forgotten (standbyWait.ts,
  * docs/production.md#database-failover): the relay publishes a batch, and a consumer commits its
@@ -186,6 +196,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
+    KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs(0),
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
     INBOX_RETENTION_HOURS: inboxRetentionHours,

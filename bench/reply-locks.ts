@@ -1,0 +1,163 @@
+// How often the orders service locks an order row to record inventory's and billing's replies:
+// the whole system as processes (the chaos suite's stack, as bench:where-time-goes starts it), a
+// fixed set of orders placed at a steady rate, and, once every one of them is decided, what
+// pg_stat_statements says of the reply consumer's lock statement over exactly those orders:
+//   - calls per order (statements; several orders share a call when their replies share a chunk);
+//   - rows per order, i.e. how many times each order row was locked: 2 when the two replies of an
+//     order land in two transactions, 1 when they land in one;
+//   - the reply consumer's transactions per order (its processed_events inserts, one per chunk).
+// Counts, not times: the machine's load moves how replies meet in chunks, not what a chunk costs.
+//
+//   node bench/reply-locks.ts [--rate 20] [--orders 400] [--env KAFKA_CHUNK_LINGER_MS=0 ...]
+//                             [--out bench/results/reply-locks]
+//
+// Needs a server that loads pg_stat_statements (TEST_POSTGRES_URL): `shared_preload_libraries =
+// pg_stat_statements`, restarted; the bench creates the extension. docs/performance.md, "One lock
+// per order", shows how we used it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { startChaosStack } from '@outbox/chaos';
+import { startTestBroker } from '@outbox/devstack/testing/test-broker';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
+import { collectOutcome, runLoad } from '@outbox/loadgen';
+import { environment, positiveNumber } from './support/args.ts';
+import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { statementsAvailable } from './where-time-goes/outboxState.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '20' },
+    orders: { type: 'string', default: '400' },
+    // KEY=VALUE for every process of the stack, repeatable (KAFKA_CHUNK_LINGER_MS=0: each
+    // partition's chunk in its own transaction, as before the linger).
+    env: { type: 'string', multiple: true, default: [] },
+    out: { type: 'string', default: 'bench/results/reply-locks' },
+  },
+});
+const rate = positiveNumber('rate', args.rate);
+const orders = positiveNumber('orders', args.orders);
+const log = logger('reply-locks');
+
+await queryOnce(postgresUrl, 'create extension if not exists pg_stat_statements');
+if (!(await statementsAvailable()))
+  throw new Error(
+    `pg_stat_statements is not loaded at ${new URL(postgresUrl).host}: see the header of this file`,
+  );
+
+const extraEnv = environment('env', args.env);
+const { broker, dispose } = await startTestBroker('reply-locks');
+// A stack that does not come up (a starved machine misses its health deadline) stops the broker too.
+const stack = await startChaosStack({
+  label: 'rlk',
+  kafkaBrokers: broker.brokers,
+  postgresUrl,
+  env: Object.fromEntries(
+    PROCESSES.map((name) => [
+      name,
+      { ...extraEnv, ...(name === 'billing' ? { PAYMENT_LIMIT_CENTS: '100000000000' } : {}) },
+    ]),
+  ),
+}).catch(async (err: unknown) => {
+  await dispose();
+  throw err;
+});
+try {
+  await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
+  await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
+  log(`${orders} orders at ${rate} orders/s`);
+  const load = await runLoad({
+    ordersUrl: stack.process('orders').url,
+    rate,
+    durationMs: (orders / rate) * 1000,
+    mix: { valid: 100 },
+    concurrency: 256,
+  });
+  const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
+  const outcome = await collectOutcome({
+    databaseUrls: {
+      orders: stack.databases.orders.url,
+      inventory: stack.databases.inventory.url,
+      billing: stack.databases.billing.url,
+    },
+    orderIds,
+    timeoutMs: 120_000,
+  });
+  // Only the reply consumer locks orders `for update` by a list of ids and inserts into processed_events.
+  const statements = await queryOnce<{ kind: string; calls: number; rows: number }>(
+    postgresUrl,
+    `select case when s.query like '%from orders where id = any%for update%' then 'lock'
+                 else 'dedup' end as kind, sum(s.calls)::int as calls, sum(s.rows)::int as rows
+       from pg_stat_statements s join pg_database d on d.oid = s.dbid
+      where d.datname = $1
+        and (s.query like '%from orders where id = any%for update%'
+             or s.query like 'insert into processed_events%')
+      group by 1`,
+    [stack.databases.orders.name],
+  );
+  // Every order the stack holds, not only those whose answer reached the load generator: on a
+  // starved machine a request can time out at the client after its order committed, and that
+  // order's replies lock its row all the same.
+  const heldOrders = () =>
+    queryOnce<{ n: number; decided: number }>(
+      stack.databases.orders.url,
+      `select count(*)::int as n, count(*) filter (where status <> 'PENDING')::int as decided from orders`,
+    ).then((rows) => rows[0]);
+  let held = await heldOrders();
+  for (const until = Date.now() + 120_000; held && held.decided < held.n && Date.now() < until; ) {
+    await sleep(1_000);
+    held = await heldOrders();
+  }
+  const stored = held?.n ?? orderIds.length;
+  const of = (kind: string) => statements.find((s) => s.kind === kind) ?? { calls: 0, rows: 0 };
+  const perOrder = (n: number) => Number((n / Math.max(1, stored)).toFixed(2));
+  const lock = of('lock');
+  const counts = {
+    orders: stored,
+    answered: orderIds.length,
+    decided: held?.decided ?? 0,
+    lockCalls: lock.calls,
+    lockRows: lock.rows,
+    replyTransactions: of('dedup').calls,
+    lockCallsPerOrder: perOrder(lock.calls),
+    lockRowsPerOrder: perOrder(lock.rows),
+    replyTransactionsPerOrder: perOrder(of('dedup').calls),
+  };
+  const report = {
+    date: new Date().toISOString(),
+    machine: machineInfo(),
+    rate,
+    env: extraEnv,
+    accepted: load.accepted,
+    counts,
+    finalStates: outcome.finalStates,
+    settled: outcome.settled,
+  };
+  const envText = Object.entries(extraEnv)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+  const markdown = [
+    '# Reply locks per order',
+    '',
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; ${stored} orders placed at ${rate} orders/s` +
+      `${envText ? `; extra environment \`${envText}\`` : '; as configured'}; ${counts.decided} decided, ${orderIds.length} answered` +
+      ` (${JSON.stringify(outcome.finalStates)}).`,
+    '',
+    ...table(
+      ['orders', 'lock calls per order', 'order rows locked per order', 'reply transactions per order'],
+      [
+        [
+          counts.orders,
+          counts.lockCallsPerOrder,
+          counts.lockRowsPerOrder,
+          counts.replyTransactionsPerOrder,
+        ].map(String),
+      ],
+    ),
+  ].join('\n');
+  writeResults(args.out, report, markdown, 'off');
+} finally {
+  await stack.stop();
+  await dispose();
+}
+process.exit(0);
