@@ -4,10 +4,12 @@ import {
   kafkaBrokers,
   kafkaClient,
   kafkaCommitIntervalMs,
+  kafkaGroupProtocol,
   kafkaTopicSettings,
   logLevel,
   port,
   postgresUrl,
+  refineKafkaGroupProtocol,
   standbySettings,
   timerMs,
   topicPrefix,
@@ -88,6 +90,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   KAFKA_CLIENT: kafkaClient,
+  KAFKA_GROUP_PROTOCOL: kafkaGroupProtocol,
   ...kafkaTopicSettings,
   ...kafkaSecuritySettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
@@ -107,7 +110,9 @@ const settings = z.object({
   ...demoSettings,
 });
 
-export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings)))
+export const configSchema = refineKafkaGroupProtocol(
+  refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings))),
+)
   // An admitted request holds a pooled connection: more slots than connections would queue the
   // extra requests on the pool, for seconds, instead of refusing them at once.
   .refine(
