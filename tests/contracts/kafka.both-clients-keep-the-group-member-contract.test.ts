@@ -7,6 +7,7 @@ import {
   type GroupMember,
   type KafkaClient,
   type KafkaClientName,
+  type KafkaGroupProtocol,
   type PartitionBatch,
   partitionOf,
 } from '@outbox/runtime/kafka';
@@ -16,7 +17,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The group member port (packages/runtime/src/kafka/ports.ts) is what the consumer loop stands on:
 // batches of one partition in offset order, offsets committed only as resolved, the committed
 // offsets read again by whoever holds a partition next. Each adapter must keep it against a real
-// broker, through members joining and leaving; kafkajs's admin observes the committed offsets.
+// broker, through members joining and leaving, and @platformatic/kafka's on both group protocols
+// (KAFKA_GROUP_PROTOCOL); kafkajs's admin observes the committed offsets.
 
 const logger = pino({ level: 'silent' });
 
@@ -67,7 +69,12 @@ class Applied {
   }
 }
 
-describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s group member', (name) => {
+describe.each<[KafkaClientName, KafkaGroupProtocol]>([
+  ['kafkajs', 'classic'],
+  ['platformatic', 'classic'],
+  ['platformatic', 'consumer'],
+])('the %s group member on the %s protocol', (clientName, groupProtocol) => {
+  const name = groupProtocol === 'classic' ? clientName : `${clientName}-${groupProtocol}`;
   const brokers = sharedKafkaBrokers();
   const observer = createKafka({ clientId: `member-observer-${name}`, brokers, logger }).admin();
   let client: KafkaClient;
@@ -76,7 +83,13 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s group member
   let members: GroupMember[] = [];
 
   beforeAll(async () => {
-    client = createKafkaClient({ client: name, clientId: `member-${name}`, brokers, logger });
+    client = createKafkaClient({
+      client: clientName,
+      groupProtocol,
+      clientId: `member-${name}`,
+      brokers,
+      logger,
+    });
     await observer.connect();
   });
   afterEach(async () => {
