@@ -133,7 +133,9 @@ export function groupProtocolsTable(root = repoRoot): FigureTable {
         ),
         '',
         `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
-          'shared with other work: seconds-scale windows on a loaded machine, to be read as such. ' +
+          'shared with other work: seconds-scale windows on a loaded machine, to be read as such. A run ' +
+          'whose processes did not start within their deadline measured nothing and was run again later, ' +
+          'so the times below give the order the runs kept. ' +
           `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
       ].join('\n');
     },
