@@ -106,8 +106,9 @@ class PlatformaticMember implements GroupMember {
     const sessionTimeout = this.#options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS;
     const consumerProtocol = this.#client.groupProtocol === 'consumer';
     // The consumer protocol takes the session timeout and the heartbeat interval from the broker
-    // (group.consumer.session.timeout.ms and group.consumer.heartbeat.interval.ms); a member whose
-    // heartbeats go unanswered that long is restarted, as a classic one is.
+    // (group.consumer.session.timeout.ms and group.consumer.heartbeat.interval.ms, 30 s and 3 s on
+    // the dev stack's and compose's brokers); a member whose heartbeats go unanswered for
+    // sessionTimeoutMs is restarted, as a classic one is.
     const group = consumerProtocol
       ? { groupProtocol: 'consumer' as const }
       : { sessionTimeout, heartbeatInterval: heartbeatIntervalMs };
