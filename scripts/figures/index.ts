@@ -8,6 +8,7 @@ import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { brokerFailover } from './clusterFailover.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
+import { groupProtocols } from './groupProtocols.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
@@ -62,6 +63,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'semi-space': semiSpace,
   'idle-demo': idleDemo,
   'kafka-clients': kafkaClients,
+  'group-protocols': groupProtocols,
   'zipkin-span-weight': zipkinSpanWeight,
   'test-suite': testSuite,
   // The figures inside sentences (<!-- figure:id -->).

@@ -3,6 +3,7 @@ import {
   allowFaults,
   consumerServiceSchema,
   type FaultSwitches,
+  refineKafkaGroupProtocol,
   refuseFaultsUnlessAllowed,
   timerMs,
 } from '@outbox/runtime/config';
@@ -41,7 +42,7 @@ const faultSwitches: FaultSwitches<Settings> = {
 // A consumer that does not run the provider call before its transaction makes it inside: the
 // call must then fit in the transaction.
 export const configSchema = refuseFaultsUnlessAllowed(
-  refineKafkaSecurity(refineDatabaseTimeouts(settings)).refine(
+  refineKafkaGroupProtocol(refineKafkaSecurity(refineDatabaseTimeouts(settings))).refine(
     (config) => config.PAYMENT_TIMEOUT_MS < config.DATABASE_TRANSACTION_TIMEOUT_MS,
     { path: ['PAYMENT_TIMEOUT_MS'], message: 'must be shorter than DATABASE_TRANSACTION_TIMEOUT_MS' },
   ),

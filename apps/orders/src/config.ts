@@ -5,10 +5,12 @@ import {
   kafkaChunkLingerMs,
   kafkaClient,
   kafkaCommitIntervalMs,
+  kafkaGroupProtocol,
   kafkaTopicSettings,
   logLevel,
   port,
   postgresUrl,
+  refineKafkaGroupProtocol,
   standbySettings,
   timerMs,
   topicPrefix,
@@ -89,6 +91,7 @@ const settings = z.object({
   KAFKA_BROKERS: kafkaBrokers,
   KAFKA_TOPIC_PREFIX: topicPrefix,
   KAFKA_CLIENT: kafkaClient,
+  KAFKA_GROUP_PROTOCOL: kafkaGroupProtocol,
   ...kafkaTopicSettings,
   ...kafkaSecuritySettings,
   /** Consumer group for the replies; also this consumer's name in processed_events. */
@@ -110,7 +113,9 @@ const settings = z.object({
   ...demoSettings,
 });
 
-export const configSchema = refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings)))
+export const configSchema = refineKafkaGroupProtocol(
+  refineKafkaSecurity(refineDemoSettings(refineDatabaseTimeouts(settings))),
+)
   // An admitted request holds a pooled connection: more slots than connections would queue the
   // extra requests on the pool, for seconds, instead of refusing them at once.
   .refine(

@@ -81,6 +81,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       topicLayout: topicLayout(config),
       client: config.KAFKA_CLIENT,
+      groupProtocol: config.KAFKA_GROUP_PROTOCOL,
     },
     aggregateTypes: options.aggregateTypes,
     transaction: transactionOn(pool),

@@ -6,6 +6,7 @@ import {
   createKafkaClient,
   type KafkaClient,
   type KafkaClientName,
+  type KafkaGroupProtocol,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
@@ -45,6 +46,8 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
     topicLayout: TopicLayout;
     /** KAFKA_CLIENT: the client library of the group member, the dead letters and the lag reads (kafkajs when left out). */
     client?: KafkaClientName;
+    /** KAFKA_GROUP_PROTOCOL: how the group member takes part in its group (classic when left out). */
+    groupProtocol?: KafkaGroupProtocol;
   };
   /** Aggregate types whose topics to consume, e.g. `['order']` for `order.events`. */
   aggregateTypes: string[];
@@ -110,6 +113,7 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   const { groupId, logger } = options;
   const client = createKafkaClient({
     ...(options.kafka.client ? { client: options.kafka.client } : {}),
+    ...(options.kafka.groupProtocol ? { groupProtocol: options.kafka.groupProtocol } : {}),
     clientId: groupId,
     brokers: options.kafka.brokers,
     security: options.kafka.security,

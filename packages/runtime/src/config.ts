@@ -75,6 +75,36 @@ export const kafkaClient = z
   .enum(['kafkajs', 'platformatic'], { error: 'expected kafkajs or platformatic' })
   .default('kafkajs');
 
+/**
+ * How a consumer process's group member takes part in its group (KIP-848): `classic` (the
+ * default), where every membership change stops the whole group while the members rejoin, or
+ * `consumer`, where the broker assigns partitions itself, a few at a time, and a member keeps
+ * fetching while its coordinator is away; its session timeout and heartbeat interval are then the
+ * broker's (group.consumer.*, docs/production.md). Only @platformatic/kafka speaks it:
+ * refineKafkaGroupProtocol refuses it with kafkajs. docs/dependencies.md compares the two.
+ */
+export const kafkaGroupProtocol = z
+  .enum(['classic', 'consumer'], { error: 'expected classic or consumer' })
+  .default('classic');
+
+/** Refuse KAFKA_GROUP_PROTOCOL=consumer with a client that does not speak it (kafkajs). */
+export function refineKafkaGroupProtocol<
+  S extends z.ZodType<{
+    KAFKA_CLIENT: 'kafkajs' | 'platformatic';
+    KAFKA_GROUP_PROTOCOL: 'classic' | 'consumer';
+  }>,
+>(schema: S) {
+  return schema.superRefine((config, context) => {
+    if (config.KAFKA_GROUP_PROTOCOL === 'consumer' && config.KAFKA_CLIENT === 'kafkajs') {
+      context.addIssue({
+        code: 'custom',
+        path: ['KAFKA_GROUP_PROTOCOL'],
+        message: 'consumer needs KAFKA_CLIENT=platformatic: kafkajs speaks only the classic group protocol',
+      });
+    }
+  });
+}
+
 export const logLevel = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   .default('info');
@@ -180,7 +210,7 @@ export function topicLayout(config: { KAFKA_TOPIC_PARTITIONS: number; KAFKA_REPL
 
 /**
  * The settings of every Kafka-consuming service (inventory, billing); each adds its own, and refines
- * the whole with refineKafkaSecurity.
+ * the whole with refineKafkaSecurity and refineKafkaGroupProtocol.
  */
 export function consumerServiceSchema(defaults: { port: number; groupId: string }) {
   return z.object({
@@ -191,6 +221,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     KAFKA_BROKERS: kafkaBrokers,
     KAFKA_TOPIC_PREFIX: topicPrefix,
     KAFKA_CLIENT: kafkaClient,
+    KAFKA_GROUP_PROTOCOL: kafkaGroupProtocol,
     ...kafkaTopicSettings,
     ...kafkaSecuritySettings,
     /** Consumer group; also this consumer's name in processed_events. */

@@ -1,8 +1,8 @@
-// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]
+// npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic] [--group-protocol classic|consumer]
 // Runs chaos scenarios against real processes and prints and writes each verdict (docs/chaos.md).
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { kafkaClient } from '@outbox/runtime/config';
+import { kafkaClient, kafkaGroupProtocol } from '@outbox/runtime/config';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
@@ -29,6 +29,7 @@ const { values, positionals } = parseArgs({
     // Each scenario n times in a row, every run in the reports: a race is attempted, not hit, by one run.
     repeat: { type: 'string', default: '1' },
     'kafka-client': { type: 'string' },
+    'group-protocol': { type: 'string' },
   },
 });
 
@@ -36,6 +37,13 @@ const [which] = positionals;
 // KAFKA_CLIENT of every process the run starts, checked as each process checks it.
 const kafkaClientOfRun =
   values['kafka-client'] === undefined ? undefined : kafkaClient.parse(values['kafka-client']);
+// KAFKA_GROUP_PROTOCOL of every consumer the run starts; `consumer` needs --kafka-client platformatic.
+const groupProtocolOfRun =
+  values['group-protocol'] === undefined ? undefined : kafkaGroupProtocol.parse(values['group-protocol']);
+if (groupProtocolOfRun === 'consumer' && kafkaClientOfRun !== 'platformatic') {
+  console.error('--group-protocol consumer needs --kafka-client platformatic: kafkajs speaks only classic');
+  process.exit(64);
+}
 const groups: Record<string, typeof SCENARIOS> = {
   all: SCENARIOS,
   cluster: CLUSTER_SCENARIOS,
@@ -64,7 +72,7 @@ if (
     .map((scenario) => `  ${scenario.name}`)
     .join('\n');
   console.error(
-    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic]\nscenarios:\n${names}`,
+    `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic] [--group-protocol classic|consumer]\nscenarios:\n${names}`,
   );
   process.exit(64);
 }
@@ -82,6 +90,7 @@ try {
       ...(shared ? { kafkaBrokers: shared.broker.brokers } : {}),
       ...(values.seed ? { seed: Number(values.seed) } : {}),
       ...(kafkaClientOfRun ? { kafkaClient: kafkaClientOfRun } : {}),
+      ...(groupProtocolOfRun ? { groupProtocol: groupProtocolOfRun } : {}),
       log: (line) => console.error(line),
     });
     reports.push(report);

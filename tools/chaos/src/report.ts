@@ -26,9 +26,12 @@ function shedLine(report: ScenarioReport): string {
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-/** Which Kafka client the run's processes were on, when the run chose one. */
+/** Which Kafka client the run's processes were on, and the consumers' group protocol, when the run chose them. */
 function clientOfRun(report: ScenarioReport, emphasis = ''): string {
-  if (report.kafkaClient) return `every process on ${emphasis}${report.kafkaClient}${emphasis}`;
+  const protocol = report.groupProtocol
+    ? `, the consumers on the ${emphasis}${report.groupProtocol}${emphasis} group protocol`
+    : '';
+  if (report.kafkaClient) return `every process on ${emphasis}${report.kafkaClient}${emphasis}${protocol}`;
   if (report.relayKafkaClient)
     return `the relays only on ${emphasis}${report.relayKafkaClient}${emphasis} (the consumers on kafkajs)`;
   return '';

@@ -4,7 +4,7 @@
 
 import { cpus, loadavg } from 'node:os';
 import { startRun } from '@outbox/devstack/run-record';
-import type { KafkaClientName } from '@outbox/runtime/kafka';
+import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
 import { DEFAULT_LOAD, runLoadAndFaults } from './loadAndFaults.ts';
 import { startOpsScraper } from './opsScraper.ts';
@@ -28,6 +28,8 @@ export type RunOptions = {
   seed?: number;
   /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
   kafkaClient?: KafkaClientName;
+  /** KAFKA_GROUP_PROTOCOL of every consumer (classic when left out): to compare the protocols under the same faults. */
+  groupProtocol?: KafkaGroupProtocol;
   log?: (line: string) => void;
 };
 
@@ -56,7 +58,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       stack = await startComposeSystem(scenario, env, log);
     } else {
       await startInfrastructure(scenario, options.kafkaBrokers, env, log);
-      stack = await startSystem(scenario, env, log, options.kafkaClient);
+      stack = await startSystem(scenario, env, log, {
+        ...(options.kafkaClient ? { client: options.kafkaClient } : {}),
+        ...(options.groupProtocol ? { groupProtocol: options.groupProtocol } : {}),
+      });
     }
     env.scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
@@ -76,7 +81,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadAverage: loadavg() },
       target: scenario.needs?.compose ? ('compose' as const) : ('processes' as const),
     };
-    return recorded(options.kafkaClient ? { ...report, kafkaClient: options.kafkaClient } : report);
+    return recorded({
+      ...report,
+      ...(options.kafkaClient ? { kafkaClient: options.kafkaClient } : {}),
+      ...(options.groupProtocol ? { groupProtocol: options.groupProtocol } : {}),
+    });
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`failed: ${error}`);

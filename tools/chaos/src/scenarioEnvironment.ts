@@ -5,7 +5,7 @@ import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
-import type { KafkaClientName } from '@outbox/runtime/kafka';
+import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import {
   COMPOSE_KAFKA_BROKERS,
   type ComposeControl,
@@ -100,7 +100,7 @@ export async function startSystem(
   scenario: Scenario,
   env: ScenarioEnvironment,
   log: (line: string) => void,
-  kafkaClient?: KafkaClientName,
+  kafka: { client?: KafkaClientName; groupProtocol?: KafkaGroupProtocol } = {},
 ): Promise<ChaosStack> {
   const { cluster, connect, postgres, pairs } = env;
   const stack = await startChaosStack({
@@ -129,7 +129,8 @@ export async function startSystem(
       orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
     },
     // Every process the stack starts, restarts included: the services, their extra instances, the relays.
-    ...(kafkaClient ? { kafkaClient } : {}),
+    ...(kafka.client ? { kafkaClient: kafka.client } : {}),
+    ...(kafka.groupProtocol ? { groupProtocol: kafka.groupProtocol } : {}),
   });
   env.stack = stack;
   if (connect && !scenario.needs?.cdcRegisteredByTheScenario) {

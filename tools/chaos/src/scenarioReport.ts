@@ -4,7 +4,7 @@
 import type { WriteMode } from '@outbox/contracts';
 import type { RunRecord } from '@outbox/devstack/run-record';
 import type { LatencySummary, LoadResult } from '@outbox/loadgen';
-import type { KafkaClientName } from '@outbox/runtime/kafka';
+import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import type { InvariantResult } from './invariants/index.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
 import type { ProgressGaps } from './progressWatch.ts';
@@ -20,6 +20,8 @@ export type ScenarioReport = {
   relayMode: RelayModeOfRun;
   /** KAFKA_CLIENT of every process of the run (services and relays); kafkajs when not set. */
   kafkaClient?: KafkaClientName;
+  /** KAFKA_GROUP_PROTOCOL of every consumer of the run (orders, inventory, billing); classic when not set. */
+  groupProtocol?: KafkaGroupProtocol;
   /**
    * In reports written before the flag reached every process: the client of the relays only, the
    * services' consumers on kafkajs. Kept so that those results files still read as what they were.

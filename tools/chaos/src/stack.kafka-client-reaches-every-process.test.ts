@@ -47,4 +47,29 @@ describe('planChaosStack', () => {
     const { plans } = planChaosStack(clusterOptions, databaseUrls, 'p.');
     expect([...plans.values()].filter((plan) => 'KAFKA_CLIENT' in plan.env)).toEqual([]);
   });
+
+  it('puts the run’s KAFKA_GROUP_PROTOCOL on every service and extra instance, none on a relay', () => {
+    const { plans } = planChaosStack(
+      { ...clusterOptions, kafkaClient: 'platformatic', groupProtocol: 'consumer' },
+      databaseUrls,
+      'p.',
+    );
+    const protocols = Object.fromEntries(
+      [...plans].map(([name, plan]) => [name, plan.env.KAFKA_GROUP_PROTOCOL]),
+    );
+    expect(protocols).toEqual({
+      orders: 'consumer',
+      'orders-2': 'consumer',
+      inventory: 'consumer',
+      'inventory-2': 'consumer',
+      billing: 'consumer',
+      'billing-2': 'consumer',
+      'relay-orders': undefined,
+      'relay-orders-2': undefined,
+      'relay-inventory': undefined,
+      'relay-inventory-2': undefined,
+      'relay-billing': undefined,
+      'relay-billing-2': undefined,
+    });
+  });
 });

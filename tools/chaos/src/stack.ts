@@ -7,7 +7,7 @@ import {
   planStack,
   SERVICES,
 } from '@outbox/devstack/stack-plan';
-import type { KafkaClientName } from '@outbox/runtime/kafka';
+import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
 
 export type DatabaseName = 'orders' | 'inventory' | 'billing';
@@ -46,6 +46,8 @@ export type StackOptions = {
    * run compares one client against the other, not a mix. Unset: each process's default (kafkajs).
    */
   kafkaClient?: KafkaClientName;
+  /** KAFKA_GROUP_PROTOCOL of every consumer: the services and their extra instances (the relays consume nothing). */
+  groupProtocol?: KafkaGroupProtocol;
 };
 
 export type ChaosStack = {
@@ -149,8 +151,8 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
 
 /**
  * Every process of the stack and its environment, before anything starts: devstack's plan, an
- * extra instance or relay with the environment of the one it copies, and the run's KAFKA_CLIENT
- * on all of them.
+ * extra instance or relay with the environment of the one it copies, the run's KAFKA_CLIENT on all
+ * of them and its KAFKA_GROUP_PROTOCOL on the services.
  */
 export function planChaosStack(
   options: StackOptions,
@@ -186,15 +188,18 @@ export function planChaosStack(
 
 type BasePlans = ReturnType<typeof planStack>;
 
-/** Each service and its extra instances, which run with the service's environment. */
+/** Each service and its extra instances, which run with the service's environment and the run's group protocol. */
 function servicePlans(options: StackOptions, base: BasePlans): Map<ProcessName, ProcessPlan> {
   const plans = new Map<ProcessName, ProcessPlan>();
   const env = options.env ?? {};
+  const protocol: Record<string, string> = options.groupProtocol
+    ? { KAFKA_GROUP_PROTOCOL: options.groupProtocol }
+    : {};
   for (const name of SERVICES) {
     const plan = base[name];
-    plans.set(name, { ...plan, env: { ...plan.env, ...env[name] } });
+    plans.set(name, { ...plan, env: { ...plan.env, ...protocol, ...env[name] } });
     for (let n = 2; n <= (options.extraInstances?.[name as DatabaseName] ?? 0) + 1; n++) {
-      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...env[name] } });
+      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...protocol, ...env[name] } });
     }
   }
   return plans;

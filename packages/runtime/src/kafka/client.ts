@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { KafkaSecurity } from '../kafkaSecurity.ts';
 import { kafkajsClient } from './kafkajsAdmin.ts';
 import { platformaticClient } from './platformatic/client.ts';
-import type { KafkaClient, KafkaClientName } from './ports.ts';
+import type { KafkaClient, KafkaClientName, KafkaGroupProtocol } from './ports.ts';
 import { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
 
 export type KafkaClientOptions = {
@@ -78,7 +78,13 @@ export function createKafka({
  * (config.ts): kafkajs or @platformatic/kafka, compared under the same failovers in
  * docs/dependencies.md.
  */
-export function createKafkaClient(options: KafkaClientOptions & { client?: KafkaClientName }): KafkaClient {
+export function createKafkaClient(
+  options: KafkaClientOptions & { client?: KafkaClientName; groupProtocol?: KafkaGroupProtocol },
+): KafkaClient {
   if (options.client === 'platformatic') return platformaticClient(options);
+  // The services' config refuses this first (refineKafkaGroupProtocol); a caller that skips it is told here.
+  if (options.groupProtocol === 'consumer') {
+    throw new Error('the consumer group protocol needs the platformatic client: kafkajs speaks only classic');
+  }
   return kafkajsClient(createKafka(options));
 }

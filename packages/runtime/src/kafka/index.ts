@@ -26,6 +26,7 @@ export type {
   GroupMemberOptions,
   KafkaClient,
   KafkaClientName,
+  KafkaGroupProtocol,
   MessageHeaders,
   NewTopic,
   OutgoingMessage,

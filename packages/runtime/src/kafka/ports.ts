@@ -122,6 +122,13 @@ export interface GroupMember {
 /** Which client library the services' producers, consumers and admin calls go through (KAFKA_CLIENT). */
 export type KafkaClientName = 'kafkajs' | 'platformatic';
 
+/**
+ * How a group member takes part in its group (KAFKA_GROUP_PROTOCOL): `classic` (JoinGroup,
+ * SyncGroup, the whole group paused at each change) or `consumer` (KIP-848: the broker assigns
+ * partitions a few at a time, by heartbeat). kafkajs speaks only `classic`.
+ */
+export type KafkaGroupProtocol = 'classic' | 'consumer';
+
 /** One client's producer, admin and group member, built with the same brokers, security and retry settings. */
 export interface KafkaClient {
   readonly name: KafkaClientName;

@@ -104,15 +104,22 @@ class PlatformaticMember implements GroupMember {
   #newConsumer(): Consumer<Bytes, Bytes, Bytes, Bytes> {
     const { groupId, heartbeatIntervalMs } = this.#options;
     const sessionTimeout = this.#options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS;
+    const consumerProtocol = this.#client.groupProtocol === 'consumer';
+    // The consumer protocol takes the session timeout and the heartbeat interval from the broker
+    // (group.consumer.session.timeout.ms and group.consumer.heartbeat.interval.ms, 30 s and 3 s on
+    // the dev stack's and compose's brokers); a member whose heartbeats go unanswered for
+    // sessionTimeoutMs is restarted, as a classic one is.
+    const group = consumerProtocol
+      ? { groupProtocol: 'consumer' as const }
+      : { sessionTimeout, heartbeatInterval: heartbeatIntervalMs };
     const consumer = new Consumer<Bytes, Bytes, Bytes, Bytes>({
       ...baseOptions({
         ...this.#client,
         retry: { retries: MEMBER_RETRIES, initialRetryTime: MEMBER_RETRY_DELAY_MS, maxRetryTime: 1_000 },
       }),
       groupId,
-      sessionTimeout,
+      ...group,
       rebalanceTimeout: REBALANCE_TIMEOUT_MS,
-      heartbeatInterval: heartbeatIntervalMs,
       heartbeatStallTimeout: sessionTimeout,
       autocommit: false,
     });
@@ -121,9 +128,15 @@ class PlatformaticMember implements GroupMember {
     consumer.on('consumer:heartbeat:stalled', () =>
       this.#failed(consumer, new Error(`no heartbeat answered for ${sessionTimeout} ms`)),
     );
+    // The consumer protocol changes the partitions held by heartbeat, with no generation to join.
+    if (consumerProtocol) {
+      consumer.on('consumer:heartbeat:end', () => {
+        if (this.#running?.consumer === consumer) this.#running.lanes.reassigned();
+      });
+    }
     consumer.on('consumer:group:join', () => {
       if (this.#running?.consumer !== consumer) return;
-      this.#running.lanes.rebalanced();
+      if (!consumerProtocol) this.#running.lanes.rebalanced();
       // Back in the group: the next failure starts the backoff afresh.
       this.#attempts = 0;
       this.#failure = undefined;

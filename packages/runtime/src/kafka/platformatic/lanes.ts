@@ -43,6 +43,8 @@ export class Lanes {
   #queued = 0;
   #active = 0;
   #running = true;
+  /** The partitions held when reassigned last looked, sorted and joined. */
+  #heldKey = '';
 
   constructor(
     consumer: BytesConsumer,
@@ -92,6 +94,30 @@ export class Lanes {
     }
     for (const key of this.#resolved.keys()) if (!held.has(key)) this.#resolved.delete(key);
     this.#stream.offsetsToFetch.clear();
+    if (this.#queued < HIGH_WATER / 2) this.#stream.resume();
+  }
+
+  /**
+   * The consumer protocol's counterpart of rebalanced (called after each heartbeat, which is when
+   * the client takes and gives partitions, a few at a time, with no generation to join): when the
+   * partitions held changed, those taken away lose what waits, what was resolved and the stream's
+   * position, so that given back they are read from the committed offset. The positions of the
+   * partitions still held stay: the other members go on meanwhile, and the stream may already be
+   * reading a partition just given from the offsets it refreshed.
+   */
+  reassigned(): void {
+    const held = this.#heldNow();
+    const key = [...held].sort().join(',');
+    if (key === this.#heldKey) return;
+    this.#heldKey = key;
+    for (const [partition, lane] of this.#lanes) {
+      if (held.has(partition)) continue;
+      this.#queued -= lane.queue.length;
+      lane.queue.length = 0;
+      lane.tenure += 1;
+      this.#stream.offsetsToFetch.delete(partition);
+    }
+    for (const partition of this.#resolved.keys()) if (!held.has(partition)) this.#resolved.delete(partition);
     if (this.#queued < HIGH_WATER / 2) this.#stream.resume();
   }
 

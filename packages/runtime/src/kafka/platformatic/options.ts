@@ -1,5 +1,6 @@
 import type { BaseOptions, SASLMechanismValue } from '@platformatic/kafka';
 import type { KafkaSecurity } from '../../kafkaSecurity.ts';
+import type { KafkaGroupProtocol } from '../ports.ts';
 
 /** The settings a @platformatic/kafka client is built from: those createKafka takes for kafkajs. */
 export type PlatformaticOptions = {
@@ -8,6 +9,8 @@ export type PlatformaticOptions = {
   /** kafkajs' retry settings, mapped to @platformatic/kafka's (retries, retryDelay). */
   retry?: { retries?: number; initialRetryTime?: number; maxRetryTime?: number };
   security?: KafkaSecurity;
+  /** KAFKA_GROUP_PROTOCOL of the group members built from these options; classic when left out. */
+  groupProtocol?: KafkaGroupProtocol;
 };
 
 const MECHANISMS: Record<NonNullable<KafkaSecurity['sasl']>['mechanism'], SASLMechanismValue> = {

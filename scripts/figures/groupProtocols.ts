@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
+import { day, num, table, times } from './format.ts';
+import type { FigureTable, Results } from './types.ts';
+
+// The two consumer group protocols side by side: the cluster scenarios with every process on
+// @platformatic/kafka and every consumer on each protocol, run one after the other
+// (`npm run chaos -- <scenario> --kafka-client platformatic --group-protocol X
+//  --json bench/results/chaos.<scenario>.platformatic-X.json`).
+
+const PROTOCOLS = ['classic', 'consumer'] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const SCENARIOS = [
+  'cluster-leader-kill',
+  'cluster-coordinator-kill',
+  'cluster-coordinator-frozen',
+  'cluster-two-brokers-down',
+  // A member killed with kill -9: its partitions wait for its session to time out, or its return.
+  'cluster-consumer-failover',
+] as const;
+const chaosPath = (scenario: string, protocol: Protocol) =>
+  `bench/results/chaos.${scenario}.platformatic-${protocol}.json`;
+
+type RunRecord = {
+  revision: string | null;
+  clean: boolean | null;
+  cpuModel: string;
+  loadBefore: number[];
+  loadAfter: number[];
+};
+type ProtocolReport = ChaosReport & {
+  groupProtocol?: Protocol;
+  progress?: { longestWithoutApplyingMsByGroup?: Record<string, number | null> };
+  stall?: { targetMs: number; withinTarget: boolean };
+  load: { decisionMs?: { confirmed: { max: number } } };
+  run?: RunRecord;
+};
+
+/** The scenarios run on both protocols; a scenario with one side only is left out. */
+function pairedScenarios(root = repoRoot): string[] {
+  return SCENARIOS.filter((scenario) =>
+    PROTOCOLS.every((protocol) => existsSync(join(root, chaosPath(scenario, protocol)))),
+  ).map(String);
+}
+
+function read(results: Results, path: string): ProtocolReport {
+  return onlyReport(results.read<ProtocolReport[]>(path), path) as ProtocolReport;
+}
+
+function rows(results: Results, scenario: string): string[][] {
+  const [classic, consumer] = PROTOCOLS.map((protocol) => read(results, chaosPath(scenario, protocol))) as [
+    ProtocolReport,
+    ProtocolReport,
+  ];
+  // A run whose stack or fault script failed (`error`) measured nothing: said so, not counted as a result.
+  const cellOf = (report: ProtocolReport, cell: (report: ProtocolReport) => string) =>
+    report.error ? 'did not run' : cell(report);
+  const both = (cell: (report: ProtocolReport) => string) => [cellOf(classic, cell), cellOf(consumer, cell)];
+  const count = (report: ProtocolReport, key: string) =>
+    num(report.invariants.find((found) => found.name === 'no-lost-or-ghost-orders')?.counts[key] ?? 0);
+  const twice = (report: ProtocolReport) => {
+    const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once') as
+      | { passed: boolean; violations?: string[] }
+      | undefined;
+    return found?.passed ? '0' : `**${num(found?.violations?.length ?? 1)}**`;
+  };
+  const name = `\`${scenario}\``;
+  /** A window in both runs, and consumer's ÷ classic's. */
+  const window = (label: string, ms: (report: ProtocolReport) => number | null | undefined) => {
+    const [a, b] = [ms(classic), ms(consumer)];
+    const ratio = a && b != null && !classic.error && !consumer.error ? times(b / a) : '';
+    return [`${name}: ${label}`, ...both((r) => seconds(ms(r))), ratio];
+  };
+  return [
+    window('longest stretch without an event published', (r) => r.progress?.longestWithoutPublishingMs),
+    window('longest stretch without an event applied', (r) => r.progress?.longestWithoutApplyingMs),
+    // The protocols differ in how long a group stops: the slowest group's longest stretch.
+    window('longest stretch one consumer group applied nothing', (r) => {
+      const gaps = Object.values(r.progress?.longestWithoutApplyingMsByGroup ?? {}).filter(
+        (ms) => ms != null,
+      );
+      return gaps.length > 0 ? Math.max(...(gaps as number[])) : null;
+    }),
+    window('longest order decision', (r) => r.load.decisionMs?.confirmed.max),
+    [
+      `${name}: within the stall target`,
+      ...both((r) =>
+        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
+      ),
+      '',
+    ],
+    [
+      `${name}: events lost / invented / applied twice`,
+      ...both((r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${twice(r)}`),
+      '',
+    ],
+    // The stall target has its own row: this one is the invariants the checker counts.
+    [
+      `${name}: every invariant`,
+      ...both((r) => (r.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**')),
+      '',
+    ],
+  ];
+}
+
+/** Where each run comes from: its file, revision, day and the machine's load average around it. */
+function runNote(results: Results, path: string): string {
+  const report = read(results, path);
+  const run = report.run;
+  if (!run) return results.link(path);
+  const revision = `${run.revision ?? 'unknown'}${run.clean === false ? '+changes' : ''}`;
+  const load = `load average ${num(run.loadBefore[0] ?? 0, 1)} before, ${num(run.loadAfter[0] ?? 0, 1)} after`;
+  return `${results.link(path)} (\`${revision}\`, ${day(report.startedAt)} ${when(report).slice(11)}, ${load})`;
+}
+
+/** The failover windows of the cluster scenarios on the classic and the consumer group protocol. */
+export function groupProtocolsTable(root = repoRoot): FigureTable {
+  const scenarios = pairedScenarios(root);
+  const sources = scenarios.flatMap((scenario) => PROTOCOLS.map((protocol) => chaosPath(scenario, protocol)));
+  return {
+    sources,
+    render(results) {
+      if (scenarios.length === 0)
+        return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
+      const cpu = read(results, sources[0] as string).run?.cpuModel ?? 'unknown';
+      return [
+        table(
+          ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
+          scenarios.flatMap((scenario) => rows(results, scenario)),
+        ),
+        '',
+        `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
+          'shared with other work: seconds-scale windows on a loaded machine, to be read as such. A run ' +
+          'whose processes did not start within their deadline measured nothing and was run again later, ' +
+          'so the times below give the order the runs kept. ' +
+          `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
+      ].join('\n');
+    },
+  };
+}
+
+export const groupProtocols = groupProtocolsTable();
