@@ -106,7 +106,8 @@ export class Relay {
    * - it filled its limit, or a wake-up arrives since it was sent and before the broker has
    *   acknowledged this batch (a NOTIFY, or the previous batch's mark unblocking an aggregate's
    *   next event): there is more to claim, so the next claim runs while the broker has this
-   *   batch (pipelined);
+   *   batch (pipelined) — unless marks go with the next claim (markWithNextClaimMs) and the claim
+   *   did not fill its limit: then the next claim waits for the ack and carries the mark (#idle);
    * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
    *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
    *   included), else it sleeps until one comes (and lingers, #idle) or the poll interval passes
@@ -132,7 +133,7 @@ export class Relay {
       }
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
         this.#faults?.pipelinedClaim(claimed.rows.length);
-      const previous = delivering ? await this.#markedNow(await delivering) : undefined;
+      const previous = delivering ? await delivering : undefined;
       delivering = undefined;
       inHand = [];
       if ('retryInMs' in claimed) {
@@ -154,11 +155,13 @@ export class Relay {
       if (previous) claimed.rows = await giveBackHeldBack(this.#outcomes, claimed, previous.heldBack);
       if (claimed.rows.length === 0 && full) continue;
       if (claimed.rows.length > 0) {
-        const deferral = { allowed: !full && (this.#options.markWithNextClaimMs ?? 0) > 0 };
-        const batch = this.#deliver(claimed, deferral);
-        if (full || (await this.#wakeup.wokenBefore(batch))) {
-          // The next claim runs while the broker has this batch: it cannot carry its mark.
-          deferral.allowed = false;
+        // A batch that did not fill its claim, with marks sent with the next claim: the next claim
+        // waits for the ack to carry this batch's mark instead of running beside the publish. The
+        // events it finds go out no later: a pipelined batch, too, is sent only once the one
+        // before is acknowledged and marked, and the separate mark's round trip is gone.
+        const deferMark = !full && (this.#options.markWithNextClaimMs ?? 0) > 0;
+        const batch = this.#deliver(claimed, deferMark);
+        if (full || (!deferMark && (await this.#wakeup.wokenBefore(batch)))) {
           delivering = batch;
           inHand = claimed.rows.map((row) => row.id);
           continue;
@@ -172,7 +175,7 @@ export class Relay {
       }
       await this.#idle();
     }
-    if (delivering) await this.#markedNow(await delivering);
+    if (delivering) await delivering;
     if (this.#unmarked) await this.#markAlone(this.#unmarked);
     this.#unmarked = undefined;
   }
@@ -214,18 +217,6 @@ export class Relay {
   }
 
   /**
-   * A pipelined batch is marked before the relay goes on (its next claim has run already): one
-   * that left its mark for later, by a race between the ack and the decision to pipeline, is
-   * marked here.
-   */
-  async #markedNow(step: Step): Promise<Step> {
-    if (!step.unmarked) return step;
-    const { unmarked, ...rest } = step;
-    if (await this.#markAlone(unmarked)) return rest;
-    return { ...rest, heldBack: heldBackOf(unmarked.rows) };
-  }
-
-  /**
    * Wait `ms`, cut short by stop() alone: a backoff (after a failure of the broker or the
    * database) or a linger (#idle). A wake-up ends neither. A NOTIFY says a row was committed,
    * nothing about the broker: with one per order a backoff would hit a broker that is down at the
@@ -241,23 +232,23 @@ export class Relay {
     const claimed = await claimRows(this.#outcomes, this.#options.batchSize, []);
     if ('retryInMs' in claimed) return { ...clean(0), retryInMs: claimed.retryInMs };
     if (claimed.rows.length === 0) return clean(0);
-    return this.#deliver(claimed, { allowed: false });
+    return this.#deliver(claimed, false);
   }
 
   /**
    * Publish a claimed batch and mark it published; on failure, deal with each event by kind. The
    * rows' leases are renewed until every one has its outcome (`return await`: the finally must
-   * wait for the one-at-a-time retry too, not only for its first step). With `deferral.allowed`
-   * when the broker acknowledges, the mark is left for the next claim (#idle), the leases held.
+   * wait for the one-at-a-time retry too, not only for its first step). With `deferMark`, once
+   * the broker acknowledged the batch its mark is left for the next claim (#idle), the leases held.
    */
-  async #deliver({ rows, leases }: Claimed, deferral: { allowed: boolean }): Promise<Step> {
+  async #deliver({ rows, leases }: Claimed, deferMark: boolean): Promise<Step> {
     let keepLeases = false;
     try {
       const standbyBehind = await untilStandbyHolds(this.#outcomes, this.#standbyWait, rows);
       if (standbyBehind) return standbyBehind;
       const error = await this.#send(rows);
       if (!error) {
-        if (deferral.allowed) {
+        if (deferMark) {
           this.#faults?.afterBrokerAck(rows.length);
           keepLeases = true;
           return { ...clean(rows.length), unmarked: { rows, leases, ackedAt: Date.now() } };
