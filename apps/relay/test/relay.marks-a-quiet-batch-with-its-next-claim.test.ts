@@ -72,6 +72,43 @@ describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
     }
   });
 
+  it('does not pipeline a small batch: an event committed while the broker has it is claimed with its mark', {
+    timeout: 60_000,
+  }, async () => {
+    const setup = await startInProcessRelay('relay_mark_with_claim_no_pipeline', brokers, {
+      markWithNextClaimMs: 5_000,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      const statements = recordStatements(setup);
+      const acked: number[] = [];
+      setup.around.before = async () => {
+        if (acked.length > 0) return;
+        // The second event is committed, and its NOTIFY has arrived, while the broker has the first.
+        await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'busy-' });
+        await eventually('the NOTIFY arrived', async () => (setup.wakeup.pending ? true : undefined));
+      };
+      setup.around.after = async (events) => {
+        acked.push(events.length);
+      };
+      await setup.wakeup.listen();
+      setup.relay.start();
+      await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'busy-' });
+      await eventually('both published', async () => {
+        const statuses = await statusOf(setup);
+        return statuses.length === 2 && statuses.every((status) => status === 'published') ? true : undefined;
+      });
+      expect(acked).toEqual([1, 1]);
+      const count = (name: string) => statements.filter((s) => s === name).length;
+      // Pipelined, the second claim would have run beside the first publish and the first mark
+      // gone alone: two marks alone, no claim with a mark.
+      expect(count(preparedStatementNames.markAndClaim)).toBe(1);
+      expect(count(preparedStatementNames.markPublished)).toBe(1);
+    } finally {
+      await setup.dispose();
+    }
+  });
+
   it('marks the batch it holds when it stops, without waiting for the bound', {
     timeout: 60_000,
   }, async () => {
