@@ -66,6 +66,18 @@ const settings = z.object({
     .min(0, 'from 0 (claim at once) to 1000 ms')
     .max(1000, 'from 0 (claim at once) to 1000 ms: a longer linger is latency, not batching')
     .default(0),
+  /**
+   * How long an idle relay keeps the mark of a batch the broker acknowledged for its next claim,
+   * so that both go to the database as one statement (fewer statements and round trips per event
+   * at low rates; the event is on the broker already, only its published_at waits). 0 (default)
+   * marks at once; a mark whose wake-up does not come within this is sent alone.
+   */
+  RELAY_MARK_WITH_NEXT_CLAIM_MS: z.coerce
+    .number()
+    .int('a whole number of milliseconds')
+    .min(0, 'from 0 (mark at once) to 1000 ms')
+    .max(1000, 'from 0 (mark at once) to 1000 ms')
+    .default(0),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */
   RELAY_LEASE_MS: timerMs().default(30_000),
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */

@@ -45,12 +45,13 @@ export const OUTBOX_SESSION_OPTIONS = `${CUSTOM_PLANS} -c enable_bitmapscan=off`
  *   and never candidates: a race can only shorten a run, never let two relays share an
  *   aggregate. The candidates dropped here are unlocked when the statement ends.
  */
-export const claimSql = `
-  with candidates as (
+// The claim's parts, shared with markAndClaim (below); `notMarking` keeps the rows a folded
+// mark updates out of the candidates.
+const claimCtes = (notMarking: string) => `candidates as (
     select o.id, o.seq, o.aggregate_type, o.aggregate_id, o.status as previous_status
       from outbox o
      where ((o.status = 'pending' and o.next_attempt_at <= now())
-         or (o.status = 'in_flight' and o.lease_expires_at < now()))
+         or (o.status = 'in_flight' and o.lease_expires_at < now()))${notMarking}
        and (select (head.status = 'pending' and head.next_attempt_at <= now())
                 or (head.status = 'in_flight' and (head.lease_expires_at < now()
                                                   or (head.id = any($4::uuid[]) and head.lease_owner = $1)))
@@ -79,8 +80,9 @@ export const claimSql = `
     select c.id, c.previous_status
       from candidates c
       join run_ends r on r.aggregate_type = c.aggregate_type and r.aggregate_id = c.aggregate_id
-     where r.stop_seq is null or c.seq < r.stop_seq)
-  update outbox o
+     where r.stop_seq is null or c.seq < r.stop_seq)`;
+
+const claimUpdate = `  update outbox o
      set status = 'in_flight',
          lease_owner = $1,
          lease_expires_at = now() + make_interval(secs => $2::int / 1000.0),
@@ -90,6 +92,10 @@ export const claimSql = `
   returning o.id, o.seq, o.source, o.aggregate_type, o.aggregate_id, o.event_type, o.schema_version,
             o.payload, o.headers, o.attempts, o.created_at,
             claimable.previous_status = 'in_flight' as lease_expired`;
+
+export const claimSql = `
+  with ${claimCtes('')}
+${claimUpdate}`;
 
 /**
  * After the broker acknowledged the batch; one statement for the whole batch. Each marked row
@@ -129,3 +135,31 @@ export const markPublishedSql = `
                 and not (later.status = 'in_flight' and later.lease_owner = $2)))
   select m.id, m.id in (select id from unblocking) as unblocks_later
     from marked m`;
+
+/**
+ * markAndClaim — the mark of an acknowledged batch ($5: its ids, fenced by $1 like markPublished)
+ * and the next claim, in one statement: at low rates a batch holds an event or two, and the relay
+ * saves the mark's round trip by sending it with the claim its next wake-up makes anyway
+ * (apps/relay/src/polling/relay.ts, #idle). The claim reads the statement's snapshot, where the
+ * marked rows are still in flight under this relay's lease: the caller passes them in hand too
+ * ($4), so their aggregates' next events extend their runs as they would after a separate mark,
+ * and a row another relay took over (not marked) extends nothing. The marked rows are kept out of
+ * the candidates, so no row is updated twice. One row at least: `marked_ids`, the ids really
+ * marked, then the claimed row's columns (null when the claim found nothing).
+ */
+export const markAndClaimSql = `
+  with marked as (
+    update outbox o
+       set status = 'published',
+           published_at = now(),
+           lease_owner = null,
+           lease_expires_at = null,
+           last_error = null
+     where o.id = any($5::uuid[])
+       and o.lease_owner = $1
+    returning o.id),
+  ${claimCtes('\n       and o.id <> all($5::uuid[])')},
+  claimed as (${claimUpdate})
+  select m.marked_ids, c.*
+    from (select coalesce(array_agg(id::text), '{}') as marked_ids from marked) m
+    left join claimed c on true`;

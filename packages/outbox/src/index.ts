@@ -24,11 +24,13 @@ export {
 export {
   claimBatch,
   deletePublished,
+  markAndClaim,
   markFailed,
   markPublished,
   type OutboxStats,
   outboxSql,
   outboxStats,
+  preparedStatementNames,
   type RedriveSelector,
   redrive,
   renewLeases,

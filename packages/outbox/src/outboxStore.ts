@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { claimSql, markPublishedSql } from './claimSql.ts';
+import { claimSql, markAndClaimSql, markPublishedSql } from './claimSql.ts';
 import type { ClaimedRow } from './outboxRow.ts';
 
 /**
@@ -28,6 +28,9 @@ export const outboxSql = {
 
   /** claimSql.ts: after the broker acknowledged a batch, and what it unblocked. */
   markPublished: markPublishedSql,
+
+  /** claimSql.ts: an acknowledged batch's mark sent with the next claim, one statement for both. */
+  markAndClaim: markAndClaimSql,
 
   /** Keep a slow publish's rows ours: push the lease out again while the broker has them. */
   renewLeases: `
@@ -110,6 +113,7 @@ export const outboxSql = {
 export const preparedStatementNames = {
   claim: 'outbox_claim',
   markPublished: 'outbox_mark_published',
+  markAndClaim: 'outbox_mark_and_claim',
   renewLeases: 'outbox_renew_leases',
 } as const;
 
@@ -128,6 +132,31 @@ export async function claimBatch(
   });
   // UPDATE ... RETURNING does not keep the subquery's order.
   return rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+}
+
+/**
+ * Mark `marked` published (fenced by `owner`, as markPublished) and claim the next batch, in one
+ * statement (claimSql.ts, markAndClaim). The marked rows count as in hand for the claim. Returns
+ * the ids really marked and the rows claimed, in `seq` order.
+ */
+export async function markAndClaim(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  marked: string[],
+  inHand: string[] = [],
+): Promise<{ marked: Set<string>; rows: ClaimedRow[] }> {
+  const { rows } = await db.query<ClaimedRow & { marked_ids: string[] }>({
+    name: preparedStatementNames.markAndClaim,
+    text: outboxSql.markAndClaim,
+    values: [owner, leaseMs, limit, [...inHand, ...marked], marked],
+  });
+  const claimed = rows
+    .filter((row) => row.id !== null)
+    .map(({ marked_ids: _, ...row }) => row as ClaimedRow)
+    .sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+  return { marked: new Set(rows[0]?.marked_ids ?? []), rows: claimed };
 }
 
 export type Marked = {

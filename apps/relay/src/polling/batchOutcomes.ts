@@ -39,12 +39,29 @@ function eventFields(row: ClaimedRow) {
 export async function markBatchPublished(
   deps: OutcomeDeps,
   rows: ClaimedRow[],
+  ackedAt?: number,
 ): Promise<{ marked: number; unblocked: number }> {
   const { ids, unblocked } = await markPublished(
     deps.pool,
     rows.map((row) => row.id),
     deps.owner,
   );
+  countMarked(deps, rows, ids, ackedAt);
+  return { marked: ids.size, unblocked };
+}
+
+/**
+ * Count and log what a mark changed: `ids` are the rows of `rows` really marked (the others'
+ * leases another relay took over). markBatchPublished's, and the mark folded into a claim's
+ * (claimStep.ts).
+ */
+export function countMarked(
+  deps: OutcomeDeps,
+  rows: ClaimedRow[],
+  ids: Set<string>,
+  /** When the broker acknowledged them: a mark sent with the next claim comes later. */
+  ackedAt = Date.now(),
+): void {
   // Count only what this relay really marked: a row whose lease another relay took over is that
   // relay's to count (it publishes it again), or the totals of all relays would exceed the events.
   const fenced = rows.length - ids.size;
@@ -52,17 +69,15 @@ export async function markBatchPublished(
     deps.metrics.fencedOff.inc(fenced);
     deps.logger.warn({ count: fenced }, 'published events whose lease another relay had taken over');
   }
-  const now = Date.now();
   for (const row of rows) {
     if (!ids.has(row.id)) continue;
     deps.metrics.published.inc({ event_type: row.event_type });
     deps.metrics.commitToPublish.observe({
-      value: (now - row.created_at.getTime()) / 1000,
+      value: (ackedAt - row.created_at.getTime()) / 1000,
       exemplarLabels: exemplarOf(row.headers.traceparent),
     });
   }
   deps.logger.debug({ count: ids.size }, 'batch published');
-  return { marked: ids.size, unblocked };
 }
 
 /**
@@ -165,10 +180,22 @@ export function holdLeases(deps: OutcomeDeps, rows: ClaimedRow[]): HeldLeases {
 export type Claimed = { rows: ClaimedRow[]; leases: HeldLeases };
 
 /**
+ * A batch the broker acknowledged whose mark waits for the relay's next claim, to go with it
+ * (relay.ts, #idle); its leases are held until then.
+ */
+export type Unmarked = Claimed & { ackedAt: number };
+
+/**
  * A batch's outcome. `heldBack`: the aggregates (aggregateKey) whose events in the batch did not
  * all go out and get marked; the next batch, claimed meanwhile, must not send their later events.
  */
-export type Step = { claimed: number; retryInMs: number; heldBack: Set<string> };
+export type Step = {
+  claimed: number;
+  retryInMs: number;
+  heldBack: Set<string>;
+  /** Published and acknowledged, its mark left for the next claim (relay.ts #idle). */
+  unmarked?: Unmarked;
+};
 export const clean = (claimed: number): Step => ({ claimed, retryInMs: 0, heldBack: new Set() });
 export const aggregateKey = (row: ClaimedRow) => `${row.aggregate_type}/${row.aggregate_id}`;
 export const heldBackOf = (rows: ClaimedRow[]) => new Set(rows.map(aggregateKey));

@@ -1,22 +1,34 @@
-import { claimBatch } from '@outbox/outbox';
+import { claimBatch, markAndClaim } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
-import { type Claimed, holdLeases, type OutcomeDeps } from './batchOutcomes.ts';
+import { type Claimed, countMarked, holdLeases, type OutcomeDeps, type Unmarked } from './batchOutcomes.ts';
 
 /**
  * The claim step: up to `limit` due events leased to this relay (claimSql.ts says which, and how
- * each aggregate keeps its order), their leases held from here until each has its outcome. A
- * database failure resolves to the backoff instead.
+ * each aggregate keeps its order), their leases held from here until each has its outcome. With
+ * `unmarked`, an acknowledged batch whose mark waited for this claim, the mark goes in the same
+ * statement (markAndClaim), and that batch's leases end once it succeeded. A database failure
+ * resolves to the backoff instead, and leaves `unmarked` unmarked and still leased.
  */
 export async function claimRows(
   deps: OutcomeDeps,
   limit: number,
   /** The ids of the batch the relay is delivering; the claim may extend their aggregates' runs. */
   inHand: string[],
+  unmarked?: Unmarked,
 ): Promise<Claimed | { retryInMs: number }> {
   const claimTimer = deps.metrics.stepDuration.startTimer({ step: 'claim' });
   let claimed: Claimed['rows'];
   try {
-    claimed = await claimBatch(deps.pool, deps.owner, deps.leaseMs, limit, inHand);
+    if (unmarked) {
+      const ids = unmarked.rows.map((row) => row.id);
+      const result = await markAndClaim(deps.pool, deps.owner, deps.leaseMs, limit, ids, inHand);
+      unmarked.leases.release();
+      countMarked(deps, unmarked.rows, result.marked, unmarked.ackedAt);
+      deps.health.published(result.marked.size);
+      claimed = result.rows;
+    } else {
+      claimed = await claimBatch(deps.pool, deps.owner, deps.leaseMs, limit, inHand);
+    }
   } catch (err) {
     return { retryInMs: deps.health.degraded('claim', toError(err)) };
   } finally {

@@ -16,6 +16,7 @@ import {
   markBatchPublished,
   type OutcomeDeps,
   type Step,
+  type Unmarked,
   untilStandbyHolds,
 } from './batchOutcomes.ts';
 import { claimRows } from './claimStep.ts';
@@ -56,6 +57,8 @@ export class Relay {
   /** A batch's publish is under way: the broker has it and has not answered yet. */
   #withBroker = false;
   #lastClaimed = 0;
+  /** An acknowledged batch whose mark waits for the next claim (#idle). */
+  #unmarked: Unmarked | undefined;
   readonly #health: RelayHealthTracker;
 
   constructor(deps: {
@@ -103,7 +106,8 @@ export class Relay {
    * - it filled its limit, or a wake-up arrives since it was sent and before the broker has
    *   acknowledged this batch (a NOTIFY, or the previous batch's mark unblocking an aggregate's
    *   next event): there is more to claim, so the next claim runs while the broker has this
-   *   batch (pipelined);
+   *   batch (pipelined) — unless marks go with the next claim (markWithNextClaimMs) and the claim
+   *   did not fill its limit: then the next claim waits for the ack and carries the mark (#idle);
    * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
    *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
    *   included), else it sleeps until one comes (and lingers, #idle) or the poll interval passes
@@ -122,8 +126,11 @@ export class Relay {
     while (!this.#stopping) {
       const limit = nextClaimSize(this.#options, this.#lastClaimed);
       this.#wakeup.reset();
-      const claimed = await claimRows(this.#outcomes, limit, inHand);
-      if ('rows' in claimed) this.#lastClaimed = claimed.rows.length;
+      const claimed = await claimRows(this.#outcomes, limit, inHand, this.#unmarked);
+      if ('rows' in claimed) {
+        this.#lastClaimed = claimed.rows.length;
+        this.#unmarked = undefined;
+      }
       if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
         this.#faults?.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
@@ -148,13 +155,19 @@ export class Relay {
       if (previous) claimed.rows = await giveBackHeldBack(this.#outcomes, claimed, previous.heldBack);
       if (claimed.rows.length === 0 && full) continue;
       if (claimed.rows.length > 0) {
-        const batch = this.#deliver(claimed);
-        if (full || (await this.#wakeup.wokenBefore(batch))) {
+        // A batch that did not fill its claim, with marks sent with the next claim: the next claim
+        // waits for the ack to carry this batch's mark instead of running beside the publish. The
+        // events it finds go out no later: a pipelined batch, too, is sent only once the one
+        // before is acknowledged and marked, and the separate mark's round trip is gone.
+        const deferMark = !full && (this.#options.markWithNextClaimMs ?? 0) > 0;
+        const batch = this.#deliver(claimed, deferMark);
+        if (full || (!deferMark && (await this.#wakeup.wokenBefore(batch)))) {
           delivering = batch;
           inHand = claimed.rows.map((row) => row.id);
           continue;
         }
         const step = await batch;
+        this.#unmarked = step.unmarked;
         if (step.retryInMs > 0) {
           await this.#pause(step.retryInMs);
           continue;
@@ -163,6 +176,8 @@ export class Relay {
       await this.#idle();
     }
     if (delivering) await delivering;
+    if (this.#unmarked) await this.#markAlone(this.#unmarked);
+    this.#unmarked = undefined;
   }
 
   /**
@@ -174,8 +189,31 @@ export class Relay {
    */
   async #idle(): Promise<void> {
     if (this.#stopping) return;
-    const { pollIntervalMs, lingerMs = 0 } = this.#options;
+    const { pollIntervalMs, lingerMs = 0, markWithNextClaimMs = 0 } = this.#options;
+    if (this.#unmarked) {
+      // The batch just acknowledged is marked by the next claim, in the same statement, if a
+      // wake-up comes within markWithNextClaimMs (at a steady low rate the next NOTIFY is
+      // rarely further away): one round trip and one statement per batch instead of two. If none
+      // comes it is marked alone, so a quiet outbox never keeps a published row in flight.
+      if (this.#wakeup.pending) return;
+      if (await this.#wakeup.sleep(markWithNextClaimMs)) {
+        if (lingerMs > 0) await this.#pause(lingerMs);
+        return;
+      }
+      const unmarked = this.#unmarked;
+      this.#unmarked = undefined;
+      await this.#markAlone(unmarked);
+    }
     if ((await this.#wakeup.sleep(pollIntervalMs)) && lingerMs > 0) await this.#pause(lingerMs);
+  }
+
+  /** Mark a batch whose mark waited for a claim that did not come; its leases end here. */
+  async #markAlone({ rows, leases, ackedAt }: Unmarked): Promise<boolean> {
+    try {
+      return await this.#published(rows, ackedAt);
+    } finally {
+      leases.release();
+    }
   }
 
   /**
@@ -194,20 +232,27 @@ export class Relay {
     const claimed = await claimRows(this.#outcomes, this.#options.batchSize, []);
     if ('retryInMs' in claimed) return { ...clean(0), retryInMs: claimed.retryInMs };
     if (claimed.rows.length === 0) return clean(0);
-    return this.#deliver(claimed);
+    return this.#deliver(claimed, false);
   }
 
   /**
    * Publish a claimed batch and mark it published; on failure, deal with each event by kind. The
    * rows' leases are renewed until every one has its outcome (`return await`: the finally must
-   * wait for the one-at-a-time retry too, not only for its first step).
+   * wait for the one-at-a-time retry too, not only for its first step). With `deferMark`, once
+   * the broker acknowledged the batch its mark is left for the next claim (#idle), the leases held.
    */
-  async #deliver({ rows, leases }: Claimed): Promise<Step> {
+  async #deliver({ rows, leases }: Claimed, deferMark: boolean): Promise<Step> {
+    let keepLeases = false;
     try {
       const standbyBehind = await untilStandbyHolds(this.#outcomes, this.#standbyWait, rows);
       if (standbyBehind) return standbyBehind;
       const error = await this.#send(rows);
       if (!error) {
+        if (deferMark) {
+          this.#faults?.afterBrokerAck(rows.length);
+          keepLeases = true;
+          return { ...clean(rows.length), unmarked: { rows, leases, ackedAt: Date.now() } };
+        }
         const marked = await this.#published(rows);
         return marked ? clean(rows.length) : { ...clean(rows.length), heldBack: heldBackOf(rows) };
       }
@@ -218,7 +263,7 @@ export class Relay {
       // back the rest of the refused event's aggregate.
       return await this.#publishOneByOne(rows, leases);
     } finally {
-      leases.release();
+      if (!keepLeases) leases.release();
     }
   }
 
@@ -271,12 +316,13 @@ export class Relay {
   }
 
   /** Acknowledged by the broker: mark published (fenced by our lease). False if the mark failed. */
-  async #published(rows: ClaimedRow[]): Promise<boolean> {
-    this.#faults?.afterBrokerAck(rows.length);
+  async #published(rows: ClaimedRow[], ackedAt?: number): Promise<boolean> {
+    // A mark that waited for a claim passed its fault point when the broker acknowledged.
+    if (ackedAt === undefined) this.#faults?.afterBrokerAck(rows.length);
     const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     let marked: Awaited<ReturnType<typeof markBatchPublished>>;
     try {
-      marked = await markBatchPublished(this.#outcomes, rows);
+      marked = await markBatchPublished(this.#outcomes, rows, ackedAt);
     } catch (err) {
       this.#health.degraded('mark-published', toError(err));
       return false;

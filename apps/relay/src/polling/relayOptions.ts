@@ -10,6 +10,11 @@ export type RelayOptions = {
   pollIntervalMs: number;
   /** How long an idle relay waits after a wake-up before it claims (relay.ts #idle); default 0. */
   lingerMs?: number;
+  /**
+   * How long an idle relay keeps an acknowledged batch's mark for its next claim, to send both as
+   * one statement (relay.ts #idle); default 0, marked at once.
+   */
+  markWithNextClaimMs?: number;
   /** Attempts before a transiently failing event is dead-lettered. */
   maxAttempts: number;
 };

@@ -56,6 +56,7 @@ export function relayLoopOptions(config: Config, id: string): RelayOptions {
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     lingerMs: config.RELAY_LINGER_MS,
+    markWithNextClaimMs: config.RELAY_MARK_WITH_NEXT_CLAIM_MS,
     maxAttempts: config.RELAY_MAX_ATTEMPTS,
   };
 }

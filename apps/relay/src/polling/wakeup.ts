@@ -80,6 +80,11 @@ export class Wakeup {
     this.#notified = false;
   }
 
+  /** A wake-up arrived since the last reset or sleep: a sleep now would return at once. */
+  get pending(): boolean {
+    return this.#notified;
+  }
+
   /**
    * Until the poll interval or a wake-up; at once if one arrived since the last reset or sleep.
    * Resolves true only when a wake-up ended a sleep that waited: the relay was idle (the relay's

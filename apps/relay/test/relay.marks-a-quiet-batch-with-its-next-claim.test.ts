@@ -1,0 +1,152 @@
+// At a low steady rate every batch holds an event or two, and each cost a claim and a mark: two
+// statements, two round trips. With RELAY_MARK_WITH_NEXT_CLAIM_MS an idle relay keeps the mark of
+// the batch the broker acknowledged for the claim its next wake-up makes, and sends both as one
+// statement (claimSql.ts, markAndClaim); a mark whose wake-up does not come in time goes alone,
+// and stop() marks what it holds before it returns.
+import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
+import { eventually } from '@outbox/devstack/testing/stack';
+import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { preparedStatementNames } from '@outbox/outbox';
+import { loadConfig } from '@outbox/runtime/config';
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../src/config.ts';
+import { type InProcessRelay, startInProcessRelay } from './inProcessRelay.ts';
+
+useLeakGuard();
+
+const brokers = sharedKafkaBrokers();
+
+/** The names of the prepared statements the relay's pool runs, in order (claim, mark, …). */
+function recordStatements(setup: InProcessRelay): string[] {
+  const names: string[] = [];
+  const query = setup.pool.query.bind(setup.pool) as (...args: unknown[]) => unknown;
+  (setup.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const config = args[0] as { name?: string } | string;
+    if (typeof config === 'object' && config.name) names.push(config.name);
+    return query(...args);
+  };
+  return names;
+}
+
+const statusOf = async (setup: InProcessRelay) => (await outboxRows(setup.db.url)).map((row) => row.status);
+
+describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
+  it('marks each batch with the claim the next NOTIFY makes, in aggregate order, and the last one alone', {
+    timeout: 60_000,
+  }, async () => {
+    // Long enough that each next commit's NOTIFY comes within it on a busy machine.
+    const setup = await startInProcessRelay('relay_mark_with_claim', brokers, {
+      markWithNextClaimMs: 5_000,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      const statements = recordStatements(setup);
+      const acked: number[] = [];
+      setup.around.after = async (events) => {
+        acked.push(events.length);
+      };
+      await setup.wakeup.listen();
+      setup.relay.start();
+      // Three events of one aggregate, each committed once the one before is on the broker: the
+      // next event's claim runs while the one before is still in flight, unmarked.
+      for (let n = 1; n <= 3; n++) {
+        await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'quiet-' });
+        await eventually(`event ${n} acknowledged`, async () => (acked.length >= n ? true : undefined));
+      }
+      await eventually('all three published', async () =>
+        (await statusOf(setup)).every((status) => status === 'published') ? true : undefined,
+      );
+      expect(acked).toEqual([1, 1, 1]);
+      const count = (name: string) => statements.filter((s) => s === name).length;
+      // The first claim had nothing to mark; the second and third carried the marks of the
+      // batches before them; the third batch's mark went alone once no wake-up came.
+      expect(count(preparedStatementNames.markAndClaim)).toBe(2);
+      expect(count(preparedStatementNames.markPublished)).toBe(1);
+      expect(statements.at(-1)).toBe(preparedStatementNames.markPublished);
+      const marked = await setup.metrics.published.get();
+      expect(marked.values.reduce((sum, v) => sum + v.value, 0)).toBe(3);
+    } finally {
+      await setup.dispose();
+    }
+  });
+
+  it('does not pipeline a small batch: an event committed while the broker has it is claimed with its mark', {
+    timeout: 60_000,
+  }, async () => {
+    const setup = await startInProcessRelay('relay_mark_with_claim_no_pipeline', brokers, {
+      markWithNextClaimMs: 5_000,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      const statements = recordStatements(setup);
+      const acked: number[] = [];
+      setup.around.before = async () => {
+        if (acked.length > 0) return;
+        // The second event is committed, and its NOTIFY has arrived, while the broker has the first.
+        await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'busy-' });
+        await eventually('the NOTIFY arrived', async () => (setup.wakeup.pending ? true : undefined));
+      };
+      setup.around.after = async (events) => {
+        acked.push(events.length);
+      };
+      await setup.wakeup.listen();
+      setup.relay.start();
+      await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'busy-' });
+      await eventually('both published', async () => {
+        const statuses = await statusOf(setup);
+        return statuses.length === 2 && statuses.every((status) => status === 'published') ? true : undefined;
+      });
+      expect(acked).toEqual([1, 1]);
+      const count = (name: string) => statements.filter((s) => s === name).length;
+      // Pipelined, the second claim would have run beside the first publish and the first mark
+      // gone alone: two marks alone, no claim with a mark.
+      expect(count(preparedStatementNames.markAndClaim)).toBe(1);
+      expect(count(preparedStatementNames.markPublished)).toBe(1);
+    } finally {
+      await setup.dispose();
+    }
+  });
+
+  it('marks the batch it holds when it stops, without waiting for the bound', {
+    timeout: 60_000,
+  }, async () => {
+    const setup = await startInProcessRelay('relay_mark_with_claim_stop', brokers, {
+      markWithNextClaimMs: 60_000,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      let acked = 0;
+      setup.around.after = async () => {
+        acked += 1;
+      };
+      await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'stop-' });
+      setup.relay.start();
+      await eventually('the event acknowledged', async () => (acked > 0 ? true : undefined));
+      const started = performance.now();
+      await setup.relay.stop();
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(await statusOf(setup)).toEqual(['published']);
+    } finally {
+      await setup.dispose();
+    }
+  });
+});
+
+describe('RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
+  const env = { DATABASE_URL: testPostgresUrl, KAFKA_BROKERS: '127.0.0.1:9092' };
+
+  it('is 0 (mark at once) unless set, and refuses a value beyond a second or not a whole number', () => {
+    const load = (value?: string) =>
+      loadConfig(
+        'relay',
+        configSchema,
+        value === undefined ? env : { ...env, RELAY_MARK_WITH_NEXT_CLAIM_MS: value },
+      );
+    expect(load().RELAY_MARK_WITH_NEXT_CLAIM_MS).toBe(0);
+    expect(load('100').RELAY_MARK_WITH_NEXT_CLAIM_MS).toBe(100);
+    for (const bad of ['1001', '-1', '2.5', 'soon'])
+      expect(() => load(bad)).toThrow(/RELAY_MARK_WITH_NEXT_CLAIM_MS: /);
+  });
+});

@@ -1,0 +1,358 @@
+/**
+ * What the polling relay costs per event when the outbox is quiet: a steady offered rate of
+ * events (each in its own transaction, as orders are written), one relay, and per event published
+ * the relay's SQL statements and round trips (its own metrics: claims, with a mark or not, marks
+ * sent alone, lease renewals; a clean run writes nothing else), its batches, the outbox rows
+ * updated (pg_stat_user_tables, over the whole run: the server reports them late) and the relay's
+ * CPU seconds (/proc). pg_stat_statements is not used: the shared test server does not preload it.
+ * Counts do not depend on the machine's load; CPU seconds and latency do, so variants run
+ * interleaved (A/B/A/B, the order rotating per round) and are compared as ratios within a run.
+ *
+ *   node bench/relay-low-rate.ts [--rates 20,80] [--seconds 15] [--rounds 2]
+ *                                [--variants mark-at-once=0,mark-with-next-claim=100]
+ *                                [--out bench/results/relay-low-rate]
+ *
+ * A variant is a name and the relay's RELAY_MARK_WITH_NEXT_CLAIM_MS; each has its own database,
+ * topic and relay process (production defaults otherwise: NOTIFY, poll 1 s, claims of 16 to 1,000).
+ * Every relay statement is one round trip (named prepared statements, no BEGIN/COMMIT), so the
+ * statement count is the round-trip count. Latency: the relay's own commit-to-broker-ack
+ * histogram (its mean, exact from its sum and count), and published_at − created_at from the
+ * outbox (the mark's time: with the mark deferred it includes the wait for the next claim).
+ *
+ * Not a test: it prints a table and writes <out>.json and <out>.md.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { topicFor } from '@outbox/contracts';
+import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
+import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import pg from 'pg';
+import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
+import { positiveInt, positiveInts } from './support/args.ts';
+import { cpuSince, cpuSnapshot } from './support/cpu.ts';
+import { logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { median, quantile, rotated, round } from './support/stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rates: { type: 'string', default: '20,80' },
+    seconds: { type: 'string', default: '15' },
+    rounds: { type: 'string', default: '2' },
+    variants: { type: 'string', default: 'mark-at-once=0,mark-with-next-claim=100' },
+    out: { type: 'string', default: 'bench/results/relay-low-rate' },
+  },
+});
+const rates = positiveInts('rates', args.rates);
+const seconds = positiveInt('seconds', args.seconds);
+const rounds = positiveInt('rounds', args.rounds);
+const variants = args.variants.split(',').map((spec) => {
+  const [name = '', ms = ''] = spec.split('=');
+  if (!name || !/^\d+$/.test(ms)) throw new Error(`--variants: name=ms, not ${spec}`);
+  return { name, markWithNextClaimMs: Number(ms) };
+});
+const log = logger('relay-low-rate');
+const AGGREGATES = 1000;
+
+const insertOne = `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+  values (gen_random_uuid(), '/orders', 'order', 'low-' || ($1::int % ${AGGREGATES})::text, 'ORDER_CREATED', 1,
+          jsonb_build_object('orderId', gen_random_uuid()::text, 'customerId', 'customer-' || $1::text,
+                             'currency', 'EUR', 'totalCents', '1999',
+                             'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999'))))`;
+
+/** `rate` events/s for `seconds`, one transaction each, on a schedule fixed in advance (open loop). */
+async function offer(
+  pool: pg.Pool,
+  rate: number,
+  from: number,
+): Promise<{ events: number; achievedRate: number }> {
+  const events = rate * seconds;
+  const intervalMs = 1000 / rate;
+  const inflight: Promise<unknown>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < events; i++) {
+    const wait = start + i * intervalMs - performance.now();
+    if (wait > 1) await sleep(wait);
+    inflight.push(pool.query(insertOne, [from + i]));
+  }
+  await Promise.all(inflight);
+  return { events, achievedRate: round(events / ((performance.now() - start) / 1000), 1) };
+}
+
+type Fixture = {
+  name: string;
+  markWithNextClaimMs: number;
+  db: TestDatabase;
+  admin: pg.Client;
+  pool: pg.Pool;
+  relay: Relay;
+};
+
+type Cell = {
+  round: number;
+  variant: string;
+  rate: number;
+  events: number;
+  achievedRate: number;
+  /** Per event published: statements (= round trips), and which. */
+  statements: number;
+  claims: number;
+  marks: number;
+  renewals: number;
+  batches: number;
+  relayCpuSecondsPer1000: number;
+  /** The relay's commit-to-broker-ack histogram: its mean over the cell, ms. */
+  commitToAckMeanMs: number;
+  publishedAtP50Ms: number;
+  publishedAtP99Ms: number;
+};
+
+/** From one scrape of the relay's /metrics: its commit-to-ack histogram and its lease renewals. */
+async function relayCounters(relay: Relay): Promise<{ ackSum: number; ackCount: number; renewals: number }> {
+  const text = await (await fetch(`${relay.process.url}/metrics`)).text();
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    ackSum: value('outbox_commit_to_publish_seconds_sum'),
+    ackCount: value('outbox_commit_to_publish_seconds_count'),
+    renewals: value('outbox_relay_lease_renewals_total'),
+  };
+}
+
+async function outboxUpdates(admin: pg.Client): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>(
+    `select n_tup_upd::text as n from pg_stat_user_tables where relname = 'outbox'`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+const report = {
+  benchmark: 'relay-low-rate',
+  date: new Date().toISOString(),
+  machine: machineInfo(),
+  node: process.version,
+  postgres: await postgresInfo(testPostgresUrl),
+  parameters: { rates, seconds, rounds, variants, aggregates: AGGREGATES },
+  note: 'The machine is shared and loaded (other test suites and brokers run beside it): counts per event do not depend on it; CPU seconds and latencies are compared only as ratios between the variants, interleaved in this run.',
+  cells: [] as Cell[],
+  summary: [] as Record<string, unknown>[],
+  /** Per variant, over the whole run (warm-up included): outbox rows updated per event. */
+  rowsUpdated: {} as Record<string, { events: number; rowsUpdated: number; perEvent: number }>,
+};
+
+log('starting the broker');
+const broker = await startBenchBroker('bench-relay-low-rate');
+const fixtures: Fixture[] = [];
+try {
+  const brokers = broker.broker.brokers;
+  const kafka = benchKafka('bench-relay-low-rate', brokers);
+  for (const variant of variants) {
+    const db = await createOutboxDatabase(`bench_relay_low_rate_${variant.name.replaceAll('-', '_')}`);
+    const prefix = `${freshName('lowrate')}.`;
+    await createTopic(kafka, topicFor('order', prefix), 6);
+    const [relay] = await startRelays(db, brokers, prefix, 1, 1000, `bench-${variant.name}`, {
+      batchSize: 1000,
+      topicPartitions: 6,
+      env: { RELAY_MARK_WITH_NEXT_CLAIM_MS: String(variant.markWithNextClaimMs) },
+    });
+    fixtures.push({
+      ...variant,
+      db,
+      admin: await connect(db.url),
+      pool: new pg.Pool({ connectionString: db.url, max: 8 }),
+      relay: relay as Relay,
+    });
+  }
+  let cursor = 0;
+  const measure = async (fixture: Fixture, rate: number, r: number): Promise<Cell> => {
+    const { rows } = await fixture.admin.query<{ seq: string }>(
+      'select coalesce(max(seq), 0)::text as seq from outbox',
+    );
+    const afterSeq = rows[0]?.seq ?? '0';
+    const steps0 = await relaySteps(fixture.relay);
+    const counters0 = await relayCounters(fixture.relay);
+    const groups = { relay: relayPids([fixture.relay]) };
+    const cpu0 = cpuSnapshot(groups);
+    const offered = await offer(fixture.pool, rate, cursor);
+    cursor += offered.events;
+    if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
+      throw new Error(`${fixture.name} @${rate}/s: events still unpublished 60 s after the load`);
+    // Every event is marked (the last batch's too, alone or not): the counts are complete.
+    const cpu = cpuSince(cpu0, groups);
+    const steps = await relaySteps(fixture.relay);
+    const counters = await relayCounters(fixture.relay);
+    const { rows: samples } = await fixture.admin.query<{ ms: number }>(
+      `select extract(epoch from published_at - created_at) * 1000 as ms from outbox where seq > $1::bigint`,
+      [afterSeq],
+    );
+    const n = samples.length;
+    const claims = steps.claim.count - steps0.claim.count;
+    const marks = steps.mark.count - steps0.mark.count;
+    const renewals = counters.renewals - counters0.renewals;
+    const ms = samples.map((s) => Number(s.ms));
+    return {
+      round: r,
+      variant: fixture.name,
+      rate,
+      events: n,
+      achievedRate: offered.achievedRate,
+      statements: round((claims + marks + renewals) / n, 3),
+      claims: round(claims / n, 3),
+      marks: round(marks / n, 3),
+      renewals: round(renewals / n, 3),
+      batches: round((steps.publish.count - steps0.publish.count) / n, 3),
+      relayCpuSecondsPer1000: round(((cpu.seconds.relay ?? Number.NaN) * 1000) / n, 3),
+      commitToAckMeanMs: round(
+        ((counters.ackSum - counters0.ackSum) / Math.max(1, counters.ackCount - counters0.ackCount)) * 1000,
+        2,
+      ),
+      publishedAtP50Ms: round(quantile(ms, 0.5), 1),
+      publishedAtP99Ms: round(quantile(ms, 0.99), 1),
+    };
+  };
+  const updatesAtStart = new Map<string, number>();
+  for (const fixture of fixtures) updatesAtStart.set(fixture.name, await outboxUpdates(fixture.admin));
+  log('warm-up');
+  for (const fixture of fixtures) await measure(fixture, 20, -1);
+  for (let r = 0; r < rounds; r++) {
+    for (const rate of rates) {
+      for (const fixture of rotated(fixtures, r)) {
+        const cell = await measure(fixture, rate, r);
+        report.cells.push(cell);
+        log(
+          `round ${r + 1}/${rounds} ${fixture.name}@${rate}/s: ${cell.statements} statements/event ` +
+            `(${cell.claims} claims, ${cell.marks} marks alone), ${cell.batches} batches/event, ` +
+            `${cell.relayCpuSecondsPer1000} relay CPU s/1000, ack mean ${cell.commitToAckMeanMs} ms`,
+        );
+      }
+    }
+  }
+  // A backend reports its row counts up to 10 s late once idle; the relays poll every second.
+  log('waiting for the row counts');
+  await sleep(12_000);
+  for (const fixture of fixtures) {
+    const { rows } = await fixture.admin.query<{ n: number }>('select count(*)::int as n from outbox');
+    const events = rows[0]?.n ?? 0;
+    const rowsUpdated = (await outboxUpdates(fixture.admin)) - (updatesAtStart.get(fixture.name) ?? 0);
+    report.rowsUpdated[fixture.name] = { events, rowsUpdated, perEvent: round(rowsUpdated / events, 3) };
+  }
+} finally {
+  for (const fixture of fixtures) {
+    await fixture.relay.process.stop().catch(() => {});
+    await fixture.pool.end().catch(() => {});
+    await fixture.admin.end().catch(() => {});
+    await fixture.db.drop().catch(() => {});
+  }
+  await broker.dispose();
+}
+
+// Per rate and variant: medians over rounds; CPU and latency as ratios to the first variant,
+// paired per round.
+const lines: string[][] = [];
+const base = variants[0]?.name;
+for (const rate of rates) {
+  for (const { name } of variants) {
+    const cells = report.cells.filter((c) => c.rate === rate && c.variant === name);
+    const med = (f: (c: Cell) => number) => round(median(cells.map(f)), 3);
+    const ratio = (f: (c: Cell) => number) =>
+      round(
+        median(
+          cells.map((c) => {
+            const b = report.cells.find((x) => x.rate === rate && x.variant === base && x.round === c.round);
+            return b ? f(c) / f(b) : Number.NaN;
+          }),
+        ),
+        2,
+      );
+    const summary = {
+      rate,
+      variant: name,
+      statementsPerEvent: med((c) => c.statements),
+      claimsPerEvent: med((c) => c.claims),
+      marksAlonePerEvent: med((c) => c.marks),
+      renewalsPerEvent: med((c) => c.renewals),
+      batchesPerEvent: med((c) => c.batches),
+      relayCpuRatio: ratio((c) => c.relayCpuSecondsPer1000),
+      commitToAckMeanRatio: ratio((c) => c.commitToAckMeanMs),
+      publishedAtP50Ratio: ratio((c) => c.publishedAtP50Ms),
+      publishedAtP99Ratio: ratio((c) => c.publishedAtP99Ms),
+    };
+    report.summary.push(summary);
+    lines.push([
+      String(rate),
+      name,
+      String(summary.statementsPerEvent),
+      String(summary.claimsPerEvent),
+      String(summary.marksAlonePerEvent),
+      String(summary.renewalsPerEvent),
+      String(summary.batchesPerEvent),
+      String(summary.relayCpuRatio),
+      String(summary.commitToAckMeanRatio),
+      `${summary.publishedAtP50Ratio} / ${summary.publishedAtP99Ratio}`,
+    ]);
+  }
+}
+const markdown = [
+  '# Relay at low rates: cost per event',
+  '',
+  `${rates.join(' and ')} events/s offered into one outbox for ${seconds} s per cell, ${rounds} rounds, variants interleaved (${variants.map((v) => `${v.name}: RELAY_MARK_WITH_NEXT_CLAIM_MS=${v.markWithNextClaimMs}`).join(', ')}). ${report.note}`,
+  '',
+  "Per event published, medians over rounds. Statements: the relay's claims (with a mark or not), marks sent alone and lease renewals, from its own metrics; each is one round trip (named prepared statements, no BEGIN/COMMIT). Ratios to the first variant, paired per round.",
+  '',
+  ...table(
+    [
+      'rate /s',
+      'variant',
+      'statements',
+      'claims',
+      'marks alone',
+      'renewals',
+      'batches',
+      'relay CPU (ratio)',
+      'commit→ack mean (ratio)',
+      'published_at p50 / p99 (ratio)',
+    ],
+    lines,
+  ),
+  '',
+  `Outbox rows updated per event over the whole run (pg_stat_user_tables, read 12 s after the last cell): ${Object.entries(
+    report.rowsUpdated,
+  )
+    .map(([name, r]) => `${name} ${r.perEvent} (${r.rowsUpdated} for ${r.events} events)`)
+    .join(', ')}.`,
+  '',
+  'Every cell:',
+  '',
+  ...table(
+    [
+      'round',
+      'rate',
+      'variant',
+      'events',
+      'achieved /s',
+      'statements',
+      'claims',
+      'marks alone',
+      'batches',
+      'relay CPU s / 1000',
+      'commit→ack mean ms',
+      'published_at p50 / p99 ms',
+    ],
+    report.cells.map((c) => [
+      String(c.round + 1),
+      String(c.rate),
+      c.variant,
+      String(c.events),
+      String(c.achievedRate),
+      String(c.statements),
+      String(c.claims),
+      String(c.marks),
+      String(c.batches),
+      String(c.relayCpuSecondsPer1000),
+      String(c.commitToAckMeanMs),
+      `${c.publishedAtP50Ms} / ${c.publishedAtP99Ms}`,
+    ]),
+  ),
+].join('\n');
+writeResults(args.out, report, markdown, 'off');
