@@ -16,9 +16,12 @@ const dev = (args: string[]) =>
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 
+/**
+ * The stack as `./dev compose up` leaves it: started, or brought up to date when it runs already
+ * (the console recreated with the pictures' token). Start from `./dev compose down` for a picture
+ * of one order; OUTBOX_COMPOSE_BUILD=0 skips the image builds, as for `./dev compose up`.
+ */
 export async function startCompose(): Promise<DemoRun> {
-  // A fresh stack: the picture shows its own order only.
-  dev(['down']);
   dev(['up']);
   return {
     consoleUrl: 'http://127.0.0.1:8080',
