@@ -137,7 +137,7 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
   'tests/consumers/consumers.dead-letters-in-the-log-through-a-leader-kill.test.ts':
     'a dead letter in the log before the offset moves: consumers.dead-letter-in-the-log-before-moving-past-it',
   'tests/compose/compose.confirms-an-order-placed-in-the-console.test.ts':
-    'the compose file itself: tests/compose/dockerCompose.is-valid-and-complete (the stack needs Docker and builds its images)',
+    'the compose file itself: tests/compose/dockerCompose.is-valid-and-complete (the stack needs Docker and builds its images); the order form in Chromium: apps/console/test/console.order-form-drives-the-saga',
   'tests/compose/compose.cdc-publishes-and-marks-every-row.test.ts':
     'the debezium relay marks what the slot streams: tests/cdc, relay.sees-the-slot-reader-only-with-pg-read-all-stats',
   'tests/compose/compose.grafana-panels-evaluate-on-the-compose-prometheus.test.ts':

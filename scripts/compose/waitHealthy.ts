@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const project = process.argv[2] ?? 'outbox-reference';
-const deadlineMs = Date.now() + 5 * 60_000;
+// Past the longest start period of docker-compose.yml's healthchecks (five minutes).
+const deadlineMs = Date.now() + 8 * 60_000;
 
 type State = { name: string; status: string; health?: string; exitCode: number };
 
@@ -57,7 +58,7 @@ for (;;) {
   if (states.length > 0 && waiting.length === 0) break;
   if (Date.now() > deadlineMs) {
     console.error(
-      `compose: still not healthy after 5 minutes: ${waiting.map((c) => `${c.name} (${c.health ?? c.status})`).join(', ')}; see ./dev compose logs <service>`,
+      `compose: still not healthy after 8 minutes: ${waiting.map((c) => `${c.name} (${c.health ?? c.status})`).join(', ')}; see ./dev compose logs <service>`,
     );
     process.exit(1);
   }

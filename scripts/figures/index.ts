@@ -6,6 +6,7 @@ import { cdcDuplicates, chaosCdc } from './chaosCdc.ts';
 import { chaosCompose } from './chaosCompose.ts';
 import { claimOnGrownOutbox, semiSpace } from './claimAndMemory.ts';
 import { brokerFailover } from './clusterFailover.ts';
+import { composeFirstBuild } from './composeFirstBuild.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
 import { groupProtocols } from './groupProtocols.ts';
@@ -40,6 +41,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'chaos-failover': chaosFailover,
   'chaos-cdc': chaosCdc,
   'chaos-compose': chaosCompose,
+  'compose-first-build': composeFirstBuild,
   'cdc-duplicates': cdcDuplicates,
   'cdc-cluster-leader-then-connect': cdcClusterLeaderThenConnect,
   'broker-failover': brokerFailover,

@@ -1,5 +1,6 @@
 import { eventually } from '@outbox/devstack/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConsole, screenshot } from '../../apps/console/test/browser.ts';
 import {
   composeTestsEnabled,
   consoleAdminToken,
@@ -12,9 +13,9 @@ import {
 
 /**
  * The compose smoke: the README's one command (`./dev compose up`) builds the images and starts the
- * stack; an order placed in the console and one through the orders API reach CONFIRMED; Prometheus
- * scrapes every service and evaluates the alert rules; the order's trace is in Zipkin; then
- * `./dev compose down`. The console's form posts to POST /api/orders with the admin token, as here.
+ * stack; an order placed with the console's form, clicked in a real Chromium, reaches CONFIRMED on
+ * the page, and one through the orders API does too; Prometheus scrapes every service and evaluates
+ * the alert rules; the order's trace is in Zipkin; then `./dev compose down`.
  */
 
 type ConsoleOrder = { id: string; status: string; traceUrl?: string };
@@ -41,14 +42,32 @@ describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
       60_000,
     );
 
-  it('confirms an order placed in the console, and shows its trace from Zipkin', async () => {
-    const placed = await json<{ id: string }>(`${urls.console}/api/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${consoleAdminToken}` },
-      body: JSON.stringify(order('console-smoke')),
-    });
-    expect(placed.status).toBe(201);
-    const shown = await confirmedInTheConsole(placed.body.id);
+  it('confirms an order placed with the console form in Chromium, and shows its trace from Zipkin', async () => {
+    const { browser, page, errors } = await openConsole(urls.console, consoleAdminToken);
+    let shown: ConsoleOrder;
+    try {
+      // The console's own form, as a visitor fills it: the stack's console takes the admin token
+      // from the shell that ran `./dev compose up` (composeStack.ts passes the test's).
+      await page.locator('#order-items input[name="sku"]').first().waitFor({ timeout: 60_000 });
+      await page.fill('input[name="customerId"]', 'console-smoke');
+      await page.fill('input[name="currency"]', 'EUR');
+      await page.fill('#order-items input[name="sku"]', 'KB-101');
+      await page.fill('#order-items input[name="quantity"]', '1');
+      await page.click('button[type="submit"]');
+      const accepted = page.locator('#order-result [data-order-id]');
+      await accepted.waitFor({ timeout: 30_000 });
+      const id = await accepted.getAttribute('data-order-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      await page
+        .locator(`#orders-body tr[data-order-id="${id}"] [data-field="status"]`)
+        .filter({ hasText: 'CONFIRMED' })
+        .waitFor({ timeout: 90_000 });
+      await screenshot(page, 'compose-console-order-confirmed');
+      expect(errors).toEqual([]);
+      shown = await confirmedInTheConsole(id ?? '');
+    } finally {
+      await browser.close();
+    }
 
     // The console links the order's trace; Zipkin holds it, with the saga's services in it.
     const traceId = /\/traces\/([0-9a-f]{32})$/.exec(shown.traceUrl ?? '')?.[1];

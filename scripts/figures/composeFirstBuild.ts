@@ -1,0 +1,45 @@
+import { day, load, num, table } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+/** What `npm run bench:compose-first-build` writes (bench/compose-first-build.ts). */
+type FirstBuild = {
+  run: { revision: string; startedAt: string; cpuModel: string; loadBefore: number[]; loadAfter: number[] };
+  machine: { cpus: number };
+  firstBuild: boolean;
+  imagesBefore: string[];
+  upSeconds: number;
+  upPhases: { phase: string; seconds: number }[];
+  order: { status: string; secondsToDecision: number };
+  downSeconds: number;
+  load1mWhileRunning: { min: number; max: number };
+};
+
+const FIRST_BUILD = 'bench/results/compose-first-build.json';
+const minutes = (seconds: number) => `${num(seconds / 60, 1)} min`;
+
+/** `./dev compose up` from a fresh clone on a Docker with no image: each phase, then an order and down. */
+export const composeFirstBuild: FigureTable = {
+  sources: [FIRST_BUILD],
+  render({ read, link }) {
+    const result = read<FirstBuild>(FIRST_BUILD);
+    if (!result.firstBuild) throw new Error(`${FIRST_BUILD} is not a first build: Docker held images`);
+    return [
+      table(
+        ['`./dev compose up` on a machine with no image', 'time'],
+        [
+          ...result.upPhases
+            .filter((phase) => phase.seconds >= 0.5)
+            .map((phase) => [phase.phase, `${num(phase.seconds)} s`]),
+          ['**all of it**', `**${minutes(result.upSeconds)}**`],
+        ],
+      ),
+      '',
+      `Then an order through the API was ${result.order.status} ${num(result.order.secondsToDecision, 1)} s later, ` +
+        `and \`./dev compose down\` took ${num(result.downSeconds)} s. ${link(FIRST_BUILD)}: a fresh clone at ` +
+        `\`${result.run.revision}\`, ${day(result.run.startedAt)}, ${result.run.cpuModel} × ${result.machine.cpus}, ` +
+        `${load(result.run.loadBefore, result.run.loadAfter)}, ${num(result.load1mWhileRunning.min, 1)} to ` +
+        `${num(result.load1mWhileRunning.max, 1)} while it ran: a shared machine, busy with other builds and tests, ` +
+        'so these are its times at that load, not the build’s own cost.',
+    ].join('\n');
+  },
+};
