@@ -158,7 +158,8 @@ async function startStack(
     // Nothing refused: every order is a valid one the saga confirms.
     env.billing = { ...env.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
     const stack = await module.startChaosStack({
-      label: `bench_${variant}`,
+      // A topic prefix and a database name take no "@": `shipped@400e20f` becomes `shipped_400e20f`.
+      label: `bench_${variant.replace(/[^\w-]/g, '_')}`,
       kafkaBrokers: brokers,
       postgresUrl,
       ...(connect ? { connectUrl: connect.worker.url, replicationSlots: connect.slots } : {}),
