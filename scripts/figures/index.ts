@@ -18,7 +18,7 @@ import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
-import { performanceTargets, performanceTargetsDetail } from './targets.ts';
+import { performanceTargets, performanceTargetsProcesses, performanceTargetsSummary } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -29,7 +29,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'system-capacity': systemCapacity,
   'system-polling-vs-cdc': systemPollingVsCdc,
   'performance-targets': performanceTargets,
-  'performance-targets-detail': performanceTargetsDetail,
+  'performance-targets-summary': performanceTargetsSummary,
+  'performance-targets-processes': performanceTargetsProcesses,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,

@@ -1,4 +1,4 @@
-import type { VariantReport } from '../../bench/system/records.ts';
+import type { Step, VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -9,46 +9,103 @@ const TARGETS_RUN = 'bench/results/system.targets.json';
 type TargetsResults = {
   date: string;
   args: { reference: string; step: string; 'fixed-rate': string };
-  machine: { cpu?: string; cpuModel?: string };
+  machine: { cpuModel?: string; cpus?: number };
+  run: { loadBefore: number[]; loadAfter: number[] };
   reports: VariantReport[];
 };
+
+/** Where the run took place and how, under each of its tables. */
+function source(results: TargetsResults, link: (path: string) => string): string {
+  const loads = results.reports.flatMap((r) =>
+    [...r.steps, ...(r.underload ?? []), ...(r.overload ?? [])].map((s) => s.loadavg[0] ?? 0),
+  );
+  return (
+    `${link(TARGETS_RUN)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
+    `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
+    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped.`
+  );
+}
+
+const atCapacity = (r: VariantReport): Step | undefined =>
+  r.steps.filter((s) => s.sustained && s.offeredRate === r.capacity).at(-1);
 
 /** The targets, each variant against the reference of the run (bench/system/targets.ts decides). */
 export const performanceTargets: FigureTable = {
   sources: [TARGETS_RUN],
   render({ read, link }) {
     const results = read<TargetsResults>(TARGETS_RUN);
+    return [targetsTable(results.reports, results.args.reference).join('\n'), '', source(results, link)].join(
+      '\n',
+    );
+  },
+};
+
+/** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
+export const performanceTargetsSummary: FigureTable = {
+  sources: [TARGETS_RUN],
+  render({ read, link }) {
+    const results = read<TargetsResults>(TARGETS_RUN);
+    const fixed = results.args['fixed-rate'];
+    const rows = results.reports.map((r) => {
+      const twice = r.overload?.at(-1);
+      return [
+        `${r.variant} (\`${r.revision}\`)`,
+        `**${num(r.capacity ?? Number.NaN)}**`,
+        num(peakAccepted(r) ?? Number.NaN, 1),
+        num(atCapacity(r)?.cpuMsPerOrder.total ?? Number.NaN, 1),
+        num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
+        r.atHalfCapacity
+          ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
+          : '—',
+        twice
+          ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
+          : '—',
+      ];
+    });
     return [
-      targetsTable(results.reports, results.args.reference).join('\n'),
+      table(
+        [
+          'code, as shipped',
+          'capacity, orders/s',
+          'peak accepted/s',
+          'CPU ms per order at capacity',
+          `CPU ms per order at ${fixed}/s`,
+          'p50 / p99 at half capacity',
+          'offered 2× capacity: accepted/s',
+        ],
+        rows,
+      ),
       '',
-      `${link(TARGETS_RUN)}; ${day(results.date)}, steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s.`,
+      source(results, link),
     ].join('\n');
   },
 };
 
-/** Each variant's capacity, peak and CPU per order at the fixed rate, per process. */
-export const performanceTargetsDetail: FigureTable = {
+/** CPU ms per order at the fixed rate, per process: where a low rate's cost goes. */
+export const performanceTargetsProcesses: FigureTable = {
   sources: [TARGETS_RUN],
-  render({ read }) {
+  render({ read, link }) {
     const results = read<TargetsResults>(TARGETS_RUN);
     const processes = [
       ...new Set(results.reports.flatMap((r) => Object.keys(r.atFixedRate?.cpuMsPerOrder ?? {}))),
     ].filter((name) => name !== 'total');
-    return table(
-      [
-        'variant',
-        'capacity (orders/s)',
-        'peak accepted/s',
-        `CPU ms/order at ${results.args['fixed-rate']}/s`,
-        ...processes,
-      ],
-      results.reports.map((r) => [
-        `${r.variant} (\`${r.revision}\`)`,
-        num(r.capacity ?? Number.NaN),
-        num(peakAccepted(r) ?? Number.NaN, 1),
-        num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
-        ...processes.map((name) => num(r.atFixedRate?.cpuMsPerOrder[name] ?? Number.NaN, 2)),
-      ]),
-    );
+    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name] ?? Number.NaN, 2);
+    return [
+      table(
+        [
+          'process',
+          ...results.reports.flatMap((r) => [
+            `${r.variant} at ${results.args['fixed-rate']}/s`,
+            `${r.variant} at capacity`,
+          ]),
+        ],
+        [...processes, 'total'].map((name) => [
+          name,
+          ...results.reports.flatMap((r) => [cell(r.atFixedRate, name), cell(atCapacity(r), name)]),
+        ]),
+      ),
+      '',
+      source(results, link),
+    ].join('\n');
   },
 };
