@@ -2,16 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaimedRow } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
-import type pg from 'pg';
-import type { Logger } from 'pino';
 import {
-  aggregateKey,
   type Claimed,
   clean,
   failBatch,
   giveBack,
   giveBackHeldBack,
-  type HeldLeases,
   heldBackOf,
   markBatchPublished,
   type OutcomeDeps,
@@ -22,16 +18,15 @@ import {
 import { claimRows } from './claimStep.ts';
 import type { RelayFaultHooks } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
+import { publishOneAtATime } from './oneAtATime.ts';
 import { classifyPublishError } from './publishErrors.ts';
-import { type OutgoingEvent, toOutgoingEvent } from './publisher.ts';
+import { toOutgoingEvent } from './publisher.ts';
+import type { Publisher, RelayDeps } from './relayDeps.ts';
 import { type RelayHealth, RelayHealthTracker } from './relayHealth.ts';
 import { nextClaimSize, type RelayOptions } from './relayOptions.ts';
 import type { Wakeup } from './wakeup.ts';
 
 export type { RelayOptions };
-
-/** Events are the claimed rows' envelopes; the publisher traces each (docs/tracing.md). */
-export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
 
 /**
  * The relay loop: claim a batch of due outbox rows, publish them, mark them published; repeat
@@ -61,18 +56,7 @@ export class Relay {
   #unmarked: Unmarked | undefined;
   readonly #health: RelayHealthTracker;
 
-  constructor(deps: {
-    pool: pg.Pool;
-    publisher: Publisher;
-    wakeup: Wakeup;
-    logger: Logger;
-    metrics: RelayMetrics;
-    options: RelayOptions;
-    /** Test-only fault points (faultPoints.ts); none in production. */
-    faults?: RelayFaultHooks;
-    /** Publish only rows the database's standby holds (DATABASE_WAIT_FOR_STANDBY, runtime's standbyWait.ts). */
-    standbyWait?: StandbyWait;
-  }) {
+  constructor(deps: RelayDeps) {
     this.#publisher = deps.publisher;
     this.#wakeup = deps.wakeup;
     this.#health = new RelayHealthTracker(deps.logger);
@@ -261,7 +245,11 @@ export class Relay {
         return await failBatch(this.#outcomes, rows, kind, error);
       // Something in the batch was refused: find it by publishing one event at a time, and hold
       // back the rest of the refused event's aggregate.
-      return await this.#publishOneByOne(rows, leases);
+      return await publishOneAtATime(
+        { publisher: this.#publisher, outcomes: this.#outcomes, published: (one) => this.#published(one) },
+        rows,
+        leases,
+      );
     } finally {
       if (!keepLeases) leases.release();
     }
@@ -280,39 +268,6 @@ export class Relay {
       this.#withBroker = false;
       publishTimer();
     }
-  }
-
-  async #publishOneByOne(rows: ClaimedRow[], leases: HeldLeases): Promise<Step> {
-    const heldBack = new Set<string>();
-    const behind: ClaimedRow[] = [];
-    for (const [index, row] of rows.entries()) {
-      if (heldBack.has(aggregateKey(row))) {
-        behind.push(row);
-        continue;
-      }
-      try {
-        await this.#publisher.publish([toOutgoingEvent(row)]);
-      } catch (err) {
-        const error = toError(err);
-        const kind = classifyPublishError(error);
-        if (kind === 'unavailable') {
-          await giveBack(this.#outcomes, behind, { error: error.message, delayMs: 0 });
-          return failBatch(this.#outcomes, rows.slice(index), kind, error);
-        }
-        await failBatch(this.#outcomes, [row], kind, error);
-        heldBack.add(aggregateKey(row));
-        leases.settled([row]);
-        continue;
-      }
-      if (!(await this.#published([row]))) heldBack.add(aggregateKey(row));
-      leases.settled([row]);
-    }
-    // Unsent: an earlier event of their aggregate is waiting for its retry, or dead-lettered.
-    await giveBack(this.#outcomes, behind, {
-      error: 'given back unpublished: an earlier event of its aggregate was refused',
-      delayMs: 0,
-    });
-    return { claimed: rows.length, retryInMs: 0, heldBack };
   }
 
   /** Acknowledged by the broker: mark published (fenced by our lease). False if the mark failed. */
