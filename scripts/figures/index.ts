@@ -18,7 +18,12 @@ import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
-import { performanceTargets, performanceTargetsProcesses, performanceTargetsSummary } from './targets.ts';
+import {
+  bfada78Vs400e20f,
+  performanceTargets,
+  performanceTargetsProcesses,
+  performanceTargetsSummary,
+} from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
@@ -31,6 +36,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets': performanceTargets,
   'performance-targets-summary': performanceTargetsSummary,
   'performance-targets-processes': performanceTargetsProcesses,
+  'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,

@@ -15,12 +15,12 @@ type TargetsResults = {
 };
 
 /** Where the run took place and how, under each of its tables. */
-function source(results: TargetsResults, link: (path: string) => string): string {
+function source(results: TargetsResults, link: (path: string) => string, run = TARGETS_RUN): string {
   const loads = results.reports.flatMap((r) =>
     [...r.steps, ...(r.underload ?? []), ...(r.overload ?? [])].map((s) => s.loadavg[0] ?? 0),
   );
   return (
-    `${link(TARGETS_RUN)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
+    `${link(run)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
     `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
     `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped.`
   );
@@ -41,45 +41,52 @@ export const performanceTargets: FigureTable = {
 };
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
-export const performanceTargetsSummary: FigureTable = {
-  sources: [TARGETS_RUN],
-  render({ read, link }) {
-    const results = read<TargetsResults>(TARGETS_RUN);
-    const fixed = results.args['fixed-rate'];
-    const rows = results.reports.map((r) => {
-      const twice = r.overload?.at(-1);
+export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
+
+/** The two revisions before today's, side by side in one run: where the reference lost its capacity. */
+export const bfada78Vs400e20f: FigureTable = summaryOf('bench/results/system.bfada78-vs-400e20f.json');
+
+function summaryOf(run: string): FigureTable {
+  return {
+    sources: [run],
+    render({ read, link }) {
+      const results = read<TargetsResults>(run);
+      const fixed = results.args['fixed-rate'];
+      const rows = results.reports.map((r) => {
+        const twice = r.overload?.at(-1);
+        return [
+          `${r.variant} (\`${r.revision}\`)`,
+          `**${num(r.capacity ?? Number.NaN)}**`,
+          num(peakAccepted(r) ?? Number.NaN, 1),
+          num(atCapacity(r)?.cpuMsPerOrder.total ?? Number.NaN, 1),
+          num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
+          r.atHalfCapacity
+            ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
+            : '—',
+          twice
+            ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
+            : '—',
+        ];
+      });
       return [
-        `${r.variant} (\`${r.revision}\`)`,
-        `**${num(r.capacity ?? Number.NaN)}**`,
-        num(peakAccepted(r) ?? Number.NaN, 1),
-        num(atCapacity(r)?.cpuMsPerOrder.total ?? Number.NaN, 1),
-        num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
-        r.atHalfCapacity
-          ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
-          : '—',
-        twice
-          ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
-          : '—',
-      ];
-    });
-    return [
-      table(
-        [
-          'code, as shipped',
-          'capacity, orders/s',
-          'peak accepted/s',
-          'CPU ms per order at capacity',
-          `CPU ms per order at ${fixed}/s`,
-          'p50 / p99 at half capacity',
-          'offered 2× capacity: accepted/s',
-        ],
-        rows,
-      ),
-      '',
-      source(results, link),
-    ].join('\n');
-  },
-};
+        table(
+          [
+            'code, as shipped',
+            'capacity, orders/s',
+            'peak accepted/s',
+            'CPU ms per order at capacity',
+            `CPU ms per order at ${fixed}/s`,
+            'p50 / p99 at half capacity',
+            'offered 2× capacity: accepted/s',
+          ],
+          rows,
+        ),
+        '',
+        source(results, link, run),
+      ].join('\n');
+    },
+  };
+}
 
 /** CPU ms per order at the fixed rate, per process: where a low rate's cost goes. */
 export const performanceTargetsProcesses: FigureTable = {
