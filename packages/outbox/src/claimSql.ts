@@ -98,6 +98,19 @@ export const claimSql = `
 ${claimUpdate}`;
 
 /**
+ * The mark itself: the rows of `ids` this relay still leases (`owner`) become published, their
+ * lease and last error cleared. Shared by the mark alone and the mark sent with the next claim.
+ */
+const markRows = (ids: string, owner: string) => `    update outbox o
+       set status = 'published',
+           published_at = now(),
+           lease_owner = null,
+           lease_expires_at = null,
+           last_error = null
+     where o.id = any(${ids}::uuid[])
+       and o.lease_owner = ${owner}`;
+
+/**
  * After the broker acknowledged the batch; one statement for the whole batch. Each marked row
  * also says whether its aggregate has a later unpublished event: that event has just become
  * its aggregate's head, claimable now, and no NOTIFY will announce it (it was committed long
@@ -108,14 +121,7 @@ ${claimUpdate}`;
  */
 export const markPublishedSql = `
   with marked as (
-    update outbox o
-       set status = 'published',
-           published_at = now(),
-           lease_owner = null,
-           lease_expires_at = null,
-           last_error = null
-     where o.id = any($1::uuid[])
-       and o.lease_owner = $2
+${markRows('$1', '$2')}
     returning o.id, o.aggregate_type, o.aggregate_id, o.seq),
   last_of_aggregate as (
     select distinct on (aggregate_type, aggregate_id) id, aggregate_type, aggregate_id, seq
@@ -149,14 +155,7 @@ export const markPublishedSql = `
  */
 export const markAndClaimSql = `
   with marked as (
-    update outbox o
-       set status = 'published',
-           published_at = now(),
-           lease_owner = null,
-           lease_expires_at = null,
-           last_error = null
-     where o.id = any($5::uuid[])
-       and o.lease_owner = $1
+${markRows('$5', '$1')}
     returning o.id),
   ${claimCtes('\n       and o.id <> all($5::uuid[])')},
   claimed as (${claimUpdate})
