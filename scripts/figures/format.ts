@@ -1,3 +1,5 @@
+import { table as markdownTable } from '../../bench/support/environment.ts';
+
 // How figures are written in the docs: one place, so every rendered table reads the same.
 
 const MONTHS = [
@@ -42,14 +44,9 @@ export function load(before: number[] | undefined, after: number[] | undefined):
   return `load average ${first(before)} before, ${first(after)} after`;
 }
 
-/** A markdown table, its columns padded to one width so it reads as a table in a plain editor too. */
+/** A Markdown table, padded as the formatter keeps it (one home: the benchmarks' own). */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, column) =>
-    Math.max(3, cell.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows).join('\n');
 }
 
 /** A benchmark's duration flag as written ("20s") → "20 s". */
