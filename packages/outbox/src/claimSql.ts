@@ -1,10 +1,24 @@
 import { CUSTOM_PLANS } from '@outbox/runtime/database';
+import type pg from 'pg';
+import type { ClaimedRow } from './outboxRow.ts';
 
 /**
- * The statements that decide per-aggregate order, apart from the other outbox statements
- * (outboxStore.ts, whose outboxSql.claim and outboxSql.markPublished are these texts): the claim,
- * the session settings it needs, and the mark that tells the relay what it unblocked.
+ * The outbox store's claim and mark (OutboxStore, outboxStore.ts): the statements that decide
+ * per-aggregate order, each beside the function that runs it, and the session settings they need.
+ * pending ─claim─▶ in_flight ─mark─▶ published; the mark also tells the relay what it unblocked.
  */
+
+type Db = pg.Pool | pg.ClientBase;
+
+/** The names these statements are prepared under (preparedStatementNames, outboxStore.ts). */
+export const claimStatementNames = {
+  claim: 'outbox_claim',
+  markPublished: 'outbox_mark_published',
+  markAndClaim: 'outbox_mark_and_claim',
+} as const;
+
+/** UPDATE ... RETURNING does not keep the subquery's order: the functions sort what they claimed. */
+const bySeq = (a: ClaimedRow, b: ClaimedRow) => Number(BigInt(a.seq) - BigInt(b.seq));
 
 /**
  * The session settings of a connection that runs these statements (the relay's pool, as libpq
@@ -97,6 +111,22 @@ export const claimSql = `
   with ${claimCtes('')}
 ${claimUpdate}`;
 
+export async function claimBatch(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  /** The ids of the batch this relay is delivering: the claim may extend their aggregates' runs. */
+  inHand: string[] = [],
+): Promise<ClaimedRow[]> {
+  const { rows } = await db.query<ClaimedRow>({
+    name: claimStatementNames.claim,
+    text: claimSql,
+    values: [owner, leaseMs, limit, inHand],
+  });
+  return rows.sort(bySeq);
+}
+
 /**
  * The mark itself: the rows of `ids` this relay still leases (`owner`) become published, their
  * lease and last error cleared. Shared by the mark alone and the mark sent with the next claim.
@@ -142,6 +172,25 @@ ${markRows('$1', '$2')}
   select m.id, m.id in (select id from unblocking) as unblocks_later
     from marked m`;
 
+export type Marked = {
+  /** The ids really marked: a row whose lease another relay took over is not among them. */
+  ids: Set<string>;
+  /** How many of them had a later unpublished event of their aggregate, claimable from now on. */
+  unblocked: number;
+};
+
+export async function markPublished(db: Db, ids: string[], owner: string): Promise<Marked> {
+  const { rows } = await db.query<{ id: string; unblocks_later: boolean }>({
+    name: claimStatementNames.markPublished,
+    text: markPublishedSql,
+    values: [ids, owner],
+  });
+  return {
+    ids: new Set(rows.map((row) => row.id)),
+    unblocked: rows.filter((row) => row.unblocks_later).length,
+  };
+}
+
 /**
  * markAndClaim — the mark of an acknowledged batch ($5: its ids, fenced by $1 like markPublished)
  * and the next claim, in one statement: at low rates a batch holds an event or two, and the relay
@@ -162,3 +211,28 @@ ${markRows('$5', '$1')}
   select m.marked_ids, c.*
     from (select coalesce(array_agg(id::text), '{}') as marked_ids from marked) m
     left join claimed c on true`;
+
+/**
+ * Mark `marked` published (fenced by `owner`, as markPublished) and claim the next batch, in one
+ * statement. The marked rows count as in hand for the claim. Returns the ids really marked and the
+ * rows claimed, in `seq` order.
+ */
+export async function markAndClaim(
+  db: Db,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  marked: string[],
+  inHand: string[] = [],
+): Promise<{ marked: Set<string>; rows: ClaimedRow[] }> {
+  const { rows } = await db.query<ClaimedRow & { marked_ids: string[] }>({
+    name: claimStatementNames.markAndClaim,
+    text: markAndClaimSql,
+    values: [owner, leaseMs, limit, [...inHand, ...marked], marked],
+  });
+  const claimed = rows
+    .filter((row) => row.id !== null)
+    .map(({ marked_ids: _, ...row }) => row as ClaimedRow)
+    .sort(bySeq);
+  return { marked: new Set(rows[0]?.marked_ids ?? []), rows: claimed };
+}

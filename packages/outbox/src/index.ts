@@ -8,7 +8,8 @@ export {
   type SlotReader,
   takeConfirmationMark,
 } from './cdcStore.ts';
-export { OUTBOX_SESSION_OPTIONS } from './claimSql.ts';
+export { claimBatch, type Marked, markAndClaim, markPublished, OUTBOX_SESSION_OPTIONS } from './claimSql.ts';
+export { markFailed, renewLeases, scheduleRetry } from './leaseSql.ts';
 export { outboxMigrationsDir } from './migrations.ts';
 export {
   type ClaimedRow,
@@ -21,21 +22,14 @@ export {
   outboxValues,
   toEnvelope,
 } from './outboxRow.ts';
+export { createOutboxStore, type OutboxStore, outboxSql, preparedStatementNames } from './outboxStore.ts';
 export {
-  claimBatch,
   deletePublished,
-  markAndClaim,
-  markFailed,
-  markPublished,
   type OutboxStats,
-  outboxSql,
   outboxStats,
-  preparedStatementNames,
   type RedriveSelector,
   redrive,
-  renewLeases,
-  scheduleRetry,
-} from './outboxStore.ts';
+} from './upkeepSql.ts';
 export {
   prepareEvent,
   UnknownEventTypeError,
