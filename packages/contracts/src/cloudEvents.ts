@@ -1,4 +1,5 @@
 import type { EventEnvelope } from './envelope.ts';
+import { EVENT_HEADERS } from './eventHeaders.ts';
 
 /**
  * The record an event becomes, and the parts of a received record it is read from, as any Kafka
@@ -10,8 +11,9 @@ type Text = string | { toString(): string };
 export type KafkaHeaders = { [name: string]: Text | Text[] | undefined };
 
 /**
- * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes travel as `ce_*`
- * headers, the data is the message value, and the partition key is the aggregate id.
+ * CloudEvents 1.0 Kafka protocol binding, binary content mode: attributes travel as headers, the
+ * data is the message value, and the partition key is the aggregate id. Which header carries which
+ * attribute is EVENT_HEADERS (eventHeaders.ts), the table the CDC relay's connector reads too.
  *
  * The trace context of the transaction that wrote the event goes out twice, on purpose:
  * - as `ce_traceparent`/`ce_tracestate`, the CloudEvents distributed-tracing extension: the trace
@@ -21,24 +23,11 @@ export type KafkaHeaders = { [name: string]: Text | Text[] | undefined };
  *   the `ce_` pair keeps the creation trace whatever happens to them.
  */
 export function toKafkaMessage(event: EventEnvelope): KafkaRecord {
-  const headers: Record<string, string> = {
-    ce_specversion: event.specversion,
-    ce_id: event.id,
-    ce_source: event.source,
-    ce_type: event.type,
-    ce_time: event.time,
-    ce_subject: event.subject,
-    ce_aggregatetype: event.aggregatetype,
-    ce_schemaversion: String(event.schemaversion),
-    'content-type': event.datacontenttype,
-  };
-  if (event.traceparent) {
-    headers.ce_traceparent = event.traceparent;
-    headers.traceparent = event.traceparent;
-  }
-  if (event.tracestate) {
-    headers.ce_tracestate = event.tracestate;
-    headers.tracestate = event.tracestate;
+  const headers: Record<string, string> = {};
+  for (const { attribute, headers: names, optional } of EVENT_HEADERS) {
+    const value = event[attribute];
+    if (optional && !value) continue;
+    for (const name of names) headers[name] = String(value);
   }
   return { key: event.subject, value: JSON.stringify(event.data), headers };
 }

@@ -1,6 +1,7 @@
 /**
  * The one envelope every event travels in. Its fields are CloudEvents 1.0 attributes, so any
- * CloudEvents SDK can read what the relay publishes (see ./kafka/cloudEvents.ts for the mapping).
+ * CloudEvents SDK can read what the relay publishes (cloudEvents.ts and eventHeaders.ts map them
+ * to Kafka headers).
  */
 export type EventEnvelope<TData = unknown> = {
   /** Unique per event; consumers deduplicate on it. Same as the outbox row's id. */

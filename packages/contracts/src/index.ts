@@ -7,6 +7,7 @@ export {
 } from './cloudEvents.ts';
 export { type CatalogProduct, DEMO_CATALOG } from './demoCatalog.ts';
 export type { EventEnvelope, NewEvent } from './envelope.ts';
+export { columnOf, EVENT_HEADERS, type EventHeader } from './eventHeaders.ts';
 export {
   type NewEventOf,
   orderCancelled,

@@ -1,20 +1,18 @@
+import { columnOf, EVENT_HEADERS } from '@outbox/contracts';
+
 /**
- * The CDC relay of one service's outbox, as its wire mapping (docs/design.md#polling-or-cdc): the config of a Debezium
- * PostgreSQL connector that reads the outbox table's inserts from the write-ahead log and, through
- * Debezium's Outbox Event Router, publishes each row as the polling relay would
- * (apps/relay/src/polling/publisher.ts with toKafkaMessage, packages/contracts/src/cloudEvents.ts):
+ * The CDC relay of one service's outbox, as its wire mapping (docs/design.md#polling-or-cdc): the
+ * config of a Debezium PostgreSQL connector that reads the outbox table's inserts from the
+ * write-ahead log and, through Debezium's Outbox Event Router, publishes each row as the polling
+ * relay would (apps/relay/src/polling/publisher.ts with toKafkaMessage):
  *
+ * - headers: EVENT_HEADERS (packages/contracts/src/eventHeaders.ts), the table toKafkaMessage
+ *   reads: each column placed as its headers (table.fields.additional.placement), each constant
+ *   inserted (constantHeaders).
  * - topic: topicFor(aggregate_type, prefix) ← route.by.field=aggregate_type, route.topic.replacement.
- * - key: aggregate_id ← table.field.event.key with a StringConverter: the same bytes, so the same
- *   murmur2 partition as our producer's.
+ * - key: aggregate_id, the subject's column ← table.field.event.key with a StringConverter: the
+ *   same bytes, so the same murmur2 partition as our producer's.
  * - value: JSON.stringify(payload) ← table.expand.json.payload and a JsonConverter without schemas.
- * - ce_id, ce_source, ce_type, ce_subject, ce_aggregatetype, ce_schemaversion: the row's columns
- *   ← table.fields.additional.placement.
- * - ce_time: created_at.toISOString() ← created_at, a timestamptz(3) since migration 005, which
- *   Debezium prints with the column's three fraction digits.
- * - ce_traceparent and traceparent: the stored traceparent ← the traceparent column (migration 005)
- *   placed twice. NULL (an untraced event) still makes both headers, without a value.
- * - ce_specversion, content-type: constants ← InsertField + HeaderFrom, InsertHeader.
  *
  * The router also adds a header `id` (the event id) that the polling relay does not send: DropHeaders
  * removes it, and `extended.headers.enabled=false` keeps Debezium's own `__debezium.*` headers off.
@@ -51,17 +49,7 @@ export type CdcConnectorOptions = {
 
 export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<string, string> {
   const url = new URL(options.databaseUrl);
-  const additionalHeaders = [
-    'id:header:ce_id',
-    'source:header:ce_source',
-    'event_type:header:ce_type',
-    'created_at:header:ce_time',
-    'aggregate_id:header:ce_subject',
-    'aggregate_type:header:ce_aggregatetype',
-    'schema_version:header:ce_schemaversion',
-    'traceparent:header:ce_traceparent',
-    'traceparent:header:traceparent',
-  ];
+  const constants = constantHeaders();
   return {
     'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
     'tasks.max': '1', // a replication slot has one reader
@@ -107,35 +95,59 @@ export function renderCdcConnectorConfig(options: CdcConnectorOptions): Record<s
     'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
     'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
     'value.converter.schemas.enable': 'false',
-    transforms: 'outbox,dropEventIdHeader,specversionField,specversionHeader,contentType',
+    transforms: ['outbox', 'dropEventIdHeader', ...constants.names].join(','),
     'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter',
-    'transforms.outbox.table.field.event.id': 'id',
-    'transforms.outbox.table.field.event.key': 'aggregate_id',
-    'transforms.outbox.table.field.event.type': 'event_type',
+    'transforms.outbox.table.field.event.id': columnOf('id'),
+    'transforms.outbox.table.field.event.key': columnOf('subject'),
+    'transforms.outbox.table.field.event.type': columnOf('type'),
     'transforms.outbox.table.field.event.payload': 'payload',
     // The payload as JSON, not as a JSON string inside the value. The router infers a Connect
     // schema from each payload; without these two it would drop null fields and empty arrays.
     'transforms.outbox.table.expand.json.payload': 'true',
     'transforms.outbox.table.json.payload.null.behavior': 'optional_bytes',
     'transforms.outbox.table.json.payload.empty.array.behavior': 'optional_string',
-    'transforms.outbox.table.fields.additional.placement': additionalHeaders.join(','),
-    'transforms.outbox.route.by.field': 'aggregate_type',
+    'transforms.outbox.table.fields.additional.placement': placedColumns(),
+    'transforms.outbox.route.by.field': columnOf('aggregatetype'),
     'transforms.outbox.route.topic.replacement': `${options.topicPrefix}\${routedByValue}.events`,
     'transforms.dropEventIdHeader.type': 'org.apache.kafka.connect.transforms.DropHeaders',
     'transforms.dropEventIdHeader.headers': 'id',
-    // ce_specversion "1.0" takes two steps: InsertHeader parses its literal as a Connect value, and
-    // 1.0 becomes the number 1 (the header would read "1"). InsertField's static value stays a
-    // string; HeaderFrom then moves that field from the value into the header.
-    'transforms.specversionField.type': 'org.apache.kafka.connect.transforms.InsertField$Value',
-    'transforms.specversionField.static.field': 'ce_specversion',
-    'transforms.specversionField.static.value': '1.0',
-    'transforms.specversionHeader.type': 'org.apache.kafka.connect.transforms.HeaderFrom$Value',
-    'transforms.specversionHeader.fields': 'ce_specversion',
-    'transforms.specversionHeader.headers': 'ce_specversion',
-    'transforms.specversionHeader.operation': 'move',
-    'transforms.contentType.type': 'org.apache.kafka.connect.transforms.InsertHeader',
-    'transforms.contentType.header': 'content-type',
-    'transforms.contentType.value.literal': 'application/json',
+    ...constants.config,
     ...(options.exactlyOnce ? { 'exactly.once.support': 'required', 'transaction.boundary': 'poll' } : {}),
   };
+}
+
+/** Each column of EVENT_HEADERS placed as each of its headers, in the table's order. */
+function placedColumns(): string {
+  return EVENT_HEADERS.flatMap(({ column, headers }) =>
+    column ? headers.map((header) => `${column}:header:${header}`) : [],
+  ).join(',');
+}
+
+/**
+ * The transforms that insert each constant of EVENT_HEADERS as its header, in the table's order.
+ * Two steps each: InsertHeader would parse its literal as a Connect value, and `1.0` would become
+ * the number 1 (the header would read "1"). InsertField's static value stays a string; HeaderFrom
+ * then moves that field from the value into the header, leaving the value as it was.
+ */
+function constantHeaders(): { names: string[]; config: Record<string, string> } {
+  const names: string[] = [];
+  const config: Record<string, string> = {};
+  for (const { attribute, headers, constant } of EVENT_HEADERS) {
+    if (constant === undefined) continue;
+    const [header, ...more] = headers;
+    if (!header || more.length > 0) throw new Error(`the constant ${attribute} needs exactly one header`);
+    const field = `${attribute}Field`;
+    const move = `${attribute}Header`;
+    names.push(field, move);
+    Object.assign(config, {
+      [`transforms.${field}.type`]: 'org.apache.kafka.connect.transforms.InsertField$Value',
+      [`transforms.${field}.static.field`]: header,
+      [`transforms.${field}.static.value`]: constant,
+      [`transforms.${move}.type`]: 'org.apache.kafka.connect.transforms.HeaderFrom$Value',
+      [`transforms.${move}.fields`]: header,
+      [`transforms.${move}.headers`]: header,
+      [`transforms.${move}.operation`]: 'move',
+    });
+  }
+  return { names, config };
 }
