@@ -9,7 +9,7 @@ import type { EventEnvelope } from './envelope.ts';
  *   and toKafkaMessage (cloudEvents.ts) sends each attribute here as its headers, in this order.
  * - The CDC relay's connector (renderCdcConnectorConfig, packages/outbox/src/cdcConnector.ts) places
  *   each `column` as its headers (the Outbox Event Router's additional placement) and inserts each
- *   `constant`; it finds the event's id, key and type columns here too.
+ *   `constant`; it finds the columns of the event's id, key, type and topic here too.
  *
  * CloudEvents Kafka protocol binding, binary content mode: attribute `x` travels as header `ce_x`,
  * `datacontenttype` as `content-type`. The data is the message value (the `payload` column), and the
