@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import {
-  createKafka,
   createKafkaClient,
   ensureTopics,
   type KafkaClient,
@@ -11,6 +10,7 @@ import {
   partitionOf,
   UnacknowledgedPartitionsError,
 } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

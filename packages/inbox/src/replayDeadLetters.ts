@@ -1,4 +1,5 @@
-import { type Kafka, type KafkaMessage, kafkajsClient, type TopicAdmin } from '@outbox/runtime/kafka';
+import type { ConsumedMessage, KafkaClient, PartitionBatch, TopicAdmin } from '@outbox/runtime/kafka';
+import { type Logger, pino } from 'pino';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 /** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
@@ -37,19 +38,28 @@ export type ReplayResult = {
  * from the topic anyway. Replaying each copy would multiply the message by the number of groups.
  */
 export async function replayDeadLetters(
-  kafka: Kafka,
+  kafka: KafkaClient,
   deadLetterTopic: string,
   groupId: string,
-  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
+  { timeoutMs = 60_000, logger = pino({ level: 'silent' }) }: { timeoutMs?: number; logger?: Logger } = {},
 ): Promise<ReplayResult> {
-  const admin = kafkajsClient(kafka).admin();
+  const admin = kafka.admin();
   await admin.connect();
   try {
     const plan = await planReplay(admin, deadLetterTopic, groupId);
     const result: ReplayResult = { replayed: 0, byTopic: {}, partitions: [], complete: true };
     const reached = new Map([...plan].map(([partition, range]) => [partition, range.from]));
     if ([...plan.values()].some((range) => range.from < range.upTo))
-      result.complete = await replayRanges(kafka, deadLetterTopic, groupId, plan, reached, result, timeoutMs);
+      result.complete = await replayRanges(
+        kafka,
+        { topic: deadLetterTopic, groupId, logger },
+        plan,
+        reached,
+        {
+          result,
+          timeoutMs,
+        },
+      );
     const ends = await admin.topicOffsets(deadLetterTopic);
     for (const end of ends) {
       const range = plan.get(end.partition) ?? { from: 0, upTo: 0 };
@@ -102,62 +112,73 @@ async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
 
 /**
  * Consume each partition from its `from` to its `upTo`, replaying each original once, and commit
- * the offsets reached (`reached`, updated as it goes). True when every partition got to `upTo`.
+ * the offsets reached (`reached`, updated as it goes) after each batch. True when every partition
+ * got to `upTo`.
  */
 async function replayRanges(
-  kafka: Kafka,
-  topic: string,
-  groupId: string,
+  kafka: KafkaClient,
+  { topic, groupId, logger }: { topic: string; groupId: string; logger: Logger },
   plan: Map<number, Range>,
   reached: Map<number, number>,
-  result: ReplayResult,
-  timeoutMs: number,
+  { result, timeoutMs }: { result: ReplayResult; timeoutMs: number },
 ): Promise<boolean> {
   const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
   // The same acknowledged producer as the relay's: a replayed event is in the log before its offset is committed.
-  const producer = kafkajsClient(kafka).producer();
-  const consumer = kafka.consumer({ groupId });
+  const producer = kafka.producer();
   const seen = new Set<string>();
   let finished = () => {};
   const allReached = new Promise<void>((resolve) => {
     finished = resolve;
   });
   const timer = setTimeout(finished, timeoutMs);
+  const replayOne = async (partition: number, message: ConsumedMessage) => {
+    const offset = Number(message.offset);
+    const range = plan.get(partition);
+    if (!range || offset >= range.upTo || offset < (reached.get(partition) ?? 0)) return;
+    const { topic: origin, message: original } = fromDeadLetterMessage(message);
+    const key = ['dlt_topic', 'dlt_partition', 'dlt_offset'].map((name) => message.headers?.[name]).join(':');
+    if (!seen.has(key)) {
+      seen.add(key);
+      // Back to the partition it was read from (dlt_partition), where the rest of its key's events are.
+      const partition = Number(message.headers?.dlt_partition?.toString());
+      await producer.send([{ topic: origin, messages: [{ ...original, partition }] }]);
+      result.replayed += 1;
+      result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
+    }
+    reached.set(partition, offset + 1);
+  };
+  // Only offsets below the high-water mark are committed (`reached`), never what the member resolved.
+  const eachBatch = async (batch: PartitionBatch) => {
+    for (const message of batch.batch.messages) {
+      if (!batch.isRunning() || batch.isStale()) break;
+      await replayOne(batch.batch.partition, message);
+      batch.resolveOffset(message.offset);
+    }
+    const partitions = [...reached].map(([partition, offset]) => ({ partition, offset: String(offset) }));
+    await batch.commitOffsetsIfNecessary({ topics: [{ topic, partitions }] });
+    if (done()) finished();
+  };
   try {
-    await Promise.all([producer.connect(), consumer.connect()]);
-    // A committed offset that retention deleted is out of range: the consumer then starts at the
-    // log start (fromBeginning), which is also where a group that never committed starts.
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    const replayOne = async (partition: number, message: KafkaMessage) => {
-      const offset = Number(message.offset);
-      const range = plan.get(partition);
-      if (!range || offset >= range.upTo || offset < (reached.get(partition) ?? 0)) return;
-      const { topic: origin, message: original } = fromDeadLetterMessage(message);
-      const key = ['dlt_topic', 'dlt_partition', 'dlt_offset']
-        .map((name) => message.headers?.[name])
-        .join(':');
-      if (!seen.has(key)) {
-        seen.add(key);
-        // Back to the partition it was read from (dlt_partition), where the rest of its key's events are.
-        const partition = Number(message.headers?.dlt_partition?.toString());
-        await producer.send([{ topic: origin, messages: [{ ...original, partition }] }]);
-        result.replayed += 1;
-        result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
-      }
-      reached.set(partition, offset + 1);
-      if (done()) finished();
-    };
-    await consumer.run({
-      autoCommit: false, // only offsets below the high-water mark are committed, by hand below
-      eachMessage: ({ partition, message }) => replayOne(partition, message),
+    await producer.connect();
+    // A committed offset that retention deleted is out of range: the member then starts at the
+    // log start, which is also where a group that never committed starts.
+    const member = await kafka.groupMember({
+      groupId,
+      topics: [topic],
+      heartbeatIntervalMs: 3000,
+      partitionsConsumedConcurrently: 1,
+      eachBatch,
+      onReplaced: () => {},
+      logger,
     });
-    await allReached;
-    await consumer.commitOffsets(
-      [...reached].map(([partition, offset]) => ({ topic, partition, offset: String(offset) })),
-    );
+    try {
+      await allReached;
+    } finally {
+      await member.stopWatching();
+      await member.leave();
+    }
   } finally {
     clearTimeout(timer);
-    await consumer.disconnect();
     await producer.disconnect();
   }
   return done();
