@@ -1,4 +1,10 @@
-import type { ConsumedMessage, KafkaClient, PartitionBatch, TopicAdmin } from '@outbox/runtime/kafka';
+import type {
+  ConsumedMessage,
+  EventProducer,
+  KafkaClient,
+  PartitionBatch,
+  TopicAdmin,
+} from '@outbox/runtime/kafka';
 import { type Logger, pino } from 'pino';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
@@ -53,12 +59,8 @@ export async function replayDeadLetters(
       result.complete = await replayRanges(
         kafka,
         { topic: deadLetterTopic, groupId, logger },
-        plan,
-        reached,
-        {
-          result,
-          timeoutMs,
-        },
+        { plan, reached, result },
+        timeoutMs,
       );
     const ends = await admin.topicOffsets(deadLetterTopic);
     for (const end of ends) {
@@ -95,8 +97,9 @@ async function planReplay(admin: TopicAdmin, topic: string, groupId: string): Pr
 }
 
 /**
- * kafkajs' admin does not retry an offset fetch that reaches the group coordinator while it loads
- * or moves (a broker just started or restarted): retry for a few seconds, as its consumer would.
+ * An admin may not retry an offset fetch that reaches the group coordinator while it loads or
+ * moves (a broker just started or restarted; kafkajs' does not): retry for a few seconds, as a
+ * consumer would.
  */
 async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -110,6 +113,12 @@ async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+type Progress = { plan: Map<number, Range>; reached: Map<number, number>; result: ReplayResult };
+
+/** True when every partition got to its `upTo`. */
+const allReached = ({ plan, reached }: Progress) =>
+  [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
+
 /**
  * Consume each partition from its `from` to its `upTo`, replaying each original once, and commit
  * the offsets reached (`reached`, updated as it goes) after each batch. True when every partition
@@ -118,19 +127,55 @@ async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
 async function replayRanges(
   kafka: KafkaClient,
   { topic, groupId, logger }: { topic: string; groupId: string; logger: Logger },
-  plan: Map<number, Range>,
-  reached: Map<number, number>,
-  { result, timeoutMs }: { result: ReplayResult; timeoutMs: number },
+  progress: Progress,
+  timeoutMs: number,
 ): Promise<boolean> {
-  const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
   // The same acknowledged producer as the relay's: a replayed event is in the log before its offset is committed.
   const producer = kafka.producer();
-  const seen = new Set<string>();
   let finished = () => {};
-  const allReached = new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     finished = resolve;
   });
   const timer = setTimeout(finished, timeoutMs);
+  try {
+    await producer.connect();
+    // A committed offset that retention deleted is out of range: the member then starts at the
+    // log start, which is also where a group that never committed starts.
+    const member = await kafka.groupMember({
+      groupId,
+      topics: [topic],
+      heartbeatIntervalMs: 3000,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: batchReplayer(producer, topic, progress, finished),
+      onReplaced: () => {},
+      logger,
+    });
+    try {
+      await stopped;
+    } finally {
+      await member.stopWatching();
+      await member.leave();
+    }
+  } finally {
+    clearTimeout(timer);
+    await producer.disconnect();
+  }
+  return allReached(progress);
+}
+
+/**
+ * What the member does with a batch: replay each letter below its partition's `upTo` (each
+ * original once, by `dlt_topic`/`dlt_partition`/`dlt_offset`), then commit the offsets reached.
+ * Only those are committed, never what the member resolved: nothing beyond the high-water mark.
+ */
+function batchReplayer(
+  producer: EventProducer,
+  topic: string,
+  progress: Progress,
+  onAllReached: () => void,
+): (batch: PartitionBatch) => Promise<void> {
+  const { plan, reached, result } = progress;
+  const seen = new Set<string>();
   const replayOne = async (partition: number, message: ConsumedMessage) => {
     const offset = Number(message.offset);
     const range = plan.get(partition);
@@ -147,8 +192,7 @@ async function replayRanges(
     }
     reached.set(partition, offset + 1);
   };
-  // Only offsets below the high-water mark are committed (`reached`), never what the member resolved.
-  const eachBatch = async (batch: PartitionBatch) => {
+  return async (batch) => {
     for (const message of batch.batch.messages) {
       if (!batch.isRunning() || batch.isStale()) break;
       await replayOne(batch.batch.partition, message);
@@ -156,30 +200,6 @@ async function replayRanges(
     }
     const partitions = [...reached].map(([partition, offset]) => ({ partition, offset: String(offset) }));
     await batch.commitOffsetsIfNecessary({ topics: [{ topic, partitions }] });
-    if (done()) finished();
+    if (allReached(progress)) onAllReached();
   };
-  try {
-    await producer.connect();
-    // A committed offset that retention deleted is out of range: the member then starts at the
-    // log start, which is also where a group that never committed starts.
-    const member = await kafka.groupMember({
-      groupId,
-      topics: [topic],
-      heartbeatIntervalMs: 3000,
-      partitionsConsumedConcurrently: 1,
-      eachBatch,
-      onReplaced: () => {},
-      logger,
-    });
-    try {
-      await allReached;
-    } finally {
-      await member.stopWatching();
-      await member.leave();
-    }
-  } finally {
-    clearTimeout(timer);
-    await producer.disconnect();
-  }
-  return done();
 }
