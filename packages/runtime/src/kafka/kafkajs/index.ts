@@ -3,7 +3,4 @@
 // through the ports ('@outbox/runtime/kafka') instead.
 export { KafkajsAdmin } from './admin.ts';
 export { createKafka, kafkajsClient } from './client.ts';
-export { asRejoinIfCoordinatorLost } from './coordinatorLoss.ts';
-export { AcknowledgedProducer } from './producer.ts';
 export { fixKafkajsIdleTimerLoop } from './requestQueueFix.ts';
-export { sendAcknowledged } from './send.ts';
