@@ -7,8 +7,8 @@ import { sendAcknowledged } from './send.ts';
  * The kafkajs adapter of the project's producer (EventProducer, ports.ts): `send` resolves only
  * when every message is in the log.
  *
- * - idempotent, acks=all: a retried send is not written twice, and an ack means every in-sync
- *   replica has the message;
+ * - idempotent (unless the naive write modes ask otherwise), acks=all: a retried send is not
+ *   written twice, and an ack means every in-sync replica has the message;
  * - every partition a send wrote to must be in the broker's answer (sendAcknowledged), or the send
  *   fails: kafkajs can resolve a send whose moved partition it never wrote (tulios/kafkajs#1303);
  * - a new kafkajs producer after every failed send. A batch spans partitions, and the broker may
