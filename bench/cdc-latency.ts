@@ -50,7 +50,7 @@ import { eventually } from '@outbox/devstack/testing/stack';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { renderCdcConnectorConfig } from '@outbox/outbox';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';

@@ -19,7 +19,7 @@
  */
 import { codeRevision } from '@outbox/chaos/revision';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import {
   type ApplyFixture,
   apply,

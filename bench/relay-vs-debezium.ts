@@ -37,7 +37,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { renderCdcConnectorConfig } from '@outbox/outbox';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
 import { relaySteps, stepMeans } from './relay/steps.ts';

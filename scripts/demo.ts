@@ -12,7 +12,7 @@
 
 import { superviseZipkin } from '@outbox/devstack/zipkin-supervisor';
 import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
 import { appStarter, databaseUrlsOn, startApps } from './demo/apps.ts';
 import {

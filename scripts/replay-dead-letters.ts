@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { replayDeadLetters } from '@outbox/inbox';
 import { kafkaBrokers, loadConfigOrExit } from '@outbox/runtime/config';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafkaClient } from '@outbox/runtime/kafka';
 import { kafkaSecurity, kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { pino } from 'pino';
 import { z } from 'zod';
@@ -34,7 +34,7 @@ if (!topic?.endsWith('.dlt') || !(timeoutSeconds > 0)) {
   console.error('usage: replay-dead-letters.ts <topic>.dlt [--brokers host:port,...] [--timeout <seconds>]');
   process.exit(64);
 }
-const kafka = createKafka({
+const kafka = createKafkaClient({
   clientId: 'dlt-replay',
   brokers: values.brokers?.split(',') ?? config.KAFKA_BROKERS,
   security: kafkaSecurity(config),

@@ -14,7 +14,7 @@ import {
 } from '@outbox/inbox';
 import { EVENT_SOURCE as INVENTORY_SOURCE, inventoryHandlers } from '@outbox/inventory';
 import { transactionOn } from '@outbox/runtime/database';
-import { kafkajsClient } from '@outbox/runtime/kafka';
+import { kafkajsClient } from '@outbox/runtime/kafka/kafkajs';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type pg from 'pg';
 import type { Fixture, progress, ServiceDatabase } from './fixture.ts';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkaVersion } from '@outbox/devstack/kafka-jars';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import type { Kafka } from 'kafkajs';
 import { pino } from 'pino';
 

@@ -87,7 +87,15 @@ compose_up() {
     BASE_IMAGE="$base_image" compose_cli build --build-arg BASE_IMAGE="$base_image" --quiet 2>&1 |
       grep -v -e 'legacy builder is deprecated' -e 'buildx component' -e 'docs.docker.com/go/buildx' -e '^ *$' || true
   fi
-  compose_cli up -d --no-build "$@"
+  if ! compose_cli up -d --no-build "$@"; then
+    # Compose v1 abandons `up` the moment a dependency reports unhealthy, leaving its dependants
+    # uncreated, though Docker keeps checking it: a JVM on a loaded host can pass its start period
+    # and turn healthy later. Wait for what started, then start the rest once; a real failure
+    # fails there, with the logs.
+    compose_say "a dependency was not healthy within its start period; waiting for it, then starting the rest"
+    node scripts/compose/waitHealthy.ts "$compose_project"
+    compose_cli up -d --no-build "$@"
+  fi
   node scripts/compose/waitHealthy.ts "$compose_project"
 }
 

@@ -30,6 +30,7 @@ type Service = {
   healthcheck?: { test?: string | string[]; disable?: boolean };
   deploy?: { resources?: { limits?: { memory?: string } } };
   mem_limit?: string;
+  restart?: string;
   [extension: `x-${string}`]: unknown;
 };
 type ComposeFile = { version?: string; services: Record<string, Service> };
@@ -218,6 +219,17 @@ describe('docker-compose.yml', () => {
       .filter(([, service]) => !service.deploy?.resources?.limits?.memory && !service.mem_limit)
       .map(([name]) => name);
     expect(unlimited).toEqual([]);
+  });
+
+  it('restarts every long-running service unless stopped, and no one-shot', () => {
+    // A one-shot has no healthcheck of its own to wait on (it is exempt): it runs to completion once.
+    const oneShot = (service: Service) => typeof service['x-healthcheck-exempt'] === 'string';
+    const wrong = services
+      .filter(([, service]) =>
+        oneShot(service) ? service.restart !== 'no' : service.restart !== 'unless-stopped',
+      )
+      .map(([name, service]) => `${name}: ${service.restart ?? 'no restart policy'}`);
+    expect(wrong).toEqual([]);
   });
 
   it('makes every depends_on wait for a condition, on a service that can report it', () => {

@@ -9,6 +9,7 @@ import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import { replayDeadLetters } from '@outbox/inbox';
+import { kafkajsClient } from '@outbox/runtime/kafka/kafkajs';
 import { type IHeaders, type Kafka, type Message, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -197,7 +198,7 @@ describe('consumers dead-letter poison messages and move on', () => {
     // Replay: each poison message goes back to order.events once (not once per consumer that
     // dead-lettered it), without its dlt_* headers...
     const replayGroup = `${stack.topicPrefix}dlt-replay`;
-    const replayed = await replayDeadLetters(kafka, dltTopic, replayGroup);
+    const replayed = await replayDeadLetters(kafkajsClient(kafka), dltTopic, replayGroup);
     expect(replayed).toMatchObject({ replayed: 4, byTopic: { [orderTopic]: 4 }, complete: true });
     // ...where each consumer reads the 4 again and, still poison, dead-letters them again:
     // 8 + 2 × 4 letters in all.
@@ -233,7 +234,7 @@ describe('consumers dead-letter poison messages and move on', () => {
 
     // The replay group committed its progress: a second run replays only the newer letters,
     // again once per original message: 4.
-    expect(await replayDeadLetters(kafka, dltTopic, replayGroup)).toMatchObject({
+    expect(await replayDeadLetters(kafkajsClient(kafka), dltTopic, replayGroup)).toMatchObject({
       replayed: 4,
       byTopic: { [orderTopic]: 4 },
     });

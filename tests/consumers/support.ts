@@ -6,7 +6,7 @@ import { type EventEnvelope, ORDER_CREATED, type OrderCreatedV1, toKafkaMessage 
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually, type Stack } from '@outbox/devstack/testing/stack';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { type IHeaders, Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, expect } from 'vitest';

@@ -3,7 +3,8 @@ import type { EventEnvelope } from '@outbox/contracts';
 import { ORDER_CREATED, type OrderCreatedV1, toKafkaMessage } from '@outbox/contracts';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import { createKafka, ensureTopics, KafkajsAdmin } from '@outbox/runtime/kafka';
+import { ensureTopics } from '@outbox/runtime/kafka';
+import { createKafka, KafkajsAdmin } from '@outbox/runtime/kafka/kafkajs';
 import {
   type CloudEvent,
   Kafka as CloudEventsKafka,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import {
-  createKafka,
   createKafkaClient,
   type GroupMember,
   type KafkaClient,
@@ -11,6 +10,7 @@ import {
   type PartitionBatch,
   partitionOf,
 } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { Admin } from '@platformatic/kafka';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import {
-  createKafka,
   createKafkaClient,
   ensureTopics,
   type KafkaClient,
@@ -11,6 +10,7 @@ import {
   partitionOf,
   UnacknowledgedPartitionsError,
 } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -25,7 +25,8 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s adapter', (n
   const brokers = sharedKafkaBrokers();
   const topic = `contract-${name}-${randomUUID().slice(0, 8)}`;
   let client: KafkaClient;
-  const observer = createKafka({ clientId: `contract-observer-${name}`, brokers, logger }).admin();
+  const observerKafka = createKafka({ clientId: `contract-observer-${name}`, brokers, logger });
+  const observer = observerKafka.admin();
 
   beforeAll(async () => {
     client = createKafkaClient({ client: name, clientId: `contract-${name}`, brokers, logger });
@@ -128,6 +129,69 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the %s adapter', (n
       expect(committed?.partitions.find((p) => p.partition === 1)?.offset).toBe('3');
       expect(committed?.partitions.find((p) => p.partition === 0)?.offset).toBe('-1');
     } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('sends through a producer that is not idempotent (the naive write modes) with the same answer check', async () => {
+    const producer = client.producer({ idempotent: false });
+    const id = randomUUID();
+    try {
+      const acks = await producer.send([
+        { topic, messages: [{ key: 'naive', value: '{}', headers: { ce_id: id }, partition: 2 }] },
+      ]);
+      expect(acks.map((ack) => ack.partition)).toEqual([2]);
+      const error = await producer
+        .send([{ topic, messages: [{ key: 'a', value: 'x', partition: PARTITIONS + 5 }] }])
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(Error);
+    } finally {
+      await producer.disconnect();
+    }
+    const read = await readTopic(brokers, topic);
+    expect(read.filter((message) => message.eventId === id).map((message) => message.partition)).toEqual([2]);
+  });
+
+  it('describes the brokers, each partition’s leader and replicas, and the groups reading the topic', async () => {
+    const admin = client.admin();
+    const groupId = `contract-readers-${randomUUID().slice(0, 8)}`;
+    const reader = observerKafka.consumer({ groupId, allowAutoTopicCreation: false });
+    const joined = new Promise<void>((resolve) => reader.on(reader.events.GROUP_JOIN, () => resolve()));
+    await admin.connect();
+    try {
+      const cluster = await observer.describeCluster();
+      expect(await admin.describeCluster()).toEqual({
+        brokers: cluster.brokers.map(({ nodeId, host, port }) => ({ nodeId, host, port })),
+        controller: cluster.controller,
+      });
+      const { topics } = await observer.fetchTopicMetadata({ topics: [topic] });
+      const leadership = await admin.partitionLeadership([topic]);
+      expect(leadership.sort((a, b) => a.partition - b.partition)).toEqual(
+        (topics[0]?.partitions ?? [])
+          .map(({ partitionId, leader, replicas, isr }) => ({
+            topic,
+            partition: partitionId,
+            leader,
+            replicas,
+            isr,
+          }))
+          .sort((a, b) => a.partition - b.partition),
+      );
+      expect(await admin.partitionLeadership([])).toEqual([]);
+
+      await reader.connect();
+      await reader.subscribe({ topics: [topic] });
+      await reader.run({ eachMessage: async () => {} });
+      await joined;
+      const group = (await admin.consumerGroups()).find((g) => g.groupId === groupId);
+      expect(group?.state).toBe('Stable');
+      expect(group?.members).toHaveLength(1);
+      expect(group?.members[0]?.clientId).toBe(`contract-observer-${name}`);
+      expect([...(group?.members[0]?.assignment[topic] ?? [])].sort()).toEqual(
+        Array.from({ length: PARTITIONS }, (_, partition) => partition),
+      );
+    } finally {
+      await reader.disconnect();
       await admin.disconnect();
     }
   });

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { replayDeadLetters } from '@outbox/inbox';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop, kafkajsClient } from '@outbox/runtime/kafka/kafkajs';
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -96,7 +96,7 @@ describe('replaying a dead-letter topic', () => {
     await deadLetter(topic, 1, 1);
     const group = `${topic}.replay`;
     let replaying = true;
-    const replay = replayDeadLetters(kafka, dlt, group).finally(() => {
+    const replay = replayDeadLetters(kafkajsClient(kafka), dlt, group).finally(() => {
       replaying = false;
     });
     replay.catch(() => {}); // awaited below; a failure must not count as unhandled meanwhile
@@ -105,7 +105,7 @@ describe('replaying a dead-letter topic', () => {
     await deadLetter(topic, 0, 3);
     const first = await within(90_000, replay);
     // The next run replays exactly the six that came during the first: none was skipped.
-    const second = await within(60_000, replayDeadLetters(kafka, dlt, group));
+    const second = await within(60_000, replayDeadLetters(kafkajsClient(kafka), dlt, group));
     expect([first.replayed, second.replayed]).toEqual([201, 6]);
     expect(await highWaterMark(topic)).toBe(207);
 
@@ -127,7 +127,7 @@ describe('replaying a dead-letter topic', () => {
     // Retention, as the broker applies it: the log now starts at offset 3.
     await admin.deleteTopicRecords({ topic: dlt, partitions: [{ partition: 0, offset: '3' }] });
 
-    const result = await within(60_000, replayDeadLetters(kafka, dlt, `${topic}.replay`));
+    const result = await within(60_000, replayDeadLetters(kafkajsClient(kafka), dlt, `${topic}.replay`));
     expect(result).toMatchObject({ replayed: 2, complete: true });
     expect(result.partitions).toEqual([{ partition: 0, from: 3, upTo: 5, reached: 5, left: 0 }]);
     expect(await highWaterMark(topic)).toBe(2);

@@ -5,13 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { runConsumer } from '@outbox/inbox';
-import {
-  createKafkaClient,
-  fixKafkajsIdleTimerLoop,
-  type KafkaClient,
-  type KafkaClientName,
-  kafkajsClient,
-} from '@outbox/runtime/kafka';
+import { createKafkaClient, type KafkaClient, type KafkaClientName } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop, kafkajsClient } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devsta
 import { type EventConsumer, startEventConsumer } from '@outbox/inbox';
 import { createPool, transactionOn } from '@outbox/runtime/database';
 import { defaultDatabaseTimeouts } from '@outbox/runtime/database-timeouts';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type pg from 'pg';
 import { pino } from 'pino';

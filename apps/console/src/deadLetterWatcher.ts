@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { topicFor } from '@outbox/contracts';
 import { deadLetterTopic } from '@outbox/inbox';
-import type { Consumer, Kafka, KafkaMessage } from '@outbox/runtime/kafka';
-import { createKafka } from '@outbox/runtime/kafka';
+import {
+  type ConsumedMessage,
+  createKafkaClient,
+  type GroupMember,
+  type KafkaClient,
+  type PartitionBatch,
+} from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import { errorMessage } from './services.ts';
@@ -18,7 +23,7 @@ export type DeadLetterWatcher = {
   stop(): Promise<void>;
 };
 
-function header(message: KafkaMessage, name: string): string | null {
+function header(message: ConsumedMessage, name: string): string | null {
   const value = message.headers?.[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === null ? null : first.toString();
@@ -43,21 +48,20 @@ export function watchDeadLetters(options: {
 class DeadLetterReader implements DeadLetterWatcher {
   private readonly topics: string[];
   private readonly logger: Logger;
-  private readonly kafka: Kafka;
+  private readonly kafka: KafkaClient;
   private readonly messages = new Map<string, DeadLetterView>();
-  private consumer: Consumer | undefined;
-  private status: ConsumersResponse['deadLetters']['status'] = 'connecting';
+  private member: GroupMember | undefined;
+  private starting = false;
   private lastError: string | undefined;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
-  private readonly closing: Promise<void>[] = [];
 
   constructor(options: { brokers: string[]; security?: KafkaSecurity; topicPrefix: string; logger: Logger }) {
     this.topics = AGGREGATE_TYPES.map((type) => deadLetterTopic(topicFor(type, options.topicPrefix)));
     this.logger = options.logger.child({ component: 'dead-letter-watcher' });
-    // kafkajs logs every failed reconnect as an error; while the broker is down (on purpose, in the
-    // demo) the console says so on screen instead, and logs only when reading stops or resumes.
-    this.kafka = createKafka({
+    // The client logs every failed reconnect as an error; while the broker is down (on purpose, in
+    // the demo) the console says so on screen instead, and logs only when reading stops or resumes.
+    this.kafka = createKafkaClient({
       clientId: 'console',
       brokers: options.brokers,
       security: options.security,
@@ -66,67 +70,65 @@ class DeadLetterReader implements DeadLetterWatcher {
   }
 
   snapshot(): ConsumersResponse['deadLetters'] {
+    const problem = this.member?.problem();
+    const status = this.member && !problem ? 'reading' : 'connecting';
+    const error = problem ?? this.lastError;
     return {
       topics: this.topics,
       messages: [...this.messages.values()].sort((a, b) => (b.time ?? '').localeCompare(a.time ?? '')),
-      status: this.status,
-      ...(this.lastError && this.status !== 'reading' ? { error: this.lastError } : {}),
+      status,
+      ...(error && status !== 'reading' ? { error } : {}),
     };
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    await Promise.all([...this.closing, this.consumer?.disconnect().catch(() => {})]);
-  }
-
-  async start(): Promise<void> {
-    if (this.stopped) return;
-    this.status = 'connecting';
-    const consumer = this.kafka.consumer({
-      groupId: `console-dead-letters-${randomBytes(4).toString('hex')}`,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 500,
-    });
-    this.consumer = consumer;
-    this.followStatus(consumer);
-    try {
-      await consumer.connect();
-      await consumer.subscribe({ topics: this.topics, fromBeginning: true });
-      await consumer.run({
-        autoCommit: false,
-        eachMessage: async ({ topic, partition, message }) => this.remember(topic, partition, message),
-      });
-    } catch (err) {
-      // The topics do not exist until the consumers created them, or Kafka is down.
-      this.lastError = errorMessage(err);
-      this.logger.debug({ err }, 'cannot read the dead-letter topics yet; retrying');
-      this.scheduleRetry();
-    }
+    if (this.member) await leave(this.member);
   }
 
   /**
-   * kafkajs restarts a consumer after retriable errors by itself; after others it gives up, and
-   * then this starts a fresh one a little later.
+   * A group member of its own; the client replaces it when it gives up on it. While the topics do
+   * not exist yet (the consumers create them) or Kafka is down, it cannot join: tried again later.
    */
-  private followStatus(consumer: Consumer): void {
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      this.lastError = errorMessage(payload.error);
-      if (this.status === 'reading') {
-        this.logger.warn({ err: payload.error }, 'stopped reading the dead-letter topics; retrying');
+  async start(): Promise<void> {
+    if (this.stopped || this.starting) return;
+    this.starting = true;
+    try {
+      const member = await this.kafka.groupMember({
+        groupId: `console-dead-letters-${randomBytes(4).toString('hex')}`,
+        topics: this.topics,
+        heartbeatIntervalMs: 3000,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: async (batch) => this.rememberBatch(batch),
+        onReplaced: () => {},
+        logger: this.logger,
+      });
+      if (this.stopped) {
+        await leave(member);
+        return;
       }
-      this.status = 'connecting';
-      if (!payload.restart) this.scheduleRetry();
-    });
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      if (this.status !== 'reading')
-        this.logger.info({ topics: this.topics }, 'reading the dead-letter topics');
-      this.status = 'reading';
+      this.member = member;
       this.lastError = undefined;
-    });
+      this.logger.info({ topics: this.topics }, 'reading the dead-letter topics');
+    } catch (err) {
+      this.lastError = errorMessage(err);
+      this.logger.debug({ err }, 'cannot read the dead-letter topics yet; retrying');
+      this.scheduleRetry();
+    } finally {
+      this.starting = false;
+    }
   }
 
-  private remember(topic: string, partition: number, message: KafkaMessage): void {
+  /** Every message is resolved, so the member reads on; nothing is ever committed. */
+  private rememberBatch({ batch, resolveOffset }: PartitionBatch): void {
+    for (const message of batch.messages) {
+      this.remember(batch.topic, batch.partition, message);
+      resolveOffset(message.offset);
+    }
+  }
+
+  private remember(topic: string, partition: number, message: ConsumedMessage): void {
     this.messages.set(`${topic}/${partition}/${message.offset}`, {
       topic,
       partition,
@@ -145,11 +147,14 @@ class DeadLetterReader implements DeadLetterWatcher {
 
   private scheduleRetry(): void {
     if (this.stopped || this.retryTimer) return;
-    if (this.consumer) this.closing.push(this.consumer.disconnect().catch(() => {}));
-    this.consumer = undefined;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.start();
     }, RETRY_MS);
   }
+}
+
+async function leave(member: GroupMember): Promise<void> {
+  await member.stopWatching();
+  await member.leave().catch(() => {});
 }

@@ -8,7 +8,7 @@ import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
-import { createKafka } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, statusCounts, topicPrefix } from './relayProcess.ts';

@@ -1,11 +1,11 @@
 import { type EventEnvelope, fromKafkaMessage, schemaFor } from '@outbox/contracts';
-import type { KafkaMessage } from '@outbox/runtime/kafka';
+import type { ConsumedMessage } from '@outbox/runtime/kafka';
 
 // What the Kafka loop and the chunk step share: a chunk is consecutive messages of one partition,
 // decoded; the step applies it in one transaction and says what became of each event.
 
 /** A readable message of a chunk: the event, and where it came from. */
-export type ChunkItem = { topic: string; partition: number; message: KafkaMessage; event: EventEnvelope };
+export type ChunkItem = { topic: string; partition: number; message: ConsumedMessage; event: EventEnvelope };
 
 /** What became of one event of a committed chunk. */
 export type ChunkResult = 'applied' | 'duplicate' | 'ignored';
@@ -18,7 +18,7 @@ export type ChunkResult = 'applied' | 'duplicate' | 'ignored';
 export type ChunkHandler = (items: ChunkItem[]) => Promise<ChunkResult[]>;
 
 /** A message that cannot be read as an event we know, and why: it goes to the dead-letter topic. */
-export type Unreadable = { message: KafkaMessage; reason: string };
+export type Unreadable = { message: ConsumedMessage; reason: string };
 
 /**
  * The event with its data parsed by the schema of its type and version; throws when there is
@@ -42,7 +42,7 @@ export function checkEventData(event: EventEnvelope): EventEnvelope {
 export function decodeChunk(
   topic: string,
   partition: number,
-  messages: KafkaMessage[],
+  messages: ConsumedMessage[],
 ): { items: ChunkItem[]; unreadable: Unreadable[] } {
   const items: ChunkItem[] = [];
   const unreadable: Unreadable[] = [];

@@ -1,5 +1,10 @@
-import type { IHeaders, KafkaMessage, Message } from '@outbox/runtime/kafka';
-import { type PartitionedMessages, partitionOf } from '@outbox/runtime/kafka';
+import {
+  type ConsumedMessage,
+  type MessageContent,
+  type MessageHeaders,
+  type PartitionedMessages,
+  partitionOf,
+} from '@outbox/runtime/kafka';
 
 /** Messages a consumer cannot read go to `<topic>.dlt`, next to the topic they came from. */
 export function deadLetterTopic(topic: string): string {
@@ -13,11 +18,11 @@ export type DeadLetterSource = { topic: string; partition: number; consumer: str
  * refused and where it came from, so it can be inspected, fixed and replayed to `dlt_topic`.
  */
 export function toDeadLetterMessage(
-  message: KafkaMessage,
+  message: ConsumedMessage,
   source: DeadLetterSource,
   reason: string,
-): Message {
-  const headers: IHeaders = {
+): MessageContent {
+  const headers: MessageHeaders = {
     ...message.headers,
     dlt_reason: reason.slice(0, 1000),
     dlt_topic: source.topic,
@@ -36,7 +41,7 @@ export function toDeadLetterMessage(
  */
 export function toDeadLetterBatch(
   topic: string,
-  messages: Message[],
+  messages: MessageContent[],
   partitions: Map<string, number>,
 ): PartitionedMessages {
   const count = partitions.get(topic);
@@ -51,8 +56,8 @@ export function toDeadLetterBatch(
 }
 
 /** Strip the `dlt_*` headers again, for a replay to the original topic. */
-export function fromDeadLetterMessage(message: KafkaMessage): { topic: string; message: Message } {
-  const headers: IHeaders = {};
+export function fromDeadLetterMessage(message: ConsumedMessage): { topic: string; message: MessageContent } {
+  const headers: MessageHeaders = {};
   let topic: string | undefined;
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     if (name === 'dlt_topic') topic = value?.toString();

@@ -1,8 +1,8 @@
 import {
+  type ConsumedMessage,
   ensureTopics,
   type GroupMember,
   type KafkaClient,
-  type KafkaMessage,
   type PartitionBatch,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
@@ -200,7 +200,7 @@ async function consumeBatch(
       await outcomes.deadLetter(where, unreadable);
       const settled = await outcomes.settle(where, items, control);
       if (!settled) return;
-      resolveOffset((messages[messages.length - 1] as KafkaMessage).offset);
+      resolveOffset((messages[messages.length - 1] as ConsumedMessage).offset);
       await commits.afterChunk(isRunning());
       // Throws when the group rebalances, or (kafkajs) when the coordinator is gone: the member rejoins.
       await heartbeat();

@@ -1,4 +1,11 @@
-import { type Kafka, type KafkaMessage, kafkajsClient, type TopicAdmin } from '@outbox/runtime/kafka';
+import type {
+  ConsumedMessage,
+  EventProducer,
+  KafkaClient,
+  PartitionBatch,
+  TopicAdmin,
+} from '@outbox/runtime/kafka';
+import { type Logger, pino } from 'pino';
 import { fromDeadLetterMessage } from './deadLetter.ts';
 
 /** One partition of the dead-letter topic: where the replay started, where it stopped, what it left. */
@@ -37,19 +44,24 @@ export type ReplayResult = {
  * from the topic anyway. Replaying each copy would multiply the message by the number of groups.
  */
 export async function replayDeadLetters(
-  kafka: Kafka,
+  kafka: KafkaClient,
   deadLetterTopic: string,
   groupId: string,
-  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
+  { timeoutMs = 60_000, logger = pino({ level: 'silent' }) }: { timeoutMs?: number; logger?: Logger } = {},
 ): Promise<ReplayResult> {
-  const admin = kafkajsClient(kafka).admin();
+  const admin = kafka.admin();
   await admin.connect();
   try {
     const plan = await planReplay(admin, deadLetterTopic, groupId);
     const result: ReplayResult = { replayed: 0, byTopic: {}, partitions: [], complete: true };
     const reached = new Map([...plan].map(([partition, range]) => [partition, range.from]));
     if ([...plan.values()].some((range) => range.from < range.upTo))
-      result.complete = await replayRanges(kafka, deadLetterTopic, groupId, plan, reached, result, timeoutMs);
+      result.complete = await replayRanges(
+        kafka,
+        { topic: deadLetterTopic, groupId, logger },
+        { plan, reached, result },
+        timeoutMs,
+      );
     const ends = await admin.topicOffsets(deadLetterTopic);
     for (const end of ends) {
       const range = plan.get(end.partition) ?? { from: 0, upTo: 0 };
@@ -85,8 +97,9 @@ async function planReplay(admin: TopicAdmin, topic: string, groupId: string): Pr
 }
 
 /**
- * kafkajs' admin does not retry an offset fetch that reaches the group coordinator while it loads
- * or moves (a broker just started or restarted): retry for a few seconds, as its consumer would.
+ * An admin may not retry an offset fetch that reaches the group coordinator while it loads or
+ * moves (a broker just started or restarted; kafkajs' does not): retry for a few seconds, as a
+ * consumer would.
  */
 async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -100,65 +113,93 @@ async function whileCoordinatorMoves<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+type Progress = { plan: Map<number, Range>; reached: Map<number, number>; result: ReplayResult };
+
+/** True when every partition got to its `upTo`. */
+const allReached = ({ plan, reached }: Progress) =>
+  [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
+
 /**
  * Consume each partition from its `from` to its `upTo`, replaying each original once, and commit
- * the offsets reached (`reached`, updated as it goes). True when every partition got to `upTo`.
+ * the offsets reached (`reached`, updated as it goes) after each batch. True when every partition
+ * got to `upTo`.
  */
 async function replayRanges(
-  kafka: Kafka,
-  topic: string,
-  groupId: string,
-  plan: Map<number, Range>,
-  reached: Map<number, number>,
-  result: ReplayResult,
+  kafka: KafkaClient,
+  { topic, groupId, logger }: { topic: string; groupId: string; logger: Logger },
+  progress: Progress,
   timeoutMs: number,
 ): Promise<boolean> {
-  const done = () => [...plan].every(([partition, range]) => (reached.get(partition) ?? 0) >= range.upTo);
   // The same acknowledged producer as the relay's: a replayed event is in the log before its offset is committed.
-  const producer = kafkajsClient(kafka).producer();
-  const consumer = kafka.consumer({ groupId });
-  const seen = new Set<string>();
+  const producer = kafka.producer();
   let finished = () => {};
-  const allReached = new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     finished = resolve;
   });
   const timer = setTimeout(finished, timeoutMs);
   try {
-    await Promise.all([producer.connect(), consumer.connect()]);
-    // A committed offset that retention deleted is out of range: the consumer then starts at the
-    // log start (fromBeginning), which is also where a group that never committed starts.
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    const replayOne = async (partition: number, message: KafkaMessage) => {
-      const offset = Number(message.offset);
-      const range = plan.get(partition);
-      if (!range || offset >= range.upTo || offset < (reached.get(partition) ?? 0)) return;
-      const { topic: origin, message: original } = fromDeadLetterMessage(message);
-      const key = ['dlt_topic', 'dlt_partition', 'dlt_offset']
-        .map((name) => message.headers?.[name])
-        .join(':');
-      if (!seen.has(key)) {
-        seen.add(key);
-        // Back to the partition it was read from (dlt_partition), where the rest of its key's events are.
-        const partition = Number(message.headers?.dlt_partition?.toString());
-        await producer.send([{ topic: origin, messages: [{ ...original, partition }] }]);
-        result.replayed += 1;
-        result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
-      }
-      reached.set(partition, offset + 1);
-      if (done()) finished();
-    };
-    await consumer.run({
-      autoCommit: false, // only offsets below the high-water mark are committed, by hand below
-      eachMessage: ({ partition, message }) => replayOne(partition, message),
+    await producer.connect();
+    // A committed offset that retention deleted is out of range: the member then starts at the
+    // log start, which is also where a group that never committed starts.
+    const member = await kafka.groupMember({
+      groupId,
+      topics: [topic],
+      heartbeatIntervalMs: 3000,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: batchReplayer(producer, topic, progress, finished),
+      onReplaced: () => {},
+      logger,
     });
-    await allReached;
-    await consumer.commitOffsets(
-      [...reached].map(([partition, offset]) => ({ topic, partition, offset: String(offset) })),
-    );
+    try {
+      await stopped;
+    } finally {
+      await member.stopWatching();
+      await member.leave();
+    }
   } finally {
     clearTimeout(timer);
-    await consumer.disconnect();
     await producer.disconnect();
   }
-  return done();
+  return allReached(progress);
+}
+
+/**
+ * What the member does with a batch: replay each letter below its partition's `upTo` (each
+ * original once, by `dlt_topic`/`dlt_partition`/`dlt_offset`), then commit the offsets reached.
+ * Only those are committed, never what the member resolved: nothing beyond the high-water mark.
+ */
+function batchReplayer(
+  producer: EventProducer,
+  topic: string,
+  progress: Progress,
+  onAllReached: () => void,
+): (batch: PartitionBatch) => Promise<void> {
+  const { plan, reached, result } = progress;
+  const seen = new Set<string>();
+  const replayOne = async (partition: number, message: ConsumedMessage) => {
+    const offset = Number(message.offset);
+    const range = plan.get(partition);
+    if (!range || offset >= range.upTo || offset < (reached.get(partition) ?? 0)) return;
+    const { topic: origin, message: original } = fromDeadLetterMessage(message);
+    const key = ['dlt_topic', 'dlt_partition', 'dlt_offset'].map((name) => message.headers?.[name]).join(':');
+    if (!seen.has(key)) {
+      seen.add(key);
+      // Back to the partition it was read from (dlt_partition), where the rest of its key's events are.
+      const partition = Number(message.headers?.dlt_partition?.toString());
+      await producer.send([{ topic: origin, messages: [{ ...original, partition }] }]);
+      result.replayed += 1;
+      result.byTopic[origin] = (result.byTopic[origin] ?? 0) + 1;
+    }
+    reached.set(partition, offset + 1);
+  };
+  return async (batch) => {
+    for (const message of batch.batch.messages) {
+      if (!batch.isRunning() || batch.isStale()) break;
+      await replayOne(batch.batch.partition, message);
+      batch.resolveOffset(message.offset);
+    }
+    const partitions = [...reached].map(([partition, offset]) => ({ partition, offset: String(offset) }));
+    await batch.commitOffsetsIfNecessary({ topics: [{ topic, partitions }] });
+    if (allReached(progress)) onAllReached();
+  };
 }

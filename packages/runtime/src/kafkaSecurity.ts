@@ -47,14 +47,14 @@ export function refineKafkaSecurity<S extends z.ZodType<KafkaSecuritySettings>>(
   });
 }
 
-/** What createKafka needs to connect to brokers that require TLS or SASL; empty for PLAINTEXT. */
+/** What a Kafka client (createKafkaClient) needs to connect to brokers that require TLS or SASL; empty for PLAINTEXT. */
 export type KafkaSecurity = {
   /** TLS; `ca` in PEM, or the system CAs without it. */
   tls?: { ca?: string };
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
 };
 
-/** The settings as createKafka takes them; reads the CA file (checked to exist when the config loaded). */
+/** The settings as createKafkaClient takes them; reads the CA file (checked to exist when the config loaded). */
 export function kafkaSecurity(config: KafkaSecuritySettings): KafkaSecurity {
   const security: KafkaSecurity = {};
   if (config.KAFKA_SSL) {

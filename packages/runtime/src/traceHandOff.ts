@@ -11,7 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { EventEnvelope } from '@outbox/contracts';
-import type { IHeaders, KafkaMessage } from './kafka/clientTypes.ts';
+import type { ConsumedMessage, MessageHeaders } from './kafka/ports.ts';
 import { tracer } from './tracing.ts';
 
 /**
@@ -48,7 +48,7 @@ function eventAttributes(event: Pick<EventEnvelope, 'id' | 'type' | 'source' | '
  * `traceparent` header (the `ce_` headers keep the creation context). End it with `endSpan` once
  * the broker has acknowledged, or refused, the send.
  */
-export function startPublishSpan(event: OutgoingEvent, topic: string, headers: IHeaders): Span {
+export function startPublishSpan(event: OutgoingEvent, topic: string, headers: MessageHeaders): Span {
   const stored: Record<string, string> = {};
   if (event.traceparent) stored.traceparent = event.traceparent;
   const parent = propagation.extract(ROOT_CONTEXT, stored);
@@ -86,7 +86,7 @@ export function endSpan(span: Span, error?: unknown): void {
   span.end();
 }
 
-const kafkaHeaders: TextMapGetter<IHeaders> = {
+const kafkaHeaders: TextMapGetter<MessageHeaders> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
     const value = carrier[key];
@@ -97,14 +97,14 @@ const kafkaHeaders: TextMapGetter<IHeaders> = {
 };
 
 /** The context a message carries in its W3C headers (trace context and baggage). */
-export function extractMessageContext(headers: IHeaders | undefined): Context {
+export function extractMessageContext(headers: MessageHeaders | undefined): Context {
   return propagation.extract(ROOT_CONTEXT, headers ?? {}, kafkaHeaders);
 }
 
-type ConsumedMessage = {
+type MessageRead = {
   topic: string;
   partition: number;
-  message: Pick<KafkaMessage, 'headers' | 'key' | 'offset'>;
+  message: Pick<ConsumedMessage, 'headers' | 'key' | 'offset'>;
 };
 
 /**
@@ -112,7 +112,7 @@ type ConsumedMessage = {
  * trace context, and return it with the context to run (or to write reply events) in: what a
  * consumer does for that message belongs to the event's trace. End it with `endSpan`.
  */
-export function startProcessSpan(where: ConsumedMessage, groupId: string): { span: Span; context: Context } {
+export function startProcessSpan(where: MessageRead, groupId: string): { span: Span; context: Context } {
   const { topic, partition, message } = where;
   const header = (name: string) => {
     const value = kafkaHeaders.get(message.headers ?? {}, name);
@@ -145,7 +145,7 @@ export function startProcessSpan(where: ConsumedMessage, groupId: string): { spa
  * its queries and the reply events it writes to its outbox belong to the event's trace.
  */
 export async function inProcessSpan<T>(
-  where: ConsumedMessage,
+  where: MessageRead,
   groupId: string,
   work: () => Promise<T>,
 ): Promise<T> {

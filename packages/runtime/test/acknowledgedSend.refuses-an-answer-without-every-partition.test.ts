@@ -1,8 +1,7 @@
 import type { Producer, ProducerBatch, RecordMetadata } from 'kafkajs';
-import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { partitionOf, sendAcknowledged } from '../src/kafka/acknowledgedSend.ts';
 import { UnacknowledgedPartitionsError } from '../src/kafka/acknowledgement.ts';
+import { sendAcknowledged } from '../src/kafka/kafkajs/send.ts';
 
 // The answer kafkajs resolved with on a real cluster is what this checks; the real cluster's case
 // is apps/relay/test/publisher.acknowledged-means-in-the-log-through-a-leader-kill.test.ts. Here a
@@ -64,32 +63,5 @@ describe('sendAcknowledged', () => {
     });
     await sendAcknowledged(answer, batch);
     expect(asked).toBe(-1);
-  });
-});
-
-describe('partitionOf', () => {
-  it('puts a key where kafkajs’ Java-compatible partitioner does', () => {
-    const partitioner = Partitioners.DefaultPartitioner();
-    for (const partitions of [1, 2, 6, 12]) {
-      const metadata = Array.from({ length: partitions }, (_, partitionId) => ({
-        partitionErrorCode: 0,
-        partitionId,
-        leader: 1,
-        replicas: [1],
-        isr: [1],
-      }));
-      for (let i = 0; i < 200; i++) {
-        const key = `0b9c6f2e-1f9a-4c1e-9d6a-${String(i).padStart(12, '0')}`;
-        expect(partitionOf(key, partitions)).toBe(
-          partitioner({ topic: 't', partitionMetadata: metadata, message: { key, value: null } }),
-        );
-      }
-    }
-  });
-
-  it('matches the Java client for keys whose partitions are known', () => {
-    // Kafka's own test vectors for murmur2 (org.apache.kafka.common.utils.UtilsTest#testMurmur2):
-    // toPositive(murmur2("21")) = -973932308 & 0x7fffffff; the partition is that modulo the count.
-    expect(partitionOf('21', 1000)).toBe((-973932308 & 0x7fffffff) % 1000);
   });
 });

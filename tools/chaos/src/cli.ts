@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kafkaClient, kafkaGroupProtocol } from '@outbox/runtime/config';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { topicFor } from '@outbox/contracts';
 import { deadLetterTopic } from '@outbox/inbox';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import type { DatabaseName } from './stack.ts';
 

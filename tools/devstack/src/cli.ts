@@ -1,4 +1,4 @@
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { kafkaCommand } from './commands/kafka.ts';
 import { postgresPairCommand } from './commands/postgresPair.ts';
 import { MissingToolError } from './tools.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBroker } from './kafkaBroker.ts';
 import { localDir } from './paths.ts';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureTopics, KafkajsAdmin, type TopicLayout } from '@outbox/runtime/kafka';
+import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
+import { KafkajsAdmin } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 
 /**

@@ -1,5 +1,5 @@
 import { topicFor } from '@outbox/contracts';
-import { type Admin, createKafka, decodeMemberAssignment } from '@outbox/runtime/kafka';
+import { type ConsumerGroupDescription, createKafkaClient, type TopicAdmin } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import type { ConsumerGroupView, KafkaTopology } from '../shared/api.ts';
@@ -17,7 +17,7 @@ export function kafkaTopologyReader(options: {
   topicPrefix: string;
   logger: Logger;
 }): KafkaTopologyReader {
-  const kafka = createKafka({
+  const kafka = createKafkaClient({
     clientId: 'console-topology',
     brokers: options.brokers,
     security: options.security,
@@ -32,7 +32,7 @@ export function kafkaTopologyReader(options: {
     topicFor(aggregate, options.topicPrefix),
   );
   const rebalances = new RebalanceCounter();
-  let admin: Admin | undefined;
+  let admin: TopicAdmin | undefined;
   return {
     async read() {
       try {
@@ -57,48 +57,33 @@ export function kafkaTopologyReader(options: {
 }
 
 async function readBrokersAndPartitions(
-  admin: Admin,
+  admin: TopicAdmin,
   topics: string[],
 ): Promise<Omit<KafkaTopology, 'groups' | 'error'>> {
   const cluster = await admin.describeCluster();
   const existing = new Set(await admin.listTopics());
   const present = topics.filter((topic) => existing.has(topic));
-  const metadata = present.length > 0 ? await admin.fetchTopicMetadata({ topics: present }) : { topics: [] };
+  const partitions = await admin.partitionLeadership(present);
   return {
     brokers: cluster.brokers
       .map(({ nodeId, host, port }) => ({ nodeId, address: `${host}:${port}` }))
       .sort((a, b) => a.nodeId - b.nodeId),
     controller: cluster.controller,
-    partitions: metadata.topics.flatMap(({ name, partitions }) =>
-      partitions
-        .map((p) => ({
-          topic: name,
-          partition: p.partitionId,
-          leader: p.leader,
-          replicas: p.replicas,
-          isr: p.isr,
-        }))
-        .sort((a, b) => a.partition - b.partition),
+    // Topic by topic, as the metadata lists them; each topic's partitions in order.
+    partitions: [...Map.groupBy(partitions, (p) => p.topic).values()].flatMap((ofTopic) =>
+      ofTopic.sort((a, b) => a.partition - b.partition),
     ),
   };
 }
 
-type GroupDescription = Awaited<ReturnType<Admin['describeGroups']>>['groups'][number];
-
 /** Each group that reads one of the event topics (or did), with its members' partitions. */
 async function readGroups(
-  admin: Admin,
+  admin: TopicAdmin,
   topics: string[],
   rebalances: RebalanceCounter,
 ): Promise<ConsumerGroupView[]> {
-  const { groups } = await admin.listGroups();
-  const consumerGroups = groups
-    .filter((group) => group.protocolType === 'consumer')
-    .map((group) => group.groupId);
-  if (consumerGroups.length === 0) return [];
-  const described = await admin.describeGroups(consumerGroups);
   const views: ConsumerGroupView[] = [];
-  for (const group of described.groups) {
+  for (const group of await admin.consumerGroups()) {
     const members = membersOf(group, topics);
     const readsOurTopics = members.some((member) => member.partitions.length > 0);
     if (!readsOurTopics && !rebalances.knows(group.groupId)) continue;
@@ -114,15 +99,13 @@ async function readGroups(
   return views.sort((a, b) => a.groupId.localeCompare(b.groupId));
 }
 
-function membersOf(group: GroupDescription, topics: string[]): ConsumerGroupView['members'] {
+function membersOf(group: ConsumerGroupDescription, topics: string[]): ConsumerGroupView['members'] {
   return group.members.map((member) => {
-    const decoded =
-      member.memberAssignment.length > 0 ? decodeMemberAssignment(member.memberAssignment) : null;
-    const partitions = Object.entries(decoded?.assignment ?? {})
+    const partitions = Object.entries(member.assignment)
       .filter(([topic]) => topics.includes(topic))
       .flatMap(([topic, ids]) => ids.map((id) => `${topic}/${id}`))
       .sort();
-    return { clientId: member.clientId, memberId: member.memberId, host: member.clientHost, partitions };
+    return { clientId: member.clientId, memberId: member.memberId, host: member.host, partitions };
   });
 }
 

@@ -1,13 +1,12 @@
 import { toKafkaMessage, topicFor } from '@outbox/contracts';
 import { envelopeOf, type OutboxInsert } from '@outbox/outbox';
 import {
-  type Admin,
-  createKafka,
+  createKafkaClient,
+  type EventProducer,
   ensureTopics,
-  type IHeaders,
-  javaCompatiblePartitioner,
-  KafkajsAdmin,
-  type Producer,
+  type MessageHeaders,
+  partitionOf,
+  type TopicAdmin,
   type TopicLayout,
 } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
@@ -32,40 +31,40 @@ export type NaivePublisherOptions = {
  * concurrent requests has no sequence to protect, and its duplicates are part of the lesson.
  */
 export class NaivePublisher {
-  readonly #producer: Producer;
-  readonly #admin: Admin;
+  readonly #producer: EventProducer;
+  readonly #admin: TopicAdmin;
   readonly #options: NaivePublisherOptions;
-  #topicReady: Promise<void> | undefined;
+  /** The topic ORDER_CREATED goes to, once made sure of, with its partition count. */
+  #topicReady: Promise<number> | undefined;
 
   constructor(options: NaivePublisherOptions) {
     this.#options = options;
-    const kafka = createKafka({
+    const kafka = createKafkaClient({
       clientId: 'orders-naive-write',
       brokers: options.brokers,
       security: options.security,
       logger: options.logger,
       retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.#producer = kafka.producer({
-      allowAutoTopicCreation: false,
-      createPartitioner: javaCompatiblePartitioner,
-    });
+    this.#producer = kafka.producer({ idempotent: false });
     this.#admin = kafka.admin();
   }
 
   /** Send `event` (ORDER_CREATED, as prepareEvent made it) and resolve once the broker acknowledged it. */
   async send(event: OutboxInsert, createdAt: Date): Promise<void> {
     const topic = topicFor(event.aggregateType, this.#options.topicPrefix);
-    await this.#connect(topic).catch((err: unknown) => {
+    const partitions = await this.#connect(topic).catch((err: unknown) => {
       this.#topicReady = undefined; // a broker that was away: try again with the next order
       throw err;
     });
     const envelope = envelopeOf(event, createdAt);
     const message = toKafkaMessage(envelope);
-    const headers: IHeaders = { ...message.headers };
+    const headers: MessageHeaders = { ...message.headers };
     const span = startPublishSpan(envelope, topic, headers);
+    // The partition the relay would choose for the outbox row: murmur2 of the key, the aggregate id.
+    const partition = partitionOf(message.key, partitions);
     try {
-      await this.#producer.send({ topic, messages: [{ ...message, headers }], acks: -1 });
+      await this.#producer.send([{ topic, messages: [{ ...message, headers, partition }] }]);
       endSpan(span);
     } catch (err) {
       endSpan(span, err);
@@ -73,11 +72,12 @@ export class NaivePublisher {
     }
   }
 
-  #connect(topic: string): Promise<void> {
+  #connect(topic: string): Promise<number> {
     this.#topicReady ??= (async () => {
       await this.#producer.connect();
       await this.#admin.connect();
-      await ensureTopics(new KafkajsAdmin(this.#admin), [topic], this.#options.topicLayout);
+      await ensureTopics(this.#admin, [topic], this.#options.topicLayout);
+      return (await this.#admin.partitionCounts([topic])).get(topic) as number;
     })();
     return this.#topicReady;
   }

@@ -1,23 +1,34 @@
 import type { Logger } from 'pino';
-import type { KafkaMessage } from './clientTypes.ts';
 
 /**
- * What the project asks of a Kafka client, in its own words: the producer the relay, the dead
- * letters and the replays send through, the admin calls that create and measure topics, and a
- * consumer group member that hands the loop one partition's messages at a time. Each client
- * adapter (kafkajs: acknowledgedProducer.ts, kafkajsAdmin.ts, kafkajs/; @platformatic/kafka:
- * platformatic/) implements them; production code is written against these, not a client's API.
+ * What the project asks of a Kafka client, in its own words: the messages, the producer the relay,
+ * the dead letters and the replays send through, the admin calls that create, measure and describe
+ * topics and groups, and a consumer group member that hands the loop one partition's messages at a
+ * time. Each client implements them in its own folder (kafkajs/, platformatic/), the only code that
+ * imports its package; everything else is written against these types, not a client's API.
  */
 
 /** Header values as they travel: one value or several of the same name. */
 export type MessageHeaders = Record<string, string | Buffer | (string | Buffer)[] | undefined>;
 
-/** A message to send, its partition set by the sender (partitionOf), so the check knows what to expect. */
-export type OutgoingMessage = {
+/** A message's content, as written: what a dead letter keeps of the message it stands for. */
+export type MessageContent = {
   key?: string | Buffer | null;
   value: string | Buffer | null;
   headers?: MessageHeaders;
-  partition: number;
+};
+
+/** A message to send, its partition set by the sender (partitionOf), so the check knows what to expect. */
+export type OutgoingMessage = MessageContent & { partition: number };
+
+/** A message as a consumer reads it: its bytes untouched, and where it sits in its partition. */
+export type ConsumedMessage = {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: MessageHeaders;
+  offset: string;
+  /** When it was produced (or appended), in milliseconds since the epoch, as a decimal string. */
+  timestamp: string;
 };
 
 /** Messages for one topic, each with the partition it goes to set explicitly. */
@@ -25,6 +36,16 @@ export type PartitionedMessages = { topic: string; messages: OutgoingMessage[] }
 
 /** A partition the broker wrote a batch's messages to, and the offset of the first of them. */
 export type PartitionAck = { topic: string; partition: number; baseOffset: string };
+
+/** How a producer is built: the project's one kind unless the naive write modes ask for less. */
+export type ProducerOptions = {
+  /**
+   * True unless said otherwise. Only the naive write modes of the demo turn it off: their producer
+   * is shared by concurrent requests, has no sequence to protect, and its duplicates are part of
+   * the lesson.
+   */
+  idempotent?: boolean;
+};
 
 /**
  * The project's one kind of producer: `send` resolves only when every message is in the log:
@@ -53,7 +74,29 @@ export type PartitionOffsets = { partition: number; low: string; high: string };
 /** A group's committed offsets on one topic; `-1` where it never committed. */
 export type CommittedOffsets = { topic: string; partitions: { partition: number; offset: string }[] };
 
-/** The admin calls the services make: create topics, read their layout and offsets. */
+/** The brokers the cluster lists now, and the one that is its controller (null when none answers so). */
+export type ClusterBrokers = {
+  brokers: { nodeId: number; host: string; port: number }[];
+  controller: number | null;
+};
+
+/** A partition's leader and replicas, by broker id: what a broker's death changes. */
+export type PartitionLeadership = {
+  topic: string;
+  partition: number;
+  leader: number;
+  replicas: number[];
+  isr: number[];
+};
+
+/** A consumer group of the cluster, with what each member was assigned (topic → partitions). */
+export type ConsumerGroupDescription = {
+  groupId: string;
+  state: string;
+  members: { memberId: string; clientId: string; host: string; assignment: Record<string, number[]> }[];
+};
+
+/** The admin calls the services make: create topics, read their layout and offsets, describe the cluster. */
 export interface TopicAdmin {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
@@ -64,6 +107,12 @@ export interface TopicAdmin {
   partitionCounts(topics: string[]): Promise<Map<string, number>>;
   topicOffsets(topic: string): Promise<PartitionOffsets[]>;
   committedOffsets(groupId: string, topics: string[]): Promise<CommittedOffsets[]>;
+  /** The brokers and the controller, from the cluster's metadata. */
+  describeCluster(): Promise<ClusterBrokers>;
+  /** Each partition of the given (existing) topics: leader, replicas and in-sync replicas. */
+  partitionLeadership(topics: string[]): Promise<PartitionLeadership[]>;
+  /** Every consumer group of the cluster (protocol type `consumer`), with its members' assignments. */
+  consumerGroups(): Promise<ConsumerGroupDescription[]>;
 }
 
 /** Offsets to commit: the next offset to read of each partition (one past the last applied). */
@@ -76,7 +125,7 @@ export type TopicPartitionOffsets = {
  * of kafkajs's eachBatch payload the loop uses, which the other adapter provides too.
  */
 export type PartitionBatch = {
-  batch: { topic: string; partition: number; messages: KafkaMessage[] };
+  batch: { topic: string; partition: number; messages: ConsumedMessage[] };
   /** This message was applied: its offset (plus one) is committed by the next commit. */
   resolveOffset(offset: string): void;
   /** Throws when the group is rebalancing; the member then rejoins. */
@@ -132,7 +181,7 @@ export type KafkaGroupProtocol = 'classic' | 'consumer';
 /** One client's producer, admin and group member, built with the same brokers, security and retry settings. */
 export interface KafkaClient {
   readonly name: KafkaClientName;
-  producer(): EventProducer;
+  producer(options?: ProducerOptions): EventProducer;
   admin(): TopicAdmin;
   /** Joins the group and runs; rejects (having closed what it opened) when it cannot start. */
   groupMember(options: GroupMemberOptions): Promise<GroupMember>;

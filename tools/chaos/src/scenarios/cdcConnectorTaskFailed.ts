@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectorStatus, restartFailedTasks } from '@outbox/devstack/connect-rest';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { systemTopics } from '../topics.ts';

@@ -1,4 +1,4 @@
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { TestProject } from 'vitest/node';
 import { ensureConnectJars } from '../connectJars.ts';
 import { probePostgres, startEmbeddedPostgres } from '../embeddedPostgres.ts';

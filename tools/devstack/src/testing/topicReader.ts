@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka';
+import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 
 export type TopicMessage = {

@@ -1,7 +1,8 @@
 import type { EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { asRejoinIfCoordinatorLost, CONSUMER_RETRY } from '../coordinatorLoss.ts';
+import { CONSUMER_RETRY } from '../clientOptions.ts';
 import type { GroupMember, GroupMemberOptions, PartitionBatch } from '../ports.ts';
+import { asRejoinIfCoordinatorLost } from './coordinatorLoss.ts';
 import { type StartMember, superviseMember } from './groupMember.ts';
 
 /**

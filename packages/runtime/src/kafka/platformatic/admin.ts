@@ -1,5 +1,13 @@
 import { Admin, findErrorBy, ListOffsetTimestamps } from '@platformatic/kafka';
-import type { CommittedOffsets, NewTopic, PartitionOffsets, TopicAdmin } from '../ports.ts';
+import type {
+  ClusterBrokers,
+  CommittedOffsets,
+  ConsumerGroupDescription,
+  NewTopic,
+  PartitionLeadership,
+  PartitionOffsets,
+  TopicAdmin,
+} from '../ports.ts';
 import { asSendError } from './errors.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
@@ -97,6 +105,48 @@ export class PlatformaticAdmin implements TopicAdmin {
         })),
       };
     });
+  }
+
+  async describeCluster(): Promise<ClusterBrokers> {
+    const metadata = await this.#admin.metadata({ topics: [], forceUpdate: true }).catch(rethrown);
+    return {
+      brokers: [...metadata.brokers].map(([nodeId, { host, port }]) => ({ nodeId, host, port })),
+      controller: metadata.controllerId,
+    };
+  }
+
+  async partitionLeadership(topics: string[]): Promise<PartitionLeadership[]> {
+    if (topics.length === 0) return [];
+    const metadata = await this.#admin.metadata({ topics, forceUpdate: true }).catch(rethrown);
+    return topics.flatMap((topic) =>
+      (metadata.topics.get(topic)?.partitions ?? []).map(({ leader, replicas, isr }, partition) => ({
+        topic,
+        partition,
+        leader,
+        replicas,
+        isr,
+      })),
+    );
+  }
+
+  /** Classic groups with the consumer protocol type, as kafkajs' listGroups shows them. */
+  async consumerGroups(): Promise<ConsumerGroupDescription[]> {
+    const listed = await this.#admin.listGroups().catch(rethrown);
+    const ids = [...listed.values()].filter((g) => g.protocolType === 'consumer').map((g) => g.id);
+    if (ids.length === 0) return [];
+    const described = await this.#admin.describeGroups({ groups: ids }).catch(rethrown);
+    return [...described.values()].map(({ id, state, members }) => ({
+      groupId: id,
+      state,
+      members: [...members.values()].map(({ id: memberId, clientId, clientHost, assignments }) => ({
+        memberId,
+        clientId,
+        host: clientHost,
+        assignment: Object.fromEntries(
+          [...(assignments?.values() ?? [])].map(({ topic, partitions }) => [topic, partitions]),
+        ),
+      })),
+    }));
   }
 
   /** Waits until every partition of the topics has a leader, as kafkajs' waitForLeaders does. */

@@ -8,7 +8,7 @@ import { PlatformaticProducer } from './producer.ts';
 export function platformaticClient(options: PlatformaticOptions): KafkaClient {
   return {
     name: 'platformatic',
-    producer: () => new PlatformaticProducer(options),
+    producer: (producerOptions) => new PlatformaticProducer(options, producerOptions),
     admin: () => new PlatformaticAdmin(options),
     groupMember: (member) => platformaticGroupMember(options, member),
   };

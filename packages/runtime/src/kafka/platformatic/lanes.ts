@@ -1,6 +1,5 @@
 import type { Consumer, Message } from '@platformatic/kafka';
-import type { KafkaMessage } from '../clientTypes.ts';
-import type { GroupMemberOptions, PartitionBatch, TopicPartitionOffsets } from '../ports.ts';
+import type { ConsumedMessage, GroupMemberOptions, PartitionBatch, TopicPartitionOffsets } from '../ports.ts';
 
 type Bytes = Buffer | undefined;
 type BytesConsumer = Consumer<Bytes, Bytes, Bytes, Bytes>;
@@ -193,7 +192,7 @@ export class Lanes {
     const epochOf = new Map(messages.map((m) => [String(m.offset), m.leaderEpoch]));
     const isStale = () => tenure !== lane.tenure || !this.#holds(topic, partition);
     return {
-      batch: { topic, partition, messages: messages.map(asKafkaMessage) },
+      batch: { topic, partition, messages: messages.map(asConsumedMessage) },
       resolveOffset: (offset) => {
         if (isStale()) return;
         const next = {
@@ -223,8 +222,8 @@ export class Lanes {
   }
 }
 
-/** A @platformatic/kafka message in the shape the loop reads (kafkajs's), bytes untouched. */
-function asKafkaMessage(message: BytesMessage): KafkaMessage {
+/** A @platformatic/kafka message as the project's ConsumedMessage, bytes untouched. */
+function asConsumedMessage(message: BytesMessage): ConsumedMessage {
   const headers: Record<string, Buffer | undefined> = {};
   for (const [name, value] of message.headers) if (name) headers[name.toString()] = value;
   return {
@@ -233,6 +232,5 @@ function asKafkaMessage(message: BytesMessage): KafkaMessage {
     headers,
     offset: String(message.offset),
     timestamp: String(message.timestamp),
-    attributes: 0,
   };
 }

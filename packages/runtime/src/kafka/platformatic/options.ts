@@ -1,13 +1,14 @@
 import type { BaseOptions, SASLMechanismValue } from '@platformatic/kafka';
 import type { KafkaSecurity } from '../../kafkaSecurity.ts';
+import type { RetryOptions } from '../clientOptions.ts';
 import type { KafkaGroupProtocol } from '../ports.ts';
 
-/** The settings a @platformatic/kafka client is built from: those createKafka takes for kafkajs. */
+/** The settings a @platformatic/kafka client is built from: those of KafkaClientOptions it reads. */
 export type PlatformaticOptions = {
   clientId: string;
   brokers: string[];
-  /** kafkajs' retry settings, mapped to @platformatic/kafka's (retries, retryDelay). */
-  retry?: { retries?: number; initialRetryTime?: number; maxRetryTime?: number };
+  /** The project's retry settings, mapped to @platformatic/kafka's (retries, retryDelay). */
+  retry?: RetryOptions;
   security?: KafkaSecurity;
   /** KAFKA_GROUP_PROTOCOL of the group members built from these options; classic when left out. */
   groupProtocol?: KafkaGroupProtocol;
@@ -21,7 +22,7 @@ const MECHANISMS: Record<NonNullable<KafkaSecurity['sasl']>['mechanism'], SASLMe
 
 /**
  * The base options of every @platformatic/kafka client: the same brokers, security, connect
- * timeout and retry budget as the kafkajs client (client.ts), so the two are compared on equal
+ * timeout and retry budget as the kafkajs client (kafkajs/client.ts), so the two are compared on equal
  * terms. Retries back off exponentially from initialRetryTime to maxRetryTime, as kafkajs' do.
  */
 export function baseOptions({

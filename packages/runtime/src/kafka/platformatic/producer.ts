@@ -1,6 +1,12 @@
 import { ProduceAcks, Producer } from '@platformatic/kafka';
 import { checkAcknowledged } from '../acknowledgement.ts';
-import type { EventProducer, MessageHeaders, PartitionAck, PartitionedMessages } from '../ports.ts';
+import type {
+  EventProducer,
+  MessageHeaders,
+  PartitionAck,
+  PartitionedMessages,
+  ProducerOptions,
+} from '../ports.ts';
 import { asSendError } from './errors.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
@@ -15,28 +21,34 @@ type Bytes = Buffer | undefined;
  * id and sequence numbers itself (its producer.js, on any error of an idempotent send), and takes
  * a new id on the next send, so a batch sent again is a duplicate at worst, never refused as out
  * of order nor taken for a retry and dropped: what kafkajs needed a new producer for
- * (acknowledgedProducer.ts).
+ * (kafkajs/producer.ts).
  */
 export class PlatformaticProducer implements EventProducer {
   readonly #producer: Producer<Bytes, Bytes, Bytes, Bytes>;
+  readonly #idempotent: boolean;
   #connected: Promise<unknown> | undefined;
 
-  constructor(options: PlatformaticOptions) {
+  constructor(options: PlatformaticOptions, { idempotent = true }: ProducerOptions = {}) {
     const base = baseOptions(options);
+    this.#idempotent = idempotent;
     this.#producer = new Producer<Bytes, Bytes, Bytes, Bytes>({
       ...base,
       // An idempotent producer given 0 or 1 retries retries for ever (its producer.js): at least 2
       // keeps a send bounded, so the relay backs off and reports itself degraded.
-      retries: Math.max(2, Number(base.retries)),
-      idempotent: true,
+      retries: idempotent ? Math.max(2, Number(base.retries)) : base.retries,
+      idempotent,
       acks: ProduceAcks.ALL,
       autocreateTopics: false,
     });
   }
 
-  /** Takes a producer id from the cluster: resolves only when a broker answers. */
+  /** Takes a producer id from the cluster (or, not idempotent, its metadata): resolves only when a broker answers. */
   async connect(): Promise<void> {
-    this.#connected ??= this.#producer.initIdempotentProducer({}).catch((err: unknown) => {
+    this.#connected ??= (
+      this.#idempotent
+        ? this.#producer.initIdempotentProducer({})
+        : this.#producer.metadata({ topics: [], forceUpdate: true })
+    ).catch((err: unknown) => {
       this.#connected = undefined;
       throw asSendError(err);
     });

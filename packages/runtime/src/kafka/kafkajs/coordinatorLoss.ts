@@ -1,11 +1,3 @@
-/**
- * A consumer group's retry settings (kafkajs's `retry`, for the consumer and its client): backoff
- * capped at 2 s instead of kafkajs's 30 s, so a consumer retrying through a broker's death (finding
- * the new coordinator, rejoining, restarting after a crash) tries again within 2 s of the cluster
- * being whole, not up to 30 s later. See docs/local-kafka.md, "When the group coordinator dies".
- */
-export const CONSUMER_RETRY = { initialRetryTime: 300, maxRetryTime: 2000, retries: 10 };
-
 /** kafkajs's error names for a broker that cannot be reached or did not answer. */
 const UNREACHABLE = new Set([
   'KafkaJSConnectionError',

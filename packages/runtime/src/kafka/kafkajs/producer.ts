@@ -1,14 +1,14 @@
 import type { Kafka, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
-import { sendAcknowledged } from './acknowledgedSend.ts';
-import type { EventProducer, PartitionAck, PartitionedMessages } from './ports.ts';
+import type { EventProducer, PartitionAck, PartitionedMessages, ProducerOptions } from '../ports.ts';
+import { sendAcknowledged } from './send.ts';
 
 /**
  * The kafkajs adapter of the project's producer (EventProducer, ports.ts): `send` resolves only
  * when every message is in the log.
  *
- * - idempotent, acks=all: a retried send is not written twice, and an ack means every in-sync
- *   replica has the message;
+ * - idempotent (unless the naive write modes ask otherwise), acks=all: a retried send is not
+ *   written twice, and an ack means every in-sync replica has the message;
  * - every partition a send wrote to must be in the broker's answer (sendAcknowledged), or the send
  *   fails: kafkajs can resolve a send whose moved partition it never wrote (tulios/kafkajs#1303);
  * - a new kafkajs producer after every failed send. A batch spans partitions, and the broker may
@@ -25,11 +25,13 @@ import type { EventProducer, PartitionAck, PartitionedMessages } from './ports.t
  */
 export class AcknowledgedProducer implements EventProducer {
   readonly #kafka: Kafka;
+  readonly #idempotent: boolean;
   #producer: Producer;
   #connected: Promise<void> | undefined;
 
-  constructor(kafka: Kafka) {
+  constructor(kafka: Kafka, { idempotent = true }: ProducerOptions = {}) {
     this.#kafka = kafka;
+    this.#idempotent = idempotent;
     this.#producer = this.#create();
   }
 
@@ -62,8 +64,7 @@ export class AcknowledgedProducer implements EventProducer {
 
   #create(): Producer {
     return this.#kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
+      ...(this.#idempotent ? { idempotent: true, maxInFlightRequests: 1 } : {}),
       allowAutoTopicCreation: false,
       // Named, not left to kafkajs' default: the murmur2 partitioner of the Java client, so a key
       // (an aggregate id) lands on the same partition whichever client produces it. Naming it also
