@@ -4,9 +4,9 @@ import '@outbox/runtime/tracing-register';
 import { hostname } from 'node:os';
 import { loadConfigOrExit } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
-import { startCdcRelay } from './cdc/cdcRelay.ts';
+import { startCdcRelay } from './cdc/cdcMode.ts';
 import { configSchema } from './config.ts';
-import { startPollingRelay } from './polling/pollingRelay.ts';
+import { startPollingRelay } from './polling/pollingMode.ts';
 
 const config = loadConfigOrExit('relay', configSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);

@@ -5,10 +5,10 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
-import { createRelayMetrics, type RelayMetrics } from '../src/polling/metrics.ts';
-import { KafkaPublisher, type OutgoingEvent } from '../src/polling/publisher.ts';
-import { Relay, type RelayOptions } from '../src/polling/relay.ts';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { createRelayMetrics, type RelayMetrics } from '../src/engine/metrics.ts';
+import { KafkaPublisher, type OutgoingEvent } from '../src/engine/publisher.ts';
+import { Relay, type RelayOptions } from '../src/engine/relay.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
 import { topicPrefix } from './relayProcess.ts';
 
 /** Helpers shared by the relay's in-process tests (not a test file itself). */

@@ -9,10 +9,10 @@ import { Partitioners } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayMetrics } from '../src/polling/metrics.ts';
-import { KafkaPublisher } from '../src/polling/publisher.ts';
-import { Relay } from '../src/polling/relay.ts';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { createRelayMetrics } from '../src/engine/metrics.ts';
+import { KafkaPublisher } from '../src/engine/publisher.ts';
+import { Relay } from '../src/engine/relay.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
 import { topicPrefix } from './relayProcess.ts';
 
 /**

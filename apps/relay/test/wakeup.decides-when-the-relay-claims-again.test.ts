@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
 
 const wakeup = () => new Wakeup('postgresql://unused', pino({ level: 'silent' })); // never listens
 const elapsed = async (work: Promise<unknown>) => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { countUndrained } from '@outbox/outbox';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Relay } from '../polling/relay.ts';
+import type { Relay } from '../engine/relay.ts';
 
 /**
  * Publishes, with the polling relay's own claim, publish and mark (polling/relay.ts), every row

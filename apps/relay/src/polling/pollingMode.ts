@@ -4,18 +4,18 @@ import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { adminRoutes } from './adminRoutes.ts';
-import { FaultPoints } from './faultPoints.ts';
-import { createRelayMetrics } from './metrics.ts';
-import { Relay } from './relay.ts';
+import { FaultPoints } from '../engine/faultPoints.ts';
+import { createRelayMetrics } from '../engine/metrics.ts';
+import { Relay } from '../engine/relay.ts';
 import {
   kafkaPublisher,
   outboxPool,
   relayLoopOptions,
   standbyWaitOf,
   startOutboxRetention,
-} from './relayParts.ts';
-import { Wakeup } from './wakeup.ts';
+} from '../engine/relayParts.ts';
+import { Wakeup } from '../engine/wakeup.ts';
+import { adminRoutes } from './adminRoutes.ts';
 
 /** The relay in its default mode (RELAY_MODE=polling): claim, publish, mark (relay.ts). */
 export async function startPollingRelay(config: Config, relayId: string, logger: Logger): Promise<void> {
