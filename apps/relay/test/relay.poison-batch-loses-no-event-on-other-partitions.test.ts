@@ -85,7 +85,7 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])(
       relay = new Relay({
         pool,
         publisher,
-        wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
+        wakeup: new Wakeup(), // no NOTIFY listener: the test steps the relay by hand
         logger,
         metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
         options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },

@@ -1,69 +1,18 @@
-import pg from 'pg';
-import type { Logger } from 'pino';
-
 /**
- * Sleeps until the outbox trigger's NOTIFY arrives or the poll interval passes, whichever is
- * first. NOTIFY gives low latency; the poll is the safety net (a notification sent while the
- * listening connection was down is lost, and the poll still finds the row).
+ * The relay's wake-up: it sleeps until one arrives or the poll interval passes, whichever is
+ * first. Wake-ups come from the outbox trigger's NOTIFY (polling/notifyListener.ts calls wake),
+ * from the relay itself when a mark made an aggregate's next event its head, and from stop().
+ * NOTIFY gives low latency; the poll is the safety net (a notification sent while the listening
+ * connection was down is lost, and the poll still finds the row).
  *
- * A wake-up means "something may be claimable that the last claim could not see": a NOTIFY, the
- * relay itself when a mark made an aggregate's next event its head, or stop(). One that arrives
- * while the relay is busy is kept, and the relay reads it to decide whether to claim again.
+ * A wake-up means "something may be claimable that the last claim could not see". One that
+ * arrives while the relay is busy is kept, and the relay reads it to decide whether to claim again.
  */
 export class Wakeup {
-  readonly #databaseUrl: string;
-  readonly #logger: Logger;
-  #client: pg.Client | undefined;
   /** Whoever waits for the next wake-up: a sleep, or a publish racing one (wokenBefore). */
   readonly #waiters = new Set<() => void>();
   /** A wake-up arrived since the last reset or sleep: the next sleep returns at once. */
   #notified = false;
-  #closed = false;
-  #reconnectTimer: NodeJS.Timeout | undefined;
-
-  constructor(databaseUrl: string, logger: Logger) {
-    this.#databaseUrl = databaseUrl;
-    this.#logger = logger;
-  }
-
-  /**
-   * LISTEN on a connection of its own. Never throws: while the connection cannot be made or is
-   * lost, it retries every second and the relay runs on its poll interval alone.
-   */
-  async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#databaseUrl });
-    client.on('notification', () => this.wake());
-    client.on('error', (err) => {
-      this.#logger.warn({ err }, 'LISTEN connection lost; polling until it is back');
-      this.#client = undefined;
-      client.end().catch(() => {});
-      this.#scheduleReconnect();
-    });
-    try {
-      await client.connect();
-      await client.query('listen outbox');
-    } catch (err) {
-      this.#logger.warn({ err }, 'cannot LISTEN yet; polling until it works');
-      client.end().catch(() => {});
-      this.#scheduleReconnect();
-      return;
-    }
-    if (this.#closed) {
-      await client.end();
-      return;
-    }
-    this.#client = client;
-    // Notifications sent while we were not listening are lost: look once right away.
-    this.wake();
-  }
-
-  #scheduleReconnect(): void {
-    if (this.#closed || this.#reconnectTimer) return;
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      void this.listen();
-    }, 1000);
-  }
 
   /** Ends the current sleep (or makes the next one return at once) and answers wokenBefore. */
   wake(): void {
@@ -130,13 +79,5 @@ export class Wakeup {
     } finally {
       this.#waiters.delete(woken);
     }
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#reconnectTimer);
-    this.wake();
-    await this.#client?.end();
-    this.#client = undefined;
   }
 }
