@@ -2,7 +2,7 @@
  * The CDC relay of one service's outbox, as its wire mapping (docs/design.md#polling-or-cdc): the config of a Debezium
  * PostgreSQL connector that reads the outbox table's inserts from the write-ahead log and, through
  * Debezium's Outbox Event Router, publishes each row as the polling relay would
- * (apps/relay/src/polling/publisher.ts with toKafkaMessage, packages/contracts/src/cloudEvents.ts):
+ * (apps/relay/src/engine/publisher.ts with toKafkaMessage, packages/contracts/src/cloudEvents.ts):
  *
  * - topic: topicFor(aggregate_type, prefix) ← route.by.field=aggregate_type, route.topic.replacement.
  * - key: aggregate_id ← table.field.event.key with a StringConverter: the same bytes, so the same
