@@ -11,7 +11,7 @@
  *   outbox      the real table. Published rows are loaded in stages (100k, 1M, 2M by default),
  *               spread evenly over `--days` days, plus `--pending` pending rows over `--aggregates`
  *               aggregates. Retention A runs on it: the real deletePublished, batch after batch,
- *               exactly like apps/relay/src/polling/retention.ts.
+ *               exactly like apps/relay/src/engine/retention.ts.
  *   outbox_p    the same rows in a table partitioned by day on created_at (built here only; the
  *               primary key and the seq unique constraint must include created_at). Retention B
  *               drops the old day partitions (DETACH … CONCURRENTLY, then DROP TABLE).

@@ -145,7 +145,7 @@ describe('Prometheus alert rules', () => {
     // The metric names registered in code (prom-client `name: '...'`), plus the series a histogram
     // exports and Prometheus' own `up`. A renamed metric would otherwise silently never alert.
     const sources = [
-      'apps/relay/src/polling/metrics.ts',
+      'apps/relay/src/engine/metrics.ts',
       'apps/relay/src/cdc/cdcMetrics.ts',
       'packages/inbox/src/consumerMetrics.ts',
       'apps/orders/src/http/httpMetrics.ts',

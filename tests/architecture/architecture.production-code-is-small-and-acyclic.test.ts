@@ -13,7 +13,7 @@ describeSmallAndAcyclic({
   longFiles: {},
   // Declarative tables only.
   longFunctions: {
-    'apps/relay/src/polling/metrics.ts createRelayMetrics':
+    'apps/relay/src/engine/metrics.ts createRelayMetrics':
       'declarative table: one metric definition after another',
     'apps/relay/src/cdc/cdcMetrics.ts createCdcMetrics':
       'declarative table: one metric definition after another',

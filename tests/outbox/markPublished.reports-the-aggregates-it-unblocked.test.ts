@@ -1,5 +1,5 @@
 // The relay claims again right after a mark only when the mark unblocked something: an aggregate
-// whose next event was waiting behind the one just published (apps/relay/src/polling/relay.ts #loop).
+// whose next event was waiting behind the one just published (apps/relay/src/engine/relay.ts #loop).
 // So markPublished must count exactly those, through one fenced statement.
 
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';

@@ -15,7 +15,7 @@ import {
 } from '@outbox/runtime/config';
 import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
-import { relayFaultSettings } from './polling/faultPoints.ts';
+import { relayFaultSettings } from './engine/faultPoints.ts';
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),

@@ -4,17 +4,14 @@ import '@outbox/runtime/tracing-register';
 import { hostname } from 'node:os';
 import { loadConfigOrExit } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
-import { startCdcRelay } from './cdc/cdcRelay.ts';
+import { cdcMode } from './cdc/cdcMode.ts';
 import { configSchema } from './config.ts';
-import { startPollingRelay } from './polling/pollingRelay.ts';
+import { pollingMode } from './polling/pollingMode.ts';
+import { runRelay } from './processShell.ts';
 
 const config = loadConfigOrExit('relay', configSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);
 const relayId = config.RELAY_ID ?? `${hostname()}-${process.pid}`;
 
-if (config.RELAY_MODE === 'polling') {
-  await startPollingRelay(config, relayId, logger);
-} else {
-  // debezium: a connector on Kafka Connect publishes this outbox (docs/design.md#polling-or-cdc).
-  await startCdcRelay(config, relayId, logger);
-}
+// debezium: a connector on Kafka Connect publishes this outbox (docs/design.md#polling-or-cdc).
+await runRelay(config, relayId, logger, config.RELAY_MODE === 'polling' ? pollingMode : cdcMode);

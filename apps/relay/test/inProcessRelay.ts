@@ -5,10 +5,11 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
-import { createRelayMetrics, type RelayMetrics } from '../src/polling/metrics.ts';
-import { KafkaPublisher, type OutgoingEvent } from '../src/polling/publisher.ts';
-import { Relay, type RelayOptions } from '../src/polling/relay.ts';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { createRelayMetrics, type RelayMetrics } from '../src/engine/metrics.ts';
+import { KafkaPublisher, type OutgoingEvent } from '../src/engine/publisher.ts';
+import { Relay, type RelayOptions } from '../src/engine/relay.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
+import { NotifyListener } from '../src/polling/notifyListener.ts';
 import { topicPrefix } from './relayProcess.ts';
 
 /** Helpers shared by the relay's in-process tests (not a test file itself). */
@@ -17,8 +18,9 @@ export type InProcessRelay = {
   db: TestDatabase;
   pool: pg.Pool;
   relay: Relay;
-  /** Not listening unless the test calls `wakeup.listen()`: it steps the relay or lets it poll. */
   wakeup: Wakeup;
+  /** Not listening unless the test calls `listener.listen()`: it steps the relay or lets it poll. */
+  listener: NotifyListener;
   metrics: RelayMetrics;
   /** Runs around every real publish: a test can slow it down or act while the broker has it. */
   around: {
@@ -72,7 +74,8 @@ export async function startInProcessRelay(
     },
   };
   const metrics = createRelayMetrics(createMetricsRegistry(`${label}-test`), pool);
-  const wakeup = new Wakeup(db.url, logger);
+  const wakeup = new Wakeup();
+  const listener = new NotifyListener(db.url, wakeup, logger);
   const relay = new Relay({
     pool,
     publisher,
@@ -87,11 +90,12 @@ export async function startInProcessRelay(
     pool,
     relay,
     wakeup,
+    listener,
     metrics,
     around,
     dispose: async () => {
       await relay.stop();
-      await wakeup.close();
+      await listener.close();
       await kafka.disconnect();
       await pool.end();
       if (!shared) await db.drop();

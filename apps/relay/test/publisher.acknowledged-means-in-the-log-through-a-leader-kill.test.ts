@@ -8,7 +8,7 @@ import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import type { RetryOptions } from 'kafkajs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaPublisher, type OutgoingEvent } from '../src/polling/publisher.ts';
+import { KafkaPublisher, type OutgoingEvent } from '../src/engine/publisher.ts';
 
 // The first probe of a real cluster found kafkajs 2.2.4 resolving every send() while 45 messages of
 // a batch were never written (tulios/kafkajs#1303): when a partition's leader dies mid-send and the

@@ -7,7 +7,7 @@ import {
 } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { classifyPublishError } from '../src/polling/publishErrors.ts';
+import { classifyPublishError } from '../src/engine/publishErrors.ts';
 
 // Real kafkajs error objects, built the way kafkajs builds them (protocol/error.js, retry/index.js).
 const protocolError = (type: string, code: number, retriable: boolean) =>

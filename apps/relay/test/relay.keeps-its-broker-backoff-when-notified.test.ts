@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('a relay backing off from a broker that is down', () => {
   it('waits out each backoff however many NOTIFYs arrive meanwhile', { timeout: 180_000 }, async () => {
-    await setup.wakeup.listen();
+    await setup.listener.listen();
     setup.relay.start();
     let inserting = true;
     // Each a new aggregate, so each is claimable at once (not queued behind a given-back head).

@@ -34,7 +34,7 @@ async function withIdleRelay(
     };
     // Committed before the relay starts: its first claim takes it, with no wake-up to linger after.
     await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'warm-up-' });
-    await setup.wakeup.listen();
+    await setup.listener.listen();
     setup.relay.start();
     await publishedCount(setup, 1);
     await sleep(300); // its mark done, back to sleep

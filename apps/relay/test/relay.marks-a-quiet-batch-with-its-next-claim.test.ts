@@ -47,7 +47,7 @@ describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
       setup.around.after = async (events) => {
         acked.push(events.length);
       };
-      await setup.wakeup.listen();
+      await setup.listener.listen();
       setup.relay.start();
       // Three events of one aggregate, each committed once the one before is on the broker: the
       // next event's claim runs while the one before is still in flight, unmarked.
@@ -91,7 +91,7 @@ describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
       setup.around.after = async (events) => {
         acked.push(events.length);
       };
-      await setup.wakeup.listen();
+      await setup.listener.listen();
       setup.relay.start();
       await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'busy-' });
       await eventually('both published', async () => {

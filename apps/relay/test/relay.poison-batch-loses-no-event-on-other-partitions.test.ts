@@ -9,10 +9,10 @@ import { Partitioners } from 'kafkajs';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayMetrics } from '../src/polling/metrics.ts';
-import { KafkaPublisher } from '../src/polling/publisher.ts';
-import { Relay } from '../src/polling/relay.ts';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { createRelayMetrics } from '../src/engine/metrics.ts';
+import { KafkaPublisher } from '../src/engine/publisher.ts';
+import { Relay } from '../src/engine/relay.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
 import { topicPrefix } from './relayProcess.ts';
 
 /**
@@ -85,7 +85,7 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])(
       relay = new Relay({
         pool,
         publisher,
-        wakeup: new Wakeup(db.url, logger), // never listens: the test steps the relay by hand
+        wakeup: new Wakeup(), // no NOTIFY listener: the test steps the relay by hand
         logger,
         metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
         options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },

@@ -2,11 +2,10 @@
 // aggregate, stop()) or the poll interval (relay.ts #loop). These are the rules it relies on.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { Wakeup } from '../src/polling/wakeup.ts';
+import { Wakeup } from '../src/engine/wakeup.ts';
 
-const wakeup = () => new Wakeup('postgresql://unused', pino({ level: 'silent' })); // never listens
+const wakeup = () => new Wakeup();
 const elapsed = async (work: Promise<unknown>) => {
   const start = performance.now();
   await work;

@@ -4,7 +4,7 @@ import { columnOf, EVENT_HEADERS } from '@outbox/contracts';
  * The CDC relay of one service's outbox, as its wire mapping (docs/design.md#polling-or-cdc): the
  * config of a Debezium PostgreSQL connector that reads the outbox table's inserts from the
  * write-ahead log and, through Debezium's Outbox Event Router, publishes each row as the polling
- * relay would (apps/relay/src/polling/publisher.ts with toKafkaMessage):
+ * relay would (apps/relay/src/engine/publisher.ts with toKafkaMessage, packages/contracts/src/cloudEvents.ts):
  *
  * - headers: EVENT_HEADERS (packages/contracts/src/eventHeaders.ts), the table toKafkaMessage
  *   reads: each column placed as its headers (table.fields.additional.placement), each constant

@@ -40,7 +40,7 @@ export const OUTBOX_SESSION_OPTIONS = `${CUSTOM_PLANS} -c enable_bitmapscan=off`
  * many as fit in the batch, or extends a run that this relay has in hand ($4: the ids of the batch
  * it is delivering while it claims the next). The relay sends the next batch only once the broker
  * acknowledged that one, and gives back the next batch's events of any aggregate that did not all
- * go out (apps/relay/src/polling/relay.ts), so the extension follows the run on its partition.
+ * go out (apps/relay/src/engine/relay.ts), so the extension follows the run on its partition.
  * Anything else that is unpublished ends a run: an event in flight under another relay's live
  * lease (or under this relay's, if it is not in hand: an outcome it failed to write), one waiting
  * for its retry, a dead-lettered one, or one another relay's concurrent claim has locked. So a
@@ -195,7 +195,7 @@ export async function markPublished(db: Db, ids: string[], owner: string): Promi
  * markAndClaim — the mark of an acknowledged batch ($5: its ids, fenced by $1 like markPublished)
  * and the next claim, in one statement: at low rates a batch holds an event or two, and the relay
  * saves the mark's round trip by sending it with the claim its next wake-up makes anyway
- * (apps/relay/src/polling/relay.ts, #idle). The claim reads the statement's snapshot, where the
+ * (apps/relay/src/engine/relay.ts, #idle). The claim reads the statement's snapshot, where the
  * marked rows are still in flight under this relay's lease: the caller passes them in hand too
  * ($4), so their aggregates' next events extend their runs as they would after a separate mark,
  * and a row another relay took over (not marked) extends nothing. The marked rows are kept out of

@@ -45,7 +45,7 @@ function toRowView(row: Row): OutboxRowView {
   };
 }
 
-/** What a relay's /healthz answers (apps/relay: polling/relayHealth.ts in polling mode, cdc/cdcHealth.ts in debezium). */
+/** What a relay's /healthz answers (apps/relay: engine/relayHealth.ts in polling mode, cdc/cdcHealth.ts in debezium). */
 type RelayHealthBody = {
   status?: RelayHealth['status'];
   lastError?: string;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ConfirmationMark, markConfirmed, readSlotReader, takeConfirmationMark } from '@outbox/outbox';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Relay } from '../polling/relay.ts';
+import type { Relay } from '../engine/relay.ts';
 import { drainUpTo } from './cdcDrain.ts';
 
 /** Rows a mark takes at most. */

@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { countUndrained } from '@outbox/outbox';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Relay } from '../polling/relay.ts';
+import type { Relay } from '../engine/relay.ts';
 
 /**
- * Publishes, with the polling relay's own claim, publish and mark (polling/relay.ts), every row
+ * Publishes, with the relay engine's claim, publish and mark (engine/relay.ts), every row
  * written up to `maxSeq` that is still pending or in flight. Run once a reader holds the slot:
  * rows committed before the slot existed are not in its stream, rows committed after are. A row
  * gets its seq when it is inserted, before its commit, so a row above `maxSeq` was inserted after

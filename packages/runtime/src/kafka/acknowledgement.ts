@@ -35,7 +35,7 @@ export function checkAcknowledged(
 
 /**
  * A send a client failed, in the client-neutral terms the relay's classifier reads
- * (apps/relay/src/polling/publishErrors.ts): `type`, the Kafka protocol error the broker answered
+ * (apps/relay/src/engine/publishErrors.ts): `type`, the Kafka protocol error the broker answered
  * (e.g. MESSAGE_TOO_LARGE), and `unavailable`, when no broker could be reached or the partition's
  * leader is moving. kafkajs' own errors carry the same facts under its names; the other client's
  * are translated into this one (platformatic/producer.ts).

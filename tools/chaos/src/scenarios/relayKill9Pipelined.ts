@@ -10,7 +10,7 @@ const FAULT = 'crash-with-pipelined-batch:3';
 
 /**
  * The relay claims the next batch while the broker has the previous one when there is a backlog
- * (apps/relay/src/polling/relay.ts). This kills it in exactly that state: the fault point fires when a
+ * (apps/relay/src/engine/relay.ts). This kills it in exactly that state: the fault point fires when a
  * claim returns rows while a publish is still unanswered. The broker is slowed down so that a
  * publish lasts long enough for a claim to return behind it, and the relay is stopped first so
  * that a backlog is waiting when it starts.

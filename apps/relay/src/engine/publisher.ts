@@ -52,7 +52,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /**
  * One retry inside kafkajs (which refuses an idempotent producer without one; a moved leader: kafkajs
  * refreshes its metadata first), then the send fails and the relay's own backoff takes over
- * (Relay#failed), through a new producer (acknowledgedProducer.ts) whose fresh metadata names the
+ * (Relay#failed), through a new producer (packages/runtime/src/kafka/kafkajs/producer.ts) whose fresh metadata names the
  * leaders that took over: within two request timeouts when a leader does not answer, at once when
  * a broker is gone.
  */

@@ -28,7 +28,7 @@ const relayFault = z
 /** RELAY_FAULT, for the relay's config schema, which refuses it unless OUTBOX_ALLOW_FAULTS allows it. */
 export const relayFaultSettings = { RELAY_FAULT: relayFault.optional() };
 
-/** Where the relay's loop calls its fault points; main.ts passes FaultPoints only when RELAY_FAULT is set. */
+/** Where the relay's loop calls its fault points; the polling mode passes FaultPoints only when RELAY_FAULT is set. */
 export type RelayFaultHooks = Pick<FaultPoints, 'afterBrokerAck' | 'pipelinedClaim'>;
 
 /**

@@ -211,7 +211,7 @@ export class Relay {
     await sleep(ms, undefined, { signal: this.#stopped.signal }).catch(() => {});
   }
 
-  /** Claim and publish one batch, without pipelining. Exposed for tests that step the relay by hand. */
+  /** Claim and publish one batch, without pipelining: the debezium mode's drain steps the relay so, and tests do. */
   async drainOnce(): Promise<Step> {
     const claimed = await claimRows(this.#outcomes, this.#options.batchSize, []);
     if ('retryInMs' in claimed) return { ...clean(0), retryInMs: claimed.retryInMs };

@@ -1,7 +1,7 @@
 import { backoffDelayMs } from '@outbox/runtime/backoff';
 import type { Logger } from 'pino';
 
-/** What /healthz says of a relay (apps/relay/src/main.ts). */
+/** What a relay's loop says of itself on /healthz, in polling mode (the process shell adds its own fields). */
 export type RelayHealth = {
   status: 'ok' | 'degraded';
   lastError?: string;

@@ -12,8 +12,9 @@ import { startRetention } from './retention.ts';
 
 /**
  * The parts a relay is built from, each from the validated config: its pool on the outbox's
- * database, its Kafka publisher, the loop's options and, when configured, the standby wait. The
- * polling relay (pollingRelay.ts) and the debezium relay's drain (cdc/cdcRelay.ts) build theirs here.
+ * database, its Kafka publisher, the loop's options, the retention and, when configured, the
+ * standby wait. The process shell (processShell.ts) builds the pool, the publisher and the
+ * retention here, once for either mode; each mode builds its relay's options here.
  */
 
 export function outboxPool(config: Config, logger: Logger, max: number): pg.Pool {
