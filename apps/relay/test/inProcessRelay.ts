@@ -5,6 +5,7 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
+import { MARK_WITH_NEXT_CLAIM_DEFAULT_MS } from '../src/config.ts';
 import { createRelayMetrics, type RelayMetrics } from '../src/polling/metrics.ts';
 import { KafkaPublisher, type OutgoingEvent } from '../src/polling/publisher.ts';
 import { Relay, type RelayOptions } from '../src/polling/relay.ts';
@@ -80,7 +81,16 @@ export async function startInProcessRelay(
     logger,
     metrics,
     ...(standbyWait ? { standbyWait } : {}),
-    options: { id: label, batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10, ...options },
+    // The production default for the mark with the next claim, so the tests cover what runs.
+    options: {
+      id: label,
+      batchSize: 10,
+      leaseMs: 30_000,
+      pollIntervalMs: 1000,
+      markWithNextClaimMs: MARK_WITH_NEXT_CLAIM_DEFAULT_MS,
+      maxAttempts: 10,
+      ...options,
+    },
   });
   return {
     db,
