@@ -81,7 +81,7 @@ export async function startInProcessRelay(
     logger,
     metrics,
     ...(standbyWait ? { standbyWait } : {}),
-    // The production default for the mark with the next claim, so the tests cover what runs.
+    // The production default for the mark with the next claim (config.ts), so the tests cover what runs.
     options: {
       id: label,
       batchSize: 10,
