@@ -128,13 +128,16 @@ describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
       let acked = 0;
       setup.around.after = async () => {
         acked += 1;
-        // A second event right behind the first: its batch keeps its mark.
-        if (acked === 1)
-          await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'stop-' });
       };
-      await setup.wakeup.listen();
+      // A first event, marked at once (no batch before it); the second, committed once the relay
+      // is idle again, comes within the bound of the first and keeps its mark.
       await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'stop-' });
+      await setup.wakeup.listen();
       setup.relay.start();
+      await eventually('the first event published', async () =>
+        (await statusOf(setup))[0] === 'published' ? true : undefined,
+      );
+      await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'stop-' });
       await eventually('both events acknowledged', async () => (acked === 2 ? true : undefined));
       expect(await statusOf(setup)).toEqual(['published', 'in_flight']);
       const started = performance.now();
