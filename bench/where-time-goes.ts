@@ -31,6 +31,12 @@ import { environment, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import {
+  familiesPerOrder,
+  statementFamilySql,
+  transactionsPerOrder,
+  transactionsSoFar,
+} from './where-time-goes/counts.ts';
 import { outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
 import { profilesOf } from './where-time-goes/profiles.ts';
 
@@ -60,6 +66,7 @@ const log = logger('where-time-goes');
 
 type Statement = {
   database: string;
+  family: string;
   calls: number;
   rows: number;
   meanMs: number;
@@ -120,6 +127,7 @@ try {
   ).map((row) => row.pid);
   const withStatements = await statementsAvailable();
   if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
+  const transactionsBefore = await transactionsSoFar(names);
   const ticks = () =>
     Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map((pid) => procTicks(pid))]));
   // The Kafka JVM's main thread only waits for its other threads: its figure would mean nothing.
@@ -168,10 +176,16 @@ try {
       .reduce((a, b) => a + b, 0)
       .toFixed(2),
   );
+  const transactions = transactionsPerOrder(
+    transactionsBefore,
+    await transactionsSoFar(names),
+    load.accepted,
+  );
   const statements = withStatements
     ? await queryOnce<Statement>(
         postgresUrl,
         `select regexp_replace(d.datname, '^chaos_wtg_([a-z]+)_.*$', '\\1') as database, s.calls::int as calls, s.rows::int as rows,
+                ${statementFamilySql} as family,
                 round(s.mean_exec_time::numeric, 3)::float as "meanMs",
                 round(s.max_exec_time::numeric, 3)::float as "maxMs",
                 left(regexp_replace(s.query, '\\s+', ' ', 'g'), 140) as query
@@ -210,6 +224,8 @@ try {
     cpuMsPerOrder,
     waitMsPerOrder,
     rssMiB: rss,
+    transactionsPerOrder: transactions,
+    statementFamiliesPerOrder: familiesPerOrder(statements, load.accepted),
     statements,
     outboxes,
     profiles,
@@ -234,6 +250,17 @@ try {
     withStatements
       ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
+    '',
+    ...table(
+      ['statement family', 'calls per order'],
+      report.statementFamiliesPerOrder.map((f) => [f.family, f.perOrder.toFixed(3)]),
+    ),
+    '',
+    `Transactions per order (pg_stat_database, commits and rollbacks; approximate at the window's ends): ${Object.entries(
+      transactions,
+    )
+      .map(([database, n]) => `${database} ${n}`)
+      .join(', ')}.`,
     '',
     ...table(
       ['database', 'calls per order', 'mean ms', 'max ms', 'statement'],

@@ -5,6 +5,7 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
+import { MARK_WITH_NEXT_CLAIM_DEFAULT_MS } from '../src/config.ts';
 import { createRelayMetrics, type RelayMetrics } from '../src/engine/metrics.ts';
 import { KafkaPublisher, type OutgoingEvent } from '../src/engine/publisher.ts';
 import { Relay, type RelayOptions } from '../src/engine/relay.ts';
@@ -83,7 +84,16 @@ export async function startInProcessRelay(
     logger,
     metrics,
     ...(standbyWait ? { standbyWait } : {}),
-    options: { id: label, batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10, ...options },
+    // The production default for the mark with the next claim (config.ts), so the tests cover what runs.
+    options: {
+      id: label,
+      batchSize: 10,
+      leaseMs: 30_000,
+      pollIntervalMs: 1000,
+      markWithNextClaimMs: MARK_WITH_NEXT_CLAIM_DEFAULT_MS,
+      maxAttempts: 10,
+      ...options,
+    },
   });
   return {
     db,

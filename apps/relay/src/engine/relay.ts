@@ -23,7 +23,7 @@ import { classifyPublishError } from './publishErrors.ts';
 import { toOutgoingEvent } from './publisher.ts';
 import type { Publisher, RelayDeps } from './relayDeps.ts';
 import { type RelayHealth, RelayHealthTracker } from './relayHealth.ts';
-import { nextClaimSize, type RelayOptions } from './relayOptions.ts';
+import { marksWithNextClaim, nextClaimSize, type RelayOptions } from './relayOptions.ts';
 import type { Wakeup } from './wakeup.ts';
 
 export type { RelayOptions };
@@ -52,6 +52,8 @@ export class Relay {
   /** A batch's publish is under way: the broker has it and has not answered yet. */
   #withBroker = false;
   #lastClaimed = 0;
+  /** When the claim that found the last batch was sent (performance.now()). */
+  #lastBatchAt = Number.NEGATIVE_INFINITY;
   /** An acknowledged batch whose mark waits for the next claim (#idle). */
   #unmarked: Unmarked | undefined;
   readonly #health: RelayHealthTracker;
@@ -90,8 +92,8 @@ export class Relay {
    * - it filled its limit, or a wake-up arrives since it was sent and before the broker has
    *   acknowledged this batch (a NOTIFY, or the previous batch's mark unblocking an aggregate's
    *   next event): there is more to claim, so the next claim runs while the broker has this
-   *   batch (pipelined) — unless marks go with the next claim (markWithNextClaimMs) and the claim
-   *   did not fill its limit: then the next claim waits for the ack and carries the mark (#idle);
+   *   batch (pipelined) — unless a partial batch keeps its mark for the next claim
+   *   (marksWithNextClaim), which then waits for the ack and carries the mark (#idle);
    * - otherwise the outbox had nothing more at that moment: the batch is published and marked,
    *   and the relay claims again only if a wake-up arrived since the claim (this batch's own mark
    *   included), else it sleeps until one comes (and lingers, #idle) or the poll interval passes
@@ -110,6 +112,7 @@ export class Relay {
     while (!this.#stopping) {
       const limit = nextClaimSize(this.#options, this.#lastClaimed);
       this.#wakeup.reset();
+      const claimedAt = performance.now();
       const claimed = await claimRows(this.#outcomes, limit, inHand, this.#unmarked);
       if ('rows' in claimed) {
         this.#lastClaimed = claimed.rows.length;
@@ -139,11 +142,11 @@ export class Relay {
       if (previous) claimed.rows = await giveBackHeldBack(this.#outcomes, claimed, previous.heldBack);
       if (claimed.rows.length === 0 && full) continue;
       if (claimed.rows.length > 0) {
-        // A batch that did not fill its claim, with marks sent with the next claim: the next claim
-        // waits for the ack to carry this batch's mark instead of running beside the publish. The
-        // events it finds go out no later: a pipelined batch, too, is sent only once the one
-        // before is acknowledged and marked, and the separate mark's round trip is gone.
-        const deferMark = !full && (this.#options.markWithNextClaimMs ?? 0) > 0;
+        // A batch that keeps its mark for the next claim is not pipelined: the next claim waits for
+        // the ack to carry the mark. Its events go out no later: a pipelined batch, too, is sent
+        // only once the one before is acknowledged and marked.
+        const deferMark = !full && marksWithNextClaim(this.#options, claimedAt - this.#lastBatchAt);
+        this.#lastBatchAt = claimedAt;
         const batch = this.#deliver(claimed, deferMark);
         if (full || (!deferMark && (await this.#wakeup.wokenBefore(batch)))) {
           delivering = batch;
@@ -175,10 +178,8 @@ export class Relay {
     if (this.#stopping) return;
     const { pollIntervalMs, lingerMs = 0, markWithNextClaimMs = 0 } = this.#options;
     if (this.#unmarked) {
-      // The batch just acknowledged is marked by the next claim, in the same statement, if a
-      // wake-up comes within markWithNextClaimMs (at a steady low rate the next NOTIFY is
-      // rarely further away): one round trip and one statement per batch instead of two. If none
-      // comes it is marked alone, so a quiet outbox never keeps a published row in flight.
+      // Marked by the next claim, in the same statement, if a wake-up comes within the bound: one
+      // statement per batch instead of two. If none comes it is marked alone, leases held till then.
       if (this.#wakeup.pending) return;
       if (await this.#wakeup.sleep(markWithNextClaimMs)) {
         if (lingerMs > 0) await this.#pause(lingerMs);
@@ -204,8 +205,7 @@ export class Relay {
    * Wait `ms`, cut short by stop() alone: a backoff (after a failure of the broker or the
    * database) or a linger (#idle). A wake-up ends neither. A NOTIFY says a row was committed,
    * nothing about the broker: with one per order a backoff would hit a broker that is down at the
-   * order rate, so new rows wait for the broker like the rows given back. A linger is there to let
-   * more NOTIFYs pass.
+   * order rate, so new rows wait for the broker like the rows given back. A linger lets more pass.
    */
   async #pause(ms: number): Promise<void> {
     await sleep(ms, undefined, { signal: this.#stopped.signal }).catch(() => {});

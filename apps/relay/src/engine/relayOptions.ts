@@ -12,7 +12,7 @@ export type RelayOptions = {
   lingerMs?: number;
   /**
    * How long an idle relay keeps an acknowledged batch's mark for its next claim, to send both as
-   * one statement (relay.ts #idle); default 0, marked at once.
+   * one statement (relay.ts #idle, marksWithNextClaim); default 0, marked at once.
    */
   markWithNextClaimMs?: number;
   /** Attempts before a transiently failing event is dead-lettered. */
@@ -28,4 +28,17 @@ export type RelayOptions = {
 export function nextClaimSize(options: RelayOptions, lastClaimed: number): number {
   const { batchSize, minBatchSize = batchSize } = options;
   return Math.min(batchSize, Math.max(minBatchSize, lastClaimed * 2));
+}
+
+/**
+ * Whether a batch that did not fill its claim keeps its mark for the next claim (relay.ts #idle):
+ * only while batches come within markWithNextClaimMs of each other (`sinceLastBatchMs`: from the
+ * claim that found the previous batch to the one that found this), so that the next wake-up is
+ * likely to come within the bound too. A lone event, or a quiet outbox's, is marked at once: its
+ * mark would go alone after the whole bound anyway, saving nothing, and the outbox would show it
+ * in flight that much longer.
+ */
+export function marksWithNextClaim(options: RelayOptions, sinceLastBatchMs: number): boolean {
+  const { markWithNextClaimMs = 0 } = options;
+  return markWithNextClaimMs > 0 && sinceLastBatchMs <= markWithNextClaimMs;
 }
