@@ -1,0 +1,137 @@
+import type { GroupMemberView, GroupView } from '../groupMembers.ts';
+import type { Scenario, ScenarioContext } from '../scenario.ts';
+import type { DatabaseName, ProcessName } from '../stack.ts';
+import { INPUTS, systemTopics } from '../topics.ts';
+import { ownCluster } from './support.ts';
+
+/** One service after the other, as a deployment rolls them. */
+const IN_TURN: DatabaseName[] = ['inventory', 'billing', 'orders'];
+/** How long a group may take to hand every partition to a live member again. */
+const SETTLE_WITHIN_MS = 120_000;
+
+export const clusterServiceRollingRestart: Scenario = {
+  name: 'cluster-service-rolling-restart',
+  breaks:
+    'on a three-broker cluster with two instances of every service, one instance of inventory, billing and orders ' +
+    'stopped (SIGTERM: it leaves its group) and started again, one service after the other; then the same ' +
+    'instances killed with kill -9 and left down until their groups dropped them',
+  expectation:
+    'The instance that stays keeps applying the partitions it holds while the other leaves and comes back: on the ' +
+    'consumer protocol (KIP-848) only the partitions that move wait, on the classic one every member stops while ' +
+    'the group rebalances. A killed instance’s partitions wait for its session to time out, then the other applies ' +
+    'them. Every event is applied once, in order per order.',
+  needs: { cluster: true },
+  load: { rate: 25, durationMs: 170_000 },
+  quiescenceTimeoutMs: 120_000,
+  inject: async (context) => {
+    await context.sleep(5_000);
+    for (const service of IN_TURN) await restartOneInstance(context, service);
+    await killOneInstanceOfEach(context);
+  },
+};
+
+/**
+ * SIGTERM to the service's second instance, then start it again; the partitions its twin held
+ * before the stop and still holds once the group settled are measured from the fault to then.
+ */
+async function restartOneInstance(context: ScenarioContext, service: DatabaseName): Promise<void> {
+  const instance = `${service}-2` as ProcessName;
+  const before = await settled(context, service, 2);
+  context.fault(`stop ${instance} (SIGTERM: it leaves the group)`);
+  const fromMs = Date.now();
+  await context.stack.process(instance).stop();
+  const alone = await settled(context, service, 1);
+  const staying = alone.members[0];
+  await context.sleep(2_000);
+  context.fault(`start ${instance} again`);
+  await context.stack.restart(instance);
+  context.restored(`${instance} restarted`);
+  const after = await settled(context, service, 2);
+  const toMs = Date.now();
+  const heldBefore = holdings(before, staying?.memberId);
+  const heldAfter = new Set(holdings(after, staying?.memberId));
+  const throughout = heldBefore.filter((partition) => heldAfter.has(partition));
+  context.log(`${service}: the staying member held ${throughout.length} partitions throughout`);
+  context.measurePartitions({
+    kind: 'staying',
+    group: service,
+    label: `${instance} stopped (SIGTERM) and started again`,
+    fromMs,
+    toMs,
+    partitions: throughout,
+    moved: allPartitions(before).length - throughout.length,
+  });
+  await context.sleep(3_000);
+}
+
+/**
+ * kill -9 of every service's second instance at once, left down until each group handed its
+ * partitions to the other instance (its session timed out), then started again. Which member
+ * was killed shows only then: the one the group dropped.
+ */
+async function killOneInstanceOfEach(context: ScenarioContext): Promise<void> {
+  const before = await Promise.all(IN_TURN.map((service) => settled(context, service, 2)));
+  const instances = IN_TURN.map((service) => `${service}-2` as ProcessName);
+  context.fault(`kill -9 ${instances.join(', ')}: each group waits for its session to time out`);
+  const fromMs = Date.now();
+  await Promise.all(instances.map((instance) => context.stack.process(instance).kill()));
+  const survivors = await Promise.all(IN_TURN.map((service) => settled(context, service, 1)));
+  const toMs = Date.now();
+  for (const [i, service] of IN_TURN.entries()) {
+    const survivor = survivors[i]?.members[0]?.memberId;
+    const killed = before[i]?.members.find((member) => member.memberId !== survivor);
+    context.measurePartitions({
+      kind: 'takeover',
+      group: service,
+      label: `${service}-2 killed (kill -9)`,
+      fromMs,
+      toMs,
+      partitions: killed?.partitions ?? [],
+      sessionTimeoutMs: await context
+        .groups()
+        .sessionTimeoutMs(context.stack.groups[service], before[i]?.protocol),
+    });
+  }
+  context.fault(`start ${instances.join(', ')} again`);
+  await Promise.all(instances.map((instance) => context.stack.restart(instance)));
+  context.restored('every instance back');
+}
+
+/** The partitions a member holds in a view of its group. */
+const holdings = (view: GroupView, memberId: string | undefined): string[] =>
+  view.members.find((member) => member.memberId === memberId)?.partitions ?? [];
+
+const allPartitions = (view: GroupView): string[] => view.members.flatMap((member) => member.partitions);
+
+/**
+ * Wait until the service's group has `members` members and each partition of the topics it
+ * consumes is held by exactly one of them (a rebalance or a revocation done), looking every
+ * 250 ms; past the deadline, the last view, with a line in the log.
+ */
+async function settled(context: ScenarioContext, service: DatabaseName, members: number): Promise<GroupView> {
+  const group = context.stack.groups[service];
+  const { events } = systemTopics(context.stack.topicPrefix);
+  const topics = INPUTS[service].map((source) => events[source]);
+  const partitions = (await ownCluster(context).partitionLeaders(topics)).length;
+  const deadline = Date.now() + SETTLE_WITHIN_MS;
+  let view: GroupView = { protocol: undefined, members: [] };
+  for (;;) {
+    view = await context
+      .groups()
+      .describe(group)
+      .catch(() => view);
+    if (isSettled(view.members, members, partitions)) return view;
+    if (Date.now() > deadline) {
+      context.log(`${group} not settled with ${members} members after ${SETTLE_WITHIN_MS} ms`);
+      return view;
+    }
+    await context.sleep(250);
+  }
+}
+
+/** `count` members, each holding something, and no partition held twice or left out. */
+function isSettled(members: GroupMemberView[], count: number, partitions: number): boolean {
+  if (members.length !== count || members.some((member) => member.partitions.length === 0)) return false;
+  const held = members.flatMap((member) => member.partitions);
+  return new Set(held).size === held.length && held.length === partitions;
+}
