@@ -8,6 +8,8 @@ import { ownCluster } from './support.ts';
 const IN_TURN: DatabaseName[] = ['inventory', 'billing', 'orders'];
 /** How long a group may take to hand every partition to a live member again. */
 const SETTLE_WITHIN_MS = 120_000;
+/** After a group settled, the window stays open this long: its members start applying again within it. */
+const AFTER_SETTLED_MS = 5_000;
 
 export const clusterServiceRollingRestart: Scenario = {
   name: 'cluster-service-rolling-restart',
@@ -21,7 +23,8 @@ export const clusterServiceRollingRestart: Scenario = {
     'the group rebalances. A killed instance’s partitions wait for its session to time out, then the other applies ' +
     'them. Every event is applied once, in order per order.',
   needs: { cluster: true },
-  load: { rate: 25, durationMs: 170_000 },
+  // Long enough for three restarts and a session timeout on a busy machine, every step under load.
+  load: { rate: 20, durationMs: 200_000 },
   quiescenceTimeoutMs: 120_000,
   inject: async (context) => {
     await context.sleep(5_000);
@@ -47,6 +50,7 @@ async function restartOneInstance(context: ScenarioContext, service: DatabaseNam
   await context.stack.restart(instance);
   context.restored(`${instance} restarted`);
   const after = await settled(context, service, 2);
+  await context.sleep(AFTER_SETTLED_MS);
   const toMs = Date.now();
   const heldBefore = holdings(before, staying?.memberId);
   const heldAfter = new Set(holdings(after, staying?.memberId));
@@ -61,7 +65,6 @@ async function restartOneInstance(context: ScenarioContext, service: DatabaseNam
     partitions: throughout,
     moved: allPartitions(before).length - throughout.length,
   });
-  await context.sleep(3_000);
 }
 
 /**
@@ -76,6 +79,7 @@ async function killOneInstanceOfEach(context: ScenarioContext): Promise<void> {
   const fromMs = Date.now();
   await Promise.all(instances.map((instance) => context.stack.process(instance).kill()));
   const survivors = await Promise.all(IN_TURN.map((service) => settled(context, service, 1)));
+  await context.sleep(AFTER_SETTLED_MS);
   const toMs = Date.now();
   for (const [i, service] of IN_TURN.entries()) {
     const survivor = survivors[i]?.members[0]?.memberId;
