@@ -12,8 +12,8 @@ const BASELINE_MS = 10_000;
 /** A stretch the scenario asks the checker to measure on some partitions of one consumer group. */
 export type PartitionWindow = {
   /**
-   * `staying`: the partitions a member held before and after another member's restart; it should
-   * apply them throughout. `takeover`: the partitions of a member killed with kill -9; the others
+   * `staying`: the partitions a member kept while another left its group or joined it again; it
+   * should apply them throughout. `takeover`: the partitions of a member killed with kill -9; the others
    * apply them again once the group drops it.
    */
   kind: 'staying' | 'takeover';

@@ -53,9 +53,9 @@ function partitionFigure(figure: PartitionFigure): string {
       `(session timeout ${seconds(figure.sessionTimeoutMs)}; window ${seconds(figure.windowMs)})`
     );
   if (figure.longestWithoutApplyingMs === undefined)
-    return `${figure.group}, ${figure.label}: no partition held by the staying member throughout`;
+    return `${figure.group}, ${figure.label}: the staying member kept no partition through it`;
   return (
-    `${figure.group}, ${figure.label}: the ${figure.partitions} partitions the staying member held throughout ` +
+    `${figure.group}, ${figure.label}: the ${figure.partitions} partitions the staying member kept through it ` +
     `stood still at most ${seconds(figure.longestWithoutApplyingMs)} (${seconds(figure.beforeMs)} in the 10 s before; ` +
     `${figure.moved ?? 0} others moved; window ${seconds(figure.windowMs)})`
   );
