@@ -113,14 +113,8 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     const port = ports.get(name) ?? (await freePort());
     ports.set(name, port);
     down.add(name); // until it answers
-    const service = watched(
-      name,
-      await startService(
-        plan.app,
-        { ...plan.env, ...extraEnv },
-        { port, label: `chaos-${label}`, name, ...(timeoutMs ? { timeoutMs } : {}) },
-      ),
-    );
+    const how = { port, label: `chaos-${label}`, name, ...(timeoutMs ? { timeoutMs } : {}) };
+    const service = watched(name, await startService(plan.app, { ...plan.env, ...extraEnv }, how));
     processes.set(name, service);
     down.delete(name);
     return service;

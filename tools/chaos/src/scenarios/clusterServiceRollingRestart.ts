@@ -143,8 +143,16 @@ async function settled(context: ScenarioContext, service: DatabaseName, members:
   const group = context.stack.groups[service];
   const { events } = systemTopics(context.stack.topicPrefix);
   const topics = INPUTS[service].map((source) => events[source]);
-  const partitions = (await ownCluster(context).partitionLeaders(topics)).length;
   const deadline = Date.now() + SETTLE_WITHIN_MS;
+  // A metadata request may fail on a busy machine (kafkajs: "Broker not connected"): asked again.
+  let partitions = 0;
+  while (partitions === 0 && Date.now() < deadline) {
+    partitions = await ownCluster(context)
+      .partitionLeaders(topics)
+      .then((leaders) => leaders.length)
+      .catch(() => 0);
+    if (partitions === 0) await context.sleep(500);
+  }
   let view: GroupView = { protocol: undefined, members: [] };
   for (;;) {
     view = await context
