@@ -23,6 +23,7 @@ export const DEFAULT_BUDGET_SECONDS = 90;
  * room for a first image build.
  */
 export const BUDGETS: Readonly<Record<string, number>> = {
+  [`${CHAOS}/chaos.cluster-service-rolling-restart-keeps-the-staying-instance-applying-on-the-consumer-protocol.test.ts`]: 900,
   'tests/compose/compose.confirms-an-order-placed-in-the-console.test.ts': 600,
   [`${CHAOS}/chaos.checker-catches-lost-and-ghost-events-of-naive-dual-writes.test.ts`]: 380,
   'apps/console/test/console.live-charts-alerts-and-traces.test.ts': 330,
@@ -92,6 +93,8 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
     'Kafka Connect failing: chaos.cdc-survives-connect-kill-9',
   [`${CHAOS}/chaos.cluster-keeps-applying-through-a-group-coordinator-kill-on-platformatic.test.ts`]:
     'coordinator kill: the same scenario on the default client; both clients keep tests/contracts/kafka.both-clients-keep-the-group-member-contract',
+  [`${CHAOS}/chaos.cluster-service-rolling-restart-keeps-the-staying-instance-applying-on-the-consumer-protocol.test.ts`]:
+    'a consumer killed: chaos.survives-consumer-kill-9-between-commit-and-offset-commit; the consumer protocol’s member: tests/contracts/kafka.both-clients-keep-the-group-member-contract and kafka.consumer-protocol-member-reads-a-partition-given-back-from-the-committed-offset',
   [`${CHAOS}/chaos.cluster-survives-the-busiest-leader-killed.test.ts`]:
     'a broker killed: chaos.survives-broker-kill-9; on three brokers: chaos.cluster-survives-two-brokers-down',
   [`${CHAOS}/chaos.dead-letters-poison-after-decode-without-blocking.test.ts`]:

@@ -31,8 +31,17 @@ type RunRecord = {
   loadBefore: number[];
   loadAfter: number[];
 };
+/** A figure per member (tools/chaos/src/partitionWindows.ts), where the scenario measured them. */
+type MemberFigure = {
+  kind: 'staying' | 'takeover';
+  group: string;
+  longestWithoutApplyingMs?: number;
+  consumedAgainAfterMs?: number | null;
+  sessionTimeoutMs?: number;
+};
 type ProtocolReport = ChaosReport & {
   groupProtocol?: Protocol;
+  partitionWindows?: MemberFigure[];
   progress?: { longestWithoutApplyingMsByGroup?: Record<string, number | null> };
   stall?: { targetMs: number; withinTarget: boolean };
   load: { decisionMs?: { confirmed: { max: number } } };
@@ -84,6 +93,7 @@ function rows(results: Results, scenario: string): string[][] {
       );
       return gaps.length > 0 ? Math.max(...(gaps as number[])) : null;
     }),
+    ...(classic.partitionWindows || consumer.partitionWindows ? memberRows(window, both, name) : []),
     window('longest order decision', (r) => r.load.decisionMs?.confirmed.max),
     [
       `${name}: within the stall target`,
@@ -101,6 +111,42 @@ function rows(results: Results, scenario: string): string[][] {
     [
       `${name}: every invariant`,
       ...both((r) => (r.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**')),
+      '',
+    ],
+  ];
+}
+
+type Window = (label: string, ms: (report: ProtocolReport) => number | null | undefined) => string[];
+
+/**
+ * The figures per member, for a scenario that measured them: the longest the partitions an
+ * instance kept stood still while its twin restarted, and the slowest takeover of a killed
+ * member's partitions beside the session timeout.
+ */
+function memberRows(
+  window: Window,
+  both: (cell: (report: ProtocolReport) => string) => string[],
+  name: string,
+): string[][] {
+  const longest = (
+    report: ProtocolReport,
+    kind: MemberFigure['kind'],
+    ms: (figure: MemberFigure) => number | null | undefined,
+  ) => {
+    const values = (report.partitionWindows ?? []).filter((figure) => figure.kind === kind).map(ms);
+    if (values.length === 0 || values.some((value) => value == null)) return null;
+    return Math.max(...(values as number[]));
+  };
+  return [
+    window('longest stretch the partitions an instance kept applied nothing while its twin restarted', (r) =>
+      longest(r, 'staying', (figure) => figure.longestWithoutApplyingMs),
+    ),
+    window('a killed instance’s partitions applied again after (the slowest group)', (r) =>
+      longest(r, 'takeover', (figure) => figure.consumedAgainAfterMs),
+    ),
+    [
+      `${name}: the groups’ session timeout`,
+      ...both((r) => seconds(longest(r, 'takeover', (figure) => figure.sessionTimeoutMs))),
       '',
     ],
   ];

@@ -9,7 +9,7 @@ import {
   writeReports,
 } from '@outbox/chaos';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
-import type { KafkaClientName } from '@outbox/runtime/kafka';
+import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { expect } from 'vitest';
 
 const resultsDir = join(import.meta.dirname, '../../test-results/chaos');
@@ -20,13 +20,15 @@ export const SCENARIO_TIMEOUT_MS = 300_000;
 /**
  * Run a scenario through the same runner as `npm run chaos`, on the test run's shared broker
  * (scenarios that break the broker start their own), and keep its report as a CI artifact in
- * test-results/chaos/<scenario>[.<client>].{json,md}.
+ * test-results/chaos/<scenario>[.<client>[-<protocol>]].{json,md}.
  */
 export async function runChaosScenario(
   name: string,
   overrides: Pick<Partial<Scenario>, 'maxStallMs'> = {},
   /** KAFKA_CLIENT of every process; the default client when left out. */
   kafkaClient?: KafkaClientName,
+  /** KAFKA_GROUP_PROTOCOL of every consumer (needs kafkaClient platformatic for `consumer`); classic when left out. */
+  groupProtocol?: KafkaGroupProtocol,
 ): Promise<ScenarioReport> {
   const found = findScenario(name);
   if (!found) throw new Error(`no chaos scenario named ${name}`);
@@ -35,8 +37,10 @@ export async function runChaosScenario(
     kafkaBrokers: sharedKafkaBrokers(),
     log: console.log,
     ...(kafkaClient ? { kafkaClient } : {}),
+    ...(groupProtocol ? { groupProtocol } : {}),
   });
-  const file = kafkaClient ? `${name}.${kafkaClient}` : name;
+  const client = [kafkaClient, groupProtocol].filter(Boolean).join('-');
+  const file = client ? `${name}.${client}` : name;
   writeReports([report], {
     json: join(resultsDir, `${file}.json`),
     markdown: join(resultsDir, `${file}.md`),

@@ -1,5 +1,6 @@
 // The chaos suite as a library: the tests in tests/chaos run scenarios through the same runner
 // as the CLI (src/cli.ts).
+export { type GroupMemberView, type GroupObserver, type GroupView, observeGroups } from './groupMembers.ts';
 export { checkInvariants, INVARIANTS, type InvariantResult } from './invariants/index.ts';
 export {
   formatDualWriteTable,

@@ -2,7 +2,9 @@
 // with the timeline of faults and recoveries and the progress watch while the load runs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LoadResult, runLoad } from '@outbox/loadgen';
+import { type GroupObserver, observeGroups } from './groupMembers.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
+import type { PartitionWindow } from './partitionWindows.ts';
 import { type ProgressGaps, startProgressWatch } from './progressWatch.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
 import type { ScenarioEnvironment } from './scenarioEnvironment.ts';
@@ -17,6 +19,8 @@ export type LoadAndFaults = {
   /** When the last `restored` step was recorded (epoch ms), if any. */
   restoredAt: number | undefined;
   expected: ExpectedDeadLetters;
+  /** What the fault script asked the checker to measure per member (partitionWindows.ts). */
+  partitionWindows: PartitionWindow[];
   /** When both the load and the fault script were done (epoch ms). */
   loadEnded: number;
 };
@@ -51,6 +55,7 @@ export async function runLoadAndFaults(
   );
   const [loadOutcome, faultOutcome] = await Promise.allSettled([loadRun, scenario.inject(script.context)]);
   const progress = await progressWatched;
+  await script.close();
   if (faultOutcome.status === 'rejected') throw faultOutcome.reason;
   if (loadOutcome.status === 'rejected') throw loadOutcome.reason;
   return {
@@ -58,6 +63,7 @@ export async function runLoadAndFaults(
     progress,
     restoredAt: script.restoredAt(),
     expected: script.expected,
+    partitionWindows: script.partitionWindows,
     loadEnded: Date.now(),
   };
 }
@@ -72,6 +78,8 @@ function faultScriptContext(
 ) {
   let restoredAt: number | undefined;
   const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
+  const partitionWindows: PartitionWindow[] = [];
+  let observer: GroupObserver | undefined;
   const context: ScenarioContext = {
     stack,
     broker: env.ownBroker?.broker,
@@ -97,7 +105,18 @@ function faultScriptContext(
       expected.outboxFailed.push(...(more.outboxFailed ?? []));
       expected.consumerDeadLetters.push(...(more.consumerDeadLetters ?? []));
     },
+    groups: () => {
+      observer ??= observeGroups(env.kafkaBrokers);
+      return observer;
+    },
+    measurePartitions: (window) => partitionWindows.push(window),
     log,
   };
-  return { context, expected, restoredAt: () => restoredAt };
+  return {
+    context,
+    expected,
+    partitionWindows,
+    restoredAt: () => restoredAt,
+    close: async () => observer?.close().catch(() => undefined),
+  };
 }

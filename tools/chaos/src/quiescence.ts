@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { RelayMode } from './invariants/snapshot.ts';
 import { type ChaosStack, DATABASES } from './stack.ts';
-import { committedOffsets, consumerLag, readTopics, systemTopics, topicEnds } from './topics.ts';
+import { committedOffsets, consumerLag, INPUTS, readTopics, systemTopics, topicEnds } from './topics.ts';
 
 /**
  * Past its deadline the wait goes on while the system still moves, and gives up once nothing has
@@ -30,9 +30,6 @@ export type Quiescence = {
   /** When it gave up: how long nothing had moved by then. */
   stillForMs?: number;
 };
-
-/** Which groups consume which databases' topics. */
-const INPUTS = { orders: ['inventory', 'billing'], inventory: ['orders'], billing: ['orders'] } as const;
 
 /**
  * Whether to look again: always before the deadline; past it while something moved within

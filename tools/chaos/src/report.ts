@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { runRecordLine } from '@outbox/devstack/run-record';
 import { DUAL_WRITE_COUNTS } from './invariants/index.ts';
 
+import type { PartitionFigure } from './partitionWindows.ts';
 import type { ProgressGaps } from './progressWatch.ts';
 import type { ScenarioReport } from './scenarioReport.ts';
 
@@ -43,6 +44,23 @@ const groupWindows = (progress: ProgressGaps) =>
     .map(([group, gap]) => `${group} ${seconds(gap)}`)
     .join(', ');
 
+/** One member's figure in words: its partitions, and how long they stood still or waited. */
+function partitionFigure(figure: PartitionFigure): string {
+  if (figure.kind === 'takeover')
+    return (
+      `${figure.group}, ${figure.label}: its ${figure.partitions} partitions applied again after ` +
+      `${figure.consumedAgainAfterMs === null ? 'never, within the window' : seconds(figure.consumedAgainAfterMs)} ` +
+      `(session timeout ${seconds(figure.sessionTimeoutMs)}; window ${seconds(figure.windowMs)})`
+    );
+  if (figure.longestWithoutApplyingMs === undefined)
+    return `${figure.group}, ${figure.label}: the staying member kept no partition through it`;
+  return (
+    `${figure.group}, ${figure.label}: the ${figure.partitions} partitions the staying member kept through it ` +
+    `stood still at most ${seconds(figure.longestWithoutApplyingMs)} (${seconds(figure.beforeMs)} in the 10 s before; ` +
+    `${figure.moved ?? 0} others moved; window ${seconds(figure.windowMs)})`
+  );
+}
+
 /** How long nothing had moved when the wait for quiet gave up, when known. */
 function stillFor(report: ScenarioReport): string {
   const still = report.quiescence.stillForMs;
@@ -69,6 +87,7 @@ export function formatText(report: ScenarioReport): string {
     );
   if (report.progress)
     lines.push(`  longest order decision (created → decided): ${ms(report.load.decisionMs.confirmed.max)}`);
+  for (const figure of report.partitionWindows ?? []) lines.push(`  per member: ${partitionFigure(figure)}`);
   if (!report.quiescence.reached) {
     lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}${stillFor(report)}`);
     for (const step of report.quiescence.trail ?? [])
@@ -180,6 +199,13 @@ export function formatMarkdown(reports: ScenarioReport[]): string {
         '',
       );
     if (r.load.shedAnswers > 0) out.push(`${shedLine(r)}.`, '');
+    if (r.partitionWindows?.length)
+      out.push(
+        '**Per member** (from the topics and processed_events, which member held what from the group coordinator):',
+        '',
+        ...r.partitionWindows.map((figure) => `- ${partitionFigure(figure)}`),
+        '',
+      );
     if (r.timeline.length > 0) {
       out.push('| at | fault |', '| --- | --- |');
       for (const step of r.timeline) out.push(`| ${seconds(step.atMs)} | ${step.what} |`);

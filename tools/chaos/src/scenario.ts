@@ -6,7 +6,9 @@ import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres'
 import type { OrderMix, RetryPolicy } from '@outbox/loadgen';
 import type { ComposeControl } from './compose/composeStack.ts';
 import type { OwnConnect } from './faults/ownConnect.ts';
+import type { GroupObserver } from './groupMembers.ts';
 import type { ExpectedDeadLetters } from './invariants/index.ts';
+import type { PartitionWindow } from './partitionWindows.ts';
 import type { ChaosStack, DatabaseName, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
 
@@ -41,6 +43,10 @@ export type ScenarioContext = {
   restored(what: string): void;
   /** Poison the scenario planted on purpose: the checker expects exactly these dead letters. */
   expectDeadLetters(expected: Partial<ExpectedDeadLetters>): void;
+  /** The consumer groups as their coordinator sees them: members and what each holds (groupMembers.ts). */
+  groups(): GroupObserver;
+  /** Partitions and a stretch for the checker to measure once the system is quiet (partitionWindows.ts). */
+  measurePartitions(window: PartitionWindow): void;
   log(message: string): void;
 };
 

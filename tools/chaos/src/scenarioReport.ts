@@ -7,6 +7,7 @@ import type { LatencySummary, LoadResult } from '@outbox/loadgen';
 import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import type { InvariantResult } from './invariants/index.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
+import type { PartitionFigure } from './partitionWindows.ts';
 import type { ProgressGaps } from './progressWatch.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -80,6 +81,12 @@ export type ScenarioReport = {
   progress?: ProgressGaps;
   /** The scenario's maxStallMs and whether every window above stayed within it. */
   stall?: { targetMs: number; withinTarget: boolean };
+  /**
+   * Per member of a group, where the scenario asked for it: how long the partitions a member kept
+   * through another's restart stood still, and how long a killed member's partitions waited for
+   * the others (partitionWindows.ts).
+   */
+  partitionWindows?: PartitionFigure[];
   /** Every process's /metrics and /healthz, scraped about once a second throughout (opsScraper.ts). */
   opsEndpoints: OpsScrapeResult;
   /** Set when the scenario itself failed (a fault script threw, the stack did not start). */

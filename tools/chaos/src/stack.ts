@@ -60,8 +60,11 @@ export type ChaosStack = {
   names(): ProcessName[];
   /** Stopped or killed through the stack and not restarted since: not expected to answer. */
   expectedDown(name: ProcessName): boolean;
-  /** Start a process again (after kill or stop) on the same port, with extra environment if given. */
-  restart(name: ProcessName, extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  /**
+   * Start a process again (after kill or stop) on the same port, with extra environment if given,
+   * within `timeoutMs` (startService's 30 s when not given).
+   */
+  restart(name: ProcessName, extraEnv?: Record<string, string>, timeoutMs?: number): Promise<ServiceProcess>;
   stop(): Promise<void>;
 };
 
@@ -104,16 +107,14 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
     };
     return wrapper;
   };
-  const start = async (name: ProcessName, extraEnv?: Record<string, string>) => {
+  const start = async (name: ProcessName, extraEnv?: Record<string, string>, timeoutMs?: number) => {
     const plan = plans.get(name);
     if (!plan) throw new Error(`no process named ${name} in this stack`);
     const port = ports.get(name) ?? (await freePort());
     ports.set(name, port);
     down.add(name); // until it answers
-    const service = watched(
-      name,
-      await startService(plan.app, { ...plan.env, ...extraEnv }, { port, label: `chaos-${label}`, name }),
-    );
+    const how = { port, label: `chaos-${label}`, name, ...(timeoutMs ? { timeoutMs } : {}) };
+    const service = watched(name, await startService(plan.app, { ...plan.env, ...extraEnv }, how));
     processes.set(name, service);
     down.delete(name);
     return service;

@@ -12,6 +12,13 @@ export const AGGREGATE_OF: Record<DatabaseName, string> = {
   billing: 'payment',
 };
 
+/** Which groups consume which databases' topics (a group is named by the database it applies to). */
+export const INPUTS = {
+  orders: ['inventory', 'billing'],
+  inventory: ['orders'],
+  billing: ['orders'],
+} as const satisfies Record<DatabaseName, readonly DatabaseName[]>;
+
 export type TopicMessage = {
   topic: string;
   partition: number;

@@ -5,6 +5,7 @@ import { checkInvariants, type InvariantResult, type readStock, takeSnapshot } f
 import type { LoadAndFaults } from './loadAndFaults.ts';
 import { DEFAULT_LOAD } from './loadAndFaults.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
+import { measurePartitionWindows, type PartitionFigure } from './partitionWindows.ts';
 import type { ProgressGaps } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario } from './scenario.ts';
@@ -17,6 +18,8 @@ export type Verdict = {
   invariants: InvariantResult[];
   decisionMs: ScenarioReport['load']['decisionMs'];
   opsEndpoints: OpsScrapeResult;
+  /** The figures per member the fault script asked for (partitionWindows.ts). */
+  partitionWindows: PartitionFigure[];
 };
 
 export async function judge(
@@ -65,6 +68,7 @@ export async function judge(
     invariants: checkInvariants(snapshot),
     decisionMs: { confirmed: outcome.latencyMs, cancelled: outcome.cancelLatencyMs },
     opsEndpoints: (await env.scraper?.stop()) ?? { scrapes: 0, failures: [] },
+    partitionWindows: measurePartitionWindows(run.partitionWindows, snapshot),
   };
 }
 
@@ -126,6 +130,7 @@ export function finishedReport(
     timeline,
     progress: run.progress,
     ...(stall ? { stall } : {}),
+    ...(verdict.partitionWindows.length > 0 ? { partitionWindows: verdict.partitionWindows } : {}),
     quiescence: {
       reached: quiet.reached,
       afterLoadMs: quiet.at - run.loadEnded,

@@ -13,7 +13,12 @@ export type OutboxRow = {
   status: 'pending' | 'in_flight' | 'published' | 'failed';
   last_error: string | null;
 };
-export type ProcessedRow = { event_id: string; event_type: string };
+export type ProcessedRow = {
+  event_id: string;
+  event_type: string;
+  /** When the consumer's transaction applied it (the database's clock); absent in hand-made snapshots. */
+  processed_at?: Date;
+};
 
 /** What the scenario expects to be dead-lettered (its poison), by outbox row id. */
 export type ExpectedDeadLetters = {
@@ -103,7 +108,7 @@ export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
   const { orders: ordersUrl, inventory: inventoryUrl, billing: billingUrl } = source.databaseUrls;
   const outbox = async (url: string) => queryOnce<OutboxRow>(url, outboxSql);
   const processed = async (url: string) =>
-    queryOnce<ProcessedRow>(url, 'select event_id::text, event_type from processed_events');
+    queryOnce<ProcessedRow>(url, 'select event_id::text, event_type, processed_at from processed_events');
   const topics = systemTopics(source.topicPrefix);
   const messages = await readTopics(source.kafkaBrokers, [
     ...Object.values(topics.events),

@@ -19,6 +19,7 @@ import { clusterLeaderKill } from './clusterLeaderKill.ts';
 import { clusterMinIsrUnmet } from './clusterMinIsrUnmet.ts';
 import { clusterRelayFailover } from './clusterRelayFailover.ts';
 import { clusterRollingRestart } from './clusterRollingRestart.ts';
+import { clusterServiceRollingRestart } from './clusterServiceRollingRestart.ts';
 import { competingRelays } from './competingRelays.ts';
 import { COMPOSE_SCENARIOS } from './compose.ts';
 import { consumerKillAfterCommit } from './consumerKillAfterCommit.ts';
@@ -77,6 +78,7 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
   clusterRollingRestart,
   clusterConsumerFailover,
   clusterRelayFailover,
+  clusterServiceRollingRestart,
 ];
 
 /**
