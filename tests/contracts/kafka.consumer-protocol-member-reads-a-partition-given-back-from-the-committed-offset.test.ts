@@ -3,13 +3,13 @@ import { type GroupView, observeGroups } from '@outbox/chaos';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import {
-  createKafka,
   createKafkaClient,
   type GroupMember,
   type KafkaClient,
   type PartitionBatch,
   partitionOf,
 } from '@outbox/runtime/kafka';
+import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 

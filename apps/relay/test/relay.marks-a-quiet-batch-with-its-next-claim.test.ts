@@ -132,7 +132,7 @@ describe('an idle relay with RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
       // A first event, marked at once (no batch before it); the second, committed once the relay
       // is idle again, comes within the bound of the first and keeps its mark.
       await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'stop-' });
-      await setup.wakeup.listen();
+      await setup.listener.listen();
       setup.relay.start();
       await eventually('the first event published', async () =>
         (await statusOf(setup))[0] === 'published' ? true : undefined,
@@ -162,7 +162,7 @@ describe('a lone event', () => {
     });
     try {
       const statements = recordStatements(setup);
-      await setup.wakeup.listen();
+      await setup.listener.listen();
       setup.relay.start();
       await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'lone-' });
       await eventually(
