@@ -69,16 +69,26 @@ describe.skipIf(!composeTestsEnabled)(`the Grafana dashboards on the compose Pro
       });
       expect(placed.status).toBe(201);
     }
-    // Two scrapes since the saga decided those orders, so that rates over its events are defined.
-    const decided =
-      'count_over_time(outbox_published_total{event_type=~"ORDER_CONFIRMED|ORDER_CANCELLED"}[1m]) >= 2';
+    // Two scrapes of each target since the saga decided those orders, so that every rate over a
+    // minute is defined: the relay's counters of the decisions, and the API's count of the orders
+    // it accepted (each target is scraped on its own phase of the interval).
+    const twoScrapes = [
+      ['count_over_time(outbox_published_total{event_type=~"ORDER_CONFIRMED|ORDER_CANCELLED"}[1m]) >= 2', 2],
+      [
+        'count_over_time(http_requests_total{job="orders", route="/orders", method="POST", status="201"}[1m]) >= 2',
+        1,
+      ],
+    ] as const;
     await eventually(
-      'two scrapes of the orders confirmed and cancelled',
+      'two scrapes of the orders accepted, confirmed and cancelled',
       async () => {
-        const { body } = await json<{ data: { result: unknown[] } }>(
-          `${urls.prometheus}/api/v1/query?query=${encodeURIComponent(decided)}`,
-        );
-        return body.data.result.length === 2 ? true : undefined;
+        for (const [query, series] of twoScrapes) {
+          const { body } = await json<{ data: { result: unknown[] } }>(
+            `${urls.prometheus}/api/v1/query?query=${encodeURIComponent(query)}`,
+          );
+          if (body.data.result.length !== series) return undefined;
+        }
+        return true;
       },
       120_000,
     );
