@@ -165,6 +165,8 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
 export const ALONE: readonly string[] = [
   `${CHAOS}/*.test.ts`,
   'tests/e2e/*.test.ts',
+  // The compose stack is one project on the machine's one Docker: two files would share it.
+  'tests/compose/compose.*.test.ts',
   'tests/cdc/*.test.ts',
   'tests/consumers/*.test.ts',
   'tests/observability/*.test.ts',
