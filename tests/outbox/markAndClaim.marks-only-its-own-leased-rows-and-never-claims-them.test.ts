@@ -5,38 +5,23 @@
 // nothing behind a row it could not mark.
 
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack/testing/outbox-database';
-import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { type ClaimedRow, claimBatch, markAndClaim, OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
-import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { insertEvents, outboxRows, useOutboxPool } from '@outbox/devstack/testing/outbox-database';
+import { type ClaimedRow, claimBatch, markAndClaim } from '@outbox/outbox';
+import { describe, expect, it } from 'vitest';
 
 useLeakGuard();
 
-let db: TestDatabase;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  db = await createOutboxDatabase('events_mark_and_claim');
-  pool = new pg.Pool({ connectionString: db.url, max: 4, options: OUTBOX_SESSION_OPTIONS });
-});
-afterAll(async () => {
-  await pool?.end();
-  await db?.drop();
-});
-beforeEach(async () => {
-  await pool.query('truncate outbox');
-});
+const outbox = useOutboxPool('events_mark_and_claim', 4);
 
 const LEASE_MS = 30_000;
 const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
-const statusById = async () => new Map((await outboxRows(db.url)).map((row) => [row.id, row]));
+const statusById = async () => new Map((await outboxRows(outbox.db.url)).map((row) => [row.id, row]));
 
 describe('markAndClaim', () => {
   it('marks its batch and claims the next events of its aggregates, never the rows it marks', async () => {
-    await insertEvents(db.url, { count: 6, aggregates: 2, aggregateIdPrefix: 'next-' });
-    const first = await claimBatch(pool, 'relay-a', LEASE_MS, 2);
-    const { marked, rows } = await markAndClaim(pool, 'relay-a', LEASE_MS, 10, ids(first));
+    await insertEvents(outbox.db.url, { count: 6, aggregates: 2, aggregateIdPrefix: 'next-' });
+    const first = await claimBatch(outbox.pool, 'relay-a', LEASE_MS, 2);
+    const { marked, rows } = await markAndClaim(outbox.pool, 'relay-a', LEASE_MS, 10, ids(first));
     expect(marked).toEqual(new Set(ids(first)));
     expect(rows).toHaveLength(4);
     expect(ids(rows).some((id) => marked.has(id))).toBe(false);
@@ -47,17 +32,18 @@ describe('markAndClaim', () => {
   });
 
   it('marks none of the rows another relay took over, and extends none of their aggregates', async () => {
-    await insertEvents(db.url, { count: 4, aggregates: 2, aggregateIdPrefix: 'taken-' });
-    const first: ClaimedRow[] = await claimBatch(pool, 'relay-a', LEASE_MS, 2);
+    await insertEvents(outbox.db.url, { count: 4, aggregates: 2, aggregateIdPrefix: 'taken-' });
+    const first: ClaimedRow[] = await claimBatch(outbox.pool, 'relay-a', LEASE_MS, 2);
     const [takenOver, kept] = first;
     // relay-a's lease on one of them ran out and relay-b claimed it: relay-b may still be sending it.
-    await pool.query(`update outbox set lease_expires_at = now() - interval '1 second' where id = $1`, [
-      takenOver?.id,
-    ]);
-    const byB = await claimBatch(pool, 'relay-b', LEASE_MS, 1);
+    await outbox.pool.query(
+      `update outbox set lease_expires_at = now() - interval '1 second' where id = $1`,
+      [takenOver?.id],
+    );
+    const byB = await claimBatch(outbox.pool, 'relay-b', LEASE_MS, 1);
     expect(ids(byB)).toEqual([takenOver?.id]);
 
-    const { marked, rows } = await markAndClaim(pool, 'relay-a', LEASE_MS, 10, ids(first));
+    const { marked, rows } = await markAndClaim(outbox.pool, 'relay-a', LEASE_MS, 10, ids(first));
     expect(marked).toEqual(new Set([kept?.id]));
     const after = await statusById();
     expect(after.get(takenOver?.id ?? '')).toMatchObject({ status: 'in_flight', lease_owner: 'relay-b' });
@@ -66,11 +52,13 @@ describe('markAndClaim', () => {
   });
 
   it('marks nothing that is not in flight under its lease: a row given back stays pending', async () => {
-    await insertEvents(db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'back-' });
-    const first = await claimBatch(pool, 'relay-a', LEASE_MS, 1);
-    await pool.query(`update outbox set status = 'pending', lease_owner = null, lease_expires_at = null`);
-    const { marked } = await markAndClaim(pool, 'relay-a', LEASE_MS, 0, ids(first));
+    await insertEvents(outbox.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: 'back-' });
+    const first = await claimBatch(outbox.pool, 'relay-a', LEASE_MS, 1);
+    await outbox.pool.query(
+      `update outbox set status = 'pending', lease_owner = null, lease_expires_at = null`,
+    );
+    const { marked } = await markAndClaim(outbox.pool, 'relay-a', LEASE_MS, 0, ids(first));
     expect(marked.size).toBe(0);
-    expect((await outboxRows(db.url))[0]?.status).toBe('pending');
+    expect((await outboxRows(outbox.db.url))[0]?.status).toBe('pending');
   });
 });

@@ -1,6 +1,8 @@
 import { sharedMigrations } from '@outbox/inbox';
+import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { migrateDatabase } from '@outbox/runtime/migrate';
 import pg from 'pg';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 /**
@@ -17,6 +19,30 @@ export async function createOutboxDatabase(label: string): Promise<TestDatabase>
     throw err;
   }
   return database;
+}
+
+/**
+ * For a test file of the outbox's statements: its own outbox database, a pool of `max` connections
+ * with the relay's session options, and an empty outbox before each test. Read `db` and `pool`
+ * inside the tests (they are set once the file's beforeAll has run).
+ */
+export function useOutboxPool(
+  label: string,
+  max: number,
+): { readonly db: TestDatabase; readonly pool: pg.Pool } {
+  const handle = {} as { db: TestDatabase; pool: pg.Pool };
+  beforeAll(async () => {
+    handle.db = await createOutboxDatabase(label);
+    handle.pool = new pg.Pool({ connectionString: handle.db.url, max, options: OUTBOX_SESSION_OPTIONS });
+  });
+  afterAll(async () => {
+    await handle.pool?.end();
+    await handle.db?.drop();
+  });
+  beforeEach(async () => {
+    await handle.pool.query('truncate outbox');
+  });
+  return handle;
 }
 
 export type InsertEventsOptions = {
