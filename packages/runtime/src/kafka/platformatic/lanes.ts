@@ -81,7 +81,8 @@ export class Lanes {
    * in 3 of 14 runs of the group member contract test that does this, when only the new
    * partitions' positions were forgotten: a fetch sent before the two rebalances can answer
    * between them, its messages dropped (the partition not held then) and the position after them
-   * kept. None in 11 runs since. The cost is a refetch of what waits: duplicates, skipped.
+   * kept. Rarer since, not gone: one loss of three messages in a later run (docs/dependencies.md,
+   * "A known defect"). The cost is a refetch of what waits: duplicates, skipped.
    */
   rebalanced(): void {
     const held = this.#heldNow();
