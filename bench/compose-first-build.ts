@@ -106,6 +106,7 @@ function phases(lines: { at: number; line: string }[], started: number, ended: n
 
 // The load while it builds: the machine is shared, so the build's time says little without it.
 const loadSamples: number[] = [];
+const loadBefore = loadavg();
 const sampler = setInterval(() => loadSamples.push(loadavg()[0] ?? 0), 10_000);
 
 const imagesBefore = imagesBeforeRun();
@@ -160,10 +161,10 @@ const report = {
   upPhases,
   order: { id: order.id, status: order.status, secondsToDecision: Math.round(order.seconds * 10) / 10 },
   downSeconds: Math.round(downSeconds * 10) / 10,
-  load1mWhileRunning: {
-    min: Math.min(...loadSamples),
-    max: Math.max(...loadSamples),
-    samples: loadSamples.length,
+  loadAverage: {
+    before: loadBefore,
+    after: loadavg(),
+    while1m: { min: Math.min(...loadSamples), max: Math.max(...loadSamples), samples: loadSamples.length },
   },
 };
 const markdown = [
@@ -177,7 +178,7 @@ const markdown = [
     upPhases.map((row) => [row.phase, row.seconds.toFixed(1)]),
   ),
   '',
-  `The machine is shared (other builds and test runs beside this one): the 1-minute load average was ${report.load1mWhileRunning.min} to ${report.load1mWhileRunning.max} during the run, on ${report.machine.cpus} cores. The times are this machine's at that load, not a measure of the build.`,
+  `The 1-minute load average was ${report.loadAverage.while1m.min} to ${report.loadAverage.while1m.max} during the run, on ${report.machine.cpus} cores: the times are this machine's at that load, not a measure of the build alone.`,
 ].join('\n');
 // The stack's processes trace to its Zipkin as shipped.
 writeResults(values.out, report, markdown, 'on (the compose stack as shipped, to its Zipkin)');

@@ -11,7 +11,7 @@ type FirstBuild = {
   upPhases: { phase: string; seconds: number }[];
   order: { status: string; secondsToDecision: number };
   downSeconds: number;
-  load1mWhileRunning: { min: number; max: number };
+  loadAverage: { while1m: { min: number; max: number } };
 };
 
 const FIRST_BUILD = 'bench/results/compose-first-build.json';
@@ -37,9 +37,8 @@ export const composeFirstBuild: FigureTable = {
       `Then an order through the API was ${result.order.status} ${num(result.order.secondsToDecision, 1)} s later, ` +
         `and \`./dev compose down\` took ${num(result.downSeconds)} s. ${link(FIRST_BUILD)}: a fresh clone at ` +
         `\`${result.run.revision}\`, ${day(result.run.startedAt)}, ${result.run.cpuModel} × ${result.machine.cpus}, ` +
-        `${load(result.run.loadBefore, result.run.loadAfter)}, ${num(result.load1mWhileRunning.min, 1)} to ` +
-        `${num(result.load1mWhileRunning.max, 1)} while it ran: a shared machine, busy with other builds and tests, ` +
-        'so these are its times at that load, not the build’s own cost.',
+        `${load(result.run.loadBefore, result.run.loadAfter)}, ${num(result.loadAverage.while1m.min, 1)} to ` +
+        `${num(result.loadAverage.while1m.max, 1)} while it ran, tracing on: this machine's times at that load.`,
     ].join('\n');
   },
 };
