@@ -183,3 +183,74 @@ export function runRevisions(file: string): (Citation & { latestStart: number })
     }));
   });
 }
+
+/** One row of a doc's table that names a file and the functions it holds. */
+export type FileFunctions = { doc: string; line: number; file: string; names: string[] };
+
+const backticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
+const cellsOf = (row: string) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|');
+
+/**
+ * Every row of the tables under the heading `section` (up to the next heading as high or higher)
+ * that have a `file` and a `function` column: the backticked path in the first, the backticked
+ * names in the second. A name written `Relay.drainOnce` stands for a class and its method.
+ */
+export function fileFunctionRows(doc: string, section: string): FileFunctions[] {
+  const lines = readFileSync(doc, 'utf8').split('\n');
+  const start = lines.findIndex((text) => /^#{1,6}\s/.test(text) && text.replace(/^#+\s+/, '') === section);
+  if (start < 0) return [];
+  const level = (/^#+/.exec(lines[start] ?? '')?.[0] ?? '#').length;
+  const rows: FileFunctions[] = [];
+  let columns: { file: number; function: number } | undefined;
+  for (let index = start + 1; index < lines.length; index++) {
+    const text = lines[index] ?? '';
+    const heading = /^(#+)\s/.exec(text);
+    if (heading && (heading[1] ?? '').length <= level) break;
+    if (!text.startsWith('|')) {
+      columns = undefined;
+      continue;
+    }
+    const cells = cellsOf(text);
+    if (/^\|[\s|:-]+$/.test(text)) continue;
+    if (!columns) {
+      const names = cells.map((cell) => cell.trim().toLowerCase());
+      const [file, fn] = [names.indexOf('file'), names.indexOf('function')];
+      columns = { file, function: fn };
+      continue;
+    }
+    const [file] = backticked(cells[columns.file] ?? '');
+    if (columns.file < 0 || columns.function < 0 || !file) continue;
+    rows.push({ doc, line: index + 1, file, names: backticked(cells[columns.function] ?? '') });
+  }
+  return rows;
+}
+
+/** Whether `source` declares `name`: a function, class, type or const, a method, or an object's function property. */
+export function declares(source: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\#]/g, '\\$&');
+  return [
+    new RegExp(`\\b(?:function\\*?|class|interface|type|const|let|enum)\\s+${escaped}(?![\\w$])`),
+    new RegExp(
+      `^\\s*(?:(?:public|private|protected|static|async|readonly|get|set|override)\\s+)*${escaped}\\s*[(<][^;\\n]*$`,
+      'm',
+    ),
+    new RegExp(`^\\s*${escaped}\\s*:\\s*(?:async\\b|\\(|function\\b)`, 'm'),
+  ].some((declaration) => declaration.test(source));
+}
+
+/** `docs/a.md:12 → src/x.ts has no claimBatch` for each name its file does not declare (or a file that is gone). */
+export function missingFunctions(rows: FileFunctions[], root = repoRoot): string[] {
+  return rows.flatMap(({ doc, line, file, names }) => {
+    const at = `${relative(root, doc)}:${line} → ${file}`;
+    const path = join(root, file);
+    if (!existsSync(path)) return [`${at}: no such file`];
+    const source = readFileSync(path, 'utf8');
+    return names
+      .filter((name) => !name.split('.').every((part) => declares(source, part)))
+      .map((name) => `${at} has no ${name}`);
+  });
+}

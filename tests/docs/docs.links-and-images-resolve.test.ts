@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { docFiles, headingAnchors, missingAnchors, missingTargets, relativeLinks } from './docReferences.ts';
+import {
+  docFiles,
+  fileFunctionRows,
+  headingAnchors,
+  missingAnchors,
+  missingFunctions,
+  missingTargets,
+  relativeLinks,
+  repoRoot,
+} from './docReferences.ts';
 
 // A reader of the repository (GitHub, an editor, a clone) follows these links: a picture of the
 // tour under an ignored folder, or a file renamed since, is broken for every one of them.
@@ -27,6 +36,14 @@ describe('the docs link only files that exist', () => {
     const links = docFiles().flatMap(relativeLinks);
     expect(links.filter((link) => link.anchor).length).toBeGreaterThan(20);
     expect(missingAnchors(links)).toEqual([]);
+  });
+
+  // The hop-by-hop path of an order names, at each hop, the file and the function that does it: a
+  // reader greps for that name, so a function renamed or moved makes the map lie.
+  it('every file and function the hop-by-hop path of an order names is in the repository', () => {
+    const rows = fileFunctionRows(join(repoRoot, 'docs', 'architecture.md'), 'One order, hop by hop');
+    expect(rows.flatMap((row) => row.names).length).toBeGreaterThan(40);
+    expect(missingFunctions(rows)).toEqual([]);
   });
 
   describe('the checker itself', () => {
@@ -81,6 +98,50 @@ describe('the docs link only files that exist', () => {
       ]);
       expect(missingAnchors(relativeLinks(doc), dir)).toEqual([
         'headings.md:7 → headings.md#what-the-numbers-say-2',
+      ]);
+    });
+
+    it('reports a function its file no longer declares, and a file that is gone', () => {
+      writeFileSync(
+        join(dir, 'code.ts'),
+        [
+          'export async function claimBatch(db: Db): Promise<void> {}',
+          'export class Relay {',
+          '  async #loop(): Promise<void> {',
+          '    claimRows(deps);',
+          '  }',
+          '}',
+          'const handler = {',
+          '  applyAll: (tx, events) => apply(tx, events),',
+          '};',
+        ].join('\n'),
+      );
+      const doc = join(dir, 'hops.md');
+      writeFileSync(
+        doc,
+        [
+          '## One order, hop by hop',
+          '| hop | file | function |',
+          '| --- | ---- | -------- |',
+          '| claim | `code.ts` | `claimBatch`, `Relay.#loop`, `applyAll` |',
+          '| gone | `code.ts` | `claimRows`, `Relay.drainOnce` |',
+          '| moved | `gone.ts` | `claimBatch` |',
+          '## Another section',
+          '| file | function |',
+          '| ---- | -------- |',
+          '| `code.ts` | `notChecked` |',
+        ].join('\n'),
+      );
+      const rows = fileFunctionRows(doc, 'One order, hop by hop');
+      expect(rows.map((row) => row.names)).toEqual([
+        ['claimBatch', 'Relay.#loop', 'applyAll'],
+        ['claimRows', 'Relay.drainOnce'],
+        ['claimBatch'],
+      ]);
+      expect(missingFunctions(rows, dir)).toEqual([
+        'hops.md:5 → code.ts has no claimRows',
+        'hops.md:5 → code.ts has no Relay.drainOnce',
+        'hops.md:6 → gone.ts: no such file',
       ]);
     });
   });
