@@ -42,18 +42,20 @@ export type ComposeControl = {
 
 export type ComposeStack = { stack: ChaosStack; control: ComposeControl };
 
-let built = false;
+/** The profiles whose images this process has built: a profile's own images (cdc's Connect) are built with it. */
+const built = new Set<string>();
 
 /**
  * A fresh compose stack: `./dev compose down`, then `./dev compose up`, which returns once every
  * service is healthy. Fresh, because the checker compares the stock a run took with the
  * reservations in the database, which must be that run's alone. The images are built (what
- * changed) by the first call of a process only.
+ * changed) by the first call of a process for each set of profiles only.
  */
 export function freshComposeStack(env: Record<string, string> = {}): void {
+  const profiles = env.COMPOSE_PROFILES ?? '';
   devCompose(['down'], env);
-  devCompose(['up'], { ...env, OUTBOX_COMPOSE_BUILD: built ? '0' : '1' });
-  built = true;
+  devCompose(['up'], { ...env, OUTBOX_COMPOSE_BUILD: built.has(profiles) ? '0' : '1' });
+  built.add(profiles);
 }
 
 function devCompose(args: string[], env: Record<string, string>): void {
