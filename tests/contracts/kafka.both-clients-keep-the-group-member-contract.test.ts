@@ -233,11 +233,7 @@ describe.each<[KafkaClientName, KafkaGroupProtocol]>([
     );
   });
 
-  // A known defect of @platformatic/kafka's member on the classic protocol (docs/dependencies.md,
-  // "A known defect"): a fetch that answers around two quick rebalances can still lose messages,
-  // rarely. Until it is mended this case runs on it in the long tier only, where it can still fail.
-  const knownLoss = clientName === 'platformatic' && groupProtocol === 'classic';
-  it.skipIf(knownLoss && process.env.TEST_TIER !== 'long')(
+  it(
     'through its partitions moved away and back while a fetch waits on the broker, loses no message',
     { timeout: 150_000 },
     async () => {

@@ -1,13 +1,14 @@
-import { Consumer, type MessagesStream } from '@platformatic/kafka';
+import type { MessagesStream } from '@platformatic/kafka';
 import { exponentialDelayMs } from '../../backoff.ts';
 import type { GroupMember, GroupMemberOptions } from '../ports.ts';
 import { settleWithin } from '../settleWithin.ts';
+import { FencedConsumer } from './fencedConsumer.ts';
 import { Lanes } from './lanes.ts';
 import { baseOptions, type PlatformaticOptions } from './options.ts';
 
 type Bytes = Buffer | undefined;
 type Running = {
-  consumer: Consumer<Bytes, Bytes, Bytes, Bytes>;
+  consumer: FencedConsumer;
   stream: MessagesStream<Bytes, Bytes, Bytes, Bytes>;
   lanes: Lanes;
 };
@@ -101,7 +102,7 @@ class PlatformaticMember implements GroupMember {
     await running.consumer.close();
   }
 
-  #newConsumer(): Consumer<Bytes, Bytes, Bytes, Bytes> {
+  #newConsumer(): FencedConsumer {
     const { groupId, heartbeatIntervalMs } = this.#options;
     const sessionTimeout = this.#options.sessionTimeoutMs ?? SESSION_TIMEOUT_MS;
     const consumerProtocol = this.#client.groupProtocol === 'consumer';
@@ -112,7 +113,7 @@ class PlatformaticMember implements GroupMember {
     const group = consumerProtocol
       ? { groupProtocol: 'consumer' as const }
       : { sessionTimeout, heartbeatInterval: heartbeatIntervalMs };
-    const consumer = new Consumer<Bytes, Bytes, Bytes, Bytes>({
+    const consumer = new FencedConsumer({
       ...baseOptions({
         ...this.#client,
         retry: { retries: MEMBER_RETRIES, initialRetryTime: MEMBER_RETRY_DELAY_MS, maxRetryTime: 1_000 },

@@ -1,8 +1,8 @@
-import type { Consumer, Message } from '@platformatic/kafka';
+import type { Message } from '@platformatic/kafka';
 import type { ConsumedMessage, GroupMemberOptions, PartitionBatch, TopicPartitionOffsets } from '../ports.ts';
+import type { FencedConsumer } from './fencedConsumer.ts';
 
 type Bytes = Buffer | undefined;
-type BytesConsumer = Consumer<Bytes, Bytes, Bytes, Bytes>;
 type BytesMessage = Message<Bytes, Bytes, Bytes, Bytes>;
 
 /** At most this many messages of one partition handed to the loop at once (its chunks cut them further). */
@@ -28,13 +28,14 @@ type Resolved = { offset: bigint; leaderEpoch: number; committed: boolean };
  * twice comes in order and is skipped as a duplicate. A partition taken away loses what waits, and
  * a batch of it still running is stale, so the loop stops applying it. Every position the stream
  * holds is forgotten at each rebalance, so it starts each partition from the committed offset, or
- * from the earliest when the group never committed one, never past messages this member fetched
- * and dropped.
+ * from the earliest when the group never committed one, and the answer of a fetch sent before the
+ * rebalance is dropped (fencedConsumer.ts), so the stream never moves past messages this member
+ * fetched and dropped.
  */
 export class Lanes {
   readonly #lanes = new Map<string, Lane>();
   readonly #resolved = new Map<string, Resolved & { topic: string; partition: number }>();
-  readonly #consumer: BytesConsumer;
+  readonly #consumer: FencedConsumer;
   readonly #options: GroupMemberOptions;
   readonly #stream: Stream;
   readonly #onFailure: (err: unknown) => void;
@@ -46,7 +47,7 @@ export class Lanes {
   #heldKey = '';
 
   constructor(
-    consumer: BytesConsumer,
+    consumer: FencedConsumer,
     stream: Stream,
     options: GroupMemberOptions,
     onFailure: (err: unknown) => void,
@@ -72,19 +73,13 @@ export class Lanes {
   }
 
   /**
-   * A new generation (called on the client's join event, after the stream has started to refresh
-   * its offsets and before it has read them back): partitions taken away lose what waits and what
-   * was resolved; partitions new to this member are fetched from the committed offset.
-   *
-   * Every position is forgotten, not only those of partitions new to this member. A partition
-   * taken away and given back within one long poll lost a message (the group committed past it)
-   * in 3 of 14 runs of the group member contract test that does this, when only the new
-   * partitions' positions were forgotten: a fetch sent before the two rebalances can answer
-   * between them, its messages dropped (the partition not held then) and the position after them
-   * kept. Rarer since, not gone: one loss of three messages in a later run (docs/dependencies.md,
-   * "A known defect"). The cost is a refetch of what waits: duplicates, skipped.
+   * A new generation (called on the client's join event, before the stream refreshes its offsets):
+   * partitions taken away lose what waits and what was resolved; every partition is read again
+   * from the committed offset, and whatever a fetch sent before brings back is dropped. The cost
+   * is a refetch of what waits: duplicates, skipped.
    */
   rebalanced(): void {
+    this.#consumer.assignmentChanged();
     const held = this.#heldNow();
     for (const [key, lane] of this.#lanes) {
       if (held.has(key)) continue;
@@ -101,8 +96,8 @@ export class Lanes {
    * The consumer protocol's counterpart of rebalanced (called after each heartbeat, which is when
    * the client takes and gives partitions, a few at a time, with no generation to join): when the
    * partitions held changed, those taken away lose what waits, what was resolved and the stream's
-   * position, so that given back they are read from the committed offset. The positions of the
-   * partitions still held stay: the other members go on meanwhile, and the stream may already be
+   * position, so that given back they are read from the committed offset, and whatever a fetch
+   * sent before brings back is dropped. The positions of the partitions still held stay: the other members go on meanwhile, and the stream may already be
    * reading a partition just given from the offsets it refreshed.
    */
   reassigned(): void {
@@ -110,6 +105,7 @@ export class Lanes {
     const key = [...held].sort().join(',');
     if (key === this.#heldKey) return;
     this.#heldKey = key;
+    this.#consumer.assignmentChanged();
     for (const [partition, lane] of this.#lanes) {
       if (held.has(partition)) continue;
       this.#queued -= lane.queue.length;
