@@ -233,50 +233,48 @@ describe.each<[KafkaClientName, KafkaGroupProtocol]>([
     );
   });
 
-  it(
-    'through its partitions moved away and back while a fetch waits on the broker, loses no message',
-    { timeout: 150_000 },
-    async () => {
-      // A fetch sent before two quick rebalances may answer after them: its messages must not move
-      // the member's position past what the member, holding the partitions again, has to read.
-      const first = await topicWith(40);
-      const applied = new Applied();
-      await join(applied);
-      await until('the first messages applied', () => applied.covers(first));
-      // Idle now: the member's fetches wait on the broker for new messages (a long poll).
-      let written = 40;
-      const writing = (async () => {
-        for (let round = 0; round < 30; round++) {
-          await produce(10, written);
-          written += 10;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      })();
-      // Away to a second member and straight back: two rebalances within one long poll.
-      const second = await join(applied);
-      await leave(second);
-      await writing;
-      const end = await ends();
-      await until('every message applied', () => applied.covers(end), 60_000).catch(async (err: unknown) => {
-        // Which offsets never came, and whether the group committed past them (a loss, not a stall).
-        const missing = [...end].map(([partition, high]) => {
-          const seen = new Set(applied.byPartition.get(partition) ?? []);
-          const gaps = Array.from({ length: high }, (_, offset) => offset).filter(
-            (offset) => !seen.has(offset),
-          );
-          return `${partition}: [${gaps.join(',')}] of ${high}`;
-        });
-        console.log(`missing ${missing.join('; ')}; committed ${JSON.stringify([...(await committed())])}`);
-        throw err;
+  it('through its partitions moved away and back while a fetch waits on the broker, loses no message', {
+    timeout: 150_000,
+  }, async () => {
+    // A fetch sent before two quick rebalances may answer after them: its messages must not move
+    // the member's position past what the member, holding the partitions again, has to read.
+    const first = await topicWith(40);
+    const applied = new Applied();
+    await join(applied);
+    await until('the first messages applied', () => applied.covers(first));
+    // Idle now: the member's fetches wait on the broker for new messages (a long poll).
+    let written = 40;
+    const writing = (async () => {
+      for (let round = 0; round < 30; round++) {
+        await produce(10, written);
+        written += 10;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    // Away to a second member and straight back: two rebalances within one long poll.
+    const second = await join(applied);
+    await leave(second);
+    await writing;
+    const end = await ends();
+    await until('every message applied', () => applied.covers(end), 60_000).catch(async (err: unknown) => {
+      // Which offsets never came, and whether the group committed past them (a loss, not a stall).
+      const missing = [...end].map(([partition, high]) => {
+        const seen = new Set(applied.byPartition.get(partition) ?? []);
+        const gaps = Array.from({ length: high }, (_, offset) => offset).filter(
+          (offset) => !seen.has(offset),
+        );
+        return `${partition}: [${gaps.join(',')}] of ${high}`;
       });
-      expect(applied.firstTimesInOrder()).toBe(true);
-      await until(
-        'the offsets committed up to the end',
-        async () => sameOffsets(await committed(), end),
-        30_000,
-      );
-    },
-  );
+      console.log(`missing ${missing.join('; ')}; committed ${JSON.stringify([...(await committed())])}`);
+      throw err;
+    });
+    expect(applied.firstTimesInOrder()).toBe(true);
+    await until(
+      'the offsets committed up to the end',
+      async () => sameOffsets(await committed(), end),
+      30_000,
+    );
+  });
 });
 
 function sameOffsets(a: Map<number, number>, b: Map<number, number>): boolean {
