@@ -20,6 +20,8 @@ const SCENARIOS = [
   'cluster-two-brokers-down',
   // A member killed with kill -9: its partitions wait for its session to time out, or its return.
   'cluster-consumer-failover',
+  // One instance of each service restarted after the other: do the partitions its twin keeps stop?
+  'cluster-service-rolling-restart',
 ] as const;
 const chaosPath = (scenario: string, protocol: Protocol) =>
   `bench/results/chaos.${scenario}.platformatic-${protocol}.json`;
@@ -171,7 +173,18 @@ export function groupProtocolsTable(root = repoRoot): FigureTable {
     render(results) {
       if (scenarios.length === 0)
         return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
-      const cpu = read(results, sources[0] as string).run?.cpuModel ?? 'unknown';
+      // Runs made on different machines name each machine.
+      const cpu = [...new Set(sources.map((path) => read(results, path).run?.cpuModel ?? 'unknown'))].join(
+        ' and ',
+      );
+      const loads = sources.flatMap((path) => {
+        const run = read(results, path).run;
+        return run ? [run.loadBefore[0] ?? 0, run.loadAfter[0] ?? 0] : [];
+      });
+      const loadRange =
+        loads.length > 0
+          ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
+          : 'load average not recorded';
       return [
         table(
           ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
@@ -179,7 +192,7 @@ export function groupProtocolsTable(root = repoRoot): FigureTable {
         ),
         '',
         `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
-          'shared with other work: seconds-scale windows on a loaded machine, to be read as such. A run ' +
+          `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
           'whose processes did not start within their deadline measured nothing and was run again later, ' +
           'so the times below give the order the runs kept. ' +
           `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
