@@ -72,11 +72,22 @@ function rows(results: Results, scenario: string): string[][] {
   const both = (cell: (report: ProtocolReport) => string) => [cellOf(classic, cell), cellOf(consumer, cell)];
   const count = (report: ProtocolReport, key: string) =>
     num(report.invariants.find((found) => found.name === 'no-lost-or-ghost-orders')?.counts[key] ?? 0);
-  const twice = (report: ProtocolReport) => {
+  /**
+   * Effects found more often than once (a duplicate applied) and less (an event never applied),
+   * from the applied-exactly-once checker's lines: "<effect>: expected E: N (e.g. <id> (found), …)".
+   */
+  const effects = (report: ProtocolReport, kind: 'more' | 'fewer') => {
     const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once') as
       | { passed: boolean; violations?: string[] }
       | undefined;
-    return found?.passed ? '0' : `**${num(found?.violations?.length ?? 1)}**`;
+    let total = 0;
+    for (const line of found?.violations ?? []) {
+      const match = /expected (\d+): (\d+) \(e\.g\. [^(]*\((\d+)\)/.exec(line);
+      if (!match) continue;
+      const [, expected, count, sample] = match.map(Number) as [number, number, number, number];
+      if (sample > expected === (kind === 'more')) total += count;
+    }
+    return total === 0 ? '0' : `**${num(total)}**`;
   };
   const name = `\`${scenario}\``;
   /** A window in both runs, and consumer's ÷ classic's. */
@@ -105,8 +116,10 @@ function rows(results: Results, scenario: string): string[][] {
       '',
     ],
     [
-      `${name}: events lost / invented / applied twice`,
-      ...both((r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${twice(r)}`),
+      `${name}: events lost / invented / effects applied twice / effects never applied`,
+      ...both(
+        (r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${effects(r, 'more')} / ${effects(r, 'fewer')}`,
+      ),
       '',
     ],
     // The stall target has its own row: this one is the invariants the checker counts.

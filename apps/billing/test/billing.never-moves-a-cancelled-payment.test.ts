@@ -1,7 +1,7 @@
 // A cancelled payment row (the order's ORDER_CANCELLED came first) may only become DECLINED, when
 // its late ORDER_CREATED is refused. It used to become AUTHORIZED: when the create spelled the
 // order id in upper case (the handler's maps, keyed by the database's lower-case spelling, missed
-// the row), or when the cancel committed between the create's lock and its write (issue 23).
+// the row), or when the cancel committed between the create's lock and its write.
 import { randomUUID } from 'node:crypto';
 import { applyOne } from '@outbox/devstack/testing/apply-once';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';

@@ -1,6 +1,6 @@
 // Catching up on a backlog, a chunk holds orders and their cancels side by side. The cancels'
 // voids could not be made before the transaction (their authorizations were not recorded yet),
-// so they ran inside it, one after another, each as slow as the provider (issue 23). Billing now
+// so they ran inside it, one after another, each as slow as the provider. Billing now
 // applies a chunk's creates and cancels as one run and makes the provider calls a few at a time:
 // several at once, never more than PROVIDER_CALLS_AT_ONCE, and every effect still once. Through
 // the real consumer loop, the shared Kafka broker and a migrated billing database.

@@ -1,8 +1,8 @@
 // The console's reads of one order's events (its timeline, and in the orders list the trace id of
 // each order's ORDER_CREATED and whether a pending order has one) look the outbox up by
 // aggregate_id, published rows included. Only a partial index of unpublished rows had that column,
-// so every read scanned the whole outbox: each open tab, every second, until the reads timed out
-// (issue 23). Their plans, on an outbox of mostly published rows, must use an index, never scan
+// so every read scanned the whole outbox: each open tab, every second, until the reads timed out.
+// Their plans, on an outbox of mostly published rows, must use an index, never scan
 // the table; as tests/outbox/claimBatch.uses-the-pending-index.test.ts checks the claim's.
 import { randomUUID } from 'node:crypto';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';

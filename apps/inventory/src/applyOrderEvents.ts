@@ -35,7 +35,7 @@ const lockStockOfRun = `
  * stock statement, in SKU order, and later statements only touch rows it already holds. So
  * transactions of chunks on other partitions take stock locks in one global order (SKU order,
  * once). Locking per statement instead (a release's SKUs, then a reservation's) let a chunk hold
- * SKU b while waiting for a, and another hold a while waiting for b: SQLSTATE 40P01 (issue 23).
+ * SKU b while waiting for a, and another hold a while waiting for b: SQLSTATE 40P01.
  */
 export async function applyOrderEvents(tx: SqlExecutor, events: OrderEvent[]): Promise<Decision<string>[]> {
   const lines = events.filter(isCreated).flatMap((event) => event.data.items.map((item) => item.sku));

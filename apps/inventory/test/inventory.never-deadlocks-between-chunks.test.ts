@@ -1,7 +1,7 @@
 // Two chunks on different partitions, each a cancel and then a new order, applied at the same
 // time on two connections. Inventory used to lock stock rows per statement: the cancel's SKU
 // first, then the order's SKUs. Chunk 1 held DL-B (its cancel) and waited for DL-A, chunk 2 held
-// DL-A and waited for DL-B: SQLSTATE 40P01 (issue 23). Now a chunk locks every stock row it
+// DL-A and waited for DL-B: SQLSTATE 40P01. Now a chunk locks every stock row it
 // touches in its first stock statement, in SKU order, and no round deadlocks.
 //
 // To provoke the old interleaving on every round, each transaction, once its first statement

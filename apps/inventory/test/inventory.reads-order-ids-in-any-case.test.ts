@@ -1,6 +1,6 @@
 // An order id spelled in upper case is the same order to PostgreSQL, but the handler keyed its
 // sets by the database's lower-case spelling: an upper-case ORDER_CREATED was stored RESERVED with
-// no stock taken and no reply, or, after its cancel, answered nothing (issue 23). The contract
+// no stock taken and no reply, or, after its cancel, answered nothing. The contract
 // now lower-cases order ids, so the handler sees one spelling.
 
 import { applyOne } from '@outbox/devstack/testing/apply-once';

@@ -1,6 +1,6 @@
 // Past its admission limit the orders API refuses a request at once: 503 overloaded with a
 // Retry-After, nothing written, instead of holding it for seconds on the connection pool and then
-// calling the database unavailable (issue #25). Here the limit is one slot and no queue, and the
+// calling the database unavailable. Here the limit is one slot and no queue, and the
 // request in that slot is held inside its transaction by a lock the test takes on `orders`.
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';

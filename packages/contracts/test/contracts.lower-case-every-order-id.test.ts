@@ -1,6 +1,6 @@
 // Order ids are compared as the database prints them (lower-case). An upper-case spelling of a
 // valid id used to pass the schemas unchanged, and the handlers, keying their maps by the
-// database's spelling, then missed the order's own row (issue 23). Every schema and every
+// database's spelling, then missed the order's own row. Every schema and every
 // factory now hands out the lower-case id.
 import { randomUUID } from 'node:crypto';
 import {

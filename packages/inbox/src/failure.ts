@@ -1,5 +1,5 @@
 /**
- * Why applying an event failed, and what the consumer does about it (issue 13):
+ * Why applying an event failed, and what the consumer does about it:
  *
  * - `deterministic`: the event itself is the problem, and every delivery fails the same way —
  *   PostgreSQL data exceptions (SQLSTATE class 22: a value out of range, invalid text for a uuid)
