@@ -58,7 +58,11 @@ export type RunStart = {
  */
 export function startRun(): RunStart {
   const revision = git('rev-parse', '--short', 'HEAD') ?? null;
-  const status = revision ? git('status', '--porcelain', '--untracked-files=no') : undefined;
+  // Results files are left out: a series of runs writes each one's results into the tree before
+  // the next starts, which changes no code it runs.
+  const status = revision
+    ? git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results')
+    : undefined;
   const started = {
     revision,
     clean: status === undefined ? null : status === '',
