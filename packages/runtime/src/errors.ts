@@ -23,6 +23,10 @@ export type LoggedError = {
   target?: string;
   stack?: string;
   cause?: LoggedError;
+  /** A Kafka protocol error's name (REBALANCE_IN_PROGRESS, NOT_COORDINATOR, …). */
+  reason?: string;
+  /** The distinct reasons inside an error that gathers several (a Kafka response's per-partition errors). */
+  reasons?: string[];
 };
 
 type ErrorFields = Error & {
@@ -35,7 +39,12 @@ type ErrorFields = Error & {
   broker?: unknown;
   severity?: unknown;
   client?: { host?: unknown; port?: unknown; database?: unknown };
+  apiId?: unknown;
+  errors?: unknown;
 };
+
+/** At most this many distinct reasons of an error that gathers several. */
+const MAX_REASONS = 5;
 
 /** The log's `err` serializer (logger.ts); a cause is followed a few levels deep. */
 export function loggedError(thrown: unknown, depth = 0): LoggedError {
@@ -44,17 +53,37 @@ export function loggedError(thrown: unknown, depth = 0): LoggedError {
     typeof error.code === 'string' || typeof error.code === 'number' ? String(error.code) : undefined;
   const operation = operationOf(error);
   const target = targetOf(error);
+  const reasons = reasonsOf(error);
   return {
     type: error.name,
     message: withoutCredentials(error.message),
     ...(code ? { code } : {}),
     ...(operation ? { operation } : {}),
     ...(target ? { target } : {}),
+    ...(typeof error.apiId === 'string' ? { reason: error.apiId } : {}),
+    ...(reasons.length > 0 ? { reasons } : {}),
     ...(error.stack ? { stack: withoutCredentials(error.stack) } : {}),
     ...(error.cause !== undefined && error.cause !== thrown && depth < 3
       ? { cause: loggedError(error.cause, depth + 1) }
       : {}),
   };
+}
+
+/**
+ * The reasons inside an error that gathers several: @platformatic/kafka answers a failed offset
+ * commit with one error for the response whose message names only the API; which group error
+ * (a rebalance under way, a generation gone) is in the errors it holds.
+ */
+function reasonsOf(error: ErrorFields): string[] {
+  if (!Array.isArray(error.errors)) return [];
+  const reasons = new Set<string>();
+  for (const inner of error.errors as ErrorFields[]) {
+    const reason =
+      typeof inner?.apiId === 'string' ? inner.apiId : inner instanceof Error ? inner.message : undefined;
+    if (reason) reasons.add(withoutCredentials(reason));
+    if (reasons.size === MAX_REASONS) break;
+  }
+  return [...reasons];
 }
 
 /** Ours when the code said it; a socket's system call; node-postgres's idle connection or statement. */

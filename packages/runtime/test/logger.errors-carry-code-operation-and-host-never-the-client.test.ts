@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
+import { ResponseError } from '@platformatic/kafka';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/database.ts';
@@ -90,5 +91,25 @@ describe('an error in the log', () => {
     expect(lines.join('\n')).not.toContain(PARAMETER); // pg's detail: "Key (key)=(…) already exists."
     expect(connection.message).toBe('cannot reach postgresql://postgres:***@db.internal:5432/orders');
     expect(lines.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('of a Kafka response that failed: the group errors it holds, by name', () => {
+    const { logger, lines } = capturedLogger();
+    // OffsetCommit's answer as @platformatic/kafka builds it: one error for the response, one per
+    // failed partition inside (27 is REBALANCE_IN_PROGRESS, 22 ILLEGAL_GENERATION).
+    const failed = new ResponseError(
+      8,
+      9,
+      {
+        '/topics/0/partitions/0': [27, null],
+        '/topics/0/partitions/1': [27, null],
+        '/topics/0/partitions/2': [22, null],
+      },
+      undefined,
+    );
+    logger.warn({ err: failed }, 'offset commit failed');
+    const [logged] = lines.map((line) => JSON.parse(line).err);
+    expect(logged.message).toContain('OffsetCommit');
+    expect(logged.reasons).toEqual(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION']);
   });
 });
