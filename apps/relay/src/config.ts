@@ -18,11 +18,22 @@ import { z } from 'zod';
 import { relayFaultSettings } from './engine/faultPoints.ts';
 
 /**
- * RELAY_MARK_WITH_NEXT_CLAIM_MS unless set, and what the in-process test relays run with: 0 (mark
- * at once) until the relay's failure tests and chaos scenarios have run with the mark kept for the
- * next claim (100 ms is the value measured, docs/performance.md#the-mark-with-the-next-claim).
+ * The bound of the mark with the next claim unless RELAY_MARK_WITH_NEXT_CLAIM_MS is set: 100 ms,
+ * the value measured (docs/performance.md#the-mark-with-the-next-claim), or a tenth of the lease
+ * when that is less (markWithNextClaimMs).
  */
-export const MARK_WITH_NEXT_CLAIM_DEFAULT_MS = 0;
+export const MARK_WITH_NEXT_CLAIM_DEFAULT_MS = 100;
+
+/** The bound a relay runs with: the setting, or the default within a tenth of the lease. */
+export function markWithNextClaimMs(config: {
+  RELAY_MARK_WITH_NEXT_CLAIM_MS?: number | undefined;
+  RELAY_LEASE_MS: number;
+}): number {
+  return (
+    config.RELAY_MARK_WITH_NEXT_CLAIM_MS ??
+    Math.min(MARK_WITH_NEXT_CLAIM_DEFAULT_MS, Math.floor(config.RELAY_LEASE_MS / 10))
+  );
+}
 
 const settings = z.object({
   NODE_ENV: z.string().optional(),
@@ -78,15 +89,15 @@ const settings = z.object({
    * so that both go to the database as one statement (fewer statements and round trips per event
    * at low rates; the event is on the broker already, only its published_at waits). Only while
    * batches come at least this close together (relayOptions.ts, marksWithNextClaim); a mark whose
-   * wake-up does not come within this is sent alone. 0 (default) marks at once. At most a tenth
-   * of RELAY_LEASE_MS (below).
+   * wake-up does not come within this is sent alone. 0 marks at once. At most a tenth of
+   * RELAY_LEASE_MS (below); unset, 100 ms or a tenth of the lease (markWithNextClaimMs).
    */
   RELAY_MARK_WITH_NEXT_CLAIM_MS: z.coerce
     .number()
     .int('a whole number of milliseconds')
     .min(0, 'from 0 (mark at once) to 1000 ms')
     .max(1000, 'from 0 (mark at once) to 1000 ms')
-    .default(MARK_WITH_NEXT_CLAIM_DEFAULT_MS),
+    .optional(),
   /** How long a claimed row stays leased; a crashed relay's rows become claimable after this. */
   RELAY_LEASE_MS: timerMs().default(30_000),
   /** Attempts before an event that keeps failing is dead-lettered (status failed). */
@@ -149,7 +160,7 @@ const settings = z.object({
 const withMode = settings.superRefine((config, context) => {
   // The rows stay leased while their mark waits (renewed every third of the lease): a wait near
   // the lease would leave one late renewal between an acknowledged batch and its takeover.
-  if (config.RELAY_MARK_WITH_NEXT_CLAIM_MS * 10 > config.RELAY_LEASE_MS) {
+  if ((config.RELAY_MARK_WITH_NEXT_CLAIM_MS ?? 0) * 10 > config.RELAY_LEASE_MS) {
     context.addIssue({
       code: 'custom',
       path: ['RELAY_MARK_WITH_NEXT_CLAIM_MS'],

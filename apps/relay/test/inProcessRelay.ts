@@ -5,7 +5,7 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { type Logger, pino } from 'pino';
-import { MARK_WITH_NEXT_CLAIM_DEFAULT_MS } from '../src/config.ts';
+import { markWithNextClaimMs } from '../src/config.ts';
 import { createRelayMetrics, type RelayMetrics } from '../src/engine/metrics.ts';
 import { KafkaPublisher, type OutgoingEvent } from '../src/engine/publisher.ts';
 import { Relay, type RelayOptions } from '../src/engine/relay.ts';
@@ -90,7 +90,7 @@ export async function startInProcessRelay(
       batchSize: 10,
       leaseMs: 30_000,
       pollIntervalMs: 1000,
-      markWithNextClaimMs: MARK_WITH_NEXT_CLAIM_DEFAULT_MS,
+      markWithNextClaimMs: markWithNextClaimMs({ RELAY_LEASE_MS: options.leaseMs ?? 30_000 }),
       maxAttempts: 10,
       ...options,
     },

@@ -12,7 +12,7 @@ import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { preparedStatementNames } from '@outbox/outbox';
 import { loadConfig } from '@outbox/runtime/config';
 import { describe, expect, it } from 'vitest';
-import { configSchema, MARK_WITH_NEXT_CLAIM_DEFAULT_MS } from '../src/config.ts';
+import { configSchema, MARK_WITH_NEXT_CLAIM_DEFAULT_MS, markWithNextClaimMs } from '../src/config.ts';
 import { marksWithNextClaim } from '../src/engine/relayOptions.ts';
 import { type InProcessRelay, startInProcessRelay } from './inProcessRelay.ts';
 
@@ -193,17 +193,18 @@ describe('a lone event', () => {
 describe('RELAY_MARK_WITH_NEXT_CLAIM_MS', () => {
   const env = { DATABASE_URL: testPostgresUrl, KAFKA_BROKERS: '127.0.0.1:9092' };
 
-  it('is 0 (mark at once) unless set, and refuses a value beyond a second or not a whole number', () => {
-    const load = (value?: string) =>
-      loadConfig(
-        'relay',
-        configSchema,
-        value === undefined ? env : { ...env, RELAY_MARK_WITH_NEXT_CLAIM_MS: value },
-      );
-    expect(MARK_WITH_NEXT_CLAIM_DEFAULT_MS).toBe(0);
-    expect(load().RELAY_MARK_WITH_NEXT_CLAIM_MS).toBe(MARK_WITH_NEXT_CLAIM_DEFAULT_MS);
-    expect(load('0').RELAY_MARK_WITH_NEXT_CLAIM_MS).toBe(0);
-    expect(load('250').RELAY_MARK_WITH_NEXT_CLAIM_MS).toBe(250);
+  it('is 100 ms unless set (a tenth of the lease when that is less), and refuses a value beyond a second or not a whole number', () => {
+    const load = (value?: string, lease?: string) =>
+      loadConfig('relay', configSchema, {
+        ...env,
+        ...(value === undefined ? {} : { RELAY_MARK_WITH_NEXT_CLAIM_MS: value }),
+        ...(lease === undefined ? {} : { RELAY_LEASE_MS: lease }),
+      });
+    expect(MARK_WITH_NEXT_CLAIM_DEFAULT_MS).toBe(100);
+    expect(markWithNextClaimMs(load())).toBe(100);
+    expect(markWithNextClaimMs(load(undefined, '600'))).toBe(60);
+    expect(markWithNextClaimMs(load('0'))).toBe(0);
+    expect(markWithNextClaimMs(load('250'))).toBe(250);
     for (const bad of ['1001', '-1', '2.5', 'soon'])
       expect(() => load(bad)).toThrow(/RELAY_MARK_WITH_NEXT_CLAIM_MS: /);
   });

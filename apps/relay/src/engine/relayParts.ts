@@ -5,7 +5,7 @@ import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { type Config, markWithNextClaimMs } from '../config.ts';
 import { KafkaPublisher } from './publisher.ts';
 import type { RelayOptions } from './relayOptions.ts';
 import { startRetention } from './retention.ts';
@@ -57,7 +57,7 @@ export function relayLoopOptions(config: Config, id: string): RelayOptions {
     leaseMs: config.RELAY_LEASE_MS,
     pollIntervalMs: config.RELAY_POLL_INTERVAL_MS,
     lingerMs: config.RELAY_LINGER_MS,
-    markWithNextClaimMs: config.RELAY_MARK_WITH_NEXT_CLAIM_MS,
+    markWithNextClaimMs: markWithNextClaimMs(config),
     maxAttempts: config.RELAY_MAX_ATTEMPTS,
   };
 }
