@@ -142,6 +142,20 @@ const LEVERS: { label: string; paths: string[] }[] = [
       'bench/results/where-time-goes.linger-25.run-2.json',
     ],
   },
+  {
+    label: 'each batch marked at once (`RELAY_MARK_WITH_NEXT_CLAIM_MS=0`), runs 1 and 2',
+    paths: [
+      'bench/results/where-time-goes.mark-at-once.run-1.json',
+      'bench/results/where-time-goes.mark-at-once.run-2.json',
+    ],
+  },
+  {
+    label: "the mark with the next claim (100 ms, today's default), runs 1 and 2",
+    paths: [
+      'bench/results/where-time-goes.mark-with-next-claim.run-1.json',
+      'bench/results/where-time-goes.mark-with-next-claim.run-2.json',
+    ],
+  },
 ];
 
 /** Two levers at a low steady rate, one bench:where-time-goes run each: CPU, statements and latency per order. */
