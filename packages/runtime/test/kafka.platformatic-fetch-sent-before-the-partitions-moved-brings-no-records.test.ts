@@ -82,4 +82,23 @@ describe('the platformatic member’s consumer', () => {
     // The message was written: the next fetch, sent under the new assignment, brings it.
     expect(await fetchFrom(1n, undefined, false)).toEqual([1n]);
   });
+
+  it('answers a fetch built with no position for a partition with nothing, without asking the broker', async () => {
+    const metadata = await consumer.metadata({ topics: [topic] });
+    const { id: topicId, partitions } = metadata.topics.get(topic) ?? { id: '', partitions: [] };
+    const partition = {
+      partition: 0,
+      partitionMaxBytes: 1 << 20,
+      currentLeaderEpoch: -1,
+      lastFetchedEpoch: -1,
+    };
+    // The stream's request when it read its positions after they were forgotten: no fetchOffset.
+    const response = await consumer.fetch({
+      node: partitions[0]?.leader ?? -1,
+      topics: [{ topicId, partitions: [partition as typeof partition & { fetchOffset: bigint }] }],
+      maxWaitTime: 20_000,
+      minBytes: 1,
+    });
+    expect(response.responses).toEqual([]);
+  });
 });

@@ -18,6 +18,13 @@ type FetchResponse = fetchV17.FetchResponse;
  * it read from the committed offsets and asks again from there. A partition the member held
  * throughout is asked again from the same position: its messages come once more, one long poll
  * later.
+ *
+ * The member also forgets every fetch position at a rebalance (lanes.ts), and the stream reads
+ * them back from the committed offsets. A fetch the stream began before that (it reads the
+ * cluster's metadata first) is then built with no position for a partition: such a request is
+ * answered with nothing, without asking the broker, and the stream asks again once it has read its
+ * positions back. Sent as built, its missing offset failed the request three times, and the stream
+ * with it.
  */
 export class FencedConsumer extends Consumer<Bytes, Bytes, Bytes, Bytes> {
   /** Counts the changes of the partitions held: a fetch sent under an older count is stale. */
@@ -41,6 +48,12 @@ export class FencedConsumer extends Consumer<Bytes, Bytes, Bytes, Bytes> {
       return new Promise((resolve, reject) =>
         this.fetch(options, (error, response) => (error || !response ? reject(error) : resolve(response))),
       );
+    }
+    if (options.topics.some(({ partitions }) => partitions.some((p) => p.fetchOffset === undefined))) {
+      process.nextTick(() =>
+        callback(null, { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [] }),
+      );
+      return undefined;
     }
     const sentUnder = this.#assignment;
     super.fetch(options, (error, response) => {
