@@ -84,7 +84,9 @@ export function writeResults(
   const record = run.finish(tracing);
   const withRecord = `${markdown.trimEnd()}\n\n${runRecordLine(record)}\n`;
   mkdirSync(dirname(`${out}.json`), { recursive: true });
-  writeFileSync(`${out}.json`, `${JSON.stringify({ run: record, ...report }, null, 2)}\n`);
+  // The load average also under the name the test suite's and the compose build's results use.
+  const loadAverage = { before: record.loadBefore, after: record.loadAfter };
+  writeFileSync(`${out}.json`, `${JSON.stringify({ run: record, loadAverage, ...report }, null, 2)}\n`);
   writeFileSync(`${out}.md`, withRecord);
   process.stdout.write(`\n${withRecord}\n`);
 }

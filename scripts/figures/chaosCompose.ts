@@ -6,6 +6,7 @@ import type { FigureTable } from './types.ts';
 type ComposeChaosReport = ChaosReport & {
   revision?: string;
   machine?: { cpu: string; cores: number; loadAverage: number[] };
+  run?: { tracing: string };
   progress?: { longestWithoutApplyingMsByGroup?: Record<string, number> };
 };
 
@@ -58,7 +59,8 @@ export const chaosCompose: FigureTable = {
       ),
       '',
       `${link(COMPOSE)}: revision \`${first?.revision ?? 'unknown'}\`, ${first?.machine?.cpu ?? 'unknown CPU'}, ` +
-        `${first?.machine?.cores ?? '?'} cores, started ${first?.startedAt.slice(0, 16).replace('T', ' ')} UTC.`,
+        `${first?.machine?.cores ?? '?'} cores, started ${first?.startedAt.slice(0, 16).replace('T', ' ')} UTC, ` +
+        `tracing ${first?.run?.tracing ?? 'not recorded'}.`,
     ].join('\n');
   },
 };

@@ -77,6 +77,7 @@ export async function startInProcessRelay(
   const metrics = createRelayMetrics(createMetricsRegistry(`${label}-test`), pool);
   const wakeup = new Wakeup();
   const listener = new NotifyListener(db.url, wakeup, logger);
+  const leaseMs = options.leaseMs ?? 30_000;
   const relay = new Relay({
     pool,
     publisher,
@@ -88,9 +89,9 @@ export async function startInProcessRelay(
     options: {
       id: label,
       batchSize: 10,
-      leaseMs: 30_000,
+      leaseMs,
       pollIntervalMs: 1000,
-      markWithNextClaimMs: markWithNextClaimMs({ RELAY_LEASE_MS: options.leaseMs ?? 30_000 }),
+      markWithNextClaimMs: markWithNextClaimMs({ RELAY_LEASE_MS: leaseMs }),
       maxAttempts: 10,
       ...options,
     },

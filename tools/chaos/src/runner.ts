@@ -33,6 +33,8 @@ export type RunOptions = {
   log?: (line: string) => void;
 };
 
+/** What a compose scenario's run record says of tracing. */
+const COMPOSE_TRACING = "on (the compose stack's services export to its Zipkin)";
 /**
  * Run one scenario from start to verdict: start the system (on a broker and PostgreSQL of its
  * own when the scenario breaks them), drive load while the fault script runs, wait until the
@@ -43,9 +45,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // checkout holds when the report is written.
   const recording = startRun();
   const started = Date.now();
-  // The chaos stack starts no process with OTEL_* settings: nothing exports spans.
+  // The chaos stack starts no process with OTEL_* settings: nothing exports spans. The compose
+  // stack's services export theirs to its Zipkin (docker-compose.yml, x-tracing).
+  const tracing = scenario.needs?.compose ? COMPOSE_TRACING : 'off';
   const recorded = (report: ScenarioReport): ScenarioReport => {
-    const run = recording.finish('off');
+    const run = recording.finish(tracing);
     const revision = run.revision && (run.clean === false ? `${run.revision}+changes` : run.revision);
     return { ...report, ...(revision ? { revision } : {}), run };
   };

@@ -97,8 +97,9 @@ export class Lanes {
    * the client takes and gives partitions, a few at a time, with no generation to join): when the
    * partitions held changed, those taken away lose what waits, what was resolved and the stream's
    * position, so that given back they are read from the committed offset, and whatever a fetch
-   * sent before brings back is dropped. The positions of the partitions still held stay: the other members go on meanwhile, and the stream may already be
-   * reading a partition just given from the offsets it refreshed.
+   * sent before brings back is dropped. The positions of the partitions still held stay: the
+   * other members go on meanwhile, and the stream may already be reading a partition just given
+   * from the offsets it refreshed.
    */
   reassigned(): void {
     const held = this.#heldNow();
