@@ -3,7 +3,7 @@
 //   node apps/relay/src/cli.ts status
 // DATABASE_URL names the database (as for the relay itself).
 import { parseArgs } from 'node:util';
-import { outboxStats, type RedriveSelector, redrive } from '@outbox/outbox';
+import { createOutboxStore, type RedriveSelector } from '@outbox/outbox';
 import { postgresUrl } from '@outbox/runtime/config';
 import pg from 'pg';
 
@@ -36,14 +36,15 @@ function selector(): RedriveSelector {
 }
 
 const pool = new pg.Pool({ connectionString: databaseUrl.data, max: 1 });
+const store = createOutboxStore(pool);
 try {
   if (positionals[0] === 'redrive') {
-    const ids = await redrive(pool, selector());
+    const ids = await store.redrive(selector());
     console.log(
       ids.length ? `re-queued ${ids.length} event(s):\n${ids.join('\n')}` : 'no dead-lettered event matched',
     );
   } else if (positionals[0] === 'status') {
-    console.log(JSON.stringify(await outboxStats(pool), null, 2));
+    console.log(JSON.stringify(await store.outboxStats(), null, 2));
   } else {
     console.error(usage);
     process.exitCode = 64;

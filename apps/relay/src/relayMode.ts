@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OutboxStore } from '@outbox/outbox';
 import type { Health, MetricsRegistry } from '@outbox/runtime/ops-server';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -13,12 +14,17 @@ import type { KafkaPublisher } from './engine/publisher.ts';
  * calls alone.
  */
 
-/** What the shell builds once and gives the mode: the outbox's pool, /metrics, the Kafka publisher. */
+/**
+ * What the shell builds once and gives the mode: the outbox's pool and its store (every read and
+ * write of the outbox's rows goes through the store; the pool also carries LISTEN, the standby
+ * wait and the slot's health), /metrics, the Kafka publisher.
+ */
 export type RelayShell = {
   config: Config;
   relayId: string;
   logger: Logger;
   pool: pg.Pool;
+  store: OutboxStore;
   registry: MetricsRegistry;
   publisher: KafkaPublisher;
 };

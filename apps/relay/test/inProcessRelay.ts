@@ -1,6 +1,6 @@
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
-import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
+import { createOutboxStore, OUTBOX_SESSION_OPTIONS, type OutboxStore } from '@outbox/outbox';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
@@ -18,6 +18,8 @@ import { topicPrefix } from './relayProcess.ts';
 export type InProcessRelay = {
   db: TestDatabase;
   pool: pg.Pool;
+  /** The relay's outbox store, on `pool`. */
+  store: OutboxStore;
   relay: Relay;
   wakeup: Wakeup;
   /** Not listening unless the test calls `listener.listen()`: it steps the relay or lets it poll. */
@@ -74,12 +76,13 @@ export async function startInProcessRelay(
       await around.after?.(events);
     },
   };
-  const metrics = createRelayMetrics(createMetricsRegistry(`${label}-test`), pool);
+  const store = createOutboxStore(pool);
+  const metrics = createRelayMetrics(createMetricsRegistry(`${label}-test`), store);
   const wakeup = new Wakeup();
   const listener = new NotifyListener(db.url, wakeup, logger);
   const leaseMs = options.leaseMs ?? 30_000;
   const relay = new Relay({
-    pool,
+    store,
     publisher,
     wakeup,
     logger,
@@ -99,6 +102,7 @@ export async function startInProcessRelay(
   return {
     db,
     pool,
+    store,
     relay,
     wakeup,
     listener,

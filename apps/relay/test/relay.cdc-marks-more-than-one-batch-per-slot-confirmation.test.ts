@@ -36,7 +36,7 @@ beforeAll(async () => {
   setup = await startInProcessRelay('relay_cdc_marks', sharedKafkaBrokers());
   reader = await startLogicalSlotReader(setup.db.url, slot);
   confirmation = startCdcConfirmation({
-    pool: setup.pool,
+    store: setup.store,
     relay: setup.relay,
     slot,
     intervalMs: 100,

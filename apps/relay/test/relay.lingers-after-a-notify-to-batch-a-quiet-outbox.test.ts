@@ -9,6 +9,7 @@ import { eventually } from '@outbox/devstack/testing/stack';
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { loadConfig } from '@outbox/runtime/config';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config.ts';
 import { type InProcessRelay, startInProcessRelay } from './inProcessRelay.ts';
@@ -45,11 +46,20 @@ async function withIdleRelay(
   }
 }
 
-/** Commit `count` events of distinct aggregates, each in its own transaction, `gapMs` apart. */
+/**
+ * Commit `count` events of distinct aggregates, each in its own transaction, `gapMs` apart, on one
+ * connection opened before the first (no connection set up between the commits).
+ */
 async function commitApart(setup: InProcessRelay, count: number, gapMs: number): Promise<void> {
-  for (let n = 0; n < count; n++) {
-    await insertEvents(setup.db.url, { count: 1, aggregates: 1, aggregateIdPrefix: `apart-${n}-` });
-    await sleep(gapMs);
+  const client = new pg.Client({ connectionString: setup.db.url });
+  await client.connect();
+  try {
+    for (let n = 0; n < count; n++) {
+      await insertEvents(client, { count: 1, aggregates: 1, aggregateIdPrefix: `apart-${n}-` });
+      await sleep(gapMs);
+    }
+  } finally {
+    await client.end();
   }
 }
 

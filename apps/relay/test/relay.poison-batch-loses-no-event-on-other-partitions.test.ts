@@ -3,6 +3,7 @@ import { createOutboxDatabase, insertEvents, outboxRows } from '@outbox/devstack
 import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
 import { queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
+import { createOutboxStore } from '@outbox/outbox';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { Partitioners } from 'kafkajs';
@@ -82,12 +83,13 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])(
         topicLayout: { partitions: 2 },
         logger,
       });
+      const store = createOutboxStore(pool);
       relay = new Relay({
-        pool,
+        store,
         publisher,
         wakeup: new Wakeup(), // no NOTIFY listener: the test steps the relay by hand
         logger,
-        metrics: createRelayMetrics(createMetricsRegistry('relay-test'), pool),
+        metrics: createRelayMetrics(createMetricsRegistry('relay-test'), store),
         options: { id: 'poisonseq', batchSize: 10, leaseMs: 30_000, pollIntervalMs: 1000, maxAttempts: 10 },
       });
     });

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ConfirmationMark, markConfirmed, readSlotReader, takeConfirmationMark } from '@outbox/outbox';
-import type pg from 'pg';
+import type { ConfirmationMark, OutboxStore } from '@outbox/outbox';
 import type { Logger } from 'pino';
 import type { Relay } from '../engine/relay.ts';
 import { drainUpTo } from './cdcDrain.ts';
@@ -38,7 +37,7 @@ const MAX_MARKS = 60;
  * Nothing is marked while no reader holds the slot, and a mark whose reader has gone is dropped.
  */
 type ConfirmationOptions = {
-  pool: pg.Pool;
+  store: OutboxStore;
   relay: Relay;
   slot: string;
   intervalMs: number;
@@ -95,8 +94,8 @@ class CdcConfirmation {
   }
 
   async tick(): Promise<void> {
-    const { pool, slot } = this.#options;
-    const seen = await readSlotReader(pool, slot, this.#since);
+    const { store, slot } = this.#options;
+    const seen = await store.readSlotReader(slot, this.#since);
     const { reader } = seen;
     // The same slot as at the last check: one walsender held it all along (a slot in use cannot be
     // dropped), or it starts below a position read then (a slot created since starts past it).
@@ -145,9 +144,9 @@ class CdcConfirmation {
    * range, a mark of what is still pending there.
    */
   async #markConfirmed(reader: string, drainedUpTo: string): Promise<void> {
-    const { pool, slot } = this.#options;
+    const { store, slot } = this.#options;
     for (let mark = this.#marks[0]; mark; mark = this.#marks[0]) {
-      const marked = await markConfirmed(pool, mark, slot);
+      const marked = await store.markConfirmed(mark, slot);
       if (marked === undefined) break; // not confirmed yet: nor are the later ones
       this.#marks.shift();
       this.#options.onMarked?.(marked);
@@ -162,7 +161,7 @@ class CdcConfirmation {
     reader: string,
     range: { after: string; upTo?: string },
   ): Promise<ConfirmationMark | undefined> {
-    const next = await takeConfirmationMark(this.#options.pool, this.#options.slot, this.#batch, range);
+    const next = await this.#options.store.takeConfirmationMark(this.#options.slot, this.#batch, range);
     if (next.reader !== reader || next.ids.length === 0) return undefined;
     this.#marks.push(next);
     return next;

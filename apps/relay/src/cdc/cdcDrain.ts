@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countUndrained } from '@outbox/outbox';
-import type pg from 'pg';
+import type { OutboxStore } from '@outbox/outbox';
 import type { Logger } from 'pino';
 import type { Relay } from '../engine/relay.ts';
 
@@ -18,18 +17,18 @@ import type { Relay } from '../engine/relay.ts';
  * when `stopped` aborts; a dead-lettered row (`failed`) is left to redrive.
  */
 export async function drainUpTo(options: {
-  pool: pg.Pool;
+  store: Pick<OutboxStore, 'countUndrained'>;
   relay: Relay;
   maxSeq: string;
   pollIntervalMs: number;
   logger: Logger;
   stopped: AbortSignal;
 }): Promise<number> {
-  const { pool, relay, maxSeq, logger, stopped } = options;
+  const { store, relay, maxSeq, logger, stopped } = options;
   let published = 0;
   let leftBefore = Number.POSITIVE_INFINITY;
   while (!stopped.aborted) {
-    const left = await countUndrained(pool, maxSeq);
+    const left = await store.countUndrained(maxSeq);
     if (left === 0) return published;
     // The last claim took no row up to maxSeq (those left are leased by another relay, perhaps a
     // dead one, or wait out a retry's backoff), only later rows, which the slot streams anyway:

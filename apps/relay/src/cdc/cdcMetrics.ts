@@ -1,6 +1,5 @@
-import { outboxStats } from '@outbox/outbox';
+import type { OutboxStore } from '@outbox/outbox';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
-import type pg from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import type { CdcRelayHealth } from './cdcHealth.ts';
 
@@ -15,7 +14,7 @@ import type { CdcRelayHealth } from './cdcHealth.ts';
 export function createCdcMetrics(
   registry: MetricsRegistry,
   read: () => Promise<CdcRelayHealth>,
-  pool: pg.Pool,
+  store: Pick<OutboxStore, 'outboxStats'>,
 ) {
   const registers = [registry];
   let inFlight: Promise<CdcRelayHealth> | undefined;
@@ -68,7 +67,7 @@ export function createCdcMetrics(
     help: 'Age of the oldest event not known to be on Kafka (pending or in flight); 0 when there is none.',
     registers,
     async collect() {
-      const stats = await outboxStats(pool).catch(() => undefined);
+      const stats = await store.outboxStats().catch(() => undefined);
       if (stats) this.set(stats.oldestUnpublishedSeconds);
     },
   });

@@ -21,7 +21,7 @@ import { createCdcMetrics } from './cdcMetrics.ts';
 export const cdcMode: RelayModeFactory = {
   connections: 3,
   create(shell) {
-    const { config, logger, pool, registry } = shell;
+    const { config, logger, pool, store, registry } = shell;
     const connect = connectEndpoint(config);
     // The config guarantees these three in this mode.
     const settings = {
@@ -30,13 +30,13 @@ export const cdcMode: RelayModeFactory = {
       slot: config.RELAY_REPLICATION_SLOT ?? '',
     };
     const health = () => cdcRelayHealth(pool, settings);
-    const metrics = createCdcMetrics(registry, health, pool);
+    const metrics = createCdcMetrics(registry, health, store);
     const drainer = createDrainer(shell);
     let confirmation: { stop(): Promise<void> } | undefined;
     return {
       start: async () => {
         confirmation = startCdcConfirmation({
-          pool,
+          store,
           relay: drainer,
           slot: settings.slot,
           intervalMs: config.RELAY_CDC_CONFIRM_INTERVAL_MS,
@@ -70,13 +70,13 @@ function connectEndpoint(config: Config): ConnectEndpoint {
  * backlog alerts would read the rows waiting for the slot's confirmation as stuck
  * (docs/design.md#polling-or-cdc).
  */
-function createDrainer({ config, relayId, logger, pool, publisher }: RelayShell): Relay {
+function createDrainer({ config, relayId, logger, store, publisher }: RelayShell): Relay {
   return new Relay({
-    pool,
+    store,
     publisher,
     wakeup: new Wakeup(),
     logger,
-    metrics: createRelayMetrics(createMetricsRegistry('relay-drain'), pool, logger),
+    metrics: createRelayMetrics(createMetricsRegistry('relay-drain'), store, logger),
     // Stepped, not looped: every claim asks for a whole batch, and nothing lingers.
     options: {
       ...relayLoopOptions(config, `${relayId}-drain`),

@@ -1,9 +1,8 @@
-import { type ClaimedRow, markFailed, markPublished, renewLeases, scheduleRetry } from '@outbox/outbox';
+import type { ClaimedRow, OutboxStore } from '@outbox/outbox';
 import { backoffDelayMs } from '@outbox/runtime/backoff';
 import { toError } from '@outbox/runtime/errors';
 import { exemplarOf } from '@outbox/runtime/exemplars';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayMetrics } from './metrics.ts';
 import type { PublishFailureKind } from './publishErrors.ts';
@@ -15,7 +14,8 @@ import type { RelayHealthTracker } from './relayHealth.ts';
  * Every write is fenced by the relay's id (see outboxStore.ts) and counts only what it changed.
  */
 export type OutcomeDeps = {
-  pool: pg.Pool;
+  /** The outbox's rows, read and written through the store (packages/outbox's outboxStore.ts). */
+  store: OutboxStore;
   /** The relay's id: the lease owner every write is fenced by. */
   owner: string;
   leaseMs: number;
@@ -41,8 +41,7 @@ export async function markBatchPublished(
   rows: ClaimedRow[],
   ackedAt?: number,
 ): Promise<{ marked: number; unblocked: number }> {
-  const { ids, unblocked } = await markPublished(
-    deps.pool,
+  const { ids, unblocked } = await deps.store.markPublished(
     rows.map((row) => row.id),
     deps.owner,
   );
@@ -95,18 +94,20 @@ export async function retryOrDeadLetter(
   for (const row of rows) {
     if (kind === 'permanent' || row.attempts >= deps.maxAttempts) {
       const reason = `${kind === 'permanent' ? 'refused by the broker' : `failed ${row.attempts} attempts`}: ${error.message}`;
-      if (await markFailed(deps.pool, row.id, deps.owner, reason).catch(() => false)) {
+      if (await deps.store.markFailed(row.id, deps.owner, reason).catch(() => false)) {
         deps.metrics.deadLettered.inc({ event_type: row.event_type });
         deadLettered += 1;
         deps.logger.error({ ...eventFields(row), reason }, 'event dead-lettered');
       }
     } else {
       const delayMs = backoffDelayMs(row.attempts);
-      await scheduleRetry(deps.pool, [row.id], deps.owner, {
-        error: error.message,
-        delayMs,
-        countAttempt: true,
-      }).catch(() => {});
+      await deps.store
+        .scheduleRetry([row.id], deps.owner, {
+          error: error.message,
+          delayMs,
+          countAttempt: true,
+        })
+        .catch(() => {});
       deps.logger.warn({ ...eventFields(row), delayMs, err: error }, 'publish failed; will retry');
     }
   }
@@ -125,7 +126,7 @@ export async function giveBack(
 ): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
-  await scheduleRetry(deps.pool, ids, deps.owner, { ...retry, countAttempt: false }).catch(() => {});
+  await deps.store.scheduleRetry(ids, deps.owner, { ...retry, countAttempt: false }).catch(() => {});
 }
 
 /** The leases of claimed rows, kept by renewal from the claim until each row has its outcome. */
@@ -149,7 +150,8 @@ export function holdLeases(deps: OutcomeDeps, rows: ClaimedRow[]): HeldLeases {
   const renew = () => {
     const ids = [...held];
     if (ids.length === 0) return;
-    renewLeases(deps.pool, ids, deps.owner, deps.leaseMs)
+    deps.store
+      .renewLeases(ids, deps.owner, deps.leaseMs)
       .then((renewed) => {
         deps.metrics.leaseRenewals.inc();
         // Rows that got their outcome while the renewal ran are not lost, only done.

@@ -1,4 +1,3 @@
-import { claimBatch, markAndClaim } from '@outbox/outbox';
 import { toError } from '@outbox/runtime/errors';
 import { type Claimed, countMarked, holdLeases, type OutcomeDeps, type Unmarked } from './batchOutcomes.ts';
 
@@ -16,23 +15,20 @@ export async function claimRows(
   inHand: string[],
   unmarked?: Unmarked,
 ): Promise<Claimed | { retryInMs: number }> {
-  const claimTimer = deps.metrics.stepDuration.startTimer({ step: 'claim' });
   let claimed: Claimed['rows'];
   try {
     if (unmarked) {
       const ids = unmarked.rows.map((row) => row.id);
-      const result = await markAndClaim(deps.pool, deps.owner, deps.leaseMs, limit, ids, inHand);
+      const result = await deps.store.markAndClaim(deps.owner, deps.leaseMs, limit, ids, inHand);
       unmarked.leases.release();
       countMarked(deps, unmarked.rows, result.marked, unmarked.ackedAt);
       deps.health.published(result.marked.size);
       claimed = result.rows;
     } else {
-      claimed = await claimBatch(deps.pool, deps.owner, deps.leaseMs, limit, inHand);
+      claimed = await deps.store.claimBatch(deps.owner, deps.leaseMs, limit, inHand);
     }
   } catch (err) {
     return { retryInMs: deps.health.degraded('claim', toError(err)) };
-  } finally {
-    claimTimer();
   }
   const takeovers = claimed.filter((row) => row.lease_expired).length;
   if (takeovers > 0) {

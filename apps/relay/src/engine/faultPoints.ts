@@ -1,5 +1,7 @@
+import type { ClaimedRow, OutboxStore } from '@outbox/outbox';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Publisher } from './publisher.ts';
 
 /** Which test-only fault points are armed (RELAY_FAULT); never in production. */
 export type RelayFault = { crashAfterPublish?: number; crashWithPipelinedBatch?: number };
@@ -28,8 +30,50 @@ const relayFault = z
 /** RELAY_FAULT, for the relay's config schema, which refuses it unless OUTBOX_ALLOW_FAULTS allows it. */
 export const relayFaultSettings = { RELAY_FAULT: relayFault.optional() };
 
-/** Where the relay's loop calls its fault points; the polling mode passes FaultPoints only when RELAY_FAULT is set. */
+/** The fault points the relay's ports pass (withFaultPoints); the polling mode passes FaultPoints only when RELAY_FAULT is set. */
 export type RelayFaultHooks = Pick<FaultPoints, 'afterBrokerAck' | 'pipelinedClaim'>;
+
+/**
+ * The relay's ports with the fault points on them: every publish the broker acknowledged passes
+ * `afterBrokerAck` before the relay hears of it (so before its mark), and every claim that returns
+ * rows while a publish is with the broker passes `pipelinedClaim`.
+ */
+export function withFaultPoints(
+  ports: { store: OutboxStore; publisher: Publisher },
+  faults: RelayFaultHooks,
+): { store: OutboxStore; publisher: Publisher } {
+  const { store, publisher } = ports;
+  let withBroker = 0;
+  const claimed = (rows: ClaimedRow[]) => {
+    if (withBroker > 0 && rows.length > 0) faults.pipelinedClaim(rows.length);
+  };
+  return {
+    publisher: {
+      publish: async (events) => {
+        withBroker += 1;
+        try {
+          await publisher.publish(events);
+        } finally {
+          withBroker -= 1;
+        }
+        faults.afterBrokerAck(events.length);
+      },
+    },
+    store: {
+      ...store,
+      claimBatch: async (...args) => {
+        const rows = await store.claimBatch(...args);
+        claimed(rows);
+        return rows;
+      },
+      markAndClaim: async (...args) => {
+        const result = await store.markAndClaim(...args);
+        claimed(result.rows);
+        return result;
+      },
+    },
+  };
+}
 
 /**
  * The relay's test-only fault points: each makes the process kill -9 itself at one of the worst

@@ -1,8 +1,8 @@
-import { type OutboxStats, outboxStats } from '@outbox/outbox';
+import type { OutboxStats, OutboxStore } from '@outbox/outbox';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Publisher } from './publisher.ts';
 
 export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
 
@@ -16,7 +16,11 @@ export type RelayMetrics = ReturnType<typeof createRelayMetrics>;
  * and `outbox_stats_last_success_timestamp_seconds` says how old those values are. A throwing
  * collect() would fail the whole scrape, and once crashed every relay a database restart.
  */
-export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool, logger?: Logger) {
+export function createRelayMetrics(
+  registry: MetricsRegistry,
+  store: Pick<OutboxStore, 'outboxStats'>,
+  logger?: Logger,
+) {
   const registers = [registry];
   const scrapeErrors = new Counter({
     name: 'outbox_metrics_scrape_errors_total',
@@ -32,7 +36,8 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool, log
   // so the two collect() calls below start together and share the query in flight.
   let inFlight: Promise<OutboxStats | undefined> | undefined;
   const stats = () => {
-    inFlight ??= outboxStats(pool)
+    inFlight ??= store
+      .outboxStats()
       .then((read) => {
         lastSuccess.set(Date.now() / 1000);
         return read;
@@ -119,4 +124,34 @@ export function createRelayMetrics(registry: MetricsRegistry, pool: pg.Pool, log
       enableExemplars: true,
     }),
   };
+}
+
+/** The steps outbox_relay_batch_duration_seconds times, by the port call that makes each. */
+type Step = 'claim' | 'publish' | 'mark';
+
+async function timed<T>(metrics: RelayMetrics, step: Step, call: () => Promise<T>): Promise<T> {
+  const stop = metrics.stepDuration.startTimer({ step });
+  try {
+    return await call();
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * The store with its claim (alone, or carrying the previous batch's mark) timed as the `claim` step
+ * and its mark as `mark`; every other operation as it is.
+ */
+export function timedStore(store: OutboxStore, metrics: RelayMetrics): OutboxStore {
+  return {
+    ...store,
+    claimBatch: (...args) => timed(metrics, 'claim', () => store.claimBatch(...args)),
+    markAndClaim: (...args) => timed(metrics, 'claim', () => store.markAndClaim(...args)),
+    markPublished: (...args) => timed(metrics, 'mark', () => store.markPublished(...args)),
+  };
+}
+
+/** The publisher with each publish timed as the `publish` step. */
+export function timedPublisher(publisher: Publisher, metrics: RelayMetrics): Publisher {
+  return { publish: (events) => timed(metrics, 'publish', () => publisher.publish(events)) };
 }

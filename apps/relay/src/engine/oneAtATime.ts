@@ -9,8 +9,8 @@ import {
   type Step,
 } from './batchOutcomes.ts';
 import { classifyPublishError } from './publishErrors.ts';
+import type { Publisher } from './publisher.ts';
 import { toOutgoingEvent } from './publisher.ts';
-import type { Publisher } from './relayDeps.ts';
 
 export type OneAtATimeDeps = {
   publisher: Publisher;

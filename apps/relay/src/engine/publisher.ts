@@ -20,6 +20,13 @@ import type { Logger } from 'pino';
 export type { OutgoingEvent };
 
 /**
+ * The relay's port to the broker: KafkaPublisher below, or anything with its publish (a test's
+ * wrapper, the decorators of metrics.ts and faultPoints.ts). Events are the claimed rows'
+ * envelopes; the publisher traces each (docs/tracing.md).
+ */
+export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
+
+/**
  * The envelope of a claimed row. Only its traceparent travels on: a baggage older rows may hold
  * was never sent (docs/tracing.md), so it is not read either.
  */

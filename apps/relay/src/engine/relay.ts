@@ -16,12 +16,13 @@ import {
   untilStandbyHolds,
 } from './batchOutcomes.ts';
 import { claimRows } from './claimStep.ts';
-import type { RelayFaultHooks } from './faultPoints.ts';
-import type { RelayMetrics } from './metrics.ts';
+import { withFaultPoints } from './faultPoints.ts';
+import { timedPublisher, timedStore } from './metrics.ts';
 import { publishOneAtATime } from './oneAtATime.ts';
 import { classifyPublishError } from './publishErrors.ts';
+import type { Publisher } from './publisher.ts';
 import { toOutgoingEvent } from './publisher.ts';
-import type { Publisher, RelayDeps } from './relayDeps.ts';
+import type { RelayDeps } from './relayDeps.ts';
 import { type RelayHealth, RelayHealthTracker } from './relayHealth.ts';
 import { marksWithNextClaim, nextClaimSize, type RelayOptions } from './relayOptions.ts';
 import type { Wakeup } from './wakeup.ts';
@@ -40,17 +41,13 @@ export type { RelayOptions };
 export class Relay {
   readonly #publisher: Publisher;
   readonly #wakeup: Wakeup;
-  readonly #metrics: RelayMetrics;
   readonly #options: RelayOptions;
   readonly #outcomes: OutcomeDeps;
-  readonly #faults: RelayFaultHooks | undefined;
   readonly #standbyWait: StandbyWait | undefined;
   #running: Promise<void> | undefined;
   #stopping = false;
   /** Aborted by stop(): ends a backoff or a linger, which nothing else may cut short (#pause). */
   readonly #stopped = new AbortController();
-  /** A batch's publish is under way: the broker has it and has not answered yet. */
-  #withBroker = false;
   #lastClaimed = 0;
   /** When the claim that found the last batch was sent (performance.now()). */
   #lastBatchAt = Number.NEGATIVE_INFINITY;
@@ -59,16 +56,21 @@ export class Relay {
   readonly #health: RelayHealthTracker;
 
   constructor(deps: RelayDeps) {
-    this.#publisher = deps.publisher;
+    // The ports, decorated once: each claim, publish and mark timed, and the test-only fault
+    // points where they are armed. The loop below calls the ports and nothing else.
+    const timed = {
+      store: timedStore(deps.store, deps.metrics),
+      publisher: timedPublisher(deps.publisher, deps.metrics),
+    };
+    const { store, publisher } = deps.faults ? withFaultPoints(timed, deps.faults) : timed;
+    this.#publisher = publisher;
     this.#wakeup = deps.wakeup;
     this.#health = new RelayHealthTracker(deps.logger);
-    this.#metrics = deps.metrics;
     this.#options = deps.options;
     const { id: owner, leaseMs, maxAttempts } = deps.options;
-    this.#faults = deps.faults;
     this.#standbyWait = deps.standbyWait;
     this.#outcomes = {
-      pool: deps.pool,
+      store,
       owner,
       leaseMs,
       maxAttempts,
@@ -118,8 +120,6 @@ export class Relay {
         this.#lastClaimed = claimed.rows.length;
         this.#unmarked = undefined;
       }
-      if (delivering && this.#withBroker && 'rows' in claimed && claimed.rows.length > 0)
-        this.#faults?.pipelinedClaim(claimed.rows.length);
       const previous = delivering ? await delivering : undefined;
       delivering = undefined;
       inHand = [];
@@ -233,7 +233,6 @@ export class Relay {
       const error = await this.#send(rows);
       if (!error) {
         if (deferMark) {
-          this.#faults?.afterBrokerAck(rows.length);
           keepLeases = true;
           return { ...clean(rows.length), unmarked: { rows, leases, ackedAt: Date.now() } };
         }
@@ -257,32 +256,22 @@ export class Relay {
 
   /** One publish of the whole batch; resolves to the error when the broker did not take it. */
   async #send(rows: ClaimedRow[]): Promise<Error | undefined> {
-    const publishTimer = this.#metrics.stepDuration.startTimer({ step: 'publish' });
-    this.#withBroker = true;
     try {
       await this.#publisher.publish(rows.map(toOutgoingEvent));
       return undefined;
     } catch (err) {
       return toError(err);
-    } finally {
-      this.#withBroker = false;
-      publishTimer();
     }
   }
 
   /** Acknowledged by the broker: mark published (fenced by our lease). False if the mark failed. */
   async #published(rows: ClaimedRow[], ackedAt?: number): Promise<boolean> {
-    // A mark that waited for a claim passed its fault point when the broker acknowledged.
-    if (ackedAt === undefined) this.#faults?.afterBrokerAck(rows.length);
-    const markTimer = this.#metrics.stepDuration.startTimer({ step: 'mark' });
     let marked: Awaited<ReturnType<typeof markBatchPublished>>;
     try {
       marked = await markBatchPublished(this.#outcomes, rows, ackedAt);
     } catch (err) {
       this.#health.degraded('mark-published', toError(err));
       return false;
-    } finally {
-      markTimer();
     }
     // An aggregate's next event became claimable, and no NOTIFY will say so: claim again.
     if (marked.unblocked > 0) this.#wakeup.wake();

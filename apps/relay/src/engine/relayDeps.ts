@@ -1,18 +1,20 @@
+import type { OutboxStore } from '@outbox/outbox';
 import type { StandbyWait } from '@outbox/runtime/standby-wait';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayFaultHooks } from './faultPoints.ts';
 import type { RelayMetrics } from './metrics.ts';
-import type { OutgoingEvent } from './publisher.ts';
+import type { Publisher } from './publisher.ts';
 import type { RelayOptions } from './relayOptions.ts';
 import type { Wakeup } from './wakeup.ts';
 
-/** Events are the claimed rows' envelopes; the publisher traces each (docs/tracing.md). */
-export type Publisher = { publish(events: OutgoingEvent[]): Promise<void> };
-
-/** What a relay loop is given (relay.ts): its pool, its publisher, its wake-ups and its options. */
+/**
+ * What a relay loop is given (relay.ts): its two ports, the outbox store (every read and write of
+ * the outbox's rows, packages/outbox's outboxStore.ts) and the publisher; its wake-ups, its
+ * options, and what it reports to. The relay wraps the ports once with its step timings and, when
+ * given, the fault points (metrics.ts, faultPoints.ts): the loop itself calls neither.
+ */
 export type RelayDeps = {
-  pool: pg.Pool;
+  store: OutboxStore;
   publisher: Publisher;
   wakeup: Wakeup;
   logger: Logger;

@@ -1,4 +1,4 @@
-import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
+import { OUTBOX_SESSION_OPTIONS, type OutboxStore } from '@outbox/outbox';
 import { replicationWarning, topicLayout } from '@outbox/runtime/config';
 import { kafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
@@ -80,6 +80,6 @@ export function standbyWaitOf(
 }
 
 /** Deletes published rows older than RELAY_RETENTION_HOURS, in both modes (retention.ts). */
-export function startOutboxRetention(config: Config, pool: pg.Pool, logger: Logger): { stop(): void } {
-  return startRetention(pool, logger, config.RELAY_RETENTION_HOURS, config.RELAY_RETENTION_INTERVAL_MS);
+export function startOutboxRetention(config: Config, store: OutboxStore, logger: Logger): { stop(): void } {
+  return startRetention(store, logger, config.RELAY_RETENTION_HOURS, config.RELAY_RETENTION_INTERVAL_MS);
 }

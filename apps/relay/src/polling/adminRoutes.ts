@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redrive } from '@outbox/outbox';
+import type { OutboxStore } from '@outbox/outbox';
 import { hasBearerToken, unauthorized } from '@outbox/runtime/bearer-auth';
 import { HttpProblem, writeProblem } from '@outbox/runtime/problem';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
@@ -52,7 +51,7 @@ async function redriveSelector(
  * events. Answers `{ "redriven": [ids] }`, or a problem+json refusal. Returns false for requests
  * that are not its own.
  */
-export function adminRoutes(pool: pg.Pool, token: string, logger: Logger) {
+export function adminRoutes(store: Pick<OutboxStore, 'redrive'>, token: string, logger: Logger) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.url !== '/admin/redrive') return false;
     let selector: z.output<typeof redriveRequest>;
@@ -63,7 +62,7 @@ export function adminRoutes(pool: pg.Pool, token: string, logger: Logger) {
       writeProblem(res, err, req.url);
       return true;
     }
-    const redriven = await redrive(pool, selector);
+    const redriven = await store.redrive(selector);
     logger.info({ selector, count: redriven.length }, 'dead-lettered events redriven');
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ redriven }));

@@ -14,15 +14,15 @@ import { NotifyListener } from './notifyListener.ts';
  */
 export const pollingMode: RelayModeFactory = {
   connections: 4,
-  create({ config, relayId, logger, pool, registry, publisher }) {
+  create({ config, relayId, logger, pool, store, registry, publisher }) {
     const wakeup = new Wakeup();
     const listener = new NotifyListener(config.DATABASE_URL, wakeup, logger);
     const relay = new Relay({
-      pool,
+      store,
       publisher,
       wakeup,
       logger,
-      metrics: createRelayMetrics(registry, pool, logger),
+      metrics: createRelayMetrics(registry, store, logger),
       options: relayLoopOptions(config, relayId),
       ...standbyWaitOf(config, pool, registry),
       // The chaos suite's kill -9 points, when its config allows RELAY_FAULT; none in production.
@@ -40,7 +40,7 @@ export const pollingMode: RelayModeFactory = {
         await relay.stop();
         await listener.close().catch((err: unknown) => logger.warn({ err }, 'LISTEN connection not closed'));
       },
-      ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(pool, config.RELAY_ADMIN_TOKEN, logger) } : {}),
+      ...(config.RELAY_ADMIN_TOKEN ? { routes: adminRoutes(store, config.RELAY_ADMIN_TOKEN, logger) } : {}),
       described: { brokers: config.KAFKA_BROKERS },
     };
   },
