@@ -2,7 +2,7 @@ import { hasBearerToken, requireBearerToken, unauthorized } from '@outbox/runtim
 import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
 import type { ConsoleDeps } from './consoleDeps.ts';
-import { demoControlsRouter } from './demoControls.ts';
+import { demoControlsRouter } from './demoControlRoutes.ts';
 import { requireOwnHost } from './hostCheck.ts';
 import { ordersRouter } from './ordersRoutes.ts';
 import { redriveRouter } from './redriveRouter.ts';

@@ -1,7 +1,7 @@
 import { kafkaBrokers, logLevel, port, postgresUrl, topicPrefix } from '@outbox/runtime/config';
 import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafka-security';
 import { z } from 'zod';
-import type { ServiceName } from './shared/api.ts';
+import type { ServiceName } from './shared/apiTypes.ts';
 
 const httpUrl = (fallback: string) =>
   z

@@ -4,7 +4,7 @@ import type { Logger } from '@outbox/runtime/logger';
 import { createConsoleApp } from './app.ts';
 import type { Config } from './config.ts';
 import { watchDeadLetters } from './deadLetterWatcher.ts';
-import type { DemoControls } from './demoControls.ts';
+import type { DemoControls } from './demoControlRoutes.ts';
 import { kafkaTopologyReader } from './readModels/kafkaTopology.ts';
 import { connectServices } from './services.ts';
 

@@ -2,7 +2,7 @@
 import type { Logger } from '@outbox/runtime/logger';
 import type { Config } from './config.ts';
 import type { DeadLetterWatcher } from './deadLetterWatcher.ts';
-import type { DemoControls } from './demoControls.ts';
+import type { DemoControls } from './demoControlRoutes.ts';
 import type { KafkaTopologyReader } from './readModels/kafkaTopology.ts';
 import type { Service } from './services.ts';
 

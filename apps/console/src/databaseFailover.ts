@@ -2,7 +2,7 @@ import { requireBearerToken } from '@outbox/runtime/bearer-auth';
 import { HttpProblem } from '@outbox/runtime/problem';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { DatabasePairView } from './shared/api.ts';
+import type { DatabasePairView } from './shared/apiTypes.ts';
 
 /** What the console can do to a database's primary and standby (`./dev demo --failover`). */
 export const FAILOVER_ACTIONS = ['pause', 'resume', 'kill', 'promote', 'rebuild'] as const;

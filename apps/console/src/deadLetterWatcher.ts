@@ -11,7 +11,7 @@ import {
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
 import { errorMessage } from './services.ts';
-import type { ConsumersResponse, DeadLetterView } from './shared/api.ts';
+import type { ConsumersResponse, DeadLetterView } from './shared/apiTypes.ts';
 
 /** The topics consumers read; each has a `<topic>.dlt` next to it for messages they could not read. */
 const AGGREGATE_TYPES = ['order', 'reservation', 'payment'];

@@ -1,4 +1,4 @@
-import type { ProcessControl, WriteModeSwitch } from './demoControls.ts';
+import type { ProcessControl, WriteModeSwitch } from './demoControlRoutes.ts';
 
 /** The parts of devstack's KafkaBroker (and ConnectWorker) the controls use. */
 type Broker = {

@@ -10,7 +10,7 @@ import { chartsView } from './readModels/charts.ts';
 import { consumerViews } from './readModels/consumers.ts';
 import { outboxView } from './readModels/outboxes.ts';
 import { serviceNamed } from './services.ts';
-import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/api.ts';
+import type { Backend, ConsoleInfo, ConsumersResponse, OutboxResponse } from './shared/apiTypes.ts';
 
 export function systemRouter({
   config,

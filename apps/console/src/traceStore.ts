@@ -1,5 +1,5 @@
 import { errorMessage, fetchWithTimeout } from './services.ts';
-import type { TracesStatus } from './shared/api.ts';
+import type { TracesStatus } from './shared/apiTypes.ts';
 
 /**
  * Whether the trace store (the demo's Zipkin) answers right now. Zipkin keeps its traces in

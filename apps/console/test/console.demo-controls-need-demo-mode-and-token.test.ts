@@ -3,7 +3,7 @@ import { createLogger } from '@outbox/runtime/logger';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/console.ts';
-import type { DemoControls, ProcessControl } from '../src/demoControls.ts';
+import type { DemoControls, ProcessControl } from '../src/demoControlRoutes.ts';
 import { bareConsoleConfig } from './bareConsole.ts';
 import { launchBrowser, screenshot } from './browser.ts';
 

@@ -15,7 +15,7 @@ import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import type { DemoControls } from '../src/demoControls.ts';
+import type { DemoControls } from '../src/demoControlRoutes.ts';
 import { brokerControl } from '../src/processControls.ts';
 import { openConsole, screenshot, screenshotDir } from './browser.ts';
 import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';

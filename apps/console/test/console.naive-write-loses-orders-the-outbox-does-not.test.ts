@@ -11,7 +11,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import type { DemoControls } from '../src/demoControls.ts';
+import type { DemoControls } from '../src/demoControlRoutes.ts';
 import { brokerControl, ordersWriteModeSwitch } from '../src/processControls.ts';
 import { openConsole, screenshot } from './browser.ts';
 import { CONSOLE_TOKEN, processControlsOf, relayAdminEnv, startConsoleFor } from './consoleStack.ts';

@@ -13,7 +13,7 @@ import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningConsole } from '../src/console.ts';
-import type { OrdersResponse } from '../src/shared/api.ts';
+import type { OrdersResponse } from '../src/shared/apiTypes.ts';
 import type { OrderTimeline, TimelineStep } from '../src/shared/timeline.ts';
 import { openConsole, screenshot, screenshotDir } from './browser.ts';
 import { startConsoleFor } from './consoleStack.ts';

@@ -14,7 +14,7 @@ import type { Consumer } from 'kafkajs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningConsole, startConsole } from '../src/console.ts';
-import type { KafkaTopology } from '../src/shared/api.ts';
+import type { KafkaTopology } from '../src/shared/apiTypes.ts';
 import { bareConsoleConfig } from './bareConsole.ts';
 
 useLeakGuard();

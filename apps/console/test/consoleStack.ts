@@ -5,7 +5,7 @@ import { loadConfig } from '@outbox/runtime/config';
 import { createLogger } from '@outbox/runtime/logger';
 import { configSchema } from '../src/config.ts';
 import { type RunningConsole, startConsole } from '../src/console.ts';
-import type { DemoControls } from '../src/demoControls.ts';
+import type { DemoControls } from '../src/demoControlRoutes.ts';
 import { serviceControl } from '../src/processControls.ts';
 
 export const CONSOLE_TOKEN = `console-${randomBytes(12).toString('hex')}`;

@@ -1,4 +1,4 @@
-import type { AlertsResponse, AlertView } from '../shared/api.ts';
+import type { AlertsResponse, AlertView } from '../shared/apiTypes.ts';
 import { byId, formatAge, h, secondsSince } from './dom.ts';
 
 function alertItem(alert: AlertView): HTMLElement {

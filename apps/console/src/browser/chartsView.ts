@@ -1,5 +1,5 @@
 import uPlot from 'uplot';
-import type { ChartsResponse, ChartView } from '../shared/api.ts';
+import type { ChartsResponse, ChartView } from '../shared/apiTypes.ts';
 import { byId, h } from './dom.ts';
 
 // The live charts: one uPlot per chart of infra/grafana/src/charts.ts, created once and fed new

@@ -1,4 +1,4 @@
-import type { ConsumersResponse, ConsumerView, DeadLetterView } from '../shared/api.ts';
+import type { ConsumersResponse, ConsumerView, DeadLetterView } from '../shared/apiTypes.ts';
 import { byId, h, shortId } from './dom.ts';
 
 const orDash = (value: number | null | undefined) =>

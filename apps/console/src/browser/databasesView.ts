@@ -1,5 +1,5 @@
-import type { DatabasePairView, FailoverCost } from '../shared/api.ts';
-import { adminToken, postJson } from './api.ts';
+import type { DatabasePairView, FailoverCost } from '../shared/apiTypes.ts';
+import { adminToken, postJson } from './apiClient.ts';
 import { byId, h } from './dom.ts';
 
 /** What each step teaches; shown under the controls after a click. */

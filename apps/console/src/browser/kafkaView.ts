@@ -1,4 +1,4 @@
-import type { KafkaTopology } from '../shared/api.ts';
+import type { KafkaTopology } from '../shared/apiTypes.ts';
 import { byId, h } from './dom.ts';
 
 /**

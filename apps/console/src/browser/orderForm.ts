@@ -1,5 +1,5 @@
-import type { ConsoleInfo, OrderView, Problem } from '../shared/api.ts';
-import { type Answer, postJson } from './api.ts';
+import type { ConsoleInfo, OrderView, Problem } from '../shared/apiTypes.ts';
+import { type Answer, postJson } from './apiClient.ts';
 import { byId, formatMoney, h, shortId } from './dom.ts';
 
 /**

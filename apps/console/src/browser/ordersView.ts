@@ -1,4 +1,4 @@
-import type { GhostOrderView, OrdersResponse, OrderView, TracesStatus } from '../shared/api.ts';
+import type { GhostOrderView, OrdersResponse, OrderView, TracesStatus } from '../shared/apiTypes.ts';
 import { byId, formatAge, formatMoney, h, secondsSince, shortId } from './dom.ts';
 
 /** What each step of the saga looks like on screen. */

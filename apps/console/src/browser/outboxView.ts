@@ -1,5 +1,5 @@
-import type { OutboxResponse, OutboxRowView, OutboxView } from '../shared/api.ts';
-import { postJson } from './api.ts';
+import type { OutboxResponse, OutboxRowView, OutboxView } from '../shared/apiTypes.ts';
+import { postJson } from './apiClient.ts';
 import { byId, formatAge, h, secondsSince, shortId } from './dom.ts';
 
 const RELAY_STATES: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type { PrometheusClient } from '../prometheus.ts';
 import { errorMessage } from '../services.ts';
-import type { AlertsResponse, AlertView } from '../shared/api.ts';
+import type { AlertsResponse, AlertView } from '../shared/apiTypes.ts';
 
 /**
  * The alerts Prometheus holds right now (pending or firing), from the rules it loaded: the real

@@ -1,5 +1,5 @@
 import type { Service } from '../services.ts';
-import type { ConsoleInfo } from '../shared/api.ts';
+import type { ConsoleInfo } from '../shared/apiTypes.ts';
 
 /**
  * What can be ordered (the orders database's catalog) and how many are in stock (inventory's own

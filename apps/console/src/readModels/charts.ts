@@ -1,7 +1,7 @@
 import { legendOf, liveCharts } from '@outbox/grafana/charts';
 import type { PrometheusClient } from '../prometheus.ts';
 import { errorMessage } from '../services.ts';
-import type { ChartsResponse, ChartView } from '../shared/api.ts';
+import type { ChartsResponse, ChartView } from '../shared/apiTypes.ts';
 
 /** The last five minutes, a point every five seconds: 60 points a series. */
 const RANGE_SECONDS = 300;

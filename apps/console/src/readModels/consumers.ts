@@ -1,5 +1,5 @@
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
-import type { ConsumerView } from '../shared/api.ts';
+import type { ConsumerView } from '../shared/apiTypes.ts';
 import { parseSamples } from './prometheusText.ts';
 
 /** The consumer metrics every consumer process exposes (packages/inbox/src/consumerMetrics.ts). */

@@ -1,5 +1,5 @@
 import type { Service } from '../services.ts';
-import type { GhostOrderView } from '../shared/api.ts';
+import type { GhostOrderView } from '../shared/apiTypes.ts';
 
 /**
  * How long a PENDING order may go unanswered before the console calls it lost. The saga normally

@@ -2,7 +2,7 @@ import { topicFor } from '@outbox/contracts';
 import { type ConsumerGroupDescription, createKafkaClient, type TopicAdmin } from '@outbox/runtime/kafka';
 import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { Logger } from '@outbox/runtime/logger';
-import type { ConsumerGroupView, KafkaTopology } from '../shared/api.ts';
+import type { ConsumerGroupView, KafkaTopology } from '../shared/apiTypes.ts';
 
 export type KafkaTopologyReader = { read(): Promise<KafkaTopology>; close(): Promise<void> };
 

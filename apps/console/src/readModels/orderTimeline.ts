@@ -1,7 +1,7 @@
 import { HttpProblem, notFound } from '@outbox/runtime/problem';
 import { parseTraceparent } from '@outbox/runtime/traceparent';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
-import type { OrderView } from '../shared/api.ts';
+import type { OrderView } from '../shared/apiTypes.ts';
 import type { OrderTimeline } from '../shared/timeline.ts';
 import {
   assembleTimeline,

@@ -1,4 +1,4 @@
-import type { OrderView, ServiceName } from '../shared/api.ts';
+import type { OrderView, ServiceName } from '../shared/apiTypes.ts';
 import type { OrderTimeline, TimelineEvent, TimelineStep } from '../shared/timeline.ts';
 
 // The pure half of an order's timeline: from the rows of the three outboxes and inboxes and the

@@ -1,6 +1,6 @@
 import { parseTraceparent } from '@outbox/runtime/traceparent';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
-import type { OrdersResponse, OrderView } from '../shared/api.ts';
+import type { OrdersResponse, OrderView } from '../shared/apiTypes.ts';
 import { ghostOrders, lostOrders } from './dualWriteAnomalies.ts';
 
 const RECENT_ORDERS = 8;

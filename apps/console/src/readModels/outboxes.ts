@@ -1,6 +1,6 @@
 import { outboxStats } from '@outbox/outbox';
 import { errorMessage, fetchWithTimeout, type Service } from '../services.ts';
-import type { OutboxRowView, OutboxView, RelayHealth } from '../shared/api.ts';
+import type { OutboxRowView, OutboxView, RelayHealth } from '../shared/apiTypes.ts';
 
 const NEWEST_ROWS = 8;
 const FAILED_ROWS = 20;

@@ -1,7 +1,7 @@
 // The JSON of GET /api/orders/:id/timeline: one order's events across the system, hop by hop.
 // Types only, like api.ts: the browser code imports them too.
 
-import type { OrderView, OutboxRowView, ServiceName } from './api.ts';
+import type { OrderView, OutboxRowView, ServiceName } from './apiTypes.ts';
 
 /**
  * One moment in an event's path: committed to its outbox, claimed and published by its relay,

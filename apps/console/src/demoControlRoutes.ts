@@ -4,10 +4,10 @@ import { HttpProblem } from '@outbox/runtime/problem';
 import { type RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import { type DatabaseFailover, databaseFailoverRouter } from './databaseFailover.ts';
-import type { DemoStatus, ProcessStatus } from './shared/api.ts';
+import type { DemoStatus, ProcessStatus } from './shared/apiTypes.ts';
 
 export type { DatabaseFailover, FailoverAction } from './databaseFailover.ts';
-export type { DatabasePairView, FailoverCost } from './shared/api.ts';
+export type { DatabasePairView, FailoverCost } from './shared/apiTypes.ts';
 
 /** A process the local demo owns and lets a newcomer break: the broker, a service or a relay. */
 export type ProcessControl = {

@@ -1,5 +1,5 @@
-import type { DemoStatus, ProcessStatus } from '../shared/api.ts';
-import { adminToken, postJson } from './api.ts';
+import type { DemoStatus, ProcessStatus } from '../shared/apiTypes.ts';
+import { adminToken, postJson } from './apiClient.ts';
 import { renderDatabases } from './databasesView.ts';
 import { byId, h } from './dom.ts';
 

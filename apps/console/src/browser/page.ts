@@ -8,13 +8,13 @@ import type {
   KafkaTopology,
   OrdersResponse,
   OutboxResponse,
-} from '../shared/api.ts';
+} from '../shared/apiTypes.ts';
 import type { OrderTimeline } from '../shared/timeline.ts';
 import { renderAlerts } from './alertsView.ts';
-import { adminToken, getJson, setAdminToken, takeTokenFromUrl } from './api.ts';
+import { adminToken, getJson, setAdminToken, takeTokenFromUrl } from './apiClient.ts';
 import { renderCharts } from './chartsView.ts';
 import { renderConsumers } from './consumersView.ts';
-import { renderDemoControls } from './demoControls.ts';
+import { renderDemoControls } from './controlsView.ts';
 import { byId, h } from './dom.ts';
 import { renderKafka } from './kafkaView.ts';
 import { setUpOrderForm } from './orderForm.ts';

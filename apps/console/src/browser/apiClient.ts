@@ -1,4 +1,4 @@
-import type { Problem } from '../shared/api.ts';
+import type { Problem } from '../shared/apiTypes.ts';
 
 const TOKEN_KEY = 'console-admin-token';
 
