@@ -6,7 +6,7 @@
  * - throughput: how fast each drains a backlog of --backlog events already in the outbox.
  *
  *   node bench/cdc-latency.ts [--rates 20,200,1000] [--seconds 10] [--backlog 20000]
- *                             [--aggregates 2000] [--out bench/results/cdc-latency]
+ *                             [--aggregates 2000] [--out bench/results/cdc-latency/cdc-latency]
  *
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
@@ -55,6 +55,7 @@ import pg from 'pg';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -63,7 +64,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     backlog: { type: 'string', default: '20000' },
     aggregates: { type: 'string', default: '2000' },
-    out: { type: 'string', default: 'bench/results/cdc-latency' },
+    out: { type: 'string', default: resultsPath('cdc-latency') },
   },
 });
 const rates = positiveInts('rates', args.rates);

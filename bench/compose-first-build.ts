@@ -5,7 +5,7 @@
  * contexts staged, every image built, the stack started and healthy), one order through the API
  * followed to CONFIRMED, then `./dev compose down`.
  *
- *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--out bench/results/compose-first-build]
+ *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--out bench/results/compose-first-build/compose-first-build]
  *
  * A first build only when Docker holds none of the stack's images: the run says how many it found.
  * Each phase is timed from the line `./dev` prints when it begins. Not a test: it prints a table and
@@ -17,11 +17,12 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
   options: {
     clone: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/compose-first-build' },
+    out: { type: 'string', default: resultsPath('compose-first-build') },
   },
 });
 if (!values.clone) throw new Error('--clone <dir>: where to clone this checkout (it must not exist)');

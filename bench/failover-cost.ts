@@ -7,7 +7,7 @@
  *   (and a consumer before each offset commit) until the standby flushed the WAL up to then;
  * - sync replication (synchronous_standby_names): every commit waits for the standby's flush.
  *
- *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost]
+ *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost/failover-cost]
  *
  * Writers: `concurrency` clients each commit, back to back, one transaction shaped like an order's
  * (an order row, its item rows and an outbox row: three inserts). Measured: commits per second and
@@ -24,6 +24,7 @@ import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
 
 const { values } = parseArgs({
@@ -31,7 +32,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '6' },
     concurrency: { type: 'string', default: '8' },
-    out: { type: 'string', default: 'bench/results/failover-cost' },
+    out: { type: 'string', default: resultsPath('failover-cost') },
   },
 });
 const params = {
@@ -216,7 +217,7 @@ const markdown = [
   '',
 ].join('\n');
 writeResults(
-  values.out ?? 'bench/results/failover-cost',
+  values.out ?? resultsPath('failover-cost'),
   { params, machine: machineInfo(), results },
   markdown,
   'off',

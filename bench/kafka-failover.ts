@@ -4,7 +4,7 @@
 // partition 0's leader is killed with kill -9 before batch 80; then the topic is read back and
 // every acknowledged message looked for. Side by side, in one run: a bare kafkajs producer as its
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
-// Writes bench/results/kafka-failover.{json,md}.
+// Writes bench/results/kafka-failover/kafka-failover.{json,md}.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
@@ -15,6 +15,7 @@ import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
 import { writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '2' } } });
 const runs = Number(values.runs);
@@ -182,7 +183,7 @@ const md = [
   '',
 ];
 writeResults(
-  join(import.meta.dirname, 'results', 'kafka-failover'),
+  join(import.meta.dirname, '..', resultsPath('kafka-failover')),
   { started, runs, batches, batchSize, killBeforeBatch, rows },
   md.join('\n'),
   'off',

@@ -2,7 +2,7 @@
  * Upgrading a live outbox: how long the shared migrations 004 and 005 lock the table, and what the
  * writers and readers beside them see (docs/production.md, "Upgrading a live outbox").
  *
- *   node bench/outbox-migrations.ts [--rows 1000000] [--pending 1000] [--out bench/results/outbox-migrations]
+ *   node bench/outbox-migrations.ts [--rows 1000000] [--pending 1000] [--out bench/results/outbox-migrations/outbox-migrations]
  *
  * One fresh database with the outbox as 001 made it (its Up section), `--rows` rows of which
  * `--pending` unpublished, vacuumed and analyzed. Then, one after the other, each with a writer
@@ -28,13 +28,14 @@ import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveInt } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     pending: { type: 'string', default: '1000' },
-    out: { type: 'string', default: 'bench/results/outbox-migrations' },
+    out: { type: 'string', default: resultsPath('outbox-migrations') },
   },
 });
 const params = { rows: positiveInt('rows', args.rows), pending: positiveInt('pending', args.pending) };

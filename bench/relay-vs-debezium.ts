@@ -5,7 +5,7 @@
  *
  *   node bench/relay-vs-debezium.ts [--rounds 3] [--events 20000] [--aggregates 50,2000]
  *                                   [--relays 1,2] [--batches <RELAY_BATCH_SIZE,...>]
- *                                   [--out bench/results/relay-vs-debezium]
+ *                                   [--out bench/results/relay-vs-debezium/relay-vs-debezium]
  *
  * One broker and one Kafka Connect worker of the benchmark's own. Each side has its own outbox
  * database and topic (LogAppendTime: each message carries the broker's append time, which with one
@@ -44,6 +44,7 @@ import { relaySteps, stepMeans } from './relay/steps.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { resultsPath } from './support/results.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -53,7 +54,7 @@ const { values: args } = parseArgs({
     aggregates: { type: 'string', default: '50,2000' },
     relays: { type: 'string', default: '1,2' },
     batches: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/relay-vs-debezium' },
+    out: { type: 'string', default: resultsPath('relay-vs-debezium') },
   },
 });
 const rounds = positiveInt('rounds', args.rounds);

@@ -9,7 +9,7 @@
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
 //                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
 //                                 [--env RELAY_LINGER_MS=20 ...]
-//                                 [--out bench/results/where-time-goes]
+//                                 [--out bench/results/where-time-goes/where-time-goes]
 //
 // --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
 // splits each one's busy main-thread time in the load window by library (Prisma, node-postgres,
@@ -30,6 +30,7 @@ import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import {
   familiesPerOrder,
@@ -57,7 +58,7 @@ const { values: args } = parseArgs({
     // say): to compare a setting against a run without it.
     env: { type: 'string', multiple: true, default: [] },
     'cpu-prof': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/results/where-time-goes' },
+    out: { type: 'string', default: resultsPath('where-time-goes') },
   },
 });
 const rate = positiveNumber('rate', args.rate);

@@ -1,6 +1,6 @@
 // CPU used by each process of a running `./dev demo` of this checkout over one window:
 //
-//   node scripts/idle-cpu.ts [--seconds 20] [--out bench/results/idle-cpu]
+//   node scripts/idle-cpu.ts [--seconds 20] [--out bench/results/idle-cpu/idle-cpu]
 //
 // Counts the demo process (with its console), the services and relays, the Kafka JVM, Zipkin and
 // Prometheus, and records the Kafka client the services and relays run on (their KAFKA_CLIENT:

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -21,12 +22,12 @@ type SystemResults = { reports: Report[] };
 /** The admission runs on a machine to itself, and what each variant was. */
 const RUNS: { path: string; label: string; variants: Record<string, string> }[] = [
   {
-    path: 'bench/results/system.quiet.json',
+    path: resultsFile('system.quiet.json'),
     label: 'capacity searched',
     variants: { current: 'adaptive, tracing off', shipped: 'adaptive, as shipped' },
   },
   {
-    path: 'bench/results/system.admission.quiet.json',
+    path: resultsFile('system.admission.quiet.json'),
     label: 'capacity given: 200/s',
     variants: {
       'fixed-limit': 'fixed, tracing off',
@@ -36,7 +37,7 @@ const RUNS: { path: string; label: string; variants: Record<string, string> }[] 
     },
   },
   {
-    path: 'bench/results/system.admission.quiet-2.json',
+    path: resultsFile('system.admission.quiet-2.json'),
     label: 'capacity given: 200/s, the variants in the other order',
     variants: {
       shipped: 'adaptive, as shipped',
@@ -46,7 +47,7 @@ const RUNS: { path: string; label: string; variants: Record<string, string> }[] 
     },
   },
   {
-    path: 'bench/results/system.admission.backlog-bound.json',
+    path: resultsFile('system.admission.backlog-bound.json'),
     label: 'capacity given: 200/s',
     variants: {
       current: 'adaptive, backlog bound 1 s (default)',

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table } from './format.ts';
 import {
   type Drains,
@@ -25,8 +26,8 @@ type SideBySide = {
 };
 
 const RUNS = [
-  'bench/results/cdc-side-by-side.run-1.json',
-  'bench/results/cdc-side-by-side.run-2.json',
+  resultsFile('cdc-side-by-side.run-1.json'),
+  resultsFile('cdc-side-by-side.run-2.json'),
 ] as const;
 const SIDE = { polling: 'polling relay (NOTIFY)', debezium: 'Debezium connector' } as const;
 
@@ -93,7 +94,7 @@ type SystemReport = {
 };
 type SystemResults = { date: string; args: Record<string, string>; reports: SystemReport[] };
 
-const SYSTEM = 'bench/results/system.polling-vs-cdc.json';
+const SYSTEM = resultsFile('system.polling-vs-cdc.json');
 const DRAIN = RELAY_VS_DEBEZIUM_RUNS[0];
 
 /** The few figures the choice between polling and CDC turns on, side by side. */

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -38,7 +39,7 @@ export const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).re
 const percentiles = (figures: Percentiles | undefined) =>
   figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
 
-const OVERLOAD = 'bench/results/chaos.overload.json';
+const OVERLOAD = resultsFile('chaos.overload.json');
 
 export const overload: FigureTable = {
   sources: [OVERLOAD],
@@ -90,7 +91,7 @@ export const overload: FigureTable = {
   },
 };
 
-const DUAL_WRITES = 'bench/results/chaos.dual-writes.json';
+const DUAL_WRITES = resultsFile('chaos.dual-writes.json');
 const WRITE_MODE: Record<string, string> = {
   'commit-then-publish': 'naive: commit, then send (`commit-then-publish`)',
   'publish-then-commit': 'naive: send, then commit (`publish-then-commit`)',
@@ -193,7 +194,7 @@ export const dualWritesCounts: FigureTable = {
   },
 };
 
-const ALL = 'bench/results/chaos.all.json';
+const ALL = resultsFile('chaos.all.json');
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
@@ -256,7 +257,7 @@ export const chaosAll: FigureTable = {
   },
 };
 
-const CLUSTER = 'bench/results/chaos.cluster.json';
+const CLUSTER = resultsFile('chaos.cluster.json');
 
 /** `npm run chaos -- cluster`: every scenario of the three-broker cluster, with the windows without progress. */
 export const chaosCluster: FigureTable = {
@@ -299,11 +300,11 @@ export const chaosCluster: FigureTable = {
 };
 
 const FAILOVERS = [
-  'bench/results/chaos.postgres-failover-async.json',
-  'bench/results/chaos.postgres-failover-sync.json',
-  'bench/results/chaos.postgres-failover-async-unguarded.json',
-  'bench/results/chaos.postgres-failover-all-async.json',
-  'bench/results/chaos.postgres-failover-all-sync.json',
+  resultsFile('chaos.postgres-failover-async.json'),
+  resultsFile('chaos.postgres-failover-sync.json'),
+  resultsFile('chaos.postgres-failover-async-unguarded.json'),
+  resultsFile('chaos.postgres-failover-all-async.json'),
+  resultsFile('chaos.postgres-failover-all-sync.json'),
 ] as const;
 
 /** The database failover scenarios, from the checker's `failover-announces-no-lost-order` counts. */

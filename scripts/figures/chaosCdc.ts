@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, duplicateCounts, seconds } from './chaos.ts';
 import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -5,13 +6,13 @@ import type { FigureTable } from './types.ts';
 type CdcReport = ChaosReport & { relayMode: string; quiescence: { recoveryMs?: number | null } };
 
 /** `npm run chaos -- cdc`: every scenario of the group run. */
-const GROUP = 'bench/results/chaos.cdc.json';
+const GROUP = resultsFile('chaos.cdc.json');
 /** Progress figures the text below the table explains instead: the group run's sampling got this one wrong. */
 const GROUP_PROGRESS_NOTE: Record<string, string> = { 'cdc-broker-kill-9': 'see below' };
 /** Scenarios run again on their own after the group run, each named by its revision. */
 const SINGLE_RUNS = [
-  { path: 'bench/results/chaos.cdc-connector-task-failed.json', label: '(`681d746`, its test)' },
-  { path: 'bench/results/chaos.cdc-broker-kill-9.json', label: '(`ac8ac5c`)' },
+  { path: resultsFile('chaos.cdc-connector-task-failed.json'), label: '(`681d746`, its test)' },
+  { path: resultsFile('chaos.cdc-broker-kill-9.json'), label: '(`ac8ac5c`)' },
 ];
 const SOURCES = [GROUP, ...SINGLE_RUNS.map((run) => run.path)];
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
@@ -89,7 +90,7 @@ export const chaosCdc: FigureTable = {
 /** One run of a scenario in a results file, and the revision it ran at. */
 type Run = { path: string; scenario: string; revision: string };
 const run = (file: string, scenario: string, revision: string): Run => ({
-  path: `bench/results/chaos.${file}.json`,
+  path: resultsFile(`chaos.${file}.json`),
   scenario,
   revision,
 });

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import type { ChaosReport } from './chaos.ts';
 import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -10,7 +11,7 @@ type ComposeChaosReport = ChaosReport & {
   progress?: { longestWithoutApplyingMsByGroup?: Record<string, number> };
 };
 
-const COMPOSE = 'bench/results/chaos.compose.json';
+const COMPOSE = resultsFile('chaos.compose.json');
 const seconds = (ms: number) => `${num(ms / 1000, 1)} s`;
 const counts = (report: ChaosReport, invariant: string) =>
   report.invariants.find((one) => one.name === invariant)?.counts ?? {};

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, range, table } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
@@ -67,13 +68,13 @@ function fromReport(report: string): Run {
 }
 
 const BITMAP = [
-  'bench/results/where-time-goes.claim-bitmap-scan.run1.md',
-  'bench/results/where-time-goes.claim-bitmap-scan.json',
+  resultsFile('where-time-goes.claim-bitmap-scan.run1.md'),
+  resultsFile('where-time-goes.claim-bitmap-scan.json'),
 ];
-const INDEX_RUN_1 = 'bench/results/where-time-goes.claim-index-scan.run1.json';
+const INDEX_RUN_1 = resultsFile('where-time-goes.claim-index-scan.run1.json');
 /** The claim fix as committed, V8's default young generation: also the "before" of the memory table. */
-const INDEX = 'bench/results/where-time-goes.claim-index-scan.json';
-const SEMI_SPACE = 'bench/results/where-time-goes.semi-space-16.json';
+const INDEX = resultsFile('where-time-goes.claim-index-scan.json');
+const SEMI_SPACE = resultsFile('where-time-goes.semi-space-16.json');
 
 function run(results: Results, path: string): Run {
   return path.endsWith('.md') ? fromReport(results.text(path)) : fromJson(results.read<Json>(path));

@@ -1,8 +1,9 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
 import { table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-const CLUSTER = 'bench/results/chaos.cluster.json';
+const CLUSTER = resultsFile('chaos.cluster.json');
 
 /** Each cluster scenario's fault, in the words of a reader planning a deployment. */
 const WHAT_BREAKS: Record<string, string> = {

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -14,7 +15,7 @@ type FirstBuild = {
   loadAverage: { while1m: { min: number; max: number } };
 };
 
-const FIRST_BUILD = 'bench/results/compose-first-build.json';
+const FIRST_BUILD = resultsFile('compose-first-build.json');
 const minutes = (seconds: number) => `${num(seconds / 60, 1)} min`;
 
 /** `./dev compose up` from a fresh clone on a Docker with no image: each phase, then an order and down. */

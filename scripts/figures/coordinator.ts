@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
 import { num, table } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
@@ -12,8 +13,8 @@ type ClusterReport = ChaosReport & {
 type Run = { name: string; loop: string; report: string };
 
 const GROUPS = ['orders', 'inventory', 'billing'];
-const json = (run: Run) => `bench/results/${run.name}.json`;
-const md = (run: Run) => `bench/results/${run.name}.md`;
+const json = (run: Run) => resultsFile(`${run.name}.json`);
+const md = (run: Run) => resultsFile(`${run.name}.md`);
 const sourcesOf = (runs: Run[]) => runs.flatMap((run) => [json(run), md(run)]);
 
 /** The chaos runner writes no load average into its json; whoever ran the scenario wrote it into the report. */

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -16,7 +17,7 @@ type WritePath = {
   acrossRuns: Record<string, { median: number }>;
 };
 
-const WRITE_PATH = 'bench/results/write-path.json';
+const WRITE_PATH = resultsFile('write-path.json');
 const change = (ratio: number | undefined) =>
   ratio === undefined ? '—' : `${ratio >= 1 ? '+' : '−'}${num(Math.abs(ratio - 1) * 100, 1)}%`;
 
@@ -89,7 +90,7 @@ type Retention = {
   >;
 };
 
-const RETENTION = 'bench/results/retention.json';
+const RETENTION = resultsFile('retention.json');
 
 export const retention: FigureTable = {
   sources: [RETENTION],
@@ -145,10 +146,7 @@ type OutboxMigrations = {
   }[];
 };
 
-const OUTBOX_MIGRATIONS = [
-  'bench/results/outbox-migrations.json',
-  'bench/results/outbox-migrations.100k.json',
-];
+const OUTBOX_MIGRATIONS = [resultsFile('outbox-migrations.json'), resultsFile('outbox-migrations.100k.json')];
 
 export const outboxMigrations: FigureTable = {
   sources: OUTBOX_MIGRATIONS,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
 import { day, num, table, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
@@ -7,7 +8,7 @@ import type { FigureTable, Results } from './types.ts';
 // The two consumer group protocols side by side: the cluster scenarios with every process on
 // @platformatic/kafka and every consumer on each protocol, run one after the other
 // (`npm run chaos -- <scenario> --kafka-client platformatic --group-protocol X
-//  --json bench/results/chaos.<scenario>.platformatic-X.json`).
+//  --json bench/results/chaos/chaos.<scenario>.platformatic-X.json`).
 
 const PROTOCOLS = ['classic', 'consumer'] as const;
 type Protocol = (typeof PROTOCOLS)[number];
@@ -24,7 +25,7 @@ const SCENARIOS = [
   'cluster-service-rolling-restart',
 ] as const;
 const chaosPath = (scenario: string, protocol: Protocol) =>
-  `bench/results/chaos.${scenario}.platformatic-${protocol}.json`;
+  resultsFile(`chaos.${scenario}.platformatic-${protocol}.json`);
 
 type RunRecord = {
   revision: string | null;

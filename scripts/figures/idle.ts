@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -14,8 +15,8 @@ type IdleCpu = {
 
 /** The idle demo on a host running nothing else, and the same demo with one console page open. */
 const RUNS = [
-  { path: 'bench/results/idle-cpu.quiet.json', label: 'idle, no page open' },
-  { path: 'bench/results/idle-cpu.console-open.json', label: 'one console page open' },
+  { path: resultsFile('idle-cpu.quiet.json'), label: 'idle, no page open' },
+  { path: resultsFile('idle-cpu.console-open.json'), label: 'one console page open' },
 ] as const;
 
 /** Each process's share of a core over one window, idle and with the console open. */

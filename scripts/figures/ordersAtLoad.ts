@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, num, percent, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -17,9 +18,9 @@ type WhereTimeGoes = {
 
 /** Three runs one after the other: profiled at 40 and 150 orders/s, and 150/s without the profiler. */
 const RUNS = [
-  { path: 'bench/results/where-time-goes.cpu-prof-40.json', label: 'profiled' },
-  { path: 'bench/results/where-time-goes.cpu-prof-150.json', label: 'profiled' },
-  { path: 'bench/results/where-time-goes.rate-150.json', label: 'not profiled' },
+  { path: resultsFile('where-time-goes.cpu-prof-40.json'), label: 'profiled' },
+  { path: resultsFile('where-time-goes.cpu-prof-150.json'), label: 'profiled' },
+  { path: resultsFile('where-time-goes.rate-150.json'), label: 'not profiled' },
 ] as const;
 const SOURCES = RUNS.map((run) => run.path);
 const ms = (value: number | undefined) => (value === undefined ? '—' : `${num(value, 2)} ms`);

@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -29,10 +30,10 @@ const cpuAtCapacity = (report: Report) =>
   report.steps.filter((step) => step.sustained && step.offeredRate === report.capacity).at(-1)?.cpuMsPerOrder
     .total;
 
-const SHIPPED = 'bench/results/system.shipped.json';
-const SAMPLED = 'bench/results/system.sampled.json';
-const SAMPLED_2 = 'bench/results/system.sampled.run-2.json';
-const QUIET = 'bench/results/system.quiet.json';
+const SHIPPED = resultsFile('system.shipped.json');
+const SAMPLED = resultsFile('system.sampled.json');
+const SAMPLED_2 = resultsFile('system.sampled.run-2.json');
+const QUIET = resultsFile('system.quiet.json');
 
 /** The demo as shipped (tracing to Zipkin, Prometheus) against the same code with tracing off, by run. */
 export const tracingCost: FigureTable = {
@@ -122,38 +123,38 @@ type WhereTimeGoes = {
 const LEVERS: { label: string; paths: string[] }[] = [
   {
     label: 'offsets committed after every chunk (`e1e635b`)',
-    paths: ['bench/results/where-time-goes.commit-per-chunk.json'],
+    paths: [resultsFile('where-time-goes.commit-per-chunk.json')],
   },
   {
     label: 'offsets committed every second (`02349a9`)',
-    paths: ['bench/results/where-time-goes.commit-every-second.json'],
+    paths: [resultsFile('where-time-goes.commit-every-second.json')],
   },
   {
     label: "relay linger 0 (today's default), runs 1 and 2",
     paths: [
-      'bench/results/where-time-goes.linger-0.run-1.json',
-      'bench/results/where-time-goes.linger-0.run-2.json',
+      resultsFile('where-time-goes.linger-0.run-1.json'),
+      resultsFile('where-time-goes.linger-0.run-2.json'),
     ],
   },
   {
     label: '`RELAY_LINGER_MS=25`, runs 1 and 2',
     paths: [
-      'bench/results/where-time-goes.linger-25.run-1.json',
-      'bench/results/where-time-goes.linger-25.run-2.json',
+      resultsFile('where-time-goes.linger-25.run-1.json'),
+      resultsFile('where-time-goes.linger-25.run-2.json'),
     ],
   },
   {
     label: 'each batch marked at once (`RELAY_MARK_WITH_NEXT_CLAIM_MS=0`), runs 1 and 2',
     paths: [
-      'bench/results/where-time-goes.mark-at-once.run-1.json',
-      'bench/results/where-time-goes.mark-at-once.run-2.json',
+      resultsFile('where-time-goes.mark-at-once.run-1.json'),
+      resultsFile('where-time-goes.mark-at-once.run-2.json'),
     ],
   },
   {
     label: "the mark with the next claim (100 ms, today's default), runs 1 and 2",
     paths: [
-      'bench/results/where-time-goes.mark-with-next-claim.run-1.json',
-      'bench/results/where-time-goes.mark-with-next-claim.run-2.json',
+      resultsFile('where-time-goes.mark-with-next-claim.run-1.json'),
+      resultsFile('where-time-goes.mark-with-next-claim.run-2.json'),
     ],
   },
 ];
@@ -197,17 +198,17 @@ type WhereTimeGoesRows = {
 const REPLY_LOCKS = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
-    path: 'bench/results/reply-locks.linger-0.json',
+    path: resultsFile('reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: 'bench/results/reply-locks.linger-5.json' },
-  { label: 'as configured (5 ms), run 2', path: 'bench/results/reply-locks.linger-5.run-2.json' },
+  { label: 'as configured (5 ms)', path: resultsFile('reply-locks.linger-5.json') },
+  { label: 'as configured (5 ms), run 2', path: resultsFile('reply-locks.linger-5.run-2.json') },
 ];
 const REPLY_LOCKS_AT_LOAD = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
-    path: 'bench/results/where-time-goes.reply-locks.linger-0.json',
+    path: resultsFile('where-time-goes.reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: 'bench/results/where-time-goes.reply-locks.linger-5.json' },
+  { label: 'as configured (5 ms)', path: resultsFile('where-time-goes.reply-locks.linger-5.json') },
 ];
 
 /** The reply consumer's lock statement: a fixed set of orders, then a saturated 40/s window. */

@@ -1,5 +1,7 @@
 // Figures that sit inside a sentence, marked `<!-- figure:id -->…<!-- /figure -->` in the docs:
 // each renders one line from its results files, so a sentence cannot say what its run did not.
+
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, duration, num, range } from './format.ts';
 import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable } from './types.ts';
@@ -15,7 +17,7 @@ function variant(results: SystemResults, name: string, path: string): Report {
 }
 
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
-const SYSTEM = 'bench/results/system.json';
+const SYSTEM = resultsFile('system.json');
 export const scalingToday: FigureTable = {
   sources: [SYSTEM],
   render({ read, link }) {
@@ -45,7 +47,7 @@ function drainRatio(side: string): FigureTable {
 }
 
 /** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
-const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
 export const acceptedAtOneAndAHalf: FigureTable = {
   sources: SAMPLED,
   render({ read }) {
@@ -94,7 +96,7 @@ const acceptedP99 = (name: string): FigureTable => ({
 });
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
-const WRITE_PATH = 'bench/results/write-path.json';
+const WRITE_PATH = resultsFile('write-path.json');
 type WritePath = {
   date: string;
   runs: { summary: { latency: Record<string, { medianMs: number }> } }[];
@@ -117,8 +119,8 @@ export const outboxRowCost: FigureTable = {
 
 /** The load the two guarded failover runs took: what their clients sent, and what the API accepted. */
 const GUARDED = [
-  'bench/results/chaos.postgres-failover-async.json',
-  'bench/results/chaos.postgres-failover-sync.json',
+  resultsFile('chaos.postgres-failover-async.json'),
+  resultsFile('chaos.postgres-failover-sync.json'),
 ];
 type ChaosLoad = { load: { rate: number; durationMs: number; sent: number; accepted: number } }[];
 export const guardedFailoverLoad: FigureTable = {

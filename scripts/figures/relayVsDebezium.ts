@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table, times } from './format.ts';
 import type { FigureTable, Loadavg } from './types.ts';
 
@@ -22,8 +23,8 @@ export type Drains = {
 // relays are started without OTEL_* settings, so they export no spans.
 export const RELAY_VS_DEBEZIUM_REVISION = '95cfa0d';
 export const RELAY_VS_DEBEZIUM_RUNS = [
-  'bench/results/relay-vs-debezium.quiet.json',
-  'bench/results/relay-vs-debezium.quiet-2.json',
+  resultsFile('relay-vs-debezium.quiet.json'),
+  resultsFile('relay-vs-debezium.quiet-2.json'),
 ] as const;
 
 export function drainCell(run: Drains, aggregates: number, side: string): Summary {

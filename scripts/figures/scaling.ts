@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { duration, num, percent, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -17,7 +18,7 @@ type Scaling = {
   cells: { kafka: 'broker' | 'cluster'; instances: number; runs: { capacity: number; steps: Step[] }[] }[];
 };
 
-const SCALING = 'bench/results/scaling.json';
+const SCALING = resultsFile('scaling.json');
 const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
 
 /** Capacity with n instances per consumer group and n relays per outbox, on one broker and on three. */
@@ -82,10 +83,10 @@ type RetentionResults = {
   retention: Record<'A' | 'B', { rowsDeleted: number; rowsPerSec: number; walMiB: number }>;
 };
 
-const SYSTEM = 'bench/results/system.json';
-const RELAY = 'bench/results/relay-throughput.json';
-const CONSUMER = 'bench/results/consumer-throughput.json';
-const RETENTION = 'bench/results/retention.json';
+const SYSTEM = resultsFile('system.json');
+const RELAY = resultsFile('relay-throughput.json');
+const CONSUMER = resultsFile('consumer-throughput.json');
+const RETENTION = resultsFile('retention.json');
 
 /** The per-event costs the sizing arithmetic starts from, each from its benchmark's results. */
 export const scalingCosts: FigureTable = {

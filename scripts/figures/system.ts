@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, duration, num, table, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -38,7 +39,7 @@ const loadRange = (found: Report) => {
   return `${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)}`;
 };
 
-const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
 const VARIANT_LABEL: Record<string, string> = {
   shipped: 'as shipped: tracing to Zipkin (sampled), Prometheus',
   current: 'tracing off',
@@ -47,7 +48,7 @@ const VARIANT_LABEL: Record<string, string> = {
 
 /** The runs the README's headline table shows, newest first, each with what sets it apart. */
 const CAPACITY_RUNS: { path: string; label: string }[] = [
-  { path: 'bench/results/system.quiet.json', label: 'a machine to itself' },
+  { path: resultsFile('system.quiet.json'), label: 'a machine to itself' },
   { path: SAMPLED[0], label: 'run 1' },
   { path: SAMPLED[1], label: 'run 2, the variants in the other order' },
 ];
@@ -107,7 +108,7 @@ export const systemCapacity: FigureTable = {
   },
 };
 
-const POLLING_VS_CDC = 'bench/results/system.polling-vs-cdc.json';
+const POLLING_VS_CDC = resultsFile('system.polling-vs-cdc.json');
 
 export const systemPollingVsCdc: FigureTable = {
   sources: [POLLING_VS_CDC],

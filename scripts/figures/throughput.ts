@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, percent, table, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -27,7 +28,7 @@ const cpu = (parts: Cpu | undefined) =>
     .map(([name, seconds]) => `${name} ${num(seconds, 2)}`)
     .join(', ');
 
-const RELAY = 'bench/results/relay-throughput.json';
+const RELAY = resultsFile('relay-throughput.json');
 
 export const relayThroughput: FigureTable = {
   sources: [RELAY],
@@ -109,7 +110,7 @@ type ConsumerResults = {
   }[];
 };
 
-const CONSUMER = 'bench/results/consumer-throughput.json';
+const CONSUMER = resultsFile('consumer-throughput.json');
 
 export const consumerThroughput: FigureTable = {
   sources: [CONSUMER],

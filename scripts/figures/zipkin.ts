@@ -1,3 +1,4 @@
+import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -9,8 +10,8 @@ type SpanWeight = {
   rows: { spans: number; heapBytes: number; bytesPerSpan: number }[];
 };
 
-const OURS = 'bench/results/zipkin-span-weight.json';
-const SDK_DEFAULT = 'bench/results/zipkin-span-weight.sdk-default-resource.json';
+const OURS = resultsFile('zipkin-span-weight.json');
+const SDK_DEFAULT = resultsFile('zipkin-span-weight.sdk-default-resource.json');
 const mib = (bytes: number) => `${num(bytes / 2 ** 20, 1)} MiB`;
 
 /** Zipkin's heap after a full GC as spans are stored: ours, and the same spans with the SDK's default resource. */
