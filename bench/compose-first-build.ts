@@ -16,7 +16,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { markdownTableLines } from '@outbox/devstack/table';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
@@ -174,7 +175,7 @@ const markdown = [
   `Docker held ${imagesBefore.length} of the stack's images before the run (${report.firstBuild ? 'a first build' : 'not a first build'}), ${imagesAfter.length} after.`,
   `\`./dev compose up\` ${up.code === 0 ? 'took' : `**failed** (exit ${up.code}) after`} **${report.upSeconds} s**; an order placed through the API: ${order.status}${up.code === 0 ? ` ${report.order.secondsToDecision} s later` : ''}; \`./dev compose down\` took ${report.downSeconds} s.`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['phase of `./dev compose up`', 'seconds'],
     upPhases.map((row) => [row.phase, row.seconds.toFixed(1)]),
   ),

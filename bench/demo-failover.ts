@@ -15,11 +15,12 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { startDemo } from '@outbox/devstack/testing/demo-process';
 import { auditGhosts } from '@outbox/devstack/testing/ghost-audit';
 import { runLoad } from '@outbox/loadgen';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
@@ -96,7 +97,7 @@ try {
     `Revision \`${revision}\`, ${report.at}; ${report.machine.cpuModel}, ${report.machine.cpus} cores; load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after.`,
     `${report.setup.demo}; ${report.setup.load}; ${report.setup.faults}.`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['topic', 'messages', 'ghost events'],
       audit.topics.map((t) => [t.topic, String(t.messages), String(t.ghosts)]),
     ),

@@ -20,10 +20,11 @@
  */
 import { parseArgs } from 'node:util';
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
 
@@ -180,7 +181,7 @@ const markdown = [
   `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
   '10 ms (the real StandbyWait). Medians over the rounds:',
   '',
-  ...table(
+  ...markdownTableLines(
     ['mode', 'commits/s', 'commit ms p50', 'commit ms p99', 'standby wait ms p50', 'standby wait ms p99'],
     medians.map((m) => [
       m.mode,
@@ -194,7 +195,7 @@ const markdown = [
   '',
   'Each round:',
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'round',
       'mode',

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
@@ -174,11 +175,29 @@ const md = [
     `messages in batches of ${batchSize} with acks=all over 500 keys and 6 partitions, kill -9 of partition 0's ` +
     `leader before batch ${killBeforeBatch}, then the topic read back by message id.`,
   '',
-  '| producer | run | broker killed | acknowledged | in the log | lost | duplicates | failed sends, sent again |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(
-    (r) =>
-      `| ${r.producer} | ${r.run} | ${r.killed} | ${r.acknowledged} | ${r.inLog} | ${r.lost} | ${r.duplicates} | ${failureText(r.failures)} |`,
+  ...markdownTableLines(
+    [
+      'producer',
+      'run',
+      'broker killed',
+      'acknowledged',
+      'in the log',
+      'lost',
+      'duplicates',
+      'failed sends, sent again',
+    ],
+    rows.map((r) =>
+      [
+        r.producer,
+        r.run,
+        r.killed,
+        r.acknowledged,
+        r.inLog,
+        r.lost,
+        r.duplicates,
+        failureText(r.failures),
+      ].map(String),
+    ),
   ),
   '',
 ];

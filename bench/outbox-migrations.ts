@@ -23,11 +23,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveInt } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { round } from './support/stats.ts';
 
@@ -197,7 +198,7 @@ const markdown = [
   `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${(report.outboxSize as { table: string }).table}, with indexes ${(report.outboxSize as { total: string }).total}, vacuumed and analyzed.`,
   `Beside each step a writer inserts one event and a reader reads the newest events, each every ${BESIDE_EVERY_MS} ms on its own connection.`,
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'step',
       'duration ms',

@@ -24,13 +24,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { topicFor } from '@outbox/contracts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
-import { logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { resultsPath } from './support/results.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
@@ -301,7 +302,7 @@ const markdown = [
   '',
   "Per event published, medians over rounds. Statements: the relay's claims (with a mark or not), marks sent alone and lease renewals, from its own metrics; each is one round trip (named prepared statements, no BEGIN/COMMIT). Ratios to the first variant, paired per round.",
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'rate /s',
       'variant',
@@ -325,7 +326,7 @@ const markdown = [
   '',
   'Every cell:',
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'round',
       'rate',

@@ -33,6 +33,7 @@ import {
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
@@ -42,7 +43,7 @@ import type { Admin } from 'kafkajs';
 import pg from 'pg';
 import { relaySteps, stepMeans } from './relay/steps.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { resultsPath } from './support/results.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
@@ -299,7 +300,7 @@ const markdown = [
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
   `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'aggregates',
       'side',
@@ -324,7 +325,7 @@ const markdown = [
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
   'the batches published.',
   '',
-  ...table(
+  ...markdownTableLines(
     ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
     cells
       .filter((c) => c.steps)

@@ -17,11 +17,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
-import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { logger, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { statementsAvailable } from './where-time-goes/outboxState.ts';
@@ -144,7 +145,7 @@ try {
       `${envText ? `; extra environment \`${envText}\`` : '; as configured'}; ${counts.decided} decided, ${orderIds.length} answered` +
       ` (${JSON.stringify(outcome.finalStates)}).`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['orders', 'lock calls per order', 'order rows locked per order', 'reply transactions per order'],
       [
         [

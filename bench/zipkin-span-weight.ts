@@ -17,9 +17,10 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { freePort } from '@outbox/devstack/ports';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { loadavg, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
@@ -126,7 +127,7 @@ const markdown = [
   `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${values.resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
   `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['spans stored', 'heap after GC (MiB)', 'heap per span (B)'],
     rows.map((row) => [
       String(row.spans),

@@ -13,9 +13,10 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { positiveNumber } from '../bench/support/args.ts';
 import { procTicks, TICKS_PER_SECOND } from '../bench/support/cpu.ts';
-import { loadavg, machineInfo, table, writeResults } from '../bench/support/environment.ts';
+import { loadavg, machineInfo, writeResults } from '../bench/support/environment.ts';
 import { round } from '../bench/support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -161,7 +162,7 @@ const markdown = [
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after; ` +
     `services and relays on ${report.kafkaClient} (KAFKA_CLIENT). PostgreSQL not counted.`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['process', 'CPU ms', '% of a core'],
     [...measured, { name: 'all of these', ...report.total }].map((found) => [
       found.name,

@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Refusals = {
@@ -98,7 +99,7 @@ export const admission: FigureTable = {
         ];
       });
     });
-    return table(
+    return markdownTable(
       [
         'limit, run',
         'at 0.8×: offered → accepted/s',

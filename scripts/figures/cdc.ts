@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import {
   type Drains,
   drainCell,
@@ -61,12 +62,12 @@ export const cdcSideBySide: FigureTable = {
     return [
       'Commit → broker ack and → a consumer, ms (run 1, run 2):',
       '',
-      table(
+      markdownTable(
         ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
         latencyRows,
       ),
       '',
-      table(
+      markdownTable(
         [
           `backlog of ${num(first.parameters.backlog)} events`,
           ...runs.map((run, i) => `run ${i + 1} (${aggregates(run)})`),
@@ -125,7 +126,7 @@ export const pollingOrCdc: FigureTable = {
     const cpu = (found: SystemReport, part: string) =>
       num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
     return [
-      table(
+      markdownTable(
         ['measured', 'polling', 'CDC', 'from'],
         [
           [

@@ -1,6 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
-import { day, num, table } from './format.ts';
+import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = ChaosReport & { timeline?: { atMs: number; what: string }[] };
@@ -112,7 +113,7 @@ export const cdcClusterLeaderThenConnect: FigureTable = {
     }
     const exactlyOnce = read<Report[]>(EXACTLY_ONCE_RUNS);
     return [
-      table(
+      markdownTable(
         [
           'started (UTC)',
           'scenario',

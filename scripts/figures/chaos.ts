@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Percentiles = { p50: number; p99: number; count?: number };
@@ -50,7 +51,7 @@ export const overload: FigureTable = {
     const held = report.invariants.filter((invariant) => invariant.passed).length;
     const timeouts = load.rejected['network error'] ?? 0;
     return [
-      table(
+      markdownTable(
         ['the load generator', `over ${seconds} s`, 'per second'],
         [
           ['rate asked', '', `${num(load.rate)}/s`],
@@ -75,7 +76,7 @@ export const overload: FigureTable = {
         ],
       ),
       '',
-      table(
+      markdownTable(
         ['on the client’s clock', 'p50 / p99'],
         [
           ['answer of an accepted order', percentiles(load.answerMs?.accepted)],
@@ -107,7 +108,7 @@ export const dualWrites: FigureTable = {
     const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
     const [first] = reports;
     return [
-      table(
+      markdownTable(
         [
           'how orders writes `ORDER_CREATED`',
           'orders committed',
@@ -158,7 +159,7 @@ export const dualWritesCounts: FigureTable = {
     ];
     const [first] = reports;
     return [
-      table(
+      markdownTable(
         [
           'write mode',
           'verdict',
@@ -236,7 +237,7 @@ export const chaosAll: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',
@@ -279,7 +280,7 @@ export const chaosCluster: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',
@@ -315,7 +316,7 @@ export const chaosFailover: FigureTable = {
     const count = (report: ChaosReport, name: string, key: string) =>
       report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',

@@ -1,6 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, duplicateCounts, seconds } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type CdcReport = ChaosReport & { relayMode: string; quiescence: { recoveryMs?: number | null } };
@@ -64,7 +65,7 @@ export const chaosCdc: FigureTable = {
       ),
     ];
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'relay',
@@ -159,7 +160,7 @@ export const cdcDuplicates: FigureTable = {
       ];
     });
     return [
-      table(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
+      markdownTable(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
       '',
       `${DUPLICATE_SOURCES.map((path) => link(path)).join(', ')}.`,
     ].join('\n');

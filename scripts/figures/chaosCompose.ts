@@ -1,6 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { ChaosReport } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run chaos -- compose` writes: the chaos report, with the host and the window by group. */
@@ -44,7 +45,7 @@ export const chaosCompose: FigureTable = {
     });
     const first = reports[0];
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',

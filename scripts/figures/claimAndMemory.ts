@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, range, table } from './format.ts';
+import { day, range } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 /** The parts of a `bench:where-time-goes` run these tables read, from its json or its report. */
@@ -105,7 +106,7 @@ export const claimOnGrownOutbox: FigureTable = {
     const ms = (pick: (found: Run) => number | undefined, digits: number) => (runs: Run[]) =>
       `${spread(runs, pick, digits)} ms`;
     return [
-      table(
+      markdownTable(
         ['at 30 orders/s after 10,000 orders', 'bitmap scan (2 runs)', 'index scan (2 runs)'],
         [
           row('claim mean, orders outbox', ms(claimMean('orders'), 2)),
@@ -155,7 +156,7 @@ export const semiSpace: FigureTable = {
       cpuOf(small, names),
     ];
     return [
-      table(
+      markdownTable(
         [
           'process',
           'RSS MiB, V8 default',

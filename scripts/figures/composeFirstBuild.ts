@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run bench:compose-first-build` writes (bench/compose-first-build.ts). */
@@ -25,7 +26,7 @@ export const composeFirstBuild: FigureTable = {
     const result = read<FirstBuild>(FIRST_BUILD);
     if (!result.firstBuild) throw new Error(`${FIRST_BUILD} is not a first build: Docker held images`);
     return [
-      table(
+      markdownTable(
         ['`./dev compose up` on a machine with no image', 'time'],
         [
           ...result.upPhases

@@ -1,6 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 type ClusterReport = ChaosReport & {
@@ -87,7 +88,7 @@ export const coordinatorKill: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'consumer loop',
           'longest stretch without an event applied, per group (orders / inventory / billing)',
@@ -141,7 +142,7 @@ export const coordinatorFrozen: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'consumer loop and clients',
           'longest stretch without an event published',

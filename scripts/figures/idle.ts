@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `node scripts/idle-cpu.ts --out …` writes. */
@@ -42,7 +43,7 @@ export const idleDemo: FigureTable = {
       })
       .join('; ');
     return [
-      table(
+      markdownTable(
         ['process', ...runs.map(({ label }) => `% of a core, ${label}`)],
         [
           ...names.map((name) => [name, ...runs.map(({ result }) => share(result, name))]),

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { markdownTable } from '@outbox/devstack/table';
 import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
-import { day, load, num, table, times } from './format.ts';
+import { day, load, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 // The two Kafka clients side by side: the newest `npm run bench:kafka-clients` run, and the
@@ -135,7 +136,10 @@ export function kafkaClientsTable(root = repoRoot): FigureTable {
               .flatMap((scenario) => CLIENTS.map((client) => results.link(chaosPath(scenario, client))))
               .join(', ')}, each a single run of its scenario.`;
       return [
-        table(['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'], [...rows, ...failovers]),
+        markdownTable(
+          ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
+          [...rows, ...failovers],
+        ),
         '',
         `Throughput and CPU: ${results.link(run)} (label \`${bench.label}\`), ${bench.parameters.rounds} rounds, ` +
           `revision \`${bench.revision ?? 'unknown'}\`, ${day(bench.date)}, ${load(bench.loadavgBefore, bench.loadavgAfter)}; ` +

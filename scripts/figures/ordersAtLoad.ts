@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, num, percent, table } from './format.ts';
+import { day, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `bench:where-time-goes` writes, the parts a table of the orders process reads. */
@@ -34,7 +35,7 @@ export const ordersAtLoad: FigureTable = {
     const profile = (results: WhereTimeGoes) => results.profiles?.orders;
     const perOrder = (results: WhereTimeGoes, value: number) => value / results.accepted;
     return [
-      table(
+      markdownTable(
         [
           'orders process, per order',
           ...runs.map(({ results, label }) => `${num(results.rate)}/s, ${label}`),
@@ -94,7 +95,7 @@ export const ordersProfileParts: FigureTable = {
       return orders && found ? percent(found.ms / orders.busyMs) : '—';
     };
     return [
-      table(
+      markdownTable(
         ['part (first library on the stack)', ...runs.map((results) => `${num(results.rate)}/s`)],
         PARTS.map(([part, label]) => [label, ...runs.map((results) => share(results, part))]),
       ),

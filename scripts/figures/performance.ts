@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -58,7 +59,7 @@ export const tracingCost: FigureTable = {
         `${num(shipped.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} (${fixed}/s)`,
       ];
     });
-    return table(
+    return markdownTable(
       [
         'revision, run',
         'shipped (orders/s)',
@@ -96,7 +97,7 @@ export const overloadGoodput: FigureTable = {
       }),
     );
     return [
-      table(
+      markdownTable(
         [
           'variant, run',
           'offered',
@@ -174,7 +175,10 @@ export const leversAtLowRate: FigureTable = {
         `${each((run) => `${num(run.latencyMs.p50)} / ${num(run.latencyMs.p99)}`)} ms`,
       ];
     });
-    return table(['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'], rows);
+    return markdownTable(
+      ['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'],
+      rows,
+    );
   },
 };
 
@@ -241,7 +245,7 @@ export const replyLocks: FigureTable = {
         num(run.run.loadBefore[0] ?? Number.NaN, 1),
       ];
     });
-    return table(
+    return markdownTable(
       [
         'reply consumer',
         'orders',

@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, table, times } from './format.ts';
+import { day, load, num, times } from './format.ts';
 import type { FigureTable, Loadavg } from './types.ts';
 
 type Summary = {
@@ -51,7 +52,7 @@ export const relayVsDebezium: FigureTable = {
         })
         .join(' / ');
     return [
-      table(
+      markdownTable(
         [
           `backlog of ${num(first.parameters.events)} events`,
           ...counts.map((count) => `${num(count)} aggregates: events/s, ÷ Debezium (run 1 / run 2)`),

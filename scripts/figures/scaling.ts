@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { duration, num, percent, table } from './format.ts';
+import { duration, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -45,7 +46,7 @@ export const scalingMatrix: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'Kafka',
           'n',
@@ -104,7 +105,7 @@ export const scalingCosts: FigureTable = {
     const { A: deleted, B: dropped } = retention.retention;
     const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
     const perOne = relay?.cpuPer1000.R1 ?? {};
-    return table(
+    return markdownTable(
       ['measured cost', 'value', 'source'],
       [
         [

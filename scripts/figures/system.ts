@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, duration, num, table, times } from './format.ts';
+import { day, duration, num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -89,7 +90,7 @@ export const systemCapacity: FigureTable = {
       )
       .join('; ');
     return [
-      table(
+      markdownTable(
         [
           'variant',
           'run',
@@ -132,7 +133,7 @@ export const systemPollingVsCdc: FigureTable = {
     });
     const current = report(results, 'current');
     return [
-      table(
+      markdownTable(
         [
           'mode',
           'capacity, orders/s',

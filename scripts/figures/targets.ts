@@ -1,7 +1,8 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
-import { day, num, table } from './format.ts';
+import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** The run that measures the performance targets against a reference revision, as shipped. */
@@ -70,7 +71,7 @@ function summaryOf(run: string): FigureTable {
         ];
       });
       return [
-        table(
+        markdownTable(
           [
             'code, as shipped',
             'capacity, orders/s',
@@ -99,7 +100,7 @@ export const performanceTargetsProcesses: FigureTable = {
     ].filter((name) => name !== 'total');
     const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name] ?? Number.NaN, 2);
     return [
-      table(
+      markdownTable(
         [
           'process',
           ...results.reports.flatMap((r) => [

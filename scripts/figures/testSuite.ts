@@ -1,6 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { SuiteDurations } from '../../tools/devstack/src/testing/durationsReporter.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** The latest committed run of each tier (TEST_DURATIONS_OUT=bench/results/test-suite/test-suite.<tier> ./dev test). */
@@ -15,7 +16,7 @@ export const testSuite: FigureTable = {
   render({ read, link }) {
     const runs = RUNS.map((run) => ({ ...run, result: read<SuiteDurations>(run.path) }));
     return [
-      table(
+      markdownTable(
         [
           'run',
           'files',

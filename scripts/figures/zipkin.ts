@@ -1,5 +1,6 @@
+import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run bench:zipkin-span-weight` writes. */
@@ -20,7 +21,7 @@ export const zipkinSpanWeight: FigureTable = {
   render({ read, link }) {
     const [ours, sdk] = [read<SpanWeight>(OURS), read<SpanWeight>(SDK_DEFAULT)];
     return [
-      table(
+      markdownTable(
         [
           'spans stored',
           'heap after a full GC, our spans',

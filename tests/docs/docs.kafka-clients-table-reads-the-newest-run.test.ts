@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kafkaClientsTable } from '../../scripts/figures/kafkaClients.ts';
-import { renderTable } from '../../scripts/render-figures.ts';
+import { renderFigure } from '../../scripts/render-figures.ts';
 import { repoRoot } from './docReferences.ts';
 
 // The Kafka clients' table picks its bench run by the date the run records (a label such as
@@ -34,7 +34,7 @@ describe('the kafka-clients figure table', () => {
   mkdirSync(join(results, 'chaos'));
   mkdirSync(join(root, 'docs'));
   const doc = join(root, 'docs', 'dependencies.md');
-  const render = () => renderTable('kafka-clients', doc, root, { 'kafka-clients': kafkaClientsTable(root) });
+  const render = () => renderFigure('kafka-clients', doc, root, { 'kafka-clients': kafkaClientsTable(root) });
 
   it('says which results file is missing before any run', () => {
     expect(String(render())).toMatch(
