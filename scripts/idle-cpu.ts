@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { positiveNumber } from '../bench/support/args.ts';
 import { procTicks, TICKS_PER_SECOND } from '../bench/support/cpu.ts';
-import { loadavg, machineInfo, writeResults } from '../bench/support/environment.ts';
+import { loadavg, type MachineInfo, machineInfo, writeResults } from '../bench/support/environment.ts';
 import { round } from '../bench/support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -29,6 +29,21 @@ const seconds = positiveNumber('seconds', args.seconds);
 const root = resolve(import.meta.dirname, '..');
 
 type DemoProcess = { pid: number; name: string };
+
+/** What this script writes with --out (`<out>.json`, beside the run record): each process's share of a core. */
+export type IdleCpu = {
+  date: string;
+  machine: MachineInfo;
+  node: string;
+  /** The last commit that changed what the demo runs, `+changes` when the checkout differs from it. */
+  revision: string;
+  seconds: number;
+  kafkaClient: string;
+  demoUptimeSeconds?: number;
+  loadavg: { before: number[]; after: number[] };
+  processes: { name: string; cpuMs: number; percentOfCore: number }[];
+  total: { cpuMs: number; percentOfCore: number };
+};
 
 function read(path: string): string {
   try {
@@ -137,7 +152,7 @@ const measured = processes.flatMap((found, index) => {
   return [{ name: found.name, cpuMs, percentOfCore: round((cpuMs / 1000 / seconds) * 100, 2) }];
 });
 const totalCpuMs = measured.reduce((sum, found) => sum + found.cpuMs, 0);
-const report = {
+const report: IdleCpu = {
   date: new Date().toISOString(),
   machine: machineInfo(),
   node: process.version,

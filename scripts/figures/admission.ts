@@ -1,24 +1,12 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { Step as BenchStep, MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Refusals = {
-  shed: number;
-  byReason: Record<string, number>;
-  within50ms: number | null;
-  p99AtMostMs?: number;
-};
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  shed: number;
-  latencyMs: { p99: number };
-  refusals?: Refusals;
-  loadavg: number[];
-};
-type Report = { variant: string; revision: string; capacity: number; underload?: Step[]; overload?: Step[] };
-type SystemResults = { reports: Report[] };
+/** The admission runs came after bench:system counted what it shed: every step of theirs has `shed`. */
+type Step = BenchStep & { shed: number };
+type Report = Omit<MeasuredReport, 'underload' | 'overload'> & { underload?: Step[]; overload?: Step[] };
 
 /** The admission runs on a machine to itself, and what each variant was. */
 const RUNS: { path: string; label: string; variants: Record<string, string> }[] = [
@@ -79,7 +67,7 @@ export const admission: FigureTable = {
   sources: RUNS.map((run) => run.path),
   render({ read, link }) {
     const rows = RUNS.flatMap(({ path, label, variants }) => {
-      const results = read<SystemResults>(path);
+      const results = read<SystemResults<Report>>(path);
       return Object.entries(variants).map(([name, description]) => {
         const report = results.reports.find((r) => r.variant === name);
         if (!report) throw new Error(`no ${name} variant in ${path}`);

@@ -1,5 +1,6 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, load, num } from './format.ts';
 import {
   type Drains,
@@ -88,12 +89,7 @@ export const cdcSideBySide: FigureTable = {
   },
 };
 
-type SystemReport = {
-  variant: string;
-  capacity: number;
-  atFixedRate: { latencyMs: { p50: number; p99: number }; cpuMsPerOrder: Record<string, number> };
-};
-type SystemResults = { date: string; args: Record<string, string>; reports: SystemReport[] };
+type SystemReport = MeasuredReport;
 
 const SYSTEM = resultsFile('system.polling-vs-cdc.json');
 const DRAIN = RELAY_VS_DEBEZIUM_RUNS[0];
@@ -103,7 +99,7 @@ export const pollingOrCdc: FigureTable = {
   sources: [RUNS[1], SYSTEM, DRAIN],
   render({ read, link }) {
     const sideBySide = read<SideBySide>(RUNS[1]);
-    const system = read<SystemResults>(SYSTEM);
+    const system = read<SystemResults<SystemReport>>(SYSTEM);
     const drains = read<Drains>(DRAIN);
     const variant = (name: string) => {
       const found = system.reports.find((candidate) => candidate.variant === name);

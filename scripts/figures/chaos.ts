@@ -1,32 +1,26 @@
+import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Percentiles = { p50: number; p99: number; count?: number };
-export type ChaosReport = {
-  scenario: string;
-  writeMode: string;
-  durationMs?: number;
-  progress?: { longestWithoutPublishingMs?: number | null; longestWithoutApplyingMs?: number | null };
-  passed: boolean;
-  startedAt: string;
-  load: {
-    rate: number;
-    durationMs: number;
-    sent: number;
-    accepted: number;
-    shed?: number;
-    shedAnswers?: number;
-    retries: number;
-    rejected: Record<string, number>;
-    answerMs?: { accepted: Percentiles; shed: Percentiles };
-    decisionMs?: { confirmed: Percentiles; cancelled: Percentiles };
-  };
-  quiescence: { afterLoadMs: number };
-  /** Set when the scenario did not run to its end (its fault script or its stack failed). */
-  error?: string;
-  invariants: { name: string; passed: boolean; counts: Record<string, number> }[];
+type Load = ScenarioReport['load'];
+type Gaps = NonNullable<ScenarioReport['progress']>;
+/**
+ * What the chaos runner writes for a scenario (@outbox/chaos ScenarioReport), as the figures read it:
+ * what earlier runs did not record yet is optional, and a gap they could not measure is null.
+ */
+export type ChaosReport = Pick<
+  ScenarioReport,
+  'scenario' | 'writeMode' | 'passed' | 'startedAt' | 'error'
+> & {
+  durationMs?: ScenarioReport['durationMs'];
+  progress?: { [Gap in keyof Gaps]?: Gaps[Gap] | null };
+  load: Pick<Load, 'rate' | 'durationMs' | 'sent' | 'accepted' | 'retries' | 'rejected'> &
+    Partial<Pick<Load, 'shed' | 'shedAnswers' | 'answerMs' | 'decisionMs'>>;
+  quiescence: Pick<ScenarioReport['quiescence'], 'afterLoadMs'>;
+  invariants: Pick<ScenarioReport['invariants'][number], 'name' | 'passed' | 'counts'>[];
 };
 
 export function onlyReport(reports: ChaosReport[], path: string): ChaosReport {

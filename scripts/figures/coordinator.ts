@@ -30,7 +30,7 @@ function reportLinks({ link }: Results, run: Run): string {
 }
 
 function perGroup(report: ClusterReport): string {
-  const byGroup = report.progress?.longestWithoutApplyingMsByGroup ?? {};
+  const byGroup: Record<string, number> = report.progress?.longestWithoutApplyingMsByGroup ?? {};
   return GROUPS.map((group) => seconds(byGroup[group])).join(' / ');
 }
 

@@ -1,18 +1,8 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { IdleCpu } from '../idle-cpu.ts';
 import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-/** What `node scripts/idle-cpu.ts --out …` writes. */
-type IdleCpu = {
-  date: string;
-  revision: string;
-  seconds: number;
-  demoUptimeSeconds?: number;
-  loadavg: { before: number[]; after: number[] };
-  processes: { name: string; percentOfCore: number }[];
-  total: { percentOfCore: number };
-};
 
 /** The idle demo on a host running nothing else, and the same demo with one console page open. */
 const RUNS = [

@@ -1,27 +1,12 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  sustained: boolean;
-  latencyMs: { p99: number };
-  answerP99Ms?: { accepted: number; shed: number };
-  cpuMsPerOrder: Record<string, number>;
-};
-type Report = {
-  variant: string;
-  revision: string;
-  capacity: number;
-  steps: Step[];
-  atFixedRate: Step;
-  overload?: Step[];
-};
-type SystemResults = { args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function variant(results: SystemResults, name: string, path: string): Report {
+function variant(results: SystemResults<Report>, name: string, path: string): Report {
   const found = results.reports.find((report) => report.variant === name);
   if (!found) throw new Error(`no ${name} variant in ${path}`);
   return found;
@@ -47,7 +32,7 @@ export const tracingCost: FigureTable = {
       [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
     ];
     const rows = runs.map(([path, label]) => {
-      const results = read<SystemResults>(path);
+      const results = read<SystemResults<Report>>(path);
       const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
       const fixed = results.args['fixed-rate'] ?? '?';
       return [
@@ -81,7 +66,7 @@ export const overloadGoodput: FigureTable = {
       (report.overload ?? []).map((step) => pick(step, report)).join(' / ');
     const rows = (['current', 'shipped'] as const).flatMap((name) =>
       [SAMPLED, SAMPLED_2].map((path, index) => {
-        const report = variant(read<SystemResults>(path), name, path);
+        const report = variant(read<SystemResults<Report>>(path), name, path);
         return [
           `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
           both((step) => num(step.offeredRate), report),

@@ -2,15 +2,14 @@
 // each renders one line from its results files, so a sentence cannot say what its run did not.
 
 import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, duration, num, range } from './format.ts';
 import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = { offeredRate: number; achievedRate: number; latencyMs: { p99: number } };
-type Report = { variant: string; capacity: number; overload?: Step[] };
-type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function variant(results: SystemResults, name: string, path: string): Report {
+function variant(results: SystemResults<Report>, name: string, path: string): Report {
   const found = results.reports.find((report) => report.variant === name);
   if (!found) throw new Error(`no ${name} variant in ${path}`);
   return found;
@@ -21,7 +20,7 @@ const SYSTEM = resultsFile('system.json');
 export const scalingToday: FigureTable = {
   sources: [SYSTEM],
   render({ read, link }) {
-    const results = read<SystemResults>(SYSTEM);
+    const results = read<SystemResults<Report>>(SYSTEM);
     const { capacity } = variant(results, 'current', SYSTEM);
     return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
   },
@@ -29,7 +28,8 @@ export const scalingToday: FigureTable = {
 
 export const scalingTodayRate: FigureTable = {
   sources: [SYSTEM],
-  render: ({ read }) => `${num(variant(read<SystemResults>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
+  render: ({ read }) =>
+    `${num(variant(read<SystemResults<Report>>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
 };
 
 /** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
@@ -52,7 +52,7 @@ export const acceptedAtOneAndAHalf: FigureTable = {
   sources: SAMPLED,
   render({ read }) {
     const steps = SAMPLED.map((path) => {
-      const report = variant(read<SystemResults>(path), 'current', path);
+      const report = variant(read<SystemResults<Report>>(path), 'current', path);
       const step = report.overload?.find((s) => Math.abs(s.offeredRate / report.capacity - 1.5) < 0.05);
       if (!step) throw new Error(`no 1.5× step in ${path}`);
       return step;
@@ -71,7 +71,7 @@ export const acceptedAtOneAndAHalf: FigureTable = {
  */
 function overloadSteps(read: <T>(path: string) => T, name: string) {
   return SAMPLED.flatMap((path) => {
-    const report = variant(read<SystemResults>(path), name, path);
+    const report = variant(read<SystemResults<Report>>(path), name, path);
     return (report.overload ?? []).map((step) => ({
       ratio: step.achievedRate / report.capacity,
       p99: step.latencyMs.p99,

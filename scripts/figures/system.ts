@@ -1,28 +1,12 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import { day, duration, num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  sustained: boolean;
-  latencyMs: { p50: number; p99: number };
-  cpuMsPerOrder: Record<string, number>;
-  rssMiB?: Record<string, number>;
-  loadavg?: number[];
-};
-type Report = {
-  variant: string;
-  revision: string;
-  capacity: number;
-  steps: Step[];
-  atFixedRate: Step;
-  overload?: Step[];
-};
-type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function report(results: SystemResults, variant: string): Report {
+function report(results: SystemResults<Report>, variant: string): Report {
   const found = results.reports.find((candidate) => candidate.variant === variant);
   if (!found) throw new Error(`no ${variant} variant in a bench:system result of ${results.date}`);
   return found;
@@ -65,7 +49,7 @@ function offeredAt(found: Report, factor: number): string {
 export const systemCapacity: FigureTable = {
   sources: CAPACITY_RUNS.map((run) => run.path),
   render({ read, link }) {
-    const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults>(run.path) }));
+    const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults<Report>>(run.path) }));
     const fixed = runs[0]?.results.args['fixed-rate'] ?? '?';
     const rows = ['shipped', 'current'].flatMap((variant) =>
       runs.map(({ results, label }, index) => {
@@ -114,7 +98,7 @@ const POLLING_VS_CDC = resultsFile('system.polling-vs-cdc.json');
 export const systemPollingVsCdc: FigureTable = {
   sources: [POLLING_VS_CDC],
   render({ read, link }) {
-    const results = read<SystemResults>(POLLING_VS_CDC);
+    const results = read<SystemResults<Report>>(POLLING_VS_CDC);
     const fixed = results.args['fixed-rate'] ?? '?';
     const relays = (cpu: Record<string, number>) =>
       (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
