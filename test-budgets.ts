@@ -9,7 +9,7 @@
  *
  * After every run the durations reporter fails the run for a file over its budget: the figure
  * below, or DEFAULT_BUDGET_SECONDS. A budget is about twice the file's time in the committed run
- * (bench/results/test-suite.*.md), so a slow host passes and a file that doubles does not.
+ * (bench/results/test-suite/test-suite.*.md), so a slow host passes and a file that doubles does not.
  */
 
 const CHAOS = 'tests/chaos';

@@ -6,7 +6,7 @@
  * - throughput: how fast each drains a backlog of --backlog events already in the outbox.
  *
  *   node bench/cdc-latency.ts [--rates 20,200,1000] [--seconds 10] [--backlog 20000]
- *                             [--aggregates 2000] [--out bench/results/cdc-latency]
+ *                             [--aggregates 2000] [--out bench/results/cdc-latency/cdc-latency]
  *
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
@@ -45,6 +45,7 @@ import {
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { startService } from '@outbox/devstack/service-process';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
@@ -53,8 +54,9 @@ import { renderCdcConnectorConfig } from '@outbox/outbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
 import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -63,7 +65,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     backlog: { type: 'string', default: '20000' },
     aggregates: { type: 'string', default: '2000' },
-    out: { type: 'string', default: 'bench/results/cdc-latency' },
+    out: { type: 'string', default: resultsPath('cdc-latency') },
   },
 });
 const rates = positiveInts('rates', args.rates);
@@ -338,7 +340,7 @@ const markdown = [
   'commit → ack: the broker’s append time − the row’s created_at; → consumer: arrival at a kafkajs',
   'consumer − created_at (milliseconds).',
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'offered/s',
       'achieved/s',
@@ -368,7 +370,7 @@ const markdown = [
   'Inserted (1,000 per transaction) while the relay was stopped and the connector paused; then the',
   'connector resumed, then (after it) the relay started. events/s = backlog ÷ (start → last ack).',
   '',
-  ...table(
+  ...markdownTableLines(
     ['relay', 'events', 'start → last ack ms', 'first → last ack ms', 'events/s'],
     drainRows.map((r) => [
       r.side,

@@ -5,7 +5,7 @@
  * contexts staged, every image built, the stack started and healthy), one order through the API
  * followed to CONFIRMED, then `./dev compose down`.
  *
- *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--out bench/results/compose-first-build]
+ *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--out bench/results/compose-first-build/compose-first-build]
  *
  * A first build only when Docker holds none of the stack's images: the run says how many it found.
  * Each phase is timed from the line `./dev` prints when it begins. Not a test: it prints a table and
@@ -16,12 +16,14 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { markdownTableLines } from '@outbox/devstack/table';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
   options: {
     clone: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/compose-first-build' },
+    out: { type: 'string', default: resultsPath('compose-first-build') },
   },
 });
 if (!values.clone) throw new Error('--clone <dir>: where to clone this checkout (it must not exist)');
@@ -173,7 +175,7 @@ const markdown = [
   `Docker held ${imagesBefore.length} of the stack's images before the run (${report.firstBuild ? 'a first build' : 'not a first build'}), ${imagesAfter.length} after.`,
   `\`./dev compose up\` ${up.code === 0 ? 'took' : `**failed** (exit ${up.code}) after`} **${report.upSeconds} s**; an order placed through the API: ${order.status}${up.code === 0 ? ` ${report.order.secondsToDecision} s later` : ''}; \`./dev compose down\` took ${report.downSeconds} s.`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['phase of `./dev compose up`', 'seconds'],
     upPhases.map((row) => [row.phase, row.seconds.toFixed(1)]),
   ),

@@ -12,7 +12,7 @@
  *
  *   node bench/consumer-throughput.ts [--runs 1] [--rounds 3] [--events 10000] [--partitions 6]
  *                                     [--variants A,V,P,P1,C100,D] (also C10, C, I, B)
- *                                     [--warmup 1000] [--out bench/results/consumer-throughput]
+ *                                     [--warmup 1000] [--out bench/results/consumer-throughput/consumer-throughput]
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark. Per run: one topic
  * with N valid ORDER_CREATED v1 messages (the relay's CloudEvents mapping, toKafkaMessage; lines

@@ -6,7 +6,7 @@
  * new standby built; once the system is quiet, every event topic is read from offset 0 and compared
  * with the promoted databases: an event whose outbox row is gone is a ghost.
  *
- *   node bench/demo-failover.ts [--variant guarded|unguarded] [--out bench/results/demo-failover.<variant>]
+ *   node bench/demo-failover.ts [--variant guarded|unguarded] [--out bench/results/demo-failover/demo-failover.<variant>]
  *
  * `unguarded` runs the same without the wait, to show what it prevents. Not a test: it prints a
  * table and writes <out>.json and <out>.md with the revision, the CPU and the load average.
@@ -15,17 +15,19 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { startDemo } from '@outbox/devstack/testing/demo-process';
 import { auditGhosts } from '@outbox/devstack/testing/ghost-audit';
 import { runLoad } from '@outbox/loadgen';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
   options: { variant: { type: 'string', default: 'guarded' }, out: { type: 'string' } },
 });
 const variant = values.variant === 'unguarded' ? 'unguarded' : 'guarded';
-const out = values.out ?? `bench/results/demo-failover.${variant}`;
+const out = values.out ?? resultsPath('demo-failover', variant);
 const log = logger('demo-failover');
 const RATE = 30;
 const LOAD_MS = 40_000;
@@ -95,7 +97,7 @@ try {
     `Revision \`${revision}\`, ${report.at}; ${report.machine.cpuModel}, ${report.machine.cpus} cores; load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after.`,
     `${report.setup.demo}; ${report.setup.load}; ${report.setup.faults}.`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['topic', 'messages', 'ghost events'],
       audit.topics.map((t) => [t.topic, String(t.messages), String(t.ghosts)]),
     ),

@@ -7,7 +7,7 @@
  *   (and a consumer before each offset commit) until the standby flushed the WAL up to then;
  * - sync replication (synchronous_standby_names): every commit waits for the standby's flush.
  *
- *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost]
+ *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost/failover-cost]
  *
  * Writers: `concurrency` clients each commit, back to back, one transaction shaped like an order's
  * (an order row, its item rows and an outbox row: three inserts). Measured: commits per second and
@@ -20,10 +20,12 @@
  */
 import { parseArgs } from 'node:util';
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
 
 const { values } = parseArgs({
@@ -31,7 +33,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '6' },
     concurrency: { type: 'string', default: '8' },
-    out: { type: 'string', default: 'bench/results/failover-cost' },
+    out: { type: 'string', default: resultsPath('failover-cost') },
   },
 });
 const params = {
@@ -179,7 +181,7 @@ const markdown = [
   `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
   '10 ms (the real StandbyWait). Medians over the rounds:',
   '',
-  ...table(
+  ...markdownTableLines(
     ['mode', 'commits/s', 'commit ms p50', 'commit ms p99', 'standby wait ms p50', 'standby wait ms p99'],
     medians.map((m) => [
       m.mode,
@@ -193,7 +195,7 @@ const markdown = [
   '',
   'Each round:',
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'round',
       'mode',
@@ -216,7 +218,7 @@ const markdown = [
   '',
 ].join('\n');
 writeResults(
-  values.out ?? 'bench/results/failover-cost',
+  values.out ?? resultsPath('failover-cost'),
   { params, machine: machineInfo(), results },
   markdown,
   'off',

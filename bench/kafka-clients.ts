@@ -14,7 +14,7 @@
  * runs first on a machine whose load drifts; the ratio platformatic ÷ kafkajs is paired per round
  * and the median over rounds is reported. A client a process does not know yet is ignored by its
  * config (the variable is passed whatever the process does with it).
- * Writes bench/results/kafka-clients.<label>.json and .md (scripts/figures/kafkaClients.ts renders
+ * Writes bench/results/kafka-clients/kafka-clients.<label>.json and .md (scripts/figures/kafkaClients.ts renders
  * them into the docs). Capacity and idle CPU per client: docs/benchmarks.md#the-kafka-clients-side-by-side.
  */
 import { codeRevision } from '@outbox/chaos/revision';

@@ -4,10 +4,11 @@
 // partition 0's leader is killed with kill -9 before batch 80; then the topic is read back and
 // every acknowledged message looked for. Side by side, in one run: a bare kafkajs producer as its
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
-// Writes bench/results/kafka-failover.{json,md}.
+// Writes bench/results/kafka-failover/kafka-failover.{json,md}.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
@@ -15,6 +16,7 @@ import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
 import { writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '2' } } });
 const runs = Number(values.runs);
@@ -173,16 +175,34 @@ const md = [
     `messages in batches of ${batchSize} with acks=all over 500 keys and 6 partitions, kill -9 of partition 0's ` +
     `leader before batch ${killBeforeBatch}, then the topic read back by message id.`,
   '',
-  '| producer | run | broker killed | acknowledged | in the log | lost | duplicates | failed sends, sent again |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map(
-    (r) =>
-      `| ${r.producer} | ${r.run} | ${r.killed} | ${r.acknowledged} | ${r.inLog} | ${r.lost} | ${r.duplicates} | ${failureText(r.failures)} |`,
+  ...markdownTableLines(
+    [
+      'producer',
+      'run',
+      'broker killed',
+      'acknowledged',
+      'in the log',
+      'lost',
+      'duplicates',
+      'failed sends, sent again',
+    ],
+    rows.map((r) =>
+      [
+        r.producer,
+        r.run,
+        r.killed,
+        r.acknowledged,
+        r.inLog,
+        r.lost,
+        r.duplicates,
+        failureText(r.failures),
+      ].map(String),
+    ),
   ),
   '',
 ];
 writeResults(
-  join(import.meta.dirname, 'results', 'kafka-failover'),
+  join(import.meta.dirname, '..', resultsPath('kafka-failover')),
   { started, runs, batches, batchSize, killBeforeBatch, rows },
   md.join('\n'),
   'off',

@@ -2,7 +2,7 @@
  * Upgrading a live outbox: how long the shared migrations 004 and 005 lock the table, and what the
  * writers and readers beside them see (docs/production.md, "Upgrading a live outbox").
  *
- *   node bench/outbox-migrations.ts [--rows 1000000] [--pending 1000] [--out bench/results/outbox-migrations]
+ *   node bench/outbox-migrations.ts [--rows 1000000] [--pending 1000] [--out bench/results/outbox-migrations/outbox-migrations]
  *
  * One fresh database with the outbox as 001 made it (its Up section), `--rows` rows of which
  * `--pending` unpublished, vacuumed and analyzed. Then, one after the other, each with a writer
@@ -23,18 +23,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveInt } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     pending: { type: 'string', default: '1000' },
-    out: { type: 'string', default: 'bench/results/outbox-migrations' },
+    out: { type: 'string', default: resultsPath('outbox-migrations') },
   },
 });
 const params = { rows: positiveInt('rows', args.rows), pending: positiveInt('pending', args.pending) };
@@ -196,7 +198,7 @@ const markdown = [
   `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${(report.outboxSize as { table: string }).table}, with indexes ${(report.outboxSize as { total: string }).total}, vacuumed and analyzed.`,
   `Beside each step a writer inserts one event and a reader reads the newest events, each every ${BESIDE_EVERY_MS} ms on its own connection.`,
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'step',
       'duration ms',

@@ -7,17 +7,19 @@
  * each starts from the same outbox.
  *
  *   node bench/relay-claim-profile.ts [--events 20000] [--aggregates 50,2000] [--limits 100,1000]
- *                                     [--out bench/results/relay-claim-profile]
+ *                                     [--out bench/results/relay-claim-profile/relay-claim-profile]
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { parseArgs } from 'node:util';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { median, round } from './support/stats.ts';
 import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
 
@@ -27,7 +29,7 @@ const { values: args } = parseArgs({
     aggregates: { type: 'string', default: '50,2000' },
     limits: { type: 'string', default: '100,1000' },
     repeats: { type: 'string', default: '5' },
-    out: { type: 'string', default: 'bench/results/relay-claim-profile' },
+    out: { type: 'string', default: resultsPath('relay-claim-profile') },
   },
 });
 const events = positiveInt('events', args.events);
@@ -150,7 +152,7 @@ const markdown = [
   'relay’s session settings; each statement run ' +
     `${repeats} times in a rolled-back transaction, median execution time; buffers and plan of that run.`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['aggregates', 'claim limit', 'statement', 'rows', 'execution ms', 'shared buffers', 'plan'],
     results.map((r) => [
       String(r.aggregates),

@@ -10,7 +10,7 @@
  *
  *   node bench/relay-low-rate.ts [--rates 20,80] [--seconds 15] [--rounds 2]
  *                                [--variants mark-at-once=0,mark-with-next-claim=100]
- *                                [--out bench/results/relay-low-rate]
+ *                                [--out bench/results/relay-low-rate/relay-low-rate]
  *
  * A variant is a name and the relay's RELAY_MARK_WITH_NEXT_CLAIM_MS; each has its own database,
  * topic and relay process (production defaults otherwise: NOTIFY, poll 1 s, claims of 16 to 1,000).
@@ -24,14 +24,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { topicFor } from '@outbox/contracts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
-import { logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { resultsPath } from './support/results.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -40,7 +42,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '15' },
     rounds: { type: 'string', default: '2' },
     variants: { type: 'string', default: 'mark-at-once=0,mark-with-next-claim=100' },
-    out: { type: 'string', default: 'bench/results/relay-low-rate' },
+    out: { type: 'string', default: resultsPath('relay-low-rate') },
   },
 });
 const rates = positiveInts('rates', args.rates);
@@ -300,7 +302,7 @@ const markdown = [
   '',
   "Per event published, medians over rounds. Statements: the relay's claims (with a mark or not), marks sent alone and lease renewals, from its own metrics; each is one round trip (named prepared statements, no BEGIN/COMMIT). Ratios to the first variant, paired per round.",
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'rate /s',
       'variant',
@@ -324,7 +326,7 @@ const markdown = [
   '',
   'Every cell:',
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'round',
       'rate',

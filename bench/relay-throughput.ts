@@ -10,7 +10,7 @@
  *                                  [--rates 200,1000] [--tx-per-sec 200] [--latency-seconds 4]
  *                                  [--latency-rounds 2] [--modes notify,poll1000,poll100]
  *                                  [--skip-throughput] [--skip-claim-probe] [--skip-latency]
- *                                  [--out bench/results/relay-throughput]
+ *                                  [--out bench/results/relay-throughput/relay-throughput]
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark; per run, fresh
  * databases with the shared migrations and real relay processes (`node apps/relay/src/main.ts`).

@@ -5,7 +5,7 @@
  *
  *   node bench/relay-vs-debezium.ts [--rounds 3] [--events 20000] [--aggregates 50,2000]
  *                                   [--relays 1,2] [--batches <RELAY_BATCH_SIZE,...>]
- *                                   [--out bench/results/relay-vs-debezium]
+ *                                   [--out bench/results/relay-vs-debezium/relay-vs-debezium]
  *
  * One broker and one Kafka Connect worker of the benchmark's own. Each side has its own outbox
  * database and topic (LogAppendTime: each message carries the broker's append time, which with one
@@ -33,6 +33,7 @@ import {
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
@@ -42,8 +43,9 @@ import type { Admin } from 'kafkajs';
 import pg from 'pg';
 import { relaySteps, stepMeans } from './relay/steps.ts';
 import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { resultsPath } from './support/results.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -53,7 +55,7 @@ const { values: args } = parseArgs({
     aggregates: { type: 'string', default: '50,2000' },
     relays: { type: 'string', default: '1,2' },
     batches: { type: 'string' },
-    out: { type: 'string', default: 'bench/results/relay-vs-debezium' },
+    out: { type: 'string', default: resultsPath('relay-vs-debezium') },
   },
 });
 const rounds = positiveInt('rounds', args.rounds);
@@ -298,7 +300,7 @@ const markdown = [
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
   `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
-  ...table(
+  ...markdownTableLines(
     [
       'aggregates',
       'side',
@@ -323,7 +325,7 @@ const markdown = [
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
   'the batches published.',
   '',
-  ...table(
+  ...markdownTableLines(
     ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
     cells
       .filter((c) => c.steps)

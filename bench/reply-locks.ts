@@ -9,7 +9,7 @@
 // Counts, not times: the machine's load moves how replies meet in chunks, not what a chunk costs.
 //
 //   node bench/reply-locks.ts [--rate 20] [--orders 400] [--env KAFKA_CHUNK_LINGER_MS=0 ...]
-//                             [--out bench/results/reply-locks]
+//                             [--out bench/results/reply-locks/reply-locks]
 //
 // Needs a server that loads pg_stat_statements (TEST_POSTGRES_URL): `shared_preload_libraries =
 // pg_stat_statements`, restarted; the bench creates the extension. docs/performance.md, "One lock
@@ -17,11 +17,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
-import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { logger, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { statementsAvailable } from './where-time-goes/outboxState.ts';
 
@@ -32,7 +34,7 @@ const { values: args } = parseArgs({
     // KEY=VALUE for every process of the stack, repeatable (KAFKA_CHUNK_LINGER_MS=0: each
     // partition's chunk in its own transaction, as before the linger).
     env: { type: 'string', multiple: true, default: [] },
-    out: { type: 'string', default: 'bench/results/reply-locks' },
+    out: { type: 'string', default: resultsPath('reply-locks') },
   },
 });
 const rate = positiveNumber('rate', args.rate);
@@ -143,7 +145,7 @@ try {
       `${envText ? `; extra environment \`${envText}\`` : '; as configured'}; ${counts.decided} decided, ${orderIds.length} answered` +
       ` (${JSON.stringify(outcome.finalStates)}).`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['orders', 'lock calls per order', 'order rows locked per order', 'reply transactions per order'],
       [
         [

@@ -5,7 +5,7 @@
  *   node bench/retention.ts [--published 2000000] [--stages 100000,1000000] [--pending 5000]
  *                           [--aggregates 1000] [--days 10] [--retention-days 7] [--batch 1000]
  *                           [--rounds 5] [--claims 40] [--limit 100] [--loop-interval 20]
- *                           [--blocker-ms 1000] [--out bench/results/retention]
+ *                           [--blocker-ms 1000] [--out bench/results/retention/retention]
  *
  * One fresh database (createOutboxDatabase: the real shared migrations) holds three tables:
  *   outbox      the real table. Published rows are loaded in stages (100k, 1M, 2M by default),

@@ -12,7 +12,7 @@
 // then bisect, until the saga no longer sustains the rate with e2e p99 <= 1 s). Recorded per step:
 // CPU seconds per kind of process, and the machine's load average — on a 2-core machine the cores,
 // not the design, are soon the limit, and these say when.
-// Results: bench/results/scaling.json and .md; docs/scaling.md explains them.
+// Results: bench/results/scaling/scaling.json and .md; docs/scaling.md explains them.
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
@@ -21,6 +21,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { type Cell, type CellRun, type KafkaKind, markdown } from './scaling/report.ts';
 import { durationMs, positiveInt, positiveNumber } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { postgresUrl } from './support/stack.ts';
 import { median } from './support/stats.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
@@ -36,7 +37,7 @@ const { values: args } = parseArgs({
     resolution: { type: 'string', default: '0.1' },
     drain: { type: 'string', default: '30s' },
     deadline: { type: 'string', default: '6h' },
-    out: { type: 'string', default: 'bench/results/scaling' },
+    out: { type: 'string', default: resultsPath('scaling') },
   },
 });
 const stepMs = durationMs('step', args.step);

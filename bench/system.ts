@@ -37,7 +37,7 @@
 // a NAME that starts with "shipped-" runs as shipped (Zipkin and Prometheus beside it), so a setting
 // can be compared as shipped too (shipped-fixed:ADMISSION_LIMITER=fixed).
 // CPU ms per order per process (/proc utime+stime over the load) and resident memory at capacity.
-// Results: bench/results/system.json and .md; docs/benchmarks.md explains them.
+// Results: bench/results/system/system.json and .md; docs/benchmarks.md explains them.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -52,6 +52,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { durationMs, environment, positiveNumber } from './support/args.ts';
 import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
@@ -69,7 +70,7 @@ const { values: args } = parseArgs({
     'fixed-rate': { type: 'string', default: '30' },
     drain: { type: 'string', default: '30s' },
     deadline: { type: 'string', default: '75m' },
-    out: { type: 'string', default: 'bench/results/system' },
+    out: { type: 'string', default: resultsPath('system') },
     // Extra environment for every process of every variant, KEY=VALUE, repeatable
     // (ADMISSION_QUEUE_TIMEOUT_MS=200, say): a setting measured against a run without it.
     env: { type: 'string', multiple: true, default: [] },

@@ -9,7 +9,7 @@
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
 //                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
 //                                 [--env RELAY_LINGER_MS=20 ...]
-//                                 [--out bench/results/where-time-goes]
+//                                 [--out bench/results/where-time-goes/where-time-goes]
 //
 // --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
 // splits each one's busy main-thread time in the load window by library (Prisma, node-postgres,
@@ -23,13 +23,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
-import { logger, machineInfo, table, writeResults } from './support/environment.ts';
+import { logger, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import {
   familiesPerOrder,
@@ -57,7 +59,7 @@ const { values: args } = parseArgs({
     // say): to compare a setting against a run without it.
     env: { type: 'string', multiple: true, default: [] },
     'cpu-prof': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/results/where-time-goes' },
+    out: { type: 'string', default: resultsPath('where-time-goes') },
   },
 });
 const rate = positiveNumber('rate', args.rate);
@@ -237,7 +239,7 @@ try {
       `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['process', 'CPU ms per order', 'main thread waiting for a core, ms per order', 'RSS MiB'],
       Object.entries(cpuMsPerOrder).map(([name, ms]) => [
         name,
@@ -251,7 +253,7 @@ try {
       ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
     '',
-    ...table(
+    ...markdownTableLines(
       ['statement family', 'calls per order'],
       report.statementFamiliesPerOrder.map((f) => [f.family, f.perOrder.toFixed(3)]),
     ),
@@ -262,7 +264,7 @@ try {
       .map(([database, n]) => `${database} ${n}`)
       .join(', ')}.`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['database', 'calls per order', 'mean ms', 'max ms', 'statement'],
       statements.map((s) => [
         s.database,
@@ -275,7 +277,7 @@ try {
     '',
     "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
     '',
-    ...table(
+    ...markdownTableLines(
       [
         'database',
         'claim ms',
@@ -304,7 +306,7 @@ try {
         `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
         'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
       '',
-      ...table(
+      ...markdownTableLines(
         ['part (the first library on the stack)', 'ms per order', 'share of busy'],
         shares.parts.map((p) => [p.part, msPerOrder(p.ms), percent(p.ms, shares.busyMs)]),
       ),

@@ -3,7 +3,7 @@
  *
  *   node bench/write-path.ts [--runs 1] [--rounds 15] [--iterations 150] [--tx 400]
  *                            [--concurrency 8,32] [--warmup 100]
- *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T] [--out bench/results/write-path]
+ *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T] [--out bench/results/write-path/write-path]
  *
  * Every run gets a fresh database (createTestDatabase + the real orders migrations) and the real
  * PrismaClient (createPrisma, i.e. the production pool of 10 connections). Variants are

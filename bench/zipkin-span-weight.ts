@@ -3,7 +3,7 @@
  * (tools/devstack/src/zipkinServer.ts, docs/tracing.md "A trace store that survives").
  *
  *   node bench/zipkin-span-weight.ts [--stages 20000,50000,100000] [--resource service|sdk-default]
- *                                    [--out bench/results/zipkin-span-weight]
+ *                                    [--out bench/results/zipkin-span-weight/zipkin-span-weight]
  *
  * Starts a real Zipkin (the demo's jar, in-memory storage) with a heap and a span bound far above
  * the stages, so nothing is evicted, and posts whole orders' traces shaped like ours
@@ -17,14 +17,16 @@
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { freePort } from '@outbox/devstack/ports';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { loadavg, machineInfo, table, writeResults } from './support/environment.ts';
+import { loadavg, machineInfo, writeResults } from './support/environment.ts';
+import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
   options: {
     stages: { type: 'string', default: '20000,50000,100000' },
-    out: { type: 'string', default: 'bench/results/zipkin-span-weight' },
+    out: { type: 'string', default: resultsPath('zipkin-span-weight') },
     // `sdk-default`: every span also carries the resource of the SDK's default detectors (host, OS,
     // process, SDK), as before docs/tracing.md's cut; `service`: ours, name, version and instance.
     resource: { type: 'string', default: 'service' },
@@ -125,7 +127,7 @@ const markdown = [
   `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${values.resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
   `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['spans stored', 'heap after GC (MiB)', 'heap per span (B)'],
     rows.map((row) => [
       String(row.spans),
@@ -136,7 +138,7 @@ const markdown = [
   '',
 ].join('\n');
 writeResults(
-  values.out ?? 'bench/results/zipkin-span-weight',
+  values.out ?? resultsPath('zipkin-span-weight'),
   {
     machine: machineInfo(),
     startedAt,

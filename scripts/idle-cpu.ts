@@ -1,6 +1,6 @@
 // CPU used by each process of a running `./dev demo` of this checkout over one window:
 //
-//   node scripts/idle-cpu.ts [--seconds 20] [--out bench/results/idle-cpu]
+//   node scripts/idle-cpu.ts [--seconds 20] [--out bench/results/idle-cpu/idle-cpu]
 //
 // Counts the demo process (with its console), the services and relays, the Kafka JVM, Zipkin and
 // Prometheus, and records the Kafka client the services and relays run on (their KAFKA_CLIENT:
@@ -13,9 +13,10 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { markdownTableLines } from '@outbox/devstack/table';
 import { positiveNumber } from '../bench/support/args.ts';
 import { procTicks, TICKS_PER_SECOND } from '../bench/support/cpu.ts';
-import { loadavg, machineInfo, table, writeResults } from '../bench/support/environment.ts';
+import { loadavg, type MachineInfo, machineInfo, writeResults } from '../bench/support/environment.ts';
 import { round } from '../bench/support/stats.ts';
 
 const { values: args } = parseArgs({
@@ -28,6 +29,21 @@ const seconds = positiveNumber('seconds', args.seconds);
 const root = resolve(import.meta.dirname, '..');
 
 type DemoProcess = { pid: number; name: string };
+
+/** What this script writes with --out (`<out>.json`, beside the run record): each process's share of a core. */
+export type IdleCpu = {
+  date: string;
+  machine: MachineInfo;
+  node: string;
+  /** The last commit that changed what the demo runs, `+changes` when the checkout differs from it. */
+  revision: string;
+  seconds: number;
+  kafkaClient: string;
+  demoUptimeSeconds?: number;
+  loadavg: { before: number[]; after: number[] };
+  processes: { name: string; cpuMs: number; percentOfCore: number }[];
+  total: { cpuMs: number; percentOfCore: number };
+};
 
 function read(path: string): string {
   try {
@@ -136,7 +152,7 @@ const measured = processes.flatMap((found, index) => {
   return [{ name: found.name, cpuMs, percentOfCore: round((cpuMs / 1000 / seconds) * 100, 2) }];
 });
 const totalCpuMs = measured.reduce((sum, found) => sum + found.cpuMs, 0);
-const report = {
+const report: IdleCpu = {
   date: new Date().toISOString(),
   machine: machineInfo(),
   node: process.version,
@@ -161,7 +177,7 @@ const markdown = [
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after; ` +
     `services and relays on ${report.kafkaClient} (KAFKA_CLIENT). PostgreSQL not counted.`,
   '',
-  ...table(
+  ...markdownTableLines(
     ['process', 'CPU ms', '% of a core'],
     [...measured, { name: 'all of these', ...report.total }].map((found) => [
       found.name,

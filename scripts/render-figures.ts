@@ -31,8 +31,8 @@ export function docFiles(root = repoRoot): string[] {
   return [join(root, 'README.md'), ...docs.sort()];
 }
 
-/** One table rendered for the doc it sits in; an Error when it is unknown or its results are missing. */
-export function renderTable(
+/** One figure (a table, or a figure in a sentence) rendered for the doc it sits in; an Error when it is unknown or its results are missing. It writes no table itself: each figure writes its own with @outbox/devstack/table. */
+export function renderFigure(
   id: string,
   file: string,
   root = repoRoot,
@@ -69,7 +69,7 @@ export function blocks(file: string, text: string, root = repoRoot, figures = FI
       id: match[2] ?? '',
       line: text.slice(0, match.index).split('\n').length,
       written: match[3] ?? '',
-      rendered: renderTable(match[2] ?? '', file, root, figures, pattern === INLINE),
+      rendered: renderFigure(match[2] ?? '', file, root, figures, pattern === INLINE),
     })),
   );
 }
@@ -78,7 +78,7 @@ export function blocks(file: string, text: string, root = repoRoot, figures = FI
 export function rerender(file: string, text: string, root = repoRoot, figures = FIGURES): string {
   const renderAll = (source: string, pattern: RegExp) =>
     source.replace(pattern, (whole, open: string, id: string, _written: string, close: string) => {
-      const rendered = renderTable(id, file, root, figures, pattern === INLINE);
+      const rendered = renderFigure(id, file, root, figures, pattern === INLINE);
       return rendered instanceof Error ? whole : `${open}${rendered}${close}`;
     });
   return renderAll(renderAll(text, BLOCK), INLINE);

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RUN_RECORD_FIELDS } from '@outbox/devstack/run-record';
+import { benchOf, resultsKey } from '../bench/support/results.ts';
 
 /** From this moment on, every results file records its run itself (the writers do it since then). */
 export const RECORDED_SINCE = '2026-11-29T05:00:00Z';
@@ -65,7 +66,11 @@ function inHistory(hash: string): boolean {
   }
 }
 
-/** The commit that first added each file under bench/results, with its parent and date. */
+/**
+ * The commit that first added each file under bench/results, with its parent and date, by its path
+ * in its bench's folder (`system/system.json`): a file added before the folders were, and moved into
+ * its folder since, counts as added when it was first added.
+ */
 export function firstAdded(): Map<string, { commit: string; parent: string; date: string }> {
   const found = new Map<string, { commit: string; parent: string; date: string }>();
   let current = { commit: '', parent: '', date: '' };
@@ -82,7 +87,7 @@ export function firstAdded(): Map<string, { commit: string; parent: string; date
     if (line.startsWith('@')) {
       const [commit = '', parent = '', date = ''] = line.slice(1).split(' ');
       current = { commit, parent: parent.slice(0, commit.length), date };
-    } else if (line.trim()) found.set(line.trim().replace('bench/results/', ''), current); // oldest last
+    } else if (line.trim()) found.set(resultsKey(line.trim()), current); // oldest last
   }
   return found;
 }
@@ -131,19 +136,19 @@ function loadOf(json: unknown, md: string, when: 'before' | 'after'): Field<numb
 
 /** Benches whose history never gave a process tracing settings: their runs had tracing off. */
 const UNTRACED = [
-  'cdc-latency.',
-  'cdc-side-by-side.',
-  'consumer-throughput.',
-  'failover-cost.',
-  'kafka-clients.',
-  'kafka-failover.',
-  'outbox-migrations.',
-  'publisher-leader-kill.',
-  'relay-claim-profile.',
-  'relay-throughput.',
-  'relay-vs-debezium.',
-  'retention.',
-  'write-path.',
+  'cdc-latency',
+  'cdc-side-by-side',
+  'consumer-throughput',
+  'failover-cost',
+  'kafka-clients',
+  'kafka-failover',
+  'outbox-migrations',
+  'publisher-leader-kill',
+  'relay-claim-profile',
+  'relay-throughput',
+  'relay-vs-debezium',
+  'retention',
+  'write-path',
 ];
 
 function tracingOf(json: unknown, md: string, name: string): Field<string> | undefined {
@@ -154,9 +159,10 @@ function tracingOf(json: unknown, md: string, name: string): Field<string> | und
     return fromFile(typeof written === 'boolean' ? (written ? 'on' : 'off') : written);
   const prose = /\btracing (off|on)\b/i.exec(md);
   if (prose) return fromFile(prose[1]?.toLowerCase());
-  if (name.startsWith('chaos.'))
+  const bench = benchOf(name);
+  if (bench === 'chaos')
     return { value: 'off', from: 'inferred: the chaos stack starts no process with OTEL_* settings' };
-  if (UNTRACED.some((prefix) => name.startsWith(prefix)))
+  if (UNTRACED.includes(bench))
     return {
       value: 'off',
       from: 'inferred: the bench that wrote it never set OTEL_* on a process (git log -S OTEL)',
@@ -241,7 +247,9 @@ export function recordsItsRun(name: string): boolean {
 
 /** The results files a record is kept for: each json, and each other file but a json's md twin. */
 export function resultsFiles(): string[] {
-  const names = readdirSync(results).filter((name) => name !== 'RUNS.json' && name !== 'HISTORY.md');
+  const names = readdirSync(results, { recursive: true, encoding: 'utf8' }).filter((name) =>
+    name.includes('/'),
+  );
   // A readable .md beside its .json is the same run; any other file (a .md alone, a .txt) is one.
   return names.filter((name) => !(name.endsWith('.md') && names.includes(name.replace(/\.md$/, '.json'))));
 }

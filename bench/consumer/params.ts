@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { positiveInt } from '../support/args.ts';
 import { logger } from '../support/environment.ts';
+import { resultsPath } from '../support/results.ts';
 
 export const { values: args } = parseArgs({
   options: {
@@ -12,7 +13,7 @@ export const { values: args } = parseArgs({
     partitions: { type: 'string', default: '6' },
     variants: { type: 'string', default: 'A,V,P,P1,C100,D' },
     warmup: { type: 'string', default: '1000' },
-    out: { type: 'string', default: 'bench/results/consumer-throughput' },
+    out: { type: 'string', default: resultsPath('consumer-throughput') },
   },
 });
 

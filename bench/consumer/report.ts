@@ -1,6 +1,8 @@
 /** The results file: what the report records, and its Markdown. */
+
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
-import { perRunRatiosTable, table } from '../support/environment.ts';
+import { perRunRatiosTable } from '../support/environment.ts';
 import { round, times } from '../support/stats.ts';
 import type { Measurement } from './measure.ts';
 import { params, type Variant, variants } from './params.ts';
@@ -41,7 +43,7 @@ export function markdownReport(result: Report): string {
     '',
   );
   lines.push(
-    ...table(
+    ...markdownTableLines(
       ['variant', 'events/s', '÷ A', 'transactions/s', 'mean kafkajs batch', 'CPU s per 1,000 events'],
       variants.map((v) => [
         `${v.key}: ${v.label}`,
@@ -57,7 +59,7 @@ export function markdownReport(result: Report): string {
     '',
     `Ratios (${runsNote}):`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['ratio', 'value'],
       comparisons().map(([name]) => [name, times(ratio(name), 3)]),
     ),
@@ -73,7 +75,7 @@ export function markdownReport(result: Report): string {
       '',
       `${chunks} chunk transactions for ${events} events (${round(events / chunks, 1)} events per chunk); execution time of all statements ${total.toFixed(1)} ms per 1,000 events (exec only: no round trip, no commit flush).`,
       '',
-      ...table(
+      ...markdownTableLines(
         ['statement', 'calls per chunk', 'rows per call', 'exec ms per 1,000 events', 'mean ms'],
         rows
           .filter((row) => row.callsPerChunk >= 0.01)

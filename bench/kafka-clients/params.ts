@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { positiveInt } from '../support/args.ts';
 import { logger } from '../support/environment.ts';
+import { resultsPath } from '../support/results.ts';
 
 export const { values: args } = parseArgs({
   options: {
@@ -32,5 +33,5 @@ export const params = {
   aggregates: 2000,
 };
 
-export const out = `bench/results/kafka-clients.${args.label}`;
+export const out = resultsPath('kafka-clients', args.label);
 export const log = logger('kafka-clients');

@@ -1,8 +1,9 @@
 /** The results file: each round's measurements, the medians per client, the ratio, and its Markdown. */
+
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { ThroughputRound } from '../relay/throughputVariants.ts';
 import type { RunHeader } from '../support/environment.ts';
-import { table } from '../support/environment.ts';
 import { median, pairedRatio, round, times } from '../support/stats.ts';
 import type { ApplyMeasurement } from './consumerApply.ts';
 import { CLIENTS, params } from './params.ts';
@@ -107,7 +108,7 @@ export function markdownReport(report: Report): string {
     '',
     '## Medians over rounds',
     '',
-    ...table(
+    ...markdownTableLines(
       ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
       report.metrics.map((m) => [
         m.label,
@@ -121,7 +122,7 @@ export function markdownReport(report: Report): string {
     '',
     '## Every round',
     '',
-    ...table(
+    ...markdownTableLines(
       [
         'round',
         'client',

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { positiveInt, positiveInts } from '../support/args.ts';
 import { logger } from '../support/environment.ts';
+import { resultsPath } from '../support/results.ts';
 
 export const { values: args } = parseArgs({
   options: {
@@ -25,7 +26,7 @@ export const { values: args } = parseArgs({
     modes: { type: 'string', default: 'notify,poll1000,poll100' },
     'skip-throughput': { type: 'boolean', default: false },
     'skip-latency': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/results/relay-throughput' },
+    out: { type: 'string', default: resultsPath('relay-throughput') },
   },
 });
 

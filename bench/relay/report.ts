@@ -1,6 +1,8 @@
 /** The results file: what the report records, and its Markdown. */
+
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
-import { perRunRatiosTable, table } from '../support/environment.ts';
+import { perRunRatiosTable } from '../support/environment.ts';
 import { times } from '../support/stats.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
 import type { LatencyRound } from './latency.ts';
@@ -97,11 +99,11 @@ function throughputSection({ last, ratio, runsNote }: Context): string[] {
     ];
   });
   lines.push(
-    ...table(['variant', 'events/s', '÷ P1', 'CPU s per 1,000 events', 'machine busy'], rows),
+    ...markdownTableLines(['variant', 'events/s', '÷ P1', 'CPU s per 1,000 events', 'machine busy'], rows),
     '',
     'Relay steps, mean ms per call over all relays (claims that found nothing included):',
     '',
-    ...table(
+    ...markdownTableLines(
       ['variant', 'claim ms', 'publish ms', 'mark ms', 'batches', 'claim plan (first round)'],
       throughputVariants
         .filter((v) => v.kind === 'relay')
@@ -123,7 +125,7 @@ function throughputSection({ last, ratio, runsNote }: Context): string[] {
     '',
   );
   lines.push(
-    ...table(
+    ...markdownTableLines(
       ['ratio', 'value'],
       throughputComparisons()
         .filter(([name]) => ratio(`throughput ${name}`) !== undefined)
@@ -142,7 +144,7 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
     '',
     `One connection drains a backlog of ${params.claimProbeEvents} events with claim + markPublished, no Kafka. production = claimBatch (\`o.seq = (select min(seq) … status <> 'published')\`); not-exists = the NOT EXISTS form it replaced.`,
     '',
-    ...table(
+    ...markdownTableLines(
       ['query / statistics', 'events/s', 'mean claim ms', 'max claim ms'],
       Object.entries(last.summary.claimProbe).map(([key, v]) => [
         key,
@@ -152,7 +154,7 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
       ]),
     ),
     '',
-    ...table(
+    ...markdownTableLines(
       ['ratio (events/s)', 'value'],
       Object.keys(result.acrossRuns)
         .filter((k) => k.startsWith('claim probe'))
@@ -187,7 +189,7 @@ function latencySection({ result, last, ratio, runsNote }: Context): string[] {
       ]);
     }
   lines.push(
-    ...table(
+    ...markdownTableLines(
       [
         'offered',
         'mode',
@@ -207,7 +209,7 @@ function latencySection({ result, last, ratio, runsNote }: Context): string[] {
     lines.push(
       `Paired ratios (${runsNote}):`,
       '',
-      ...table(
+      ...markdownTableLines(
         ['ratio', 'value'],
         latencyRatios.map((name) => [name.replace('latency ', ''), times(ratio(name), 3)]),
       ),

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { positiveInt } from '../support/args.ts';
 import { logger } from '../support/environment.ts';
+import { resultsPath } from '../support/results.ts';
 
 export const { values: args } = parseArgs({
   options: {
@@ -17,7 +18,7 @@ export const { values: args } = parseArgs({
     limit: { type: 'string', default: '100' },
     'loop-interval': { type: 'string', default: '20' },
     'blocker-ms': { type: 'string', default: '1000' },
-    out: { type: 'string', default: 'bench/results/retention' },
+    out: { type: 'string', default: resultsPath('retention') },
   },
 });
 

@@ -1,4 +1,6 @@
 /** The Markdown of the results file. */
+
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { ClaimPhase, ClaimSummary, LoopSummary } from './claims.ts';
 import { claimers } from './claims.ts';
 import { params } from './params.ts';
@@ -69,38 +71,56 @@ function heading(r: Record<string, unknown>): string[] {
 }
 
 function claimVsPublishedSection(stages: Stage[]): string[] {
-  const lines = [
-    '## Claim latency vs published rows (real table)',
-    '',
-    '| published rows | table size MiB | claim median ms | claim p99 ms | 0-published baseline median ms | ratio vs baseline | EXPLAIN ANALYZE planning + execution ms | rows claimed |',
-    '|---|---|---|---|---|---|---|---|',
-  ];
-  for (const s of stages) {
+  const rows = stages.map((s) => {
     const a = s.claims.summary.A as ClaimSummary;
     const ref = s.claims.summary.R as ClaimSummary;
-    lines.push(
-      `| ${int(s.published)} | ${s.sizes.totalMiB} | ${fmt(a.medianMs)} | ${fmt(a.p99Ms)} | ${fmt(ref.medianMs)} | ${fmt(a.vsRef ?? Number.NaN)}× | ${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)} | ${a.rowsPerClaim} |`,
-    );
-  }
-  return lines;
+    return [
+      int(s.published),
+      String(s.sizes.totalMiB),
+      fmt(a.medianMs),
+      fmt(a.p99Ms),
+      fmt(ref.medianMs),
+      `${fmt(a.vsRef ?? Number.NaN)}×`,
+      `${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)}`,
+      String(a.rowsPerClaim),
+    ];
+  });
+  return [
+    '## Claim latency vs published rows (real table)',
+    '',
+    ...markdownTableLines(
+      [
+        'published rows',
+        'table size MiB',
+        'claim median ms',
+        'claim p99 ms',
+        '0-published baseline median ms',
+        'ratio vs baseline',
+        'EXPLAIN ANALYZE planning + execution ms',
+        'rows claimed',
+      ],
+      rows,
+    ),
+  ];
 }
 
 function claimPhasesSection(claimPhases: ClaimPhase[]): string[] {
-  const lines = [
+  const rows = claimPhases.flatMap((phase) =>
+    Object.entries(phase.summary).map(([key, s]) => [
+      phase.phase,
+      claimers[key as 'A' | 'P' | 'R'].label,
+      fmt(s.medianMs),
+      fmt(s.p99Ms),
+      fmt(s.maxMs),
+      s.vsRef === undefined ? '—' : `${fmt(s.vsRef)}×`,
+    ]),
+  );
+  return [
     '',
     '## Claim latency, real table vs partitioned',
     '',
-    '| phase | table | median ms | p99 ms | max ms | ratio vs baseline |',
-    '|---|---|---|---|---|---|',
+    ...markdownTableLines(['phase', 'table', 'median ms', 'p99 ms', 'max ms', 'ratio vs baseline'], rows),
   ];
-  for (const phase of claimPhases) {
-    for (const [key, s] of Object.entries(phase.summary)) {
-      lines.push(
-        `| ${phase.phase} | ${claimers[key as 'A' | 'P' | 'R'].label} | ${fmt(s.medianMs)} | ${fmt(s.p99Ms)} | ${fmt(s.maxMs)} | ${s.vsRef === undefined ? '—' : `${fmt(s.vsRef)}×`} |`,
-      );
-    }
-  }
-  return lines;
 }
 
 function retentionSection(retention: Retention): string[] {
@@ -109,33 +129,66 @@ function retentionSection(retention: Retention): string[] {
     '',
     '## Retention',
     '',
-    '| | A: deletePublished batches (relay) | B: drop day partitions |',
-    '|---|---|---|',
-    `| rows removed | ${int(A.rowsDeleted)} | ${int(B.rowsDeleted)} |`,
-    `| statements | ${A.batches} deletes of ≤ ${params.batch} | ${B.partitions.length} × (guard, detach concurrently, drop) |`,
-    `| total time | ${fmt(A.totalMs / 1000, 1)} s | ${fmt(B.totalMs / 1000, 2)} s |`,
-    `| rows/s | ${int(A.rowsPerSec)} | ${int(B.rowsPerSec)} |`,
-    `| longest statement | ${fmt(A.batchMs.max)} ms (batch median ${fmt(A.batchMs.median)}, p99 ${fmt(A.batchMs.p99)}) | detach ${fmt(Math.max(...B.partitions.map((p) => p.detachMs)))} ms, drop ${fmt(Math.max(...B.partitions.map((p) => p.dropMs)))} ms |`,
-    `| WAL (cluster-wide LSN diff) | ${A.walMiB} MiB (+ ${A.vacuumWalMiB} MiB for VACUUM) | ${B.walMiB} MiB |`,
-    `| size before → after | ${A.sizesBefore.totalMiB} → ${A.sizesAfter.totalMiB} MiB (after VACUUM ${A.sizesAfterVacuum.totalMiB} MiB) | ${B.sizesBefore.totalMiB} → ${B.sizesAfter.totalMiB} MiB |`,
-    `| VACUUM afterwards | ${fmt(A.vacuumMs / 1000, 1)} s (space reusable, not returned to the OS) | not needed |`,
-    `| claim on the table during retention (median / p99 / max ms, n) | ${loopCell(A.claimDuring)} | ${loopCell(B.claimDuring)} |`,
-    `| claim on the 0-published baseline meanwhile (machine busy) | ${loopCell(A.baselineClaimDuring)} | ${loopCell(B.baselineClaimDuring)} |`,
+    ...markdownTableLines(
+      ['', 'A: deletePublished batches (relay)', 'B: drop day partitions'],
+      [
+        ['rows removed', int(A.rowsDeleted), int(B.rowsDeleted)],
+        [
+          'statements',
+          `${A.batches} deletes of ≤ ${params.batch}`,
+          `${B.partitions.length} × (guard, detach concurrently, drop)`,
+        ],
+        ['total time', `${fmt(A.totalMs / 1000, 1)} s`, `${fmt(B.totalMs / 1000, 2)} s`],
+        ['rows/s', int(A.rowsPerSec), int(B.rowsPerSec)],
+        [
+          'longest statement',
+          `${fmt(A.batchMs.max)} ms (batch median ${fmt(A.batchMs.median)}, p99 ${fmt(A.batchMs.p99)})`,
+          `detach ${fmt(Math.max(...B.partitions.map((p) => p.detachMs)))} ms, drop ${fmt(Math.max(...B.partitions.map((p) => p.dropMs)))} ms`,
+        ],
+        [
+          'WAL (cluster-wide LSN diff)',
+          `${A.walMiB} MiB (+ ${A.vacuumWalMiB} MiB for VACUUM)`,
+          `${B.walMiB} MiB`,
+        ],
+        [
+          'size before → after',
+          `${A.sizesBefore.totalMiB} → ${A.sizesAfter.totalMiB} MiB (after VACUUM ${A.sizesAfterVacuum.totalMiB} MiB)`,
+          `${B.sizesBefore.totalMiB} → ${B.sizesAfter.totalMiB} MiB`,
+        ],
+        [
+          'VACUUM afterwards',
+          `${fmt(A.vacuumMs / 1000, 1)} s (space reusable, not returned to the OS)`,
+          'not needed',
+        ],
+        [
+          'claim on the table during retention (median / p99 / max ms, n)',
+          loopCell(A.claimDuring),
+          loopCell(B.claimDuring),
+        ],
+        [
+          'claim on the 0-published baseline meanwhile (machine busy)',
+          loopCell(A.baselineClaimDuring),
+          loopCell(B.baselineClaimDuring),
+        ],
+      ],
+    ),
     '',
-    '| partition | rows | guard ms | detach concurrently ms | drop ms |',
-    '|---|---|---|---|---|',
-    ...B.partitions.map(
-      (p) =>
-        `| ${p.partition} | ${int(p.rows)} | ${fmt(p.guardMs)} | ${fmt(p.detachMs)} | ${fmt(p.dropMs)} |`,
+    ...markdownTableLines(
+      ['partition', 'rows', 'guard ms', 'detach concurrently ms', 'drop ms'],
+      B.partitions.map((p) => [p.partition, int(p.rows), fmt(p.guardMs), fmt(p.detachMs), fmt(p.dropMs)]),
     ),
     '',
     `### Partition DDL behind a transaction holding ACCESS SHARE on the parent for ${params.blockerMs} ms`,
     '',
-    '| method | DDL ms | claims during | max claim ms | claims > 100 ms |',
-    '|---|---|---|---|---|',
-    ...retention.lockDemo.map(
-      (d) =>
-        `| ${d.method} | ${fmt(d.ddlMs)} | ${d.claimsDuring} | ${fmt(d.maxClaimMs)} | ${d.claimsOver100ms} |`,
+    ...markdownTableLines(
+      ['method', 'DDL ms', 'claims during', 'max claim ms', 'claims > 100 ms'],
+      retention.lockDemo.map((d) => [
+        d.method,
+        fmt(d.ddlMs),
+        String(d.claimsDuring),
+        fmt(d.maxClaimMs),
+        String(d.claimsOver100ms),
+      ]),
     ),
     '',
   ];

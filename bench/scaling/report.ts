@@ -1,5 +1,5 @@
 /** What bench:scaling records per cell and run, and the Markdown of its results file. */
-import { table } from '../support/environment.ts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { Step } from '../system/records.ts';
 
 /** `broker`: one node, replication factor 1. `cluster`: three nodes, RF 3, min.insync.replicas 2. */
@@ -49,7 +49,7 @@ const busy = (s: Step) => `${Math.round(s.machineBusy * 100)}%`;
 function summary(report: ScalingReport): string[] {
   const base = (kafka: KafkaKind) =>
     report.cells.find((c) => c.kafka === kafka && c.instances === 1)?.medianCapacity;
-  return table(
+  return markdownTableLines(
     [
       'Kafka',
       'instances = relays',
@@ -89,7 +89,7 @@ function cellSteps(cell: CellReport): string[] {
   for (const run of cell.runs) {
     lines.push('', `## ${KAFKA_LABEL[cell.kafka]}, n = ${cell.instances}, run ${run.run}: every step`, '');
     lines.push(
-      ...table(
+      ...markdownTableLines(
         [
           'offered/s',
           'accepted/s',

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { runRecordLine, startRun } from '@outbox/devstack/run-record';
+import { markdownTableLines } from '@outbox/devstack/table';
 import pg from 'pg';
 import { round } from './stats.ts';
 
@@ -91,22 +92,9 @@ export function writeResults(
   process.stdout.write(`\n${withRecord}\n`);
 }
 
-/**
- * A Markdown table from a header row and body rows, each column padded to its widest cell: the layout the
- * formatter keeps, so a table written into the docs passes `biome check` as written.
- */
-export function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((cell, column) =>
-    Math.max(3, cell.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    `| ${widths.map((width, column) => (cells[column] ?? '').padEnd(width)).join(' | ')} |`;
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
-}
-
 /** Each ratio's value in every run and its median over runs: the table of a report over several runs. */
 export function perRunRatiosTable(ratios: Record<string, { median: number; perRun: number[] }>): string[] {
-  return table(
+  return markdownTableLines(
     ['ratio', 'per run', 'median'],
     Object.entries(ratios).map(([name, value]) => [
       name,

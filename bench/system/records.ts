@@ -1,4 +1,6 @@
 /** What bench:system records per variant and step (system.json), read by its report and its targets. */
+import type { MachineInfo } from '../support/environment.ts';
+import type { Criteria } from './capacitySearch.ts';
 import type { Refusals } from './refusals.ts';
 
 /**
@@ -53,3 +55,18 @@ export type VariantReport = {
   /** Offered above capacity (1.5× and 2×): what the admission limit keeps. */
   overload?: Step[];
 };
+
+/** What bench:system writes (system.json, beside the run record writeResults adds): the run and each variant's report. */
+export type SystemResults<Report extends VariantReport = VariantReport> = {
+  date: string;
+  machine: MachineInfo;
+  /** PostgreSQL's version. */
+  postgres?: string;
+  criteria: Criteria;
+  /** Its flags as given (the figures read the single-valued ones; `env` and `variant-env` are lists). */
+  args: Record<string, string>;
+  reports: Report[];
+};
+
+/** A variant whose capacity was searched and measured at the fixed rate: the runs the docs' figures read. */
+export type MeasuredReport = VariantReport & { capacity: number; atFixedRate: Step };

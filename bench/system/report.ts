@@ -1,5 +1,5 @@
 /** The Markdown of bench:system's results file. */
-import { table } from '../support/environment.ts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { Step, VariantReport } from './records.ts';
 import { targetsTable } from './targets.ts';
 
@@ -44,7 +44,7 @@ export function markdown(
 
 /** One row per variant: its capacity, latency at 50% and 90% of it and at the fixed rate, CPU per order. */
 function summaryTable(reports: VariantReport[], fixedRate: string): string[] {
-  return table(
+  return markdownTableLines(
     [
       'variant',
       'revision',
@@ -104,7 +104,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
   const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
   const lines = ['', `## ${r.variant} (${r.revision}): every step`, ''];
   lines.push(
-    ...table(
+    ...markdownTableLines(
       ['offered/s', 'accepted/s', 'p50', 'p95', 'p99', 'pending at end', 'verdict', 'CPU ms/order'],
       [
         ...r.steps,
@@ -141,7 +141,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
     lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
     const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
     lines.push(
-      ...table(
+      ...markdownTableLines(
         ['process', 'CPU ms/order', 'RSS MiB', `CPU ms/order at ${fixedRate}/s`],
         names.map((n) => [
           n,
@@ -157,7 +157,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
 
 /** Steps at a share of the capacity: what was accepted and shed, how fast, by whose clock. */
 function offeredTable(steps: Step[], capacity: number): string[] {
-  return table(
+  return markdownTableLines(
     [
       'offered/s',
       'accepted/s',

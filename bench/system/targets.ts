@@ -2,7 +2,7 @@
  * The performance targets, as ratios against a reference variant measured in the same run
  * (`--reference shipped@400e20f`): what docs/performance.md holds the system to.
  */
-import { table } from '../support/environment.ts';
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { Step, VariantReport } from './records.ts';
 
 /** Each target: what is compared, its bound, and whether a lower or a higher value meets it. */
@@ -64,7 +64,7 @@ export function targetsTable(reports: VariantReport[], referenceName: string): s
     value === undefined
       ? '—'
       : `${Number.isInteger(value) ? value : value.toFixed(2)}${meets(name, value) ? ' (met)' : ' (not met)'}`;
-  return table(
+  return markdownTableLines(
     ['target', 'bound', `${referenceName} itself`, ...others.map((r) => `${r.variant} (${r.revision})`)],
     (Object.keys(TARGETS) as TargetName[]).map((name) => [
       TARGETS[name].what,

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { positiveInt } from '../support/args.ts';
 import { logger } from '../support/environment.ts';
+import { resultsPath } from '../support/results.ts';
 
 export const { values: args } = parseArgs({
   options: {
@@ -12,7 +13,7 @@ export const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8,32' },
     warmup: { type: 'string', default: '100' },
     variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T' },
-    out: { type: 'string', default: 'bench/results/write-path' },
+    out: { type: 'string', default: resultsPath('write-path') },
   },
 });
 

@@ -1,6 +1,8 @@
 /** The results file: what the report records, and its Markdown. */
+
+import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
-import { perRunRatiosTable, table } from '../support/environment.ts';
+import { perRunRatiosTable } from '../support/environment.ts';
 import { pct } from '../support/stats.ts';
 import { params } from './params.ts';
 import type { RunResult } from './run.ts';
@@ -36,7 +38,7 @@ export function markdownReport(result: Report): string {
       ...params.concurrency.map((c) => pct(ratio(`throughput c=${c} ${name}`))),
     ]);
   lines.push(
-    ...table(header, ratioRows),
+    ...markdownTableLines(header, ratioRows),
     '',
     'Latency: + means slower. Throughput: − means fewer transactions per second.',
     '',
@@ -55,7 +57,7 @@ export function markdownReport(result: Report): string {
       ...params.concurrency.map((c) => last.summary.throughput[c]?.[variant.key]?.toFixed(0) ?? 'n/a'),
     ];
   });
-  lines.push(...table(head2, absoluteRows));
+  lines.push(...markdownTableLines(head2, absoluteRows));
   if (result.runs.length > 1) {
     lines.push('', '## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns));
   }

@@ -1,32 +1,22 @@
-import { num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { Step as BenchStep, MeasuredReport, SystemResults } from '../../bench/system/records.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Refusals = {
-  shed: number;
-  byReason: Record<string, number>;
-  within50ms: number | null;
-  p99AtMostMs?: number;
-};
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  shed: number;
-  latencyMs: { p99: number };
-  refusals?: Refusals;
-  loadavg: number[];
-};
-type Report = { variant: string; revision: string; capacity: number; underload?: Step[]; overload?: Step[] };
-type SystemResults = { reports: Report[] };
+/** The admission runs came after bench:system counted what it shed: every step of theirs has `shed`. */
+type Step = BenchStep & { shed: number };
+type Report = Omit<MeasuredReport, 'underload' | 'overload'> & { underload?: Step[]; overload?: Step[] };
 
 /** The admission runs on a machine to itself, and what each variant was. */
 const RUNS: { path: string; label: string; variants: Record<string, string> }[] = [
   {
-    path: 'bench/results/system.quiet.json',
+    path: resultsFile('system.quiet.json'),
     label: 'capacity searched',
     variants: { current: 'adaptive, tracing off', shipped: 'adaptive, as shipped' },
   },
   {
-    path: 'bench/results/system.admission.quiet.json',
+    path: resultsFile('system.admission.quiet.json'),
     label: 'capacity given: 200/s',
     variants: {
       'fixed-limit': 'fixed, tracing off',
@@ -36,7 +26,7 @@ const RUNS: { path: string; label: string; variants: Record<string, string> }[] 
     },
   },
   {
-    path: 'bench/results/system.admission.quiet-2.json',
+    path: resultsFile('system.admission.quiet-2.json'),
     label: 'capacity given: 200/s, the variants in the other order',
     variants: {
       shipped: 'adaptive, as shipped',
@@ -46,7 +36,7 @@ const RUNS: { path: string; label: string; variants: Record<string, string> }[] 
     },
   },
   {
-    path: 'bench/results/system.admission.backlog-bound.json',
+    path: resultsFile('system.admission.backlog-bound.json'),
     label: 'capacity given: 200/s',
     variants: {
       current: 'adaptive, backlog bound 1 s (default)',
@@ -77,7 +67,7 @@ export const admission: FigureTable = {
   sources: RUNS.map((run) => run.path),
   render({ read, link }) {
     const rows = RUNS.flatMap(({ path, label, variants }) => {
-      const results = read<SystemResults>(path);
+      const results = read<SystemResults<Report>>(path);
       return Object.entries(variants).map(([name, description]) => {
         const report = results.reports.find((r) => r.variant === name);
         if (!report) throw new Error(`no ${name} variant in ${path}`);
@@ -97,7 +87,7 @@ export const admission: FigureTable = {
         ];
       });
     });
-    return table(
+    return markdownTable(
       [
         'limit, run',
         'at 0.8×: offered → accepted/s',

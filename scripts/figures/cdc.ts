@@ -1,4 +1,7 @@
-import { day, load, num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
+import { day, load, num } from './format.ts';
 import {
   type Drains,
   drainCell,
@@ -25,8 +28,8 @@ type SideBySide = {
 };
 
 const RUNS = [
-  'bench/results/cdc-side-by-side.run-1.json',
-  'bench/results/cdc-side-by-side.run-2.json',
+  resultsFile('cdc-side-by-side.run-1.json'),
+  resultsFile('cdc-side-by-side.run-2.json'),
 ] as const;
 const SIDE = { polling: 'polling relay (NOTIFY)', debezium: 'Debezium connector' } as const;
 
@@ -60,12 +63,12 @@ export const cdcSideBySide: FigureTable = {
     return [
       'Commit → broker ack and → a consumer, ms (run 1, run 2):',
       '',
-      table(
+      markdownTable(
         ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
         latencyRows,
       ),
       '',
-      table(
+      markdownTable(
         [
           `backlog of ${num(first.parameters.backlog)} events`,
           ...runs.map((run, i) => `run ${i + 1} (${aggregates(run)})`),
@@ -86,14 +89,9 @@ export const cdcSideBySide: FigureTable = {
   },
 };
 
-type SystemReport = {
-  variant: string;
-  capacity: number;
-  atFixedRate: { latencyMs: { p50: number; p99: number }; cpuMsPerOrder: Record<string, number> };
-};
-type SystemResults = { date: string; args: Record<string, string>; reports: SystemReport[] };
+type SystemReport = MeasuredReport;
 
-const SYSTEM = 'bench/results/system.polling-vs-cdc.json';
+const SYSTEM = resultsFile('system.polling-vs-cdc.json');
 const DRAIN = RELAY_VS_DEBEZIUM_RUNS[0];
 
 /** The few figures the choice between polling and CDC turns on, side by side. */
@@ -101,7 +99,7 @@ export const pollingOrCdc: FigureTable = {
   sources: [RUNS[1], SYSTEM, DRAIN],
   render({ read, link }) {
     const sideBySide = read<SideBySide>(RUNS[1]);
-    const system = read<SystemResults>(SYSTEM);
+    const system = read<SystemResults<SystemReport>>(SYSTEM);
     const drains = read<Drains>(DRAIN);
     const variant = (name: string) => {
       const found = system.reports.find((candidate) => candidate.variant === name);
@@ -124,7 +122,7 @@ export const pollingOrCdc: FigureTable = {
     const cpu = (found: SystemReport, part: string) =>
       num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
     return [
-      table(
+      markdownTable(
         ['measured', 'polling', 'CDC', 'from'],
         [
           [

@@ -1,12 +1,14 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
-import { day, num, table } from './format.ts';
+import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = ChaosReport & { timeline?: { atMs: number; what: string }[] };
 
-const RUNS = 'bench/results/chaos.cdc-cluster-leader-then-connect-kill.json';
+const RUNS = resultsFile('chaos.cdc-cluster-leader-then-connect-kill.json');
 /** The exactly-once twin's runs once it started, in a file of their own (`--repeat 2`). */
-const EXACTLY_ONCE_RUNS = 'bench/results/chaos.cdc-cluster-leader-then-connect-kill-rf2-exactly-once.json';
+const EXACTLY_ONCE_RUNS = resultsFile('chaos.cdc-cluster-leader-then-connect-kill-rf2-exactly-once.json');
 /** When the exactly-once runs killed Connect, at which revision: the same rule for every run of the file. */
 const EXACTLY_ONCE_KILL_TIMING = '5 s after the fencing (`d991564`)';
 const BASE = 'cdc-cluster-leader-then-connect-kill';
@@ -111,7 +113,7 @@ export const cdcClusterLeaderThenConnect: FigureTable = {
     }
     const exactlyOnce = read<Report[]>(EXACTLY_ONCE_RUNS);
     return [
-      table(
+      markdownTable(
         [
           'started (UTC)',
           'scenario',

@@ -1,30 +1,26 @@
-import { num, table } from './format.ts';
+import type { ScenarioReport } from '@outbox/chaos';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Percentiles = { p50: number; p99: number; count?: number };
-export type ChaosReport = {
-  scenario: string;
-  writeMode: string;
-  durationMs?: number;
-  progress?: { longestWithoutPublishingMs?: number | null; longestWithoutApplyingMs?: number | null };
-  passed: boolean;
-  startedAt: string;
-  load: {
-    rate: number;
-    durationMs: number;
-    sent: number;
-    accepted: number;
-    shed?: number;
-    shedAnswers?: number;
-    retries: number;
-    rejected: Record<string, number>;
-    answerMs?: { accepted: Percentiles; shed: Percentiles };
-    decisionMs?: { confirmed: Percentiles; cancelled: Percentiles };
-  };
-  quiescence: { afterLoadMs: number };
-  /** Set when the scenario did not run to its end (its fault script or its stack failed). */
-  error?: string;
-  invariants: { name: string; passed: boolean; counts: Record<string, number> }[];
+type Load = ScenarioReport['load'];
+type Gaps = NonNullable<ScenarioReport['progress']>;
+/**
+ * What the chaos runner writes for a scenario (@outbox/chaos ScenarioReport), as the figures read it:
+ * what earlier runs did not record yet is optional, and a gap they could not measure is null.
+ */
+export type ChaosReport = Pick<
+  ScenarioReport,
+  'scenario' | 'writeMode' | 'passed' | 'startedAt' | 'error'
+> & {
+  durationMs?: ScenarioReport['durationMs'];
+  progress?: { [Gap in keyof Gaps]?: Gaps[Gap] | null };
+  load: Pick<Load, 'rate' | 'durationMs' | 'sent' | 'accepted' | 'retries' | 'rejected'> &
+    Partial<Pick<Load, 'shed' | 'shedAnswers' | 'answerMs' | 'decisionMs'>>;
+  quiescence: Pick<ScenarioReport['quiescence'], 'afterLoadMs'>;
+  invariants: Pick<ScenarioReport['invariants'][number], 'name' | 'passed' | 'counts'>[];
 };
 
 export function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
@@ -38,7 +34,7 @@ export const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).re
 const percentiles = (figures: Percentiles | undefined) =>
   figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
 
-const OVERLOAD = 'bench/results/chaos.overload.json';
+const OVERLOAD = resultsFile('chaos.overload.json');
 
 export const overload: FigureTable = {
   sources: [OVERLOAD],
@@ -49,7 +45,7 @@ export const overload: FigureTable = {
     const held = report.invariants.filter((invariant) => invariant.passed).length;
     const timeouts = load.rejected['network error'] ?? 0;
     return [
-      table(
+      markdownTable(
         ['the load generator', `over ${seconds} s`, 'per second'],
         [
           ['rate asked', '', `${num(load.rate)}/s`],
@@ -74,7 +70,7 @@ export const overload: FigureTable = {
         ],
       ),
       '',
-      table(
+      markdownTable(
         ['on the client’s clock', 'p50 / p99'],
         [
           ['answer of an accepted order', percentiles(load.answerMs?.accepted)],
@@ -90,7 +86,7 @@ export const overload: FigureTable = {
   },
 };
 
-const DUAL_WRITES = 'bench/results/chaos.dual-writes.json';
+const DUAL_WRITES = resultsFile('chaos.dual-writes.json');
 const WRITE_MODE: Record<string, string> = {
   'commit-then-publish': 'naive: commit, then send (`commit-then-publish`)',
   'publish-then-commit': 'naive: send, then commit (`publish-then-commit`)',
@@ -106,7 +102,7 @@ export const dualWrites: FigureTable = {
     const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
     const [first] = reports;
     return [
-      table(
+      markdownTable(
         [
           'how orders writes `ORDER_CREATED`',
           'orders committed',
@@ -157,7 +153,7 @@ export const dualWritesCounts: FigureTable = {
     ];
     const [first] = reports;
     return [
-      table(
+      markdownTable(
         [
           'write mode',
           'verdict',
@@ -193,7 +189,7 @@ export const dualWritesCounts: FigureTable = {
   },
 };
 
-const ALL = 'bench/results/chaos.all.json';
+const ALL = resultsFile('chaos.all.json');
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
@@ -235,7 +231,7 @@ export const chaosAll: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',
@@ -256,7 +252,7 @@ export const chaosAll: FigureTable = {
   },
 };
 
-const CLUSTER = 'bench/results/chaos.cluster.json';
+const CLUSTER = resultsFile('chaos.cluster.json');
 
 /** `npm run chaos -- cluster`: every scenario of the three-broker cluster, with the windows without progress. */
 export const chaosCluster: FigureTable = {
@@ -278,7 +274,7 @@ export const chaosCluster: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',
@@ -299,11 +295,11 @@ export const chaosCluster: FigureTable = {
 };
 
 const FAILOVERS = [
-  'bench/results/chaos.postgres-failover-async.json',
-  'bench/results/chaos.postgres-failover-sync.json',
-  'bench/results/chaos.postgres-failover-async-unguarded.json',
-  'bench/results/chaos.postgres-failover-all-async.json',
-  'bench/results/chaos.postgres-failover-all-sync.json',
+  resultsFile('chaos.postgres-failover-async.json'),
+  resultsFile('chaos.postgres-failover-sync.json'),
+  resultsFile('chaos.postgres-failover-async-unguarded.json'),
+  resultsFile('chaos.postgres-failover-all-async.json'),
+  resultsFile('chaos.postgres-failover-all-sync.json'),
 ] as const;
 
 /** The database failover scenarios, from the checker's `failover-announces-no-lost-order` counts. */
@@ -314,7 +310,7 @@ export const chaosFailover: FigureTable = {
     const count = (report: ChaosReport, name: string, key: string) =>
       report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',

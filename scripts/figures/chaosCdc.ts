@@ -1,17 +1,19 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, duplicateCounts, seconds } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type CdcReport = ChaosReport & { relayMode: string; quiescence: { recoveryMs?: number | null } };
 
 /** `npm run chaos -- cdc`: every scenario of the group run. */
-const GROUP = 'bench/results/chaos.cdc.json';
+const GROUP = resultsFile('chaos.cdc.json');
 /** Progress figures the text below the table explains instead: the group run's sampling got this one wrong. */
 const GROUP_PROGRESS_NOTE: Record<string, string> = { 'cdc-broker-kill-9': 'see below' };
 /** Scenarios run again on their own after the group run, each named by its revision. */
 const SINGLE_RUNS = [
-  { path: 'bench/results/chaos.cdc-connector-task-failed.json', label: '(`681d746`, its test)' },
-  { path: 'bench/results/chaos.cdc-broker-kill-9.json', label: '(`ac8ac5c`)' },
+  { path: resultsFile('chaos.cdc-connector-task-failed.json'), label: '(`681d746`, its test)' },
+  { path: resultsFile('chaos.cdc-broker-kill-9.json'), label: '(`ac8ac5c`)' },
 ];
 const SOURCES = [GROUP, ...SINGLE_RUNS.map((run) => run.path)];
 const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
@@ -63,7 +65,7 @@ export const chaosCdc: FigureTable = {
       ),
     ];
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'relay',
@@ -89,7 +91,7 @@ export const chaosCdc: FigureTable = {
 /** One run of a scenario in a results file, and the revision it ran at. */
 type Run = { path: string; scenario: string; revision: string };
 const run = (file: string, scenario: string, revision: string): Run => ({
-  path: `bench/results/chaos.${file}.json`,
+  path: resultsFile(`chaos.${file}.json`),
   scenario,
   revision,
 });
@@ -158,7 +160,7 @@ export const cdcDuplicates: FigureTable = {
       ];
     });
     return [
-      table(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
+      markdownTable(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
       '',
       `${DUPLICATE_SOURCES.map((path) => link(path)).join(', ')}.`,
     ].join('\n');

@@ -1,5 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import type { ChaosReport } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run chaos -- compose` writes: the chaos report, with the host and the window by group. */
@@ -10,7 +12,7 @@ type ComposeChaosReport = ChaosReport & {
   progress?: { longestWithoutApplyingMsByGroup?: Record<string, number> };
 };
 
-const COMPOSE = 'bench/results/chaos.compose.json';
+const COMPOSE = resultsFile('chaos.compose.json');
 const seconds = (ms: number) => `${num(ms / 1000, 1)} s`;
 const counts = (report: ChaosReport, invariant: string) =>
   report.invariants.find((one) => one.name === invariant)?.counts ?? {};
@@ -43,7 +45,7 @@ export const chaosCompose: FigureTable = {
     });
     const first = reports[0];
     return [
-      table(
+      markdownTable(
         [
           'scenario',
           'verdict',

@@ -1,4 +1,6 @@
-import { day, range, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, range } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 /** The parts of a `bench:where-time-goes` run these tables read, from its json or its report. */
@@ -67,13 +69,13 @@ function fromReport(report: string): Run {
 }
 
 const BITMAP = [
-  'bench/results/where-time-goes.claim-bitmap-scan.run1.md',
-  'bench/results/where-time-goes.claim-bitmap-scan.json',
+  resultsFile('where-time-goes.claim-bitmap-scan.run1.md'),
+  resultsFile('where-time-goes.claim-bitmap-scan.json'),
 ];
-const INDEX_RUN_1 = 'bench/results/where-time-goes.claim-index-scan.run1.json';
+const INDEX_RUN_1 = resultsFile('where-time-goes.claim-index-scan.run1.json');
 /** The claim fix as committed, V8's default young generation: also the "before" of the memory table. */
-const INDEX = 'bench/results/where-time-goes.claim-index-scan.json';
-const SEMI_SPACE = 'bench/results/where-time-goes.semi-space-16.json';
+const INDEX = resultsFile('where-time-goes.claim-index-scan.json');
+const SEMI_SPACE = resultsFile('where-time-goes.semi-space-16.json');
 
 function run(results: Results, path: string): Run {
   return path.endsWith('.md') ? fromReport(results.text(path)) : fromJson(results.read<Json>(path));
@@ -104,7 +106,7 @@ export const claimOnGrownOutbox: FigureTable = {
     const ms = (pick: (found: Run) => number | undefined, digits: number) => (runs: Run[]) =>
       `${spread(runs, pick, digits)} ms`;
     return [
-      table(
+      markdownTable(
         ['at 30 orders/s after 10,000 orders', 'bitmap scan (2 runs)', 'index scan (2 runs)'],
         [
           row('claim mean, orders outbox', ms(claimMean('orders'), 2)),
@@ -154,7 +156,7 @@ export const semiSpace: FigureTable = {
       cpuOf(small, names),
     ];
     return [
-      table(
+      markdownTable(
         [
           'process',
           'RSS MiB, V8 default',

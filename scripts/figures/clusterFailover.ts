@@ -1,8 +1,9 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
-import { table } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-const CLUSTER = 'bench/results/chaos.cluster.json';
+const CLUSTER = resultsFile('chaos.cluster.json');
 
 /** Each cluster scenario's fault, in the words of a reader planning a deployment. */
 const WHAT_BREAKS: Record<string, string> = {
@@ -20,7 +21,7 @@ export const brokerFailover: FigureTable = {
   render({ read, link }) {
     const reports = read<ChaosReport[]>(CLUSTER);
     return [
-      table(
+      markdownTable(
         ['what breaks', 'every invariant', 'longest stretch with nothing published / nothing applied'],
         reports.map((report) => [
           WHAT_BREAKS[report.scenario] ?? `\`${report.scenario}\``,

@@ -1,4 +1,6 @@
-import { day, load, num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run bench:compose-first-build` writes (bench/compose-first-build.ts). */
@@ -14,7 +16,7 @@ type FirstBuild = {
   loadAverage: { while1m: { min: number; max: number } };
 };
 
-const FIRST_BUILD = 'bench/results/compose-first-build.json';
+const FIRST_BUILD = resultsFile('compose-first-build.json');
 const minutes = (seconds: number) => `${num(seconds / 60, 1)} min`;
 
 /** `./dev compose up` from a fresh clone on a Docker with no image: each phase, then an order and down. */
@@ -24,7 +26,7 @@ export const composeFirstBuild: FigureTable = {
     const result = read<FirstBuild>(FIRST_BUILD);
     if (!result.firstBuild) throw new Error(`${FIRST_BUILD} is not a first build: Docker held images`);
     return [
-      table(
+      markdownTable(
         ['`./dev compose up` on a machine with no image', 'time'],
         [
           ...result.upPhases

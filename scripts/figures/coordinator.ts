@@ -1,5 +1,7 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
-import { num, table } from './format.ts';
+import { num } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 type ClusterReport = ChaosReport & {
@@ -12,8 +14,8 @@ type ClusterReport = ChaosReport & {
 type Run = { name: string; loop: string; report: string };
 
 const GROUPS = ['orders', 'inventory', 'billing'];
-const json = (run: Run) => `bench/results/${run.name}.json`;
-const md = (run: Run) => `bench/results/${run.name}.md`;
+const json = (run: Run) => resultsFile(`${run.name}.json`);
+const md = (run: Run) => resultsFile(`${run.name}.md`);
 const sourcesOf = (runs: Run[]) => runs.flatMap((run) => [json(run), md(run)]);
 
 /** The chaos runner writes no load average into its json; whoever ran the scenario wrote it into the report. */
@@ -28,7 +30,7 @@ function reportLinks({ link }: Results, run: Run): string {
 }
 
 function perGroup(report: ClusterReport): string {
-  const byGroup = report.progress?.longestWithoutApplyingMsByGroup ?? {};
+  const byGroup: Record<string, number> = report.progress?.longestWithoutApplyingMsByGroup ?? {};
   return GROUPS.map((group) => seconds(byGroup[group])).join(' / ');
 }
 
@@ -86,7 +88,7 @@ export const coordinatorKill: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'consumer loop',
           'longest stretch without an event applied, per group (orders / inventory / billing)',
@@ -140,7 +142,7 @@ export const coordinatorFrozen: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'consumer loop and clients',
           'longest stretch without an event published',

@@ -1,4 +1,6 @@
-import { day, load, num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type WritePath = {
@@ -16,7 +18,7 @@ type WritePath = {
   acrossRuns: Record<string, { median: number }>;
 };
 
-const WRITE_PATH = 'bench/results/write-path.json';
+const WRITE_PATH = resultsFile('write-path.json');
 const change = (ratio: number | undefined) =>
   ratio === undefined ? '—' : `${ratio >= 1 ? '+' : '−'}${num(Math.abs(ratio - 1) * 100, 1)}%`;
 
@@ -39,7 +41,7 @@ export const writePath: FigureTable = {
     return [
       `Ratios, median over ${results.parameters.runs} runs of the paired per-round ratios (latency: + is slower; throughput: − is fewer transactions per second):`,
       '',
-      table(
+      markdownTable(
         ['comparison', 'c=1 median latency', 'c=1 p99 latency', 'c=8 throughput', 'c=32 throughput'],
         COMPARISONS.map(([name, what]) => [
           what,
@@ -52,7 +54,7 @@ export const writePath: FigureTable = {
       '',
       `Absolute figures of the last run (median over ${results.parameters.rounds} rounds):`,
       '',
-      table(
+      markdownTable(
         ['variant', 'statements per transaction', 'c=1 median ms', 'c=1 p99 ms', 'c=8 tx/s', 'c=32 tx/s'],
         results.variants.map(({ key, label, statementsPerTx }) => [
           `${key}: ${label}`,
@@ -89,7 +91,7 @@ type Retention = {
   >;
 };
 
-const RETENTION = 'bench/results/retention.json';
+const RETENTION = resultsFile('retention.json');
 
 export const retention: FigureTable = {
   sources: [RETENTION],
@@ -111,7 +113,7 @@ export const retention: FigureTable = {
     return [
       `${num(published)} published rows over ${days} days, those older than ${retentionDays} days removed:`,
       '',
-      table(
+      markdownTable(
         [
           'retention',
           'rows removed',
@@ -145,10 +147,7 @@ type OutboxMigrations = {
   }[];
 };
 
-const OUTBOX_MIGRATIONS = [
-  'bench/results/outbox-migrations.json',
-  'bench/results/outbox-migrations.100k.json',
-];
+const OUTBOX_MIGRATIONS = [resultsFile('outbox-migrations.json'), resultsFile('outbox-migrations.100k.json')];
 
 export const outboxMigrations: FigureTable = {
   sources: OUTBOX_MIGRATIONS,
@@ -156,7 +155,7 @@ export const outboxMigrations: FigureTable = {
     const runs = OUTBOX_MIGRATIONS.map((path) => ({ path, results: read<OutboxMigrations>(path) }));
     const seconds = (ms: number) => `${num(ms / 1000, ms < 1000 ? 3 : 1)} s`;
     return [
-      table(
+      markdownTable(
         ['outbox rows', 'step', 'took', 'longest insert beside it', 'longest read beside it'],
         runs.flatMap(({ results }) =>
           results.steps.map((step) => [

@@ -1,5 +1,3 @@
-import { table as markdownTable } from '../../bench/support/environment.ts';
-
 // How figures are written in the docs: one place, so every rendered table reads the same.
 
 const MONTHS = [
@@ -42,11 +40,6 @@ export function day(iso: string): string {
 export function load(before: number[] | undefined, after: number[] | undefined): string {
   const first = (values: number[] | undefined) => (values?.[0] === undefined ? '?' : num(values[0], 1));
   return `load average ${first(before)} before, ${first(after)} after`;
-}
-
-/** A Markdown table, padded as the formatter keeps it (one home: the benchmarks' own). */
-export function table(header: string[], rows: string[][]): string {
-  return markdownTable(header, rows).join('\n');
 }
 
 /** A benchmark's duration flag as written ("20s") → "20 s". */

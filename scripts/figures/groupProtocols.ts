@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
-import { day, num, table, times } from './format.ts';
+import { day, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 // The two consumer group protocols side by side: the cluster scenarios with every process on
 // @platformatic/kafka and every consumer on each protocol, run one after the other
 // (`npm run chaos -- <scenario> --kafka-client platformatic --group-protocol X
-//  --json bench/results/chaos.<scenario>.platformatic-X.json`).
+//  --json bench/results/chaos/chaos.<scenario>.platformatic-X.json`).
 
 const PROTOCOLS = ['classic', 'consumer'] as const;
 type Protocol = (typeof PROTOCOLS)[number];
@@ -24,7 +26,7 @@ const SCENARIOS = [
   'cluster-service-rolling-restart',
 ] as const;
 const chaosPath = (scenario: string, protocol: Protocol) =>
-  `bench/results/chaos.${scenario}.platformatic-${protocol}.json`;
+  resultsFile(`chaos.${scenario}.platformatic-${protocol}.json`);
 
 type RunRecord = {
   revision: string | null;
@@ -199,7 +201,7 @@ export function groupProtocolsTable(root = repoRoot): FigureTable {
           ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
           : 'load average not recorded';
       return [
-        table(
+        markdownTable(
           ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
           scenarios.flatMap((scenario) => rows(results, scenario)),
         ),

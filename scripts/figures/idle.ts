@@ -1,21 +1,13 @@
-import { day, load, num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { IdleCpu } from '../idle-cpu.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-/** What `node scripts/idle-cpu.ts --out …` writes. */
-type IdleCpu = {
-  date: string;
-  revision: string;
-  seconds: number;
-  demoUptimeSeconds?: number;
-  loadavg: { before: number[]; after: number[] };
-  processes: { name: string; percentOfCore: number }[];
-  total: { percentOfCore: number };
-};
 
 /** The idle demo on a host running nothing else, and the same demo with one console page open. */
 const RUNS = [
-  { path: 'bench/results/idle-cpu.quiet.json', label: 'idle, no page open' },
-  { path: 'bench/results/idle-cpu.console-open.json', label: 'one console page open' },
+  { path: resultsFile('idle-cpu.quiet.json'), label: 'idle, no page open' },
+  { path: resultsFile('idle-cpu.console-open.json'), label: 'one console page open' },
 ] as const;
 
 /** Each process's share of a core over one window, idle and with the console open. */
@@ -41,7 +33,7 @@ export const idleDemo: FigureTable = {
       })
       .join('; ');
     return [
-      table(
+      markdownTable(
         ['process', ...runs.map(({ label }) => `% of a core, ${label}`)],
         [
           ...names.map((name) => [name, ...runs.map(({ result }) => share(result, name))]),

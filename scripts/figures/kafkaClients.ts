@@ -1,12 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { markdownTable } from '@outbox/devstack/table';
+import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
-import { day, load, num, table, times } from './format.ts';
+import { day, load, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 // The two Kafka clients side by side: the newest `npm run bench:kafka-clients` run, and the
 // failover windows of the two cluster scenarios run with every process on each client
-// (`npm run chaos -- cluster-leader-kill --kafka-client X --json bench/results/chaos.cluster-leader-kill.X-everything.json`).
+// (`npm run chaos -- cluster-leader-kill --kafka-client X --json bench/results/chaos/chaos.cluster-leader-kill.X-everything.json`).
 
 const CLIENTS = ['kafkajs', 'platformatic'] as const;
 type Client = (typeof CLIENTS)[number];
@@ -27,19 +29,19 @@ type KafkaClientsRun = {
 };
 
 const repoRoot = resolve(import.meta.dirname, '../..');
-const RESULTS = 'bench/results';
 
 /** The newest run by the date it records; a path that does not exist when there is none, so the docs say so. */
 function newestRun(root = repoRoot): string {
-  const runs = readdirSync(join(root, RESULTS))
+  const folder = join(root, RESULTS_DIR, 'kafka-clients');
+  const runs = (existsSync(folder) ? readdirSync(folder) : [])
     .filter((name) => /^kafka-clients\.[\w.-]+\.json$/.test(name))
-    .map((name) => `${RESULTS}/${name}`)
+    .map(resultsFile)
     .map((path) => ({
       path,
       date: (JSON.parse(readFileSync(join(root, path), 'utf8')) as KafkaClientsRun).date,
     }))
     .sort((a, b) => a.date.localeCompare(b.date));
-  return runs.at(-1)?.path ?? `${RESULTS}/kafka-clients.<label>.json`;
+  return runs.at(-1)?.path ?? resultsFile('kafka-clients.<label>.json');
 }
 
 const SCENARIOS = [
@@ -49,7 +51,7 @@ const SCENARIOS = [
   'cluster-two-brokers-down',
 ] as const;
 const chaosPath = (scenario: string, client: Client) =>
-  `${RESULTS}/chaos.${scenario}.${client}-everything.json`;
+  resultsFile(`chaos.${scenario}.${client}-everything.json`);
 
 /** The scenarios run on both clients with every process switched; a scenario with one side only is left out. */
 function failoverRuns(root = repoRoot): string[] {
@@ -134,7 +136,10 @@ export function kafkaClientsTable(root = repoRoot): FigureTable {
               .flatMap((scenario) => CLIENTS.map((client) => results.link(chaosPath(scenario, client))))
               .join(', ')}, each a single run of its scenario.`;
       return [
-        table(['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'], [...rows, ...failovers]),
+        markdownTable(
+          ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
+          [...rows, ...failovers],
+        ),
         '',
         `Throughput and CPU: ${results.link(run)} (label \`${bench.label}\`), ${bench.parameters.rounds} rounds, ` +
           `revision \`${bench.revision ?? 'unknown'}\`, ${day(bench.date)}, ${load(bench.loadavgBefore, bench.loadavgAfter)}; ` +

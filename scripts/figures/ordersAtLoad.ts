@@ -1,4 +1,6 @@
-import { day, num, percent, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `bench:where-time-goes` writes, the parts a table of the orders process reads. */
@@ -17,9 +19,9 @@ type WhereTimeGoes = {
 
 /** Three runs one after the other: profiled at 40 and 150 orders/s, and 150/s without the profiler. */
 const RUNS = [
-  { path: 'bench/results/where-time-goes.cpu-prof-40.json', label: 'profiled' },
-  { path: 'bench/results/where-time-goes.cpu-prof-150.json', label: 'profiled' },
-  { path: 'bench/results/where-time-goes.rate-150.json', label: 'not profiled' },
+  { path: resultsFile('where-time-goes.cpu-prof-40.json'), label: 'profiled' },
+  { path: resultsFile('where-time-goes.cpu-prof-150.json'), label: 'profiled' },
+  { path: resultsFile('where-time-goes.rate-150.json'), label: 'not profiled' },
 ] as const;
 const SOURCES = RUNS.map((run) => run.path);
 const ms = (value: number | undefined) => (value === undefined ? '—' : `${num(value, 2)} ms`);
@@ -33,7 +35,7 @@ export const ordersAtLoad: FigureTable = {
     const profile = (results: WhereTimeGoes) => results.profiles?.orders;
     const perOrder = (results: WhereTimeGoes, value: number) => value / results.accepted;
     return [
-      table(
+      markdownTable(
         [
           'orders process, per order',
           ...runs.map(({ results, label }) => `${num(results.rate)}/s, ${label}`),
@@ -93,7 +95,7 @@ export const ordersProfileParts: FigureTable = {
       return orders && found ? percent(found.ms / orders.busyMs) : '—';
     };
     return [
-      table(
+      markdownTable(
         ['part (first library on the stack)', ...runs.map((results) => `${num(results.rate)}/s`)],
         PARTS.map(([part, label]) => [label, ...runs.map((results) => share(results, part))]),
       ),

@@ -1,25 +1,12 @@
-import { num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
+import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  sustained: boolean;
-  latencyMs: { p99: number };
-  answerP99Ms?: { accepted: number; shed: number };
-  cpuMsPerOrder: Record<string, number>;
-};
-type Report = {
-  variant: string;
-  revision: string;
-  capacity: number;
-  steps: Step[];
-  atFixedRate: Step;
-  overload?: Step[];
-};
-type SystemResults = { args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function variant(results: SystemResults, name: string, path: string): Report {
+function variant(results: SystemResults<Report>, name: string, path: string): Report {
   const found = results.reports.find((report) => report.variant === name);
   if (!found) throw new Error(`no ${name} variant in ${path}`);
   return found;
@@ -29,10 +16,10 @@ const cpuAtCapacity = (report: Report) =>
   report.steps.filter((step) => step.sustained && step.offeredRate === report.capacity).at(-1)?.cpuMsPerOrder
     .total;
 
-const SHIPPED = 'bench/results/system.shipped.json';
-const SAMPLED = 'bench/results/system.sampled.json';
-const SAMPLED_2 = 'bench/results/system.sampled.run-2.json';
-const QUIET = 'bench/results/system.quiet.json';
+const SHIPPED = resultsFile('system.shipped.json');
+const SAMPLED = resultsFile('system.sampled.json');
+const SAMPLED_2 = resultsFile('system.sampled.run-2.json');
+const QUIET = resultsFile('system.quiet.json');
 
 /** The demo as shipped (tracing to Zipkin, Prometheus) against the same code with tracing off, by run. */
 export const tracingCost: FigureTable = {
@@ -45,7 +32,7 @@ export const tracingCost: FigureTable = {
       [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
     ];
     const rows = runs.map(([path, label]) => {
-      const results = read<SystemResults>(path);
+      const results = read<SystemResults<Report>>(path);
       const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
       const fixed = results.args['fixed-rate'] ?? '?';
       return [
@@ -57,7 +44,7 @@ export const tracingCost: FigureTable = {
         `${num(shipped.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} (${fixed}/s)`,
       ];
     });
-    return table(
+    return markdownTable(
       [
         'revision, run',
         'shipped (orders/s)',
@@ -79,7 +66,7 @@ export const overloadGoodput: FigureTable = {
       (report.overload ?? []).map((step) => pick(step, report)).join(' / ');
     const rows = (['current', 'shipped'] as const).flatMap((name) =>
       [SAMPLED, SAMPLED_2].map((path, index) => {
-        const report = variant(read<SystemResults>(path), name, path);
+        const report = variant(read<SystemResults<Report>>(path), name, path);
         return [
           `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
           both((step) => num(step.offeredRate), report),
@@ -95,7 +82,7 @@ export const overloadGoodput: FigureTable = {
       }),
     );
     return [
-      table(
+      markdownTable(
         [
           'variant, run',
           'offered',
@@ -122,38 +109,38 @@ type WhereTimeGoes = {
 const LEVERS: { label: string; paths: string[] }[] = [
   {
     label: 'offsets committed after every chunk (`e1e635b`)',
-    paths: ['bench/results/where-time-goes.commit-per-chunk.json'],
+    paths: [resultsFile('where-time-goes.commit-per-chunk.json')],
   },
   {
     label: 'offsets committed every second (`02349a9`)',
-    paths: ['bench/results/where-time-goes.commit-every-second.json'],
+    paths: [resultsFile('where-time-goes.commit-every-second.json')],
   },
   {
     label: "relay linger 0 (today's default), runs 1 and 2",
     paths: [
-      'bench/results/where-time-goes.linger-0.run-1.json',
-      'bench/results/where-time-goes.linger-0.run-2.json',
+      resultsFile('where-time-goes.linger-0.run-1.json'),
+      resultsFile('where-time-goes.linger-0.run-2.json'),
     ],
   },
   {
     label: '`RELAY_LINGER_MS=25`, runs 1 and 2',
     paths: [
-      'bench/results/where-time-goes.linger-25.run-1.json',
-      'bench/results/where-time-goes.linger-25.run-2.json',
+      resultsFile('where-time-goes.linger-25.run-1.json'),
+      resultsFile('where-time-goes.linger-25.run-2.json'),
     ],
   },
   {
     label: 'each batch marked at once (`RELAY_MARK_WITH_NEXT_CLAIM_MS=0`), runs 1 and 2',
     paths: [
-      'bench/results/where-time-goes.mark-at-once.run-1.json',
-      'bench/results/where-time-goes.mark-at-once.run-2.json',
+      resultsFile('where-time-goes.mark-at-once.run-1.json'),
+      resultsFile('where-time-goes.mark-at-once.run-2.json'),
     ],
   },
   {
     label: "the mark with the next claim (100 ms, today's default), runs 1 and 2",
     paths: [
-      'bench/results/where-time-goes.mark-with-next-claim.run-1.json',
-      'bench/results/where-time-goes.mark-with-next-claim.run-2.json',
+      resultsFile('where-time-goes.mark-with-next-claim.run-1.json'),
+      resultsFile('where-time-goes.mark-with-next-claim.run-2.json'),
     ],
   },
 ];
@@ -173,7 +160,10 @@ export const leversAtLowRate: FigureTable = {
         `${each((run) => `${num(run.latencyMs.p50)} / ${num(run.latencyMs.p99)}`)} ms`,
       ];
     });
-    return table(['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'], rows);
+    return markdownTable(
+      ['lever', 'total CPU ms/order', 'Kafka JVM', 'statements/order', 'e2e p50 / p99'],
+      rows,
+    );
   },
 };
 
@@ -197,17 +187,17 @@ type WhereTimeGoesRows = {
 const REPLY_LOCKS = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
-    path: 'bench/results/reply-locks.linger-0.json',
+    path: resultsFile('reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: 'bench/results/reply-locks.linger-5.json' },
-  { label: 'as configured (5 ms), run 2', path: 'bench/results/reply-locks.linger-5.run-2.json' },
+  { label: 'as configured (5 ms)', path: resultsFile('reply-locks.linger-5.json') },
+  { label: 'as configured (5 ms), run 2', path: resultsFile('reply-locks.linger-5.run-2.json') },
 ];
 const REPLY_LOCKS_AT_LOAD = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
-    path: 'bench/results/where-time-goes.reply-locks.linger-0.json',
+    path: resultsFile('where-time-goes.reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: 'bench/results/where-time-goes.reply-locks.linger-5.json' },
+  { label: 'as configured (5 ms)', path: resultsFile('where-time-goes.reply-locks.linger-5.json') },
 ];
 
 /** The reply consumer's lock statement: a fixed set of orders, then a saturated 40/s window. */
@@ -240,7 +230,7 @@ export const replyLocks: FigureTable = {
         num(run.run.loadBefore[0] ?? Number.NaN, 1),
       ];
     });
-    return table(
+    return markdownTable(
       [
         'reply consumer',
         'orders',

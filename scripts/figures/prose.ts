@@ -1,25 +1,26 @@
 // Figures that sit inside a sentence, marked `<!-- figure:id -->…<!-- /figure -->` in the docs:
 // each renders one line from its results files, so a sentence cannot say what its run did not.
+
+import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, duration, num, range } from './format.ts';
 import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = { offeredRate: number; achievedRate: number; latencyMs: { p99: number } };
-type Report = { variant: string; capacity: number; overload?: Step[] };
-type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function variant(results: SystemResults, name: string, path: string): Report {
+function variant(results: SystemResults<Report>, name: string, path: string): Report {
   const found = results.reports.find((report) => report.variant === name);
   if (!found) throw new Error(`no ${name} variant in ${path}`);
   return found;
 }
 
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
-const SYSTEM = 'bench/results/system.json';
+const SYSTEM = resultsFile('system.json');
 export const scalingToday: FigureTable = {
   sources: [SYSTEM],
   render({ read, link }) {
-    const results = read<SystemResults>(SYSTEM);
+    const results = read<SystemResults<Report>>(SYSTEM);
     const { capacity } = variant(results, 'current', SYSTEM);
     return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
   },
@@ -27,7 +28,8 @@ export const scalingToday: FigureTable = {
 
 export const scalingTodayRate: FigureTable = {
   sources: [SYSTEM],
-  render: ({ read }) => `${num(variant(read<SystemResults>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
+  render: ({ read }) =>
+    `${num(variant(read<SystemResults<Report>>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
 };
 
 /** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
@@ -45,12 +47,12 @@ function drainRatio(side: string): FigureTable {
 }
 
 /** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
-const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
 export const acceptedAtOneAndAHalf: FigureTable = {
   sources: SAMPLED,
   render({ read }) {
     const steps = SAMPLED.map((path) => {
-      const report = variant(read<SystemResults>(path), 'current', path);
+      const report = variant(read<SystemResults<Report>>(path), 'current', path);
       const step = report.overload?.find((s) => Math.abs(s.offeredRate / report.capacity - 1.5) < 0.05);
       if (!step) throw new Error(`no 1.5× step in ${path}`);
       return step;
@@ -69,7 +71,7 @@ export const acceptedAtOneAndAHalf: FigureTable = {
  */
 function overloadSteps(read: <T>(path: string) => T, name: string) {
   return SAMPLED.flatMap((path) => {
-    const report = variant(read<SystemResults>(path), name, path);
+    const report = variant(read<SystemResults<Report>>(path), name, path);
     return (report.overload ?? []).map((step) => ({
       ratio: step.achievedRate / report.capacity,
       p99: step.latencyMs.p99,
@@ -94,7 +96,7 @@ const acceptedP99 = (name: string): FigureTable => ({
 });
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
-const WRITE_PATH = 'bench/results/write-path.json';
+const WRITE_PATH = resultsFile('write-path.json');
 type WritePath = {
   date: string;
   runs: { summary: { latency: Record<string, { medianMs: number }> } }[];
@@ -117,8 +119,8 @@ export const outboxRowCost: FigureTable = {
 
 /** The load the two guarded failover runs took: what their clients sent, and what the API accepted. */
 const GUARDED = [
-  'bench/results/chaos.postgres-failover-async.json',
-  'bench/results/chaos.postgres-failover-sync.json',
+  resultsFile('chaos.postgres-failover-async.json'),
+  resultsFile('chaos.postgres-failover-sync.json'),
 ];
 type ChaosLoad = { load: { rate: number; durationMs: number; sent: number; accepted: number } }[];
 export const guardedFailoverLoad: FigureTable = {

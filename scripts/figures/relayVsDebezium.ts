@@ -1,4 +1,6 @@
-import { day, load, num, table, times } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, load, num, times } from './format.ts';
 import type { FigureTable, Loadavg } from './types.ts';
 
 type Summary = {
@@ -22,8 +24,8 @@ export type Drains = {
 // relays are started without OTEL_* settings, so they export no spans.
 export const RELAY_VS_DEBEZIUM_REVISION = '95cfa0d';
 export const RELAY_VS_DEBEZIUM_RUNS = [
-  'bench/results/relay-vs-debezium.quiet.json',
-  'bench/results/relay-vs-debezium.quiet-2.json',
+  resultsFile('relay-vs-debezium.quiet.json'),
+  resultsFile('relay-vs-debezium.quiet-2.json'),
 ] as const;
 
 export function drainCell(run: Drains, aggregates: number, side: string): Summary {
@@ -50,7 +52,7 @@ export const relayVsDebezium: FigureTable = {
         })
         .join(' / ');
     return [
-      table(
+      markdownTable(
         [
           `backlog of ${num(first.parameters.events)} events`,
           ...counts.map((count) => `${num(count)} aggregates: events/s, ÷ Debezium (run 1 / run 2)`),

@@ -1,4 +1,6 @@
-import { duration, num, percent, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { duration, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Step = {
@@ -17,7 +19,7 @@ type Scaling = {
   cells: { kafka: 'broker' | 'cluster'; instances: number; runs: { capacity: number; steps: Step[] }[] }[];
 };
 
-const SCALING = 'bench/results/scaling.json';
+const SCALING = resultsFile('scaling.json');
 const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
 
 /** Capacity with n instances per consumer group and n relays per outbox, on one broker and on three. */
@@ -44,7 +46,7 @@ export const scalingMatrix: FigureTable = {
       ];
     });
     return [
-      table(
+      markdownTable(
         [
           'Kafka',
           'n',
@@ -82,10 +84,10 @@ type RetentionResults = {
   retention: Record<'A' | 'B', { rowsDeleted: number; rowsPerSec: number; walMiB: number }>;
 };
 
-const SYSTEM = 'bench/results/system.json';
-const RELAY = 'bench/results/relay-throughput.json';
-const CONSUMER = 'bench/results/consumer-throughput.json';
-const RETENTION = 'bench/results/retention.json';
+const SYSTEM = resultsFile('system.json');
+const RELAY = resultsFile('relay-throughput.json');
+const CONSUMER = resultsFile('consumer-throughput.json');
+const RETENTION = resultsFile('retention.json');
 
 /** The per-event costs the sizing arithmetic starts from, each from its benchmark's results. */
 export const scalingCosts: FigureTable = {
@@ -103,7 +105,7 @@ export const scalingCosts: FigureTable = {
     const { A: deleted, B: dropped } = retention.retention;
     const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
     const perOne = relay?.cpuPer1000.R1 ?? {};
-    return table(
+    return markdownTable(
       ['measured cost', 'value', 'source'],
       [
         [

@@ -1,26 +1,12 @@
-import { day, duration, num, table, times } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
+import { day, duration, num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Step = {
-  offeredRate: number;
-  achievedRate: number;
-  sustained: boolean;
-  latencyMs: { p50: number; p99: number };
-  cpuMsPerOrder: Record<string, number>;
-  rssMiB?: Record<string, number>;
-  loadavg?: number[];
-};
-type Report = {
-  variant: string;
-  revision: string;
-  capacity: number;
-  steps: Step[];
-  atFixedRate: Step;
-  overload?: Step[];
-};
-type SystemResults = { date: string; args: Record<string, string>; reports: Report[] };
+type Report = MeasuredReport;
 
-function report(results: SystemResults, variant: string): Report {
+function report(results: SystemResults<Report>, variant: string): Report {
   const found = results.reports.find((candidate) => candidate.variant === variant);
   if (!found) throw new Error(`no ${variant} variant in a bench:system result of ${results.date}`);
   return found;
@@ -38,7 +24,7 @@ const loadRange = (found: Report) => {
   return `${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)}`;
 };
 
-const SAMPLED = ['bench/results/system.sampled.json', 'bench/results/system.sampled.run-2.json'] as const;
+const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
 const VARIANT_LABEL: Record<string, string> = {
   shipped: 'as shipped: tracing to Zipkin (sampled), Prometheus',
   current: 'tracing off',
@@ -47,7 +33,7 @@ const VARIANT_LABEL: Record<string, string> = {
 
 /** The runs the README's headline table shows, newest first, each with what sets it apart. */
 const CAPACITY_RUNS: { path: string; label: string }[] = [
-  { path: 'bench/results/system.quiet.json', label: 'a machine to itself' },
+  { path: resultsFile('system.quiet.json'), label: 'a machine to itself' },
   { path: SAMPLED[0], label: 'run 1' },
   { path: SAMPLED[1], label: 'run 2, the variants in the other order' },
 ];
@@ -63,7 +49,7 @@ function offeredAt(found: Report, factor: number): string {
 export const systemCapacity: FigureTable = {
   sources: CAPACITY_RUNS.map((run) => run.path),
   render({ read, link }) {
-    const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults>(run.path) }));
+    const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults<Report>>(run.path) }));
     const fixed = runs[0]?.results.args['fixed-rate'] ?? '?';
     const rows = ['shipped', 'current'].flatMap((variant) =>
       runs.map(({ results, label }, index) => {
@@ -88,7 +74,7 @@ export const systemCapacity: FigureTable = {
       )
       .join('; ');
     return [
-      table(
+      markdownTable(
         [
           'variant',
           'run',
@@ -107,12 +93,12 @@ export const systemCapacity: FigureTable = {
   },
 };
 
-const POLLING_VS_CDC = 'bench/results/system.polling-vs-cdc.json';
+const POLLING_VS_CDC = resultsFile('system.polling-vs-cdc.json');
 
 export const systemPollingVsCdc: FigureTable = {
   sources: [POLLING_VS_CDC],
   render({ read, link }) {
-    const results = read<SystemResults>(POLLING_VS_CDC);
+    const results = read<SystemResults<Report>>(POLLING_VS_CDC);
     const fixed = results.args['fixed-rate'] ?? '?';
     const relays = (cpu: Record<string, number>) =>
       (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
@@ -131,7 +117,7 @@ export const systemPollingVsCdc: FigureTable = {
     });
     const current = report(results, 'current');
     return [
-      table(
+      markdownTable(
         [
           'mode',
           'capacity, orders/s',

@@ -1,10 +1,12 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
-import { day, num, table } from './format.ts';
+import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** The run that measures the performance targets against a reference revision, as shipped. */
-const TARGETS_RUN = 'bench/results/system.targets.json';
+const TARGETS_RUN = resultsFile('system.targets.json');
 
 type TargetsResults = {
   date: string;
@@ -44,7 +46,7 @@ export const performanceTargets: FigureTable = {
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
 
 /** The two revisions before today's, side by side in one run: where the reference lost its capacity. */
-export const bfada78Vs400e20f: FigureTable = summaryOf('bench/results/system.bfada78-vs-400e20f.json');
+export const bfada78Vs400e20f: FigureTable = summaryOf(resultsFile('system.bfada78-vs-400e20f.json'));
 
 function summaryOf(run: string): FigureTable {
   return {
@@ -69,7 +71,7 @@ function summaryOf(run: string): FigureTable {
         ];
       });
       return [
-        table(
+        markdownTable(
           [
             'code, as shipped',
             'capacity, orders/s',
@@ -98,7 +100,7 @@ export const performanceTargetsProcesses: FigureTable = {
     ].filter((name) => name !== 'total');
     const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name] ?? Number.NaN, 2);
     return [
-      table(
+      markdownTable(
         [
           'process',
           ...results.reports.flatMap((r) => [

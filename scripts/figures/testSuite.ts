@@ -1,11 +1,13 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
 import type { SuiteDurations } from '../../tools/devstack/src/testing/durationsReporter.ts';
-import { day, load, num, table } from './format.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-/** The latest committed run of each tier (TEST_DURATIONS_OUT=bench/results/test-suite.<tier> ./dev test). */
+/** The latest committed run of each tier (TEST_DURATIONS_OUT=bench/results/test-suite/test-suite.<tier> ./dev test). */
 const RUNS = [
-  { path: 'bench/results/test-suite.default.json', label: '`./dev test` (default tier, what CI runs)' },
-  { path: 'bench/results/test-suite.long.json', label: '`./dev test --long`' },
+  { path: resultsFile('test-suite.default.json'), label: '`./dev test` (default tier, what CI runs)' },
+  { path: resultsFile('test-suite.long.json'), label: '`./dev test --long`' },
 ] as const;
 
 /** Each tier's time, its file count and its slowest file, from the run's durations file. */
@@ -14,7 +16,7 @@ export const testSuite: FigureTable = {
   render({ read, link }) {
     const runs = RUNS.map((run) => ({ ...run, result: read<SuiteDurations>(run.path) }));
     return [
-      table(
+      markdownTable(
         [
           'run',
           'files',

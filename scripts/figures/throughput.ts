@@ -1,4 +1,6 @@
-import { day, load, num, percent, table, times } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, load, num, percent, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Cpu = Record<string, number>;
@@ -27,7 +29,7 @@ const cpu = (parts: Cpu | undefined) =>
     .map(([name, seconds]) => `${name} ${num(seconds, 2)}`)
     .join(', ');
 
-const RELAY = 'bench/results/relay-throughput.json';
+const RELAY = resultsFile('relay-throughput.json');
 
 export const relayThroughput: FigureTable = {
   sources: [RELAY],
@@ -38,7 +40,7 @@ export const relayThroughput: FigureTable = {
     const { eventsPerSec, cpuPer1000, machineBusy, steps, latency } = run.summary;
     const ceiling = eventsPerSec.P1 ?? Number.NaN;
     const { events, aggregates, batchSize, rounds } = results.parameters;
-    const throughput = table(
+    const throughput = markdownTable(
       ['variant', 'events/s', '÷ P1 (paired per round)', 'CPU s per 1,000 events', 'machine busy'],
       results.throughputVariants.map(({ key, label }) => [
         `${key}: ${label}`,
@@ -50,7 +52,7 @@ export const relayThroughput: FigureTable = {
         percent(machineBusy[key] ?? Number.NaN),
       ]),
     );
-    const loop = table(
+    const loop = markdownTable(
       ['relays', 'claim ms', 'publish ms', 'mark ms', 'batches'],
       Object.entries(steps).map(([key, step]) => [
         key,
@@ -60,7 +62,7 @@ export const relayThroughput: FigureTable = {
         num(step.batches),
       ]),
     );
-    const ack = table(
+    const ack = markdownTable(
       ['offered', 'mode', 'achieved/s', 'p50 ms', 'p99 ms', 'claims per event'],
       Object.entries(latency).map(([cell, figures]) => {
         const [mode = '', rate = ''] = cell.split('@');
@@ -109,7 +111,7 @@ type ConsumerResults = {
   }[];
 };
 
-const CONSUMER = 'bench/results/consumer-throughput.json';
+const CONSUMER = resultsFile('consumer-throughput.json');
 
 export const consumerThroughput: FigureTable = {
   sources: [CONSUMER],
@@ -123,7 +125,7 @@ export const consumerThroughput: FigureTable = {
     return [
       `From a backlog of ${num(events)} events on ${partitions} partitions, one consumer, median of ${rounds} rounds:`,
       '',
-      table(
+      markdownTable(
         [
           'variant',
           'events/s',

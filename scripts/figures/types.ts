@@ -9,7 +9,7 @@ export type Results = {
 };
 
 export type FigureTable = {
-  /** The results files it reads, from the repository's root (`bench/results/…json`). */
+  /** The results files it reads, from the repository's root (`bench/results/<bench>/…json`). */
   sources: readonly string[];
   render(results: Results): string;
 };

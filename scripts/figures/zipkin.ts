@@ -1,4 +1,6 @@
-import { day, load, num, table } from './format.ts';
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run bench:zipkin-span-weight` writes. */
@@ -9,8 +11,8 @@ type SpanWeight = {
   rows: { spans: number; heapBytes: number; bytesPerSpan: number }[];
 };
 
-const OURS = 'bench/results/zipkin-span-weight.json';
-const SDK_DEFAULT = 'bench/results/zipkin-span-weight.sdk-default-resource.json';
+const OURS = resultsFile('zipkin-span-weight.json');
+const SDK_DEFAULT = resultsFile('zipkin-span-weight.sdk-default-resource.json');
 const mib = (bytes: number) => `${num(bytes / 2 ** 20, 1)} MiB`;
 
 /** Zipkin's heap after a full GC as spans are stored: ours, and the same spans with the SDK's default resource. */
@@ -19,7 +21,7 @@ export const zipkinSpanWeight: FigureTable = {
   render({ read, link }) {
     const [ours, sdk] = [read<SpanWeight>(OURS), read<SpanWeight>(SDK_DEFAULT)];
     return [
-      table(
+      markdownTable(
         [
           'spans stored',
           'heap after a full GC, our spans',

@@ -3,7 +3,7 @@
 // system, under the same load and the same faults (the broker killed, a transaction failing right
 // before COMMIT, orders killed between its two writes). The naive ones must be caught — lost events
 // for the first, ghost events for the second — and the outbox must show none. The three runs make
-// one report, its table first (test-results/chaos/dual-writes.md; bench/results/chaos.dual-writes.md keeps one run).
+// one report, its table first (test-results/chaos/dual-writes.md; bench/results/chaos/chaos.dual-writes.md keeps one run).
 import { join } from 'node:path';
 import { formatDualWriteTable, type ScenarioReport, writeReports } from '@outbox/chaos';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';

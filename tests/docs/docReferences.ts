@@ -85,9 +85,9 @@ export type Citation = { file: string; line: number; cited: string };
 // A short or full commit hash standing alone: 7–12 hex digits with a letter and a digit, not part
 // of a longer word, a path, or an id written as `0d54efeb-…` (the chaos reports' example ids).
 const REVISION = /(?<![\w\-…/.])[0-9a-f]{7,12}(?![\w\-…])/g;
-// bench/results/<name>, a results file or the prefix its .json and .md share (`--out`), perhaps
-// written as a shell pattern for several runs (`where-time-goes.tracing-{off,on}.md`, `…-scan*.md`).
-const RESULTS = /bench\/results\/[\w.{},*-]*[\w}*]/g;
+// bench/results/<bench>/<name>, a results file or the prefix its .json and .md share (`--out`),
+// perhaps written as a shell pattern for several runs (`where-time-goes.tracing-{off,on}.md`, `…-scan*.md`).
+const RESULTS = /bench\/results\/[\w.{},*/-]*[\w}*]/g;
 
 function citations(file: string, pattern: RegExp, keep: (cited: string) => boolean): Citation[] {
   return readFileSync(file, 'utf8')
@@ -105,7 +105,7 @@ export function citedRevisions(file: string): Citation[] {
   return citations(file, REVISION, (cited) => /[a-f]/.test(cited) && /\d/.test(cited));
 }
 
-/** Every results file a doc cites (`bench/results/system.md`, or `bench/results/system` for both). */
+/** Every results file a doc cites (`bench/results/system/system.md`, or `bench/results/system/system` for both). */
 export function citedResults(file: string): Citation[] {
   return citations(file, RESULTS, () => true);
 }
@@ -120,7 +120,9 @@ export function expandBraces(pattern: string): string[] {
 
 /** Every name a cited pattern stands for exists, as it is or as the .json/.md pair of `--out <prefix>`. */
 export function resultsExist(cited: string, root = repoRoot): boolean {
-  const committed = readdirSync(join(root, 'bench', 'results')).map((name) => `bench/results/${name}`);
+  const committed = readdirSync(join(root, 'bench', 'results'), { recursive: true, encoding: 'utf8' }).map(
+    (name) => `bench/results/${name}`,
+  );
   return expandBraces(cited).every((path) => {
     const glob = new RegExp(
       `^${path.replace(/[.+?^$()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}(\\.json|\\.md)?$`,

@@ -101,16 +101,16 @@ describe('the tables of figures in the docs are rendered from committed results'
   describe('the checker itself', () => {
     const root = mkdtempSync(join(tmpdir(), 'doc-figures-'));
     afterAll(() => rmSync(root, { recursive: true, force: true }));
-    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+    mkdirSync(join(root, 'bench', 'results', 'rate'), { recursive: true });
     mkdirSync(join(root, 'docs'));
-    writeFileSync(join(root, 'bench/results/rate.json'), JSON.stringify({ perSecond: 6734 }));
+    writeFileSync(join(root, 'bench/results/rate/rate.json'), JSON.stringify({ perSecond: 6734 }));
     const figures: Record<string, FigureTable> = {
       rate: {
-        sources: ['bench/results/rate.json'],
+        sources: ['bench/results/rate/rate.json'],
         render: ({ read, link }) =>
-          `${read<{ perSecond: number }>('bench/results/rate.json').perSecond}/s, ${link('bench/results/rate.json')}`,
+          `${read<{ perSecond: number }>('bench/results/rate/rate.json').perSecond}/s, ${link('bench/results/rate/rate.json')}`,
       },
-      gone: { sources: ['bench/results/gone.json'], render: () => 'never' },
+      gone: { sources: ['bench/results/gone/gone.json'], render: () => 'never' },
     };
     const doc = join(root, 'docs', 'doc.md');
 
@@ -118,7 +118,7 @@ describe('the tables of figures in the docs are rendered from committed results'
       const stale = 'a\n<!-- figures:rate -->\n1,003/s\n<!-- /figures -->\n';
       const fresh = rerender(doc, stale, root, figures);
       expect(fresh).toBe(
-        'a\n<!-- figures:rate -->\n6734/s, [`bench/results/rate.json`](../bench/results/rate.json)\n<!-- /figures -->\n',
+        'a\n<!-- figures:rate -->\n6734/s, [`bench/results/rate/rate.json`](../bench/results/rate/rate.json)\n<!-- /figures -->\n',
       );
       expect(problems(blocks(doc, fresh, root, figures), root)).toEqual([]);
       expect(problems(blocks(doc, stale, root, figures), root)).toEqual([
@@ -130,7 +130,7 @@ describe('the tables of figures in the docs are rendered from committed results'
       const stale = 'It took <!-- figure:rate -->1,003/s<!-- /figure --> at most.\n';
       const fresh = rerender(doc, stale, root, figures);
       expect(fresh).toBe(
-        'It took <!-- figure:rate -->6734/s, [`bench/results/rate.json`](../bench/results/rate.json)<!-- /figure --> at most.\n',
+        'It took <!-- figure:rate -->6734/s, [`bench/results/rate/rate.json`](../bench/results/rate/rate.json)<!-- /figure --> at most.\n',
       );
       expect(problems(blocks(doc, fresh, root, figures), root)).toEqual([]);
       expect(problems(blocks(doc, stale, root, figures), root)).toEqual([
@@ -147,7 +147,7 @@ describe('the tables of figures in the docs are rendered from committed results'
     it('reports a table with no results file and a name it does not know', () => {
       const text = '<!-- figures:gone -->\n<!-- /figures -->\n\n<!-- figures:typo -->\n<!-- /figures -->\n';
       expect(problems(blocks(doc, text, root, figures), root)).toEqual([
-        'docs/doc.md:1 gone: "gone" has no results file: bench/results/gone.json',
+        'docs/doc.md:1 gone: "gone" has no results file: bench/results/gone/gone.json',
         'docs/doc.md:4 typo: no figure table named "typo" in scripts/figures/index.ts',
       ]);
     });

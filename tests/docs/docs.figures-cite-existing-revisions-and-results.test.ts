@@ -57,17 +57,21 @@ describe('every figure in the docs cites what a reader can find', () => {
 
   it('reads a results pattern as every file it stands for', () => {
     expect(expandBraces('a-{x,y}-{1,2}.md')).toEqual(['a-x-1.md', 'a-x-2.md', 'a-y-1.md', 'a-y-2.md']);
-    expect(resultsExist('bench/results/system')).toBe(true);
-    expect(resultsExist('bench/results/where-time-goes.tracing-{off,on}.md')).toBe(true);
-    expect(resultsExist('bench/results/where-time-goes.tracing-{off,sideways}.md')).toBe(false);
-    expect(resultsExist('bench/results/where-time-goes.claim-{bitmap,index}-scan*.md')).toBe(true);
+    expect(resultsExist('bench/results/system/system')).toBe(true);
+    expect(resultsExist('bench/results/where-time-goes/where-time-goes.tracing-{off,on}.md')).toBe(true);
+    expect(resultsExist('bench/results/where-time-goes/where-time-goes.tracing-{off,sideways}.md')).toBe(
+      false,
+    );
+    expect(resultsExist('bench/results/where-time-goes/where-time-goes.claim-{bitmap,index}-scan*.md')).toBe(
+      true,
+    );
   });
 
   it('takes a revision for a run only where it is named as one, and finds one committed after its run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'run-revisions-'));
     try {
       const doc = join(dir, 'doc.md');
-      const report = '[report](../bench/results/chaos.postgres-failover-async-unguarded.md)';
+      const report = '[report](../bench/results/chaos/chaos.postgres-failover-async-unguarded.md)';
       writeFileSync(
         doc,
         `One run at revision \`3bd08ee\`, ${report}.\n\nThe fix (\`3bd08ee\`) came after ${report}.\n`,

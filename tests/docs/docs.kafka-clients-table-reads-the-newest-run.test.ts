@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kafkaClientsTable } from '../../scripts/figures/kafkaClients.ts';
-import { renderTable } from '../../scripts/render-figures.ts';
+import { renderFigure } from '../../scripts/render-figures.ts';
 import { repoRoot } from './docReferences.ts';
 
 // The Kafka clients' table picks its bench run by the date the run records (a label such as
@@ -30,22 +30,25 @@ describe('the kafka-clients figure table', () => {
   const root = mkdtempSync(join(tmpdir(), 'kafka-clients-figures-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const results = join(root, 'bench', 'results');
-  mkdirSync(results, { recursive: true });
+  mkdirSync(join(results, 'kafka-clients'), { recursive: true });
+  mkdirSync(join(results, 'chaos'));
   mkdirSync(join(root, 'docs'));
   const doc = join(root, 'docs', 'dependencies.md');
-  const render = () => renderTable('kafka-clients', doc, root, { 'kafka-clients': kafkaClientsTable(root) });
+  const render = () => renderFigure('kafka-clients', doc, root, { 'kafka-clients': kafkaClientsTable(root) });
 
   it('says which results file is missing before any run', () => {
-    expect(String(render())).toMatch(/has no results file: bench\/results\/kafka-clients\.<label>\.json/);
+    expect(String(render())).toMatch(
+      /has no results file: bench\/results\/kafka-clients\/kafka-clients\.<label>\.json/,
+    );
   });
 
   it('renders the run with the newest date, whatever its label', () => {
     writeFileSync(
-      join(results, 'kafka-clients.zz-older.json'),
+      join(results, 'kafka-clients', 'kafka-clients.zz-older.json'),
       JSON.stringify(run('zz-older', '2026-11-20T10:00:00Z', 2000)),
     );
     writeFileSync(
-      join(results, 'kafka-clients.quiet.json'),
+      join(results, 'kafka-clients', 'kafka-clients.quiet.json'),
       JSON.stringify(run('quiet', '2026-11-26T10:00:00Z', 6000)),
     );
     const table = String(render());
@@ -58,13 +61,13 @@ describe('the kafka-clients figure table', () => {
     const chaos = (client: string) => `chaos.cluster-leader-kill.${client}-everything.json`;
     // Earlier runs' files stand in for the new ones: the table reads both shapes of chaos results.
     copyFileSync(
-      join(repoRoot, 'bench/results/chaos.cluster-leader-kill.kafkajs-relays.json'),
-      join(results, chaos('kafkajs')),
+      join(repoRoot, 'bench/results/chaos/chaos.cluster-leader-kill.kafkajs-relays.json'),
+      join(results, 'chaos', chaos('kafkajs')),
     );
     expect(String(render())).not.toContain('`cluster-leader-kill`:');
     copyFileSync(
-      join(repoRoot, 'bench/results/chaos.cluster-leader-kill.platformatic-relays.json'),
-      join(results, chaos('platformatic')),
+      join(repoRoot, 'bench/results/chaos/chaos.cluster-leader-kill.platformatic-relays.json'),
+      join(results, 'chaos', chaos('platformatic')),
     );
     const table = String(render());
     expect(table).toMatch(

@@ -72,7 +72,7 @@ function jarPresent(version: string): boolean {
 
 /**
  * The heap one span of this system takes in Zipkin's in-memory store, indexes included: 3.5 KB
- * measured by `npm run bench:zipkin-span-weight` (bench/results/zipkin-span-weight.md), rounded up
+ * measured by `npm run bench:zipkin-span-weight` (bench/results/zipkin-span-weight/zipkin-span-weight.md), rounded up
  * to 4 KiB. A span is not its JSON (about 0.9 KB): Java strings, maps and the store's indexes.
  */
 export const SPAN_HEAP_BYTES = 4096;

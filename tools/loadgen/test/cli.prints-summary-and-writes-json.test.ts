@@ -83,7 +83,7 @@ describe('npm run load', () => {
     expect(report.outcome.pending).toEqual([]);
     expect(report.outcome.events.publishedByType.ORDER_CREATED).toBe(report.result.accepted);
     expect(run.stdout).toContain(`CONFIRMED`);
-    expect(readFileSync(markdown, 'utf8')).toMatch(/^\| state \|/m);
+    expect(readFileSync(markdown, 'utf8')).toMatch(/^\| state +\|/m);
   });
 
   it('a bad flag exits 2 and names the flag and the form it expects', async () => {
