@@ -8,12 +8,17 @@
 //
 //   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
 //                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
+//                                 [--broker-requests]
 //                                 [--env RELAY_LINGER_MS=20 ...]
 //                                 [--out bench/results/where-time-goes/where-time-goes]
 //
 // --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
 // splits each one's busy main-thread time in the load window by library (Prisma, node-postgres,
 // kafkajs, HTTP, ...) and says how much of it was socket writes.
+//
+// --broker-requests: the broker logs every request it completes (kafka.request.logger), and the
+// report counts the window's requests per order by API and by client (it costs the broker CPU of
+// its own: compare such runs with each other).
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
@@ -33,6 +38,12 @@ import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/c
 import { logger, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import {
+  brokerRequests,
+  brokerRequestsLines,
+  logOffset,
+  requestLogJvmOptions,
+} from './where-time-goes/brokerRequests.ts';
 import {
   familiesPerOrder,
   statementFamilySql,
@@ -59,6 +70,7 @@ const { values: args } = parseArgs({
     // say): to compare a setting against a run without it.
     env: { type: 'string', multiple: true, default: [] },
     'cpu-prof': { type: 'boolean', default: false },
+    'broker-requests': { type: 'boolean', default: false },
     out: { type: 'string', default: resultsPath('where-time-goes') },
   },
 });
@@ -76,7 +88,10 @@ type Statement = {
   query: string;
 };
 
-const { broker, dispose } = await startTestBroker('where-time-goes');
+const { broker, dispose } = await startTestBroker(
+  'where-time-goes',
+  args['broker-requests'] ? { jvmOptions: requestLogJvmOptions() } : {},
+);
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
 const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
 for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
@@ -139,6 +154,7 @@ try {
         .filter(([name]) => name !== 'kafka')
         .map(([name, list]) => [name, list.map((pid) => runQueueWaitNs(pid))]),
     );
+  const brokerLogFrom = logOffset(broker.logFile);
   const before = ticks();
   const waitedBefore = waits();
   const nowUs = () => Number(process.hrtime.bigint() / 1000n); // the clock V8 stamps samples with
@@ -153,6 +169,9 @@ try {
   });
   const after = ticks();
   const waitedAfter = waits();
+  const requests = args['broker-requests']
+    ? brokerRequests(broker.logFile, brokerLogFrom, logOffset(broker.logFile), load.accepted)
+    : undefined;
   window.toUs = nowUs();
   const rss = Object.fromEntries(
     Object.entries(pids)
@@ -231,6 +250,7 @@ try {
     statements,
     outboxes,
     profiles,
+    ...(requests ? { brokerRequests: requests } : {}),
   };
   const markdown = [
     '# Where the time goes',
@@ -300,6 +320,7 @@ try {
     '',
     ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
     '',
+    ...(requests ? brokerRequestsLines(requests) : []),
     ...Object.entries(profiles).flatMap(([name, shares]) => [
       `${name}'s main thread in the load window (\`--cpu-prof\`): ${msPerOrder(shares.busyMs)} ms busy per order, ` +
         `of which socket writes ${msPerOrder(shares.socketWritesMs)} ms (${percent(shares.socketWritesMs, shares.busyMs)}); ` +

@@ -13,7 +13,7 @@ export type TestBroker = { broker: KafkaBroker; dispose(): Promise<void> };
  */
 export async function startTestBroker(
   label: string,
-  options: Pick<KafkaBrokerOptions, 'sasl' | 'tlsPort'> = {},
+  options: Pick<KafkaBrokerOptions, 'sasl' | 'tlsPort' | 'jvmOptions'> = {},
 ): Promise<TestBroker> {
   const dataDir = join(localDir, 'kafka', `${label}-${process.pid}`);
   rmSync(dataDir, { recursive: true, force: true });
