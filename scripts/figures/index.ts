@@ -1,4 +1,5 @@
 import { admission } from './admission.ts';
+import { brokerRequestsAtLowRate } from './brokerRequests.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
@@ -65,6 +66,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'overload-goodput': overloadGoodput,
   admission,
   'levers-at-low-rate': leversAtLowRate,
+  'broker-requests-at-low-rate': brokerRequestsAtLowRate,
   'reply-locks': replyLocks,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,

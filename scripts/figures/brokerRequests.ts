@@ -1,0 +1,64 @@
+import { markdownTable } from '@outbox/devstack/table';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { BrokerRequests } from '../../bench/where-time-goes/brokerRequests.ts';
+import { day, load, num } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+/** What `bench:where-time-goes --broker-requests` writes, the parts this table reads. */
+type Run = {
+  date: string;
+  run: { revision: string; loadBefore: number[]; loadAfter: number[] };
+  env: Record<string, string>;
+  accepted: number;
+  latencyMs: { p50: number; p99: number };
+  cpuMsPerOrder: Record<string, number>;
+  brokerRequests: BrokerRequests;
+};
+
+/** 30 orders/s, tracing off, the relays without and with a 25 ms linger, one after the other. */
+const RUNS = [
+  {
+    path: resultsFile('where-time-goes.broker-requests.linger-0.json'),
+    label: 'relay linger 0 (the default)',
+  },
+  { path: resultsFile('where-time-goes.broker-requests.linger-25.json'), label: '`RELAY_LINGER_MS=25`' },
+] as const;
+const APIS = ['PRODUCE', 'FETCH', 'OFFSET_COMMIT'] as const;
+
+/** The broker's requests per order by API, its CPU per order, and so its CPU per request. */
+export const brokerRequestsAtLowRate: FigureTable = {
+  sources: RUNS.map((run) => run.path),
+  render({ read, link }) {
+    const runs = RUNS.map((run) => ({ ...run, results: read<Run>(run.path) }));
+    const all = (results: Run) => Object.values(results.brokerRequests.perOrder).reduce((a, b) => a + b, 0);
+    const others = (results: Run) =>
+      Object.entries(results.brokerRequests.perOrder)
+        .filter(([api]) => !(APIS as readonly string[]).includes(api))
+        .reduce((sum, [, n]) => sum + n, 0);
+    const kafkaMs = (results: Run) => results.cpuMsPerOrder.kafka ?? Number.NaN;
+    const row = (label: string, pick: (results: Run) => string) => [
+      label,
+      ...runs.map(({ results }) => pick(results)),
+    ];
+    const table = markdownTable(
+      ['per accepted order', ...runs.map((run) => run.label)],
+      [
+        ...APIS.map((api) => row(`${api} requests`, (r) => num(r.brokerRequests.perOrder[api] ?? 0, 2))),
+        row('other requests (heartbeats, metadata, offsets)', (r) => num(others(r), 2)),
+        row('**all requests**', (r) => `**${num(all(r), 2)}**`),
+        row('Kafka JVM CPU, ms', (r) => num(kafkaMs(r), 2)),
+        row('Kafka JVM CPU per request, ms', (r) => num(kafkaMs(r) / all(r), 2)),
+        row('all processes CPU, ms', (r) => num(r.cpuMsPerOrder.total ?? Number.NaN, 2)),
+        row('end-to-end p50 / p99, ms', (r) => `${r.latencyMs.p50} / ${r.latencyMs.p99}`),
+      ],
+    );
+    const sources = runs
+      .map(
+        ({ path, results }) =>
+          `${link(path)} (\`${results.run.revision}\`, ${load(results.run.loadBefore, results.run.loadAfter)})`,
+      )
+      .join(', ');
+    const [first] = runs;
+    return `${table}\n\n${sources}: ${first ? day(first.results.date) : ''}, \`bench:where-time-goes --rate 30 --seconds 30 --broker-requests\`, tracing off, one run each, on a machine shared with other work.`;
+  },
+};
