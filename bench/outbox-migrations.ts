@@ -28,7 +28,14 @@ import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/te
 import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
 import { positiveInt } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import {
+  loadavg,
+  logger,
+  machineInfo,
+  postgresInfo,
+  type RunHeader,
+  writeResults,
+} from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { round } from './support/stats.ts';
 
@@ -57,6 +64,17 @@ const newestEvents = 'select id, status from outbox order by seq desc limit 8';
 
 type Beside = { statements: number; longestMs: number };
 type Step = { step: string; durationMs: number; writer: Beside; reader: Beside; loadavg: number[] };
+
+/** What this bench writes (outbox-migrations.json, beside the run record writeResults adds). */
+export type OutboxMigrations = RunHeader & {
+  benchmark: 'outbox-migrations';
+  command: string;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  parameters: typeof params & { besideEveryMs: number };
+  outboxSize: { table: string; total: string } | undefined;
+  steps: Step[];
+};
 
 /** Run `sql` on `value` every BESIDE_EVERY_MS until stopped, timing each statement. */
 function besideLoop(url: string, sql: string, value: () => unknown[]) {
@@ -131,7 +149,7 @@ const startedAt = new Date();
 const loadavgBefore = loadavg();
 const db = await createTestDatabase('bench_outbox_migrations');
 const admin = new pg.Client({ connectionString: db.url });
-let report: Record<string, unknown> = {};
+let report: OutboxMigrations;
 try {
   await admin.connect();
   log(`loading ${params.rows} rows`);
@@ -189,13 +207,13 @@ try {
   await db.drop();
 }
 
-const steps = report.steps as Step[];
+const steps = report.steps;
 const markdown = [
   `# Upgrading a live outbox: migrations 004 and 005 on ${params.rows.toLocaleString('en')} rows`,
   '',
-  `${report.date}, ${machineInfo().cpus} cores, ${(report.postgres as Record<string, string>).version} (autovacuum ${(report.postgres as Record<string, string>).autovacuum}), Node ${process.version};`,
-  `load average before ${loadavgBefore.join(' / ')}, after ${(report.loadavgAfter as number[]).join(' / ')} (a shared, busy machine: durations are noisy).`,
-  `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${(report.outboxSize as { table: string }).table}, with indexes ${(report.outboxSize as { total: string }).total}, vacuumed and analyzed.`,
+  `${report.date}, ${machineInfo().cpus} cores, ${report.postgres.version} (autovacuum ${report.postgres.autovacuum}), Node ${process.version};`,
+  `load average before ${loadavgBefore.join(' / ')}, after ${report.loadavgAfter.join(' / ')} (a shared, busy machine: durations are noisy).`,
+  `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${report.outboxSize?.table}, with indexes ${report.outboxSize?.total}, vacuumed and analyzed.`,
   `Beside each step a writer inserts one event and a reader reads the newest events, each every ${BESIDE_EVERY_MS} ms on its own connection.`,
   '',
   ...markdownTableLines(

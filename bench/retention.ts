@@ -33,7 +33,7 @@ import { claimSql, measureClaims, vacuumForClaims } from './retention/claims.ts'
 import { args, cutoff, dataStart, log, midnight, params } from './retention/params.ts';
 import { explainClaim, type Plan } from './retention/plans.ts';
 import { type Connections, lockDemo, retentionA, retentionB } from './retention/removal.ts';
-import { markdownReport } from './retention/report.ts';
+import { markdownReport, type RetentionResults } from './retention/report.ts';
 import { buildPartitioned, claimAtScale, type Stage } from './retention/stages.ts';
 import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 
@@ -55,7 +55,7 @@ const pool = new pg.Pool({ connectionString: db.url, max: 2 });
 const connections: Connections = { url: db.url, admin, pool };
 
 let stages: Stage[] = [];
-let report: Record<string, unknown> = {};
+let report: RetentionResults;
 
 try {
   await admin.connect();

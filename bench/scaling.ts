@@ -18,7 +18,7 @@ import { startChaosStack } from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { type Cell, type CellRun, type KafkaKind, markdown } from './scaling/report.ts';
+import { type Cell, type CellRun, type KafkaKind, markdown, type ScalingReport } from './scaling/report.ts';
 import { durationMs, positiveInt, positiveNumber } from './support/args.ts';
 import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
@@ -149,7 +149,7 @@ const results = cells.map((cell) => ({ ...cell, runs: [] as CellRun[] }));
 let postgresVersion = 'PostgreSQL';
 /** The results so far: written after every cell, so a run that dies later keeps what it measured. */
 function save(): void {
-  const report = {
+  const report: ScalingReport = {
     date: new Date(startedAt).toISOString(),
     finished: new Date().toISOString(),
     machine: machineInfo(),

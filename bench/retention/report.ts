@@ -1,48 +1,42 @@
 /** The Markdown of the results file. */
 
 import { markdownTableLines } from '@outbox/devstack/table';
+import type { RunHeader } from '../support/environment.ts';
 import type { ClaimPhase, ClaimSummary, LoopSummary } from './claims.ts';
 import { claimers } from './claims.ts';
 import { params } from './params.ts';
 import type { Plan } from './plans.ts';
+import type { lockDemo, retentionA, retentionB } from './removal.ts';
 import type { Stage } from './stages.ts';
-import type { Sizes } from './tables.ts';
 import { fmt, int } from './timing.ts';
 
+/** What the two removals and the lock demonstration measured (removal.ts). */
 export type Retention = {
-  A: {
-    rowsDeleted: number;
-    batches: number;
-    totalMs: number;
-    rowsPerSec: number;
-    batchMs: { median: number; p99: number; max: number };
-    walMiB: number;
-    vacuumMs: number;
-    vacuumWalMiB: number;
-    sizesBefore: Sizes;
-    sizesAfter: Sizes;
-    sizesAfterVacuum: Sizes;
-    claimDuring: LoopSummary;
-    baselineClaimDuring: LoopSummary;
+  A: Awaited<ReturnType<typeof retentionA>>;
+  B: Awaited<ReturnType<typeof retentionB>>;
+  lockDemo: Awaited<ReturnType<typeof lockDemo>>;
+};
+
+/** What bench:retention writes (retention.json, beside the run record writeResults adds). */
+export type RetentionResults = RunHeader & {
+  benchmark: 'retention';
+  durationSec: number;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  parameters: typeof params;
+  /** The claim statement as claimBatch sent it in this run (it has changed over time). */
+  claimSql: string;
+  data: {
+    dataStart: string;
+    dataEnd: string;
+    cutoff: string;
+    partitions: string[];
+    buildPartitionedMs: number;
   };
-  B: {
-    rowsDeleted: number;
-    partitions: { partition: string; rows: number; guardMs: number; detachMs: number; dropMs: number }[];
-    totalMs: number;
-    rowsPerSec: number;
-    walMiB: number;
-    sizesBefore: Sizes;
-    sizesAfter: Sizes;
-    claimDuring: LoopSummary;
-    baselineClaimDuring: LoopSummary;
-  };
-  lockDemo: {
-    method: string;
-    ddlMs: number;
-    claimsDuring: number;
-    maxClaimMs: number;
-    claimsOver100ms: number;
-  }[];
+  claimAtScale: Omit<Stage, 'plan'>[];
+  claimPhases: ClaimPhase[];
+  retention: Retention;
+  plans: Plan[];
 };
 
 const loopCell = (s: LoopSummary) => `${fmt(s.medianMs)} / ${fmt(s.p99Ms)} / ${fmt(s.maxMs)} (${s.n})`;

@@ -1,5 +1,7 @@
 /** What bench:scaling records per cell and run, and the Markdown of its results file. */
 import { markdownTableLines } from '@outbox/devstack/table';
+import type { MachineInfo } from '../support/environment.ts';
+import type { Criteria } from '../system/capacitySearch.ts';
 import type { Step } from '../system/records.ts';
 
 /** `broker`: one node, replication factor 1. `cluster`: three nodes, RF 3, min.insync.replicas 2. */
@@ -21,12 +23,15 @@ export type CellRun = {
 
 export type CellReport = Cell & { runs: CellRun[]; medianCapacity: number };
 
+/** What bench:scaling writes (scaling.json, beside the run record writeResults adds). */
 export type ScalingReport = {
   date: string;
   finished: string;
-  machine: Record<string, unknown>;
+  machine: MachineInfo;
   postgres: string;
-  args: { step: string; cells: string; runs: string };
+  criteria: Criteria;
+  /** Its flags as given. */
+  args: { step: string; cells: string; runs: string } & Record<string, string>;
   cells: CellReport[];
 };
 

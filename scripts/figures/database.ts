@@ -1,22 +1,10 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { OutboxMigrations } from '../../bench/outbox-migrations.ts';
+import type { RetentionResults } from '../../bench/retention/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { Report as WritePath } from '../../bench/write-path/report.ts';
 import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-type WritePath = {
-  date: string;
-  parameters: { runs: number; rounds: number };
-  variants: { key: string; label: string; statementsPerTx: number }[];
-  runs: {
-    loadavgBefore?: number[];
-    loadavgAfter?: number[];
-    summary: {
-      latency: Record<string, { medianMs: number; p99Ms: number }>;
-      throughput: Record<string, Record<string, number>>;
-    };
-  }[];
-  acrossRuns: Record<string, { median: number }>;
-};
 
 const WRITE_PATH = resultsFile('write-path.json');
 const change = (ratio: number | undefined) =>
@@ -71,32 +59,12 @@ export const writePath: FigureTable = {
   },
 };
 
-type Claim = { medianMs: number; p99Ms: number };
-type Retention = {
-  date: string;
-  loadavgBefore?: number[];
-  loadavgAfter?: number[];
-  parameters: { published: number; retentionDays: number; days: number; batch: number };
-  retention: Record<
-    'A' | 'B',
-    {
-      method: string;
-      rowsDeleted: number;
-      totalMs: number;
-      rowsPerSec: number;
-      walMiB: number;
-      claimDuring: Claim;
-      baselineClaimDuring: Claim;
-    }
-  >;
-};
-
 const RETENTION = resultsFile('retention.json');
 
 export const retention: FigureTable = {
   sources: [RETENTION],
   render({ read, link }) {
-    const results = read<Retention>(RETENTION);
+    const results = read<RetentionResults>(RETENTION);
     const { published, retentionDays, days } = results.parameters;
     const row = (key: 'A' | 'B', name: string) => {
       const found = results.retention[key];
@@ -132,19 +100,6 @@ export const retention: FigureTable = {
       `${link(RETENTION)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}.`,
     ].join('\n');
   },
-};
-
-type OutboxMigrations = {
-  date: string;
-  loadavgBefore?: number[];
-  loadavgAfter?: number[];
-  parameters: { rows: number };
-  steps: {
-    step: string;
-    durationMs: number;
-    writer: { longestMs: number };
-    reader: { longestMs: number };
-  }[];
 };
 
 const OUTBOX_MIGRATIONS = [resultsFile('outbox-migrations.json'), resultsFile('outbox-migrations.100k.json')];

@@ -1,23 +1,12 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
+import type { Report as RelayResults } from '../../bench/relay/report.ts';
+import type { RetentionResults } from '../../bench/retention/report.ts';
+import type { ScalingReport } from '../../bench/scaling/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-type Step = {
-  offeredRate: number;
-  sustained: boolean;
-  p99Ms: number;
-  seconds: number;
-  cpuMsPerOrder: Record<string, number>;
-  cpuSeconds: Record<string, number>;
-  machineBusy: number;
-  loadavg: number[];
-};
-type Scaling = {
-  date: string;
-  args: Record<string, string>;
-  cells: { kafka: 'broker' | 'cluster'; instances: number; runs: { capacity: number; steps: Step[] }[] }[];
-};
 
 const SCALING = resultsFile('scaling.json');
 const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
@@ -26,7 +15,7 @@ const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
 export const scalingMatrix: FigureTable = {
   sources: [SCALING],
   render({ read, link }) {
-    const results = read<Scaling>(SCALING);
+    const results = read<ScalingReport>(SCALING);
     const cells = [...results.cells].sort(
       (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
     );
@@ -37,8 +26,8 @@ export const scalingMatrix: FigureTable = {
       return [
         KAFKA[kafka],
         String(instances),
-        num(run.capacity),
-        `${num(step.p99Ms)} ms`,
+        num(step.offeredRate),
+        `${num(step.latencyMs.p99)} ms`,
         num(step.cpuMsPerOrder.total ?? Number.NaN, 1),
         num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2),
         percent(step.machineBusy),
@@ -65,25 +54,6 @@ export const scalingMatrix: FigureTable = {
   },
 };
 
-type CapacityResults = {
-  reports: {
-    variant: string;
-    capacity: number;
-    steps: { offeredRate: number; sustained: boolean; cpuMsPerOrder: Record<string, number> }[];
-  }[];
-};
-type RelayResults = {
-  runs: {
-    summary: { eventsPerSec: Record<string, number>; cpuPer1000: Record<string, Record<string, number>> };
-  }[];
-};
-type ConsumerResults = { runs: { summary: { eventsPerSec: Record<string, number> } }[] };
-type RetentionResults = {
-  claimAtScale: { published: number; sizes: { totalMiB: number } }[];
-  claimPhases: { summary: Record<string, { vsRef?: number }> }[];
-  retention: Record<'A' | 'B', { rowsDeleted: number; rowsPerSec: number; walMiB: number }>;
-};
-
 const SYSTEM = resultsFile('system.json');
 const RELAY = resultsFile('relay-throughput.json');
 const CONSUMER = resultsFile('consumer-throughput.json');
@@ -93,7 +63,7 @@ const RETENTION = resultsFile('retention.json');
 export const scalingCosts: FigureTable = {
   sources: [SYSTEM, RELAY, CONSUMER, RETENTION],
   render({ read, link }) {
-    const system = read<CapacityResults>(SYSTEM).reports.find((report) => report.variant === 'current');
+    const system = read<SystemResults>(SYSTEM).reports.find((report) => report.variant === 'current');
     const step = system?.steps.filter((s) => s.sustained && s.offeredRate === system.capacity).at(-1);
     const cpu = step?.cpuMsPerOrder ?? {};
     const ms = (value: number | undefined) => num(value ?? Number.NaN, 2);

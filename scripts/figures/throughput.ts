@@ -1,28 +1,11 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
+import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, percent, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Cpu = Record<string, number>;
-type RelayRun = {
-  loadavgBefore?: number[];
-  loadavgAfter?: number[];
-  summary: {
-    eventsPerSec: Record<string, number>;
-    cpuPer1000: Record<string, Cpu>;
-    machineBusy: Record<string, number>;
-    steps: Record<string, { claimMs: number; publishMs: number; markMs: number; batches: number }>;
-    latency: Record<string, { p50Ms: number; p99Ms: number; achievedRate: number; claimsPerEvent: number }>;
-  };
-};
-type RelayResults = {
-  date: string;
-  acrossRuns?: Record<string, { median: number }>;
-  parameters: { events: number; aggregates: number; batchSize: number; rounds: number };
-  throughputVariants: { key: string; label: string }[];
-  latencyModes: Record<string, { label: string }>;
-  runs: RelayRun[];
-};
 
 const cpu = (parts: Cpu | undefined) =>
   Object.entries(parts ?? {})
@@ -46,7 +29,7 @@ export const relayThroughput: FigureTable = {
         `${key}: ${label}`,
         num(eventsPerSec[key] ?? Number.NaN),
         times(
-          results.acrossRuns?.[`throughput ${key}/P1`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / ceiling,
+          results.acrossRuns[`throughput ${key}/P1`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / ceiling,
         ),
         cpu(cpuPer1000[key]),
         percent(machineBusy[key] ?? Number.NaN),
@@ -56,19 +39,20 @@ export const relayThroughput: FigureTable = {
       ['relays', 'claim ms', 'publish ms', 'mark ms', 'batches'],
       Object.entries(steps).map(([key, step]) => [
         key,
-        num(step.claimMs, 1),
-        num(step.publishMs, 1),
-        num(step.markMs, 1),
-        num(step.batches),
+        num(step.claimMs ?? Number.NaN, 1),
+        num(step.publishMs ?? Number.NaN, 1),
+        num(step.markMs ?? Number.NaN, 1),
+        num(step.batches ?? Number.NaN),
       ]),
     );
+    const modes: Record<string, { label: string }> = results.latencyModes;
     const ack = markdownTable(
       ['offered', 'mode', 'achieved/s', 'p50 ms', 'p99 ms', 'claims per event'],
       Object.entries(latency).map(([cell, figures]) => {
         const [mode = '', rate = ''] = cell.split('@');
         return [
           `${num(Number(rate))}/s`,
-          results.latencyModes[mode]?.label ?? mode,
+          modes[mode]?.label ?? mode,
           num(figures.achievedRate),
           num(figures.p50Ms, 1),
           num(figures.p99Ms, 1),
@@ -92,23 +76,6 @@ export const relayThroughput: FigureTable = {
       `${link(RELAY)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
     ].join('\n');
   },
-};
-
-type ConsumerResults = {
-  date: string;
-  acrossRuns?: Record<string, { median: number }>;
-  parameters: { events: number; partitions: number; rounds: number };
-  variants: { key: string; label: string }[];
-  runs: {
-    loadavgBefore?: number[];
-    loadavgAfter?: number[];
-    summary: {
-      eventsPerSec: Record<string, number>;
-      meanBatchSize: Record<string, number | null>;
-      transactionsPerSec: Record<string, number>;
-      cpuPer1000: Record<string, Cpu>;
-    };
-  }[];
 };
 
 const CONSUMER = resultsFile('consumer-throughput.json');
@@ -137,7 +104,7 @@ export const consumerThroughput: FigureTable = {
         results.variants.map(({ key, label }) => [
           `${key}: ${label}`,
           num(eventsPerSec[key] ?? Number.NaN),
-          times(results.acrossRuns?.[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
+          times(results.acrossRuns[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
           num(transactionsPerSec[key] ?? 0),
           meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1),
           cpu(cpuPer1000[key]),
