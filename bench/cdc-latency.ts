@@ -308,6 +308,8 @@ try {
 }
 
 const command = `node bench/cdc-latency.ts ${process.argv.slice(2).join(' ')}`.trim();
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type CdcLatency = typeof report;
 const report = {
   benchmark: 'cdc-latency',
   command,

@@ -266,6 +266,8 @@ const summary = aggregateCounts.flatMap((aggregates) =>
   }),
 );
 const command = `node bench/relay-vs-debezium.ts ${process.argv.slice(2).join(' ')}`.trim();
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type RelayVsDebezium = typeof report;
 const report = {
   benchmark: 'relay-vs-debezium',
   command,

@@ -22,7 +22,7 @@ import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
-import { logger, machineInfo, writeResults } from './support/environment.ts';
+import { logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import { statementsAvailable } from './where-time-goes/outboxState.ts';
@@ -40,6 +40,29 @@ const { values: args } = parseArgs({
 const rate = positiveNumber('rate', args.rate);
 const orders = positiveNumber('orders', args.orders);
 const log = logger('reply-locks');
+
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type ReplyLocks = {
+  date: string;
+  machine: MachineInfo;
+  rate: number;
+  env: Record<string, string>;
+  accepted: number;
+  /** Orders the stack holds and what the reply consumer's statements did for them, in all and per order. */
+  counts: {
+    orders: number;
+    answered: number;
+    decided: number;
+    lockCalls: number;
+    lockRows: number;
+    replyTransactions: number;
+    lockCallsPerOrder: number;
+    lockRowsPerOrder: number;
+    replyTransactionsPerOrder: number;
+  };
+  finalStates: Record<string, number>;
+  settled: boolean;
+};
 
 await queryOnce(postgresUrl, 'create extension if not exists pg_stat_statements');
 if (!(await statementsAvailable()))
@@ -114,7 +137,7 @@ try {
   const of = (kind: string) => statements.find((s) => s.kind === kind) ?? { calls: 0, rows: 0 };
   const perOrder = (n: number) => Number((n / Math.max(1, stored)).toFixed(2));
   const lock = of('lock');
-  const counts = {
+  const counts: ReplyLocks['counts'] = {
     orders: stored,
     answered: orderIds.length,
     decided: held?.decided ?? 0,
@@ -125,7 +148,7 @@ try {
     lockRowsPerOrder: perOrder(lock.rows),
     replyTransactionsPerOrder: perOrder(of('dedup').calls),
   };
-  const report = {
+  const report: ReplyLocks = {
     date: new Date().toISOString(),
     machine: machineInfo(),
     rate,

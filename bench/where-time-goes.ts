@@ -32,13 +32,14 @@ import { markdownTableLines } from '@outbox/devstack/table';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { collectOutcome, runLoad } from '@outbox/loadgen';
+import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
 import { environment, positiveNumber } from './support/args.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
-import { logger, machineInfo, writeResults } from './support/environment.ts';
+import { logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
 import {
+  type BrokerRequests,
   brokerRequests,
   brokerRequestsLines,
   logOffset,
@@ -50,7 +51,7 @@ import {
   transactionsPerOrder,
   transactionsSoFar,
 } from './where-time-goes/counts.ts';
-import { outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
+import { type OutboxState, outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
 import { profilesOf } from './where-time-goes/profiles.ts';
 
 const { values: args } = parseArgs({
@@ -86,6 +87,34 @@ type Statement = {
   meanMs: number;
   maxMs: number;
   query: string;
+};
+
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type WhereTimeGoes = {
+  date: string;
+  machine: MachineInfo;
+  warmup: { rate: number; seconds: number };
+  tracing: boolean;
+  nodeOptions: string;
+  env: Record<string, string>;
+  /** With --tracing: the spans the receiver got. */
+  spansReceived?: number;
+  rate: number;
+  seconds: number;
+  accepted: number;
+  latencyMs: LatencySummary;
+  cpuMsPerOrder: Record<string, number>;
+  waitMsPerOrder: Record<string, number>;
+  rssMiB: Record<string, number>;
+  transactionsPerOrder: Record<string, number>;
+  statementFamiliesPerOrder: ReturnType<typeof familiesPerOrder>;
+  /** Empty when the server does not load pg_stat_statements. */
+  statements: Statement[];
+  outboxes: OutboxState[];
+  /** With --cpu-prof: per Node process, its busy time in the window by part. */
+  profiles: Awaited<ReturnType<typeof profilesOf>>;
+  /** With --broker-requests. */
+  brokerRequests?: BrokerRequests;
 };
 
 const { broker, dispose } = await startTestBroker(
@@ -230,7 +259,7 @@ try {
   const profiles = profileDir ? await profilesOf(stack, profileDir, window) : {};
   const perOrder = (calls: number) => (calls / Math.max(1, load.accepted)).toFixed(2);
   const msPerOrder = (ms: number) => (ms / Math.max(1, load.accepted)).toFixed(2);
-  const report = {
+  const report: WhereTimeGoes = {
     date: new Date().toISOString(),
     machine: machineInfo(),
     warmup,

@@ -20,7 +20,7 @@ import { freePort } from '@outbox/devstack/ports';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { loadavg, machineInfo, writeResults } from './support/environment.ts';
+import { loadavg, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
@@ -49,6 +49,22 @@ async function sdkDefaultResource(): Promise<Record<string, string>> {
       .map(([key, value]) => [key, String(value)]),
   );
 }
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type SpanWeight = {
+  machine: MachineInfo;
+  startedAt: string;
+  loadavgBefore: number[];
+  loadavgAfter: number[];
+  /** `service` (ours) or `sdk-default`. */
+  resource: string;
+  /** The SDK's default resource attributes every span also carried (`sdk-default`), else none. */
+  extraTags: Record<string, string>;
+  jsonBytesPerSpan: number;
+  /** Spans stored and heap after a full GC before the stages: what each stage is measured over. */
+  baseline: { spans: number; heap: number };
+  rows: { spans: number; heapBytes: number; bytesPerSpan: number }[];
+};
+
 const stages = (values.stages ?? '').split(',').map(Number);
 const BATCH = 512;
 const WARM_UP_ORDERS = 200;
@@ -98,7 +114,7 @@ async function postSpans(count: number): Promise<void> {
 const startedAt = new Date().toISOString();
 const loadBefore = loadavg();
 await zipkin.start();
-const rows: { spans: number; heapBytes: number; bytesPerSpan: number }[] = [];
+const rows: SpanWeight['rows'] = [];
 let baseline = { spans: 0, heap: 0 };
 try {
   await zipkin.waitUntilReady(120_000);
@@ -137,19 +153,20 @@ const markdown = [
   ),
   '',
 ].join('\n');
+const report: SpanWeight = {
+  machine: machineInfo(),
+  startedAt,
+  loadavgBefore: loadBefore,
+  loadavgAfter: loadavg(),
+  resource: values.resource,
+  extraTags,
+  jsonBytesPerSpan: postedBytes / posted,
+  baseline,
+  rows,
+};
 writeResults(
   values.out ?? resultsPath('zipkin-span-weight'),
-  {
-    machine: machineInfo(),
-    startedAt,
-    loadavgBefore: loadBefore,
-    loadavgAfter: loadavg(),
-    resource: values.resource,
-    extraTags,
-    jsonBytesPerSpan: postedBytes / posted,
-    baseline,
-    rows,
-  },
+  report,
   markdown,
   'on: the spans it posts to Zipkin are what it measures',
 );

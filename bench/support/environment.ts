@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
-import { runRecordLine, startRun } from '@outbox/devstack/run-record';
+import { type RunRecord, runRecordLine, startRun } from '@outbox/devstack/run-record';
 import { markdownTableLines } from '@outbox/devstack/table';
 import pg from 'pg';
 import { round } from './stats.ts';
@@ -91,6 +91,9 @@ export function writeResults(
   writeFileSync(`${out}.md`, withRecord);
   process.stdout.write(`\n${withRecord}\n`);
 }
+
+/** A report as writeResults writes it to `<out>.json`: the run's record and load average, then the report. */
+export type Written<Report> = { run: RunRecord; loadAverage: { before: number[]; after: number[] } } & Report;
 
 /** Each ratio's value in every run and its median over runs: the table of a report over several runs. */
 export function perRunRatiosTable(ratios: Record<string, { median: number; perRun: number[] }>): string[] {

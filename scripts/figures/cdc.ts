@@ -1,30 +1,18 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { CdcLatency } from '../../bench/cdc-latency.ts';
+import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, load, num } from './format.ts';
-import {
-  type Drains,
-  drainCell,
-  RELAY_VS_DEBEZIUM_REVISION,
-  RELAY_VS_DEBEZIUM_RUNS,
-} from './relayVsDebezium.ts';
-import type { FigureTable, Loadavg } from './types.ts';
+import { drainCell, RELAY_VS_DEBEZIUM_REVISION, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import type { FigureTable } from './types.ts';
 
-type Cell = {
-  rate: number;
-  achievedRate: number;
-  side: 'polling' | 'debezium';
-  toBroker: { p50: number; p99: number };
-  toConsumer: { p50: number };
-};
-type Drain = { side: 'polling' | 'debezium'; events: number; startToLastMs: number; eventsPerSecond: number };
-type SideBySide = {
-  date: string;
-  command: string;
-  parameters: { aggregates?: number; backlog: number };
-  loadavg: Loadavg;
-  latency: Cell[];
-  drain: Drain[];
+type Cell = CdcLatency['latency'][number];
+type Drain = CdcLatency['drain'][number];
+/** The first side-by-side run came before --aggregates: its parameters lack it (50 aggregates then). */
+type SideBySide = Omit<CdcLatency, 'parameters'> & {
+  parameters: Omit<CdcLatency['parameters'], 'aggregates'> &
+    Partial<Pick<CdcLatency['parameters'], 'aggregates'>>;
 };
 
 const RUNS = [
@@ -100,7 +88,7 @@ export const pollingOrCdc: FigureTable = {
   render({ read, link }) {
     const sideBySide = read<SideBySide>(RUNS[1]);
     const system = read<SystemResults<SystemReport>>(SYSTEM);
-    const drains = read<Drains>(DRAIN);
+    const drains = read<RelayVsDebezium>(DRAIN);
     const variant = (name: string) => {
       const found = system.reports.find((candidate) => candidate.variant === name);
       if (!found) throw new Error(`no ${name} variant in ${SYSTEM}`);

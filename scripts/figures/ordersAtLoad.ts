@@ -1,21 +1,8 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num, percent } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-/** What `bench:where-time-goes` writes, the parts a table of the orders process reads. */
-type WhereTimeGoes = {
-  date: string;
-  rate: number;
-  accepted: number;
-  latencyMs: { p50: number; p99: number };
-  cpuMsPerOrder: Record<string, number>;
-  waitMsPerOrder: Record<string, number>;
-  profiles?: Record<
-    string,
-    { busyMs: number; socketWritesMs: number; parts: { part: string; ms: number }[] }
-  >;
-};
 
 /** Three runs one after the other: profiled at 40 and 150 orders/s, and 150/s without the profiler. */
 const RUNS = [
@@ -32,7 +19,7 @@ export const ordersAtLoad: FigureTable = {
   render({ read, link }) {
     const runs = RUNS.map((run) => ({ ...run, results: read<WhereTimeGoes>(run.path) }));
     const column = (pick: (results: WhereTimeGoes) => string) => runs.map(({ results }) => pick(results));
-    const profile = (results: WhereTimeGoes) => results.profiles?.orders;
+    const profile = (results: WhereTimeGoes) => results.profiles.orders;
     const perOrder = (results: WhereTimeGoes, value: number) => value / results.accepted;
     return [
       markdownTable(
@@ -90,7 +77,7 @@ export const ordersProfileParts: FigureTable = {
   render({ read, link }) {
     const runs = PROFILED.map((path) => read<WhereTimeGoes>(path));
     const share = (results: WhereTimeGoes, part: string) => {
-      const orders = results.profiles?.orders;
+      const orders = results.profiles.orders;
       const found = orders?.parts.find((entry) => entry.part === part);
       return orders && found ? percent(found.ms / orders.busyMs) : '—';
     };

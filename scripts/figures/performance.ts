@@ -1,6 +1,9 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { ReplyLocks } from '../../bench/reply-locks.ts';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -98,14 +101,6 @@ export const overloadGoodput: FigureTable = {
   },
 };
 
-type WhereTimeGoes = {
-  rate: number;
-  accepted: number;
-  latencyMs: { p50: number; p99: number };
-  cpuMsPerOrder: Record<string, number>;
-  statements: { calls: number }[];
-};
-
 const LEVERS: { label: string; paths: string[] }[] = [
   {
     label: 'offsets committed after every chunk (`e1e635b`)',
@@ -167,23 +162,6 @@ export const leversAtLowRate: FigureTable = {
   },
 };
 
-type ReplyLocks = {
-  run: { loadBefore: number[] };
-  rate: number;
-  counts: {
-    orders: number;
-    lockCallsPerOrder: number;
-    lockRowsPerOrder: number;
-    replyTransactionsPerOrder: number;
-  };
-};
-type WhereTimeGoesRows = {
-  run: { loadBefore: number[] };
-  rate: number;
-  accepted: number;
-  statements: { database: string; calls: number; rows: number; query: string }[];
-};
-
 const REPLY_LOCKS = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
@@ -205,7 +183,7 @@ export const replyLocks: FigureTable = {
   sources: [...REPLY_LOCKS, ...REPLY_LOCKS_AT_LOAD].map((entry) => entry.path),
   render({ read, link }) {
     const fixed = REPLY_LOCKS.map(({ label, path }) => {
-      const run = read<ReplyLocks>(path);
+      const run = read<Written<ReplyLocks>>(path);
       return [
         `${label}: ${link(path)}`,
         `${num(run.counts.orders)} at ${num(run.rate)}/s`,
@@ -216,7 +194,7 @@ export const replyLocks: FigureTable = {
       ];
     });
     const atLoad = REPLY_LOCKS_AT_LOAD.map(({ label, path }) => {
-      const run = read<WhereTimeGoesRows>(path);
+      const run = read<Written<WhereTimeGoes>>(path);
       const of = (pattern: RegExp) =>
         run.statements.find((s) => s.database === 'orders' && pattern.test(s.query)) ?? { calls: 0, rows: 0 };
       const lock = of(/from orders where id = any.*for update/);

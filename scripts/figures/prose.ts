@@ -1,10 +1,11 @@
 // Figures that sit inside a sentence, marked `<!-- figure:id -->…<!-- /figure -->` in the docs:
 // each renders one line from its results files, so a sentence cannot say what its run did not.
 
+import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, duration, num, range } from './format.ts';
-import { type Drains, drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import { drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
@@ -38,7 +39,7 @@ function drainRatio(side: string): FigureTable {
     sources: RELAY_VS_DEBEZIUM_RUNS,
     render({ read }) {
       const ratios = RELAY_VS_DEBEZIUM_RUNS.flatMap((path) => {
-        const run = read<Drains>(path);
+        const run = read<RelayVsDebezium>(path);
         return run.parameters.aggregateCounts.map((count) => drainCell(run, count, side).vsDebezium);
       });
       return `${range(ratios, 2)}×`;

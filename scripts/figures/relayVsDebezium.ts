@@ -1,23 +1,10 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, times } from './format.ts';
-import type { FigureTable, Loadavg } from './types.ts';
+import type { FigureTable } from './types.ts';
 
-type Summary = {
-  aggregates: number;
-  side: string;
-  label: string;
-  medianEventsPerSec: number;
-  vsDebezium: number;
-  vsDebeziumPerRound: number[];
-};
-export type Drains = {
-  date: string;
-  command: string;
-  parameters: { rounds: number; events: number; aggregateCounts: number[] };
-  loadavg: Loadavg;
-  summary: Summary[];
-};
+type Summary = RelayVsDebezium['summary'][number];
 
 /** Two runs one after the other on a quiet machine: the backlog drain, relay beside Debezium. */
 // The results files record no revision; both runs were of this one, its tree clean. The bench's
@@ -28,7 +15,7 @@ export const RELAY_VS_DEBEZIUM_RUNS = [
   resultsFile('relay-vs-debezium.quiet-2.json'),
 ] as const;
 
-export function drainCell(run: Drains, aggregates: number, side: string): Summary {
+export function drainCell(run: RelayVsDebezium, aggregates: number, side: string): Summary {
   const found = run.summary.find((row) => row.aggregates === aggregates && row.side === side);
   if (!found) throw new Error(`no ${side} cell with ${aggregates} aggregates in the run of ${run.date}`);
   return found;
@@ -37,7 +24,7 @@ export function drainCell(run: Drains, aggregates: number, side: string): Summar
 export const relayVsDebezium: FigureTable = {
   sources: RELAY_VS_DEBEZIUM_RUNS,
   render({ read, link }) {
-    const runs = RELAY_VS_DEBEZIUM_RUNS.map((path) => read<Drains>(path));
+    const runs = RELAY_VS_DEBEZIUM_RUNS.map((path) => read<RelayVsDebezium>(path));
     const [first] = runs;
     if (!first) throw new Error('no relay-vs-debezium run');
     const counts = first.parameters.aggregateCounts;

@@ -13,6 +13,3 @@ export type FigureTable = {
   sources: readonly string[];
   render(results: Results): string;
 };
-
-/** The measured environment every benchmark's json records. */
-export type Loadavg = { before?: number[]; after?: number[] };

@@ -1,15 +1,8 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { SpanWeight } from '../../bench/zipkin-span-weight.ts';
 import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-/** What `npm run bench:zipkin-span-weight` writes. */
-type SpanWeight = {
-  startedAt: string;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
-  rows: { spans: number; heapBytes: number; bytesPerSpan: number }[];
-};
 
 const OURS = resultsFile('zipkin-span-weight.json');
 const SDK_DEFAULT = resultsFile('zipkin-span-weight.sdk-default-resource.json');
