@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { markdownTableLines } from '@outbox/devstack/table';
-import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
+import { loadavg, logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
 
 const { values } = parseArgs({
@@ -152,8 +152,24 @@ const downSeconds = (Date.now() - downStarted) / 1000;
 clearInterval(sampler);
 if (down.code !== 0) throw new Error(`./dev compose down exited ${down.code}`);
 
+/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
+export type FirstBuild = {
+  machine: MachineInfo;
+  /** The stack's images Docker held before the run, and after it. */
+  imagesBefore: string[];
+  imagesAfter: string[];
+  firstBuild: boolean;
+  upExitCode: number;
+  upSeconds: number;
+  upPhases: { phase: string; seconds: number }[];
+  order: { id: string; status: string; secondsToDecision: number };
+  downSeconds: number;
+  /** 1-minute load average while it ran: its range over a sample every 10 s. */
+  loadAverage: { before: number[]; after: number[]; while1m: { min: number; max: number; samples: number } };
+};
+
 const upPhases = phases(up.lines, upStarted, upEnded);
-const report = {
+const report: FirstBuild = {
   machine: machineInfo(),
   imagesBefore,
   imagesAfter,

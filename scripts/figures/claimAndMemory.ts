@@ -1,28 +1,20 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
+import type { OutboxState } from '../../bench/where-time-goes/outboxState.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, range } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 /** The parts of a `bench:where-time-goes` run these tables read, from its json or its report. */
-type Run = {
-  date: string;
-  cpuMsPerOrder: Record<string, number>;
-  rssMiB: Record<string, number>;
+type Run = Pick<WhereTimeGoes, 'date' | 'cpuMsPerOrder' | 'rssMiB'> & {
   /** Mean ms of the relay's claim by database; empty when pg_stat_statements was not loaded. */
   claimMeanMs: Record<string, number>;
-  outboxes: {
-    database: string;
-    claimExecutionMs: number;
-    claimSharedBlocks: number;
-    claimableIndexKiB: number;
-  }[];
+  outboxes: Pick<OutboxState, 'database' | 'claimExecutionMs' | 'claimSharedBlocks' | 'claimableIndexKiB'>[];
 };
-
-type Json = Omit<Run, 'claimMeanMs'> & { statements: { database: string; query: string; meanMs: number }[] };
 
 const CLAIM = 'with claimable as';
 
-function fromJson(results: Json): Run {
+function fromJson(results: WhereTimeGoes): Run {
   const claims = results.statements.filter((statement) => statement.query.startsWith(CLAIM));
   return {
     ...results,
@@ -78,7 +70,7 @@ const INDEX = resultsFile('where-time-goes.claim-index-scan.json');
 const SEMI_SPACE = resultsFile('where-time-goes.semi-space-16.json');
 
 function run(results: Results, path: string): Run {
-  return path.endsWith('.md') ? fromReport(results.text(path)) : fromJson(results.read<Json>(path));
+  return path.endsWith('.md') ? fromReport(results.text(path)) : fromJson(results.read<WhereTimeGoes>(path));
 }
 
 /** A figure's spread over runs ("7.8–9.2"), from the runs that have it. */

@@ -1,20 +1,9 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { FirstBuild } from '../../bench/compose-first-build.ts';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
-
-/** What `npm run bench:compose-first-build` writes (bench/compose-first-build.ts). */
-type FirstBuild = {
-  run: { revision: string; startedAt: string; cpuModel: string; loadBefore: number[]; loadAfter: number[] };
-  machine: { cpus: number };
-  firstBuild: boolean;
-  imagesBefore: string[];
-  upSeconds: number;
-  upPhases: { phase: string; seconds: number }[];
-  order: { status: string; secondsToDecision: number };
-  downSeconds: number;
-  loadAverage: { while1m: { min: number; max: number } };
-};
 
 const FIRST_BUILD = resultsFile('compose-first-build.json');
 const minutes = (seconds: number) => `${num(seconds / 60, 1)} min`;
@@ -23,7 +12,7 @@ const minutes = (seconds: number) => `${num(seconds / 60, 1)} min`;
 export const composeFirstBuild: FigureTable = {
   sources: [FIRST_BUILD],
   render({ read, link }) {
-    const result = read<FirstBuild>(FIRST_BUILD);
+    const result = read<Written<FirstBuild>>(FIRST_BUILD);
     if (!result.firstBuild) throw new Error(`${FIRST_BUILD} is not a first build: Docker held images`);
     return [
       markdownTable(

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { markdownTable } from '@outbox/devstack/table';
+import type { Report as KafkaClientsRun } from '../../bench/kafka-clients/report.ts';
 import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
 import { day, load, num, times } from './format.ts';
@@ -12,21 +13,6 @@ import type { FigureTable, Results } from './types.ts';
 
 const CLIENTS = ['kafkajs', 'platformatic'] as const;
 type Client = (typeof CLIENTS)[number];
-
-/** What bench/kafka-clients.ts writes (its report.ts), as far as this table reads it. */
-type KafkaClientsRun = {
-  date: string;
-  label: string;
-  revision?: string;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
-  parameters: { rounds: number };
-  metrics: {
-    label: string;
-    byClient: Record<Client, { median: number }>;
-    ratio: { median: number };
-  }[];
-};
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
