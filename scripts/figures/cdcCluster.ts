@@ -1,10 +1,11 @@
+import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
 import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Report = ChaosReport & { timeline?: { atMs: number; what: string }[] };
+type Report = ChaosReport & Pick<ScenarioReport, 'timeline'>;
 
 const RUNS = resultsFile('chaos.cdc-cluster-leader-then-connect-kill.json');
 /** The exactly-once twin's runs once it started, in a file of their own (`--repeat 2`). */

@@ -4,8 +4,8 @@ import { resultsFile } from '../../bench/support/results.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-type Percentiles = { p50: number; p99: number; count?: number };
 type Load = ScenarioReport['load'];
+type Percentiles = Pick<Load['decisionMs']['confirmed'], 'p50' | 'p99'>;
 type Gaps = NonNullable<ScenarioReport['progress']>;
 /**
  * What the chaos runner writes for a scenario (@outbox/chaos ScenarioReport), as the figures read it:

@@ -1,3 +1,4 @@
+import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { ChaosReport } from './chaos.ts';
@@ -5,12 +6,7 @@ import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** What `npm run chaos -- compose` writes: the chaos report, with the host and the window by group. */
-type ComposeChaosReport = ChaosReport & {
-  revision?: string;
-  machine?: { cpu: string; cores: number; loadAverage: number[] };
-  run?: { tracing: string };
-  progress?: { longestWithoutApplyingMsByGroup?: Record<string, number> };
-};
+type ComposeChaosReport = ChaosReport & Pick<ScenarioReport, 'revision' | 'machine' | 'run'>;
 
 const COMPOSE = resultsFile('chaos.compose.json');
 const seconds = (ms: number) => `${num(ms / 1000, 1)} s`;

@@ -1,15 +1,15 @@
+import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
 import { num } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
-type ClusterReport = ChaosReport & {
-  progress?: { longestWithoutApplyingMsByGroup?: Record<string, number> };
-  stall?: { withinTarget: boolean };
-  quiescence: { reached: boolean; outstanding: string[] };
-  load: { decisionMs?: { confirmed: { max: number } } };
-};
+/** A cluster run: the chaos report, its stall verdict and what was left when the wait ended. */
+type ClusterReport = ChaosReport &
+  Pick<ScenarioReport, 'stall'> & {
+    quiescence: Pick<ScenarioReport['quiescence'], 'reached' | 'outstanding'>;
+  };
 /** One run of a scenario: its results files' common name, how its consumer loop differed, its report's link text. */
 type Run = { name: string; loop: string; report: string };
 

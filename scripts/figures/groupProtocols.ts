@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { PartitionFigure as MemberFigure, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
@@ -28,29 +29,8 @@ const SCENARIOS = [
 const chaosPath = (scenario: string, protocol: Protocol) =>
   resultsFile(`chaos.${scenario}.platformatic-${protocol}.json`);
 
-type RunRecord = {
-  revision: string | null;
-  clean: boolean | null;
-  cpuModel: string;
-  loadBefore: number[];
-  loadAfter: number[];
-};
-/** A figure per member (tools/chaos/src/partitionWindows.ts), where the scenario measured them. */
-type MemberFigure = {
-  kind: 'staying' | 'takeover';
-  group: string;
-  longestWithoutApplyingMs?: number;
-  consumedAgainAfterMs?: number | null;
-  sessionTimeoutMs?: number;
-};
-type ProtocolReport = ChaosReport & {
-  groupProtocol?: Protocol;
-  partitionWindows?: MemberFigure[];
-  progress?: { longestWithoutApplyingMsByGroup?: Record<string, number | null> };
-  stall?: { targetMs: number; withinTarget: boolean };
-  load: { decisionMs?: { confirmed: { max: number } } };
-  run?: RunRecord;
-};
+/** A run on one protocol: the chaos report, its figure per member where the scenario measured them, its stall verdict and its run record. */
+type ProtocolReport = ChaosReport & Pick<ScenarioReport, 'partitionWindows' | 'stall' | 'run'>;
 
 /** The scenarios run on both protocols; a scenario with one side only is left out. */
 function pairedScenarios(root = repoRoot): string[] {

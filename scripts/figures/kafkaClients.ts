@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { InvariantResult, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import type { Report as KafkaClientsRun } from '../../bench/kafka-clients/report.ts';
 import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
@@ -46,10 +47,11 @@ function failoverRuns(root = repoRoot): string[] {
   ).map(String);
 }
 
-type FailoverReport = ChaosReport & {
-  stall?: { targetMs: number; withinTarget: boolean };
-  load: { decisionMs?: { confirmed: { max: number } } };
-};
+/** A failover run: the chaos report, its stall verdict and each invariant's violations. */
+type FailoverReport = Omit<ChaosReport, 'invariants'> &
+  Pick<ScenarioReport, 'stall'> & {
+    invariants: (ChaosReport['invariants'][number] & Pick<InvariantResult, 'violations'>)[];
+  };
 
 /** A chaos results file: the runner's array, or a hand-written record around it (`report`). */
 function chaosReport(results: Results, path: string): FailoverReport {
@@ -66,10 +68,8 @@ function failoverRows(results: Results, scenario: string): string[][] {
   const count = (report: FailoverReport, invariant: string, key: string) =>
     num(report.invariants.find((found) => found.name === invariant)?.counts[key] ?? 0);
   const twice = (report: FailoverReport) => {
-    const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once') as
-      | { passed: boolean; violations?: string[] }
-      | undefined;
-    return found?.passed ? '0' : `**${num(found?.violations?.length ?? 1)}**`;
+    const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once');
+    return found?.passed ? '0' : `**${num(found?.violations.length ?? 1)}**`;
   };
   const name = `\`${scenario}\``;
   /** A window in both runs, and platformatic's ÷ kafkajs'. */

@@ -2,6 +2,7 @@
 // as the CLI (src/cli.ts).
 export { type GroupMemberView, type GroupObserver, type GroupView, observeGroups } from './groupMembers.ts';
 export { checkInvariants, INVARIANTS, type InvariantResult } from './invariants/index.ts';
+export type { PartitionFigure } from './partitionWindows.ts';
 export {
   formatDualWriteTable,
   formatDuplicatesTable,
