@@ -11,7 +11,7 @@ import type { Stage } from './stages.ts';
 import { fmt, int } from './timing.ts';
 
 /** What the two removals and the lock demonstration measured (removal.ts). */
-export type Retention = {
+type Retention = {
   A: Awaited<ReturnType<typeof retentionA>>;
   B: Awaited<ReturnType<typeof retentionB>>;
   lockDemo: Awaited<ReturnType<typeof lockDemo>>;

@@ -4,6 +4,8 @@
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
+import type { Report as WritePath } from '../../bench/write-path/report.ts';
+import type { ChaosReport } from './chaos.ts';
 import { day, duration, num, range } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import type { FigureTable } from './types.ts';
@@ -98,11 +100,6 @@ const acceptedP99 = (name: string): FigureTable => ({
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
 const WRITE_PATH = resultsFile('write-path.json');
-type WritePath = {
-  date: string;
-  runs: { summary: { latency: Record<string, { medianMs: number }> } }[];
-  acrossRuns: Record<string, { median: number }>;
-};
 export const outboxRowCost: FigureTable = {
   sources: [WRITE_PATH],
   render({ read, link }) {
@@ -123,17 +120,16 @@ const GUARDED = [
   resultsFile('chaos.postgres-failover-async.json'),
   resultsFile('chaos.postgres-failover-sync.json'),
 ];
-type ChaosLoad = { load: { rate: number; durationMs: number; sent: number; accepted: number } }[];
 export const guardedFailoverLoad: FigureTable = {
   sources: GUARDED,
   render({ read }) {
     const loads = GUARDED.map((path) => {
-      const [report] = read<ChaosLoad>(path);
+      const [report] = read<ChaosReport[]>(path);
       if (!report) throw new Error(`${path} holds no scenario`);
       return report.load;
     });
     const [first] = loads;
-    const each = (pick: (load: ChaosLoad[number]['load']) => number) =>
+    const each = (pick: (load: ChaosReport['load']) => number) =>
       loads.map((load) => num(pick(load))).join(' and ');
     return (
       `it accepted ${each((load) => load.accepted)} of the ${each((load) => load.sent)} orders its clients sent ` +

@@ -1,6 +1,6 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { Step, VariantReport } from '../../bench/system/records.ts';
+import type { Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -8,13 +8,8 @@ import type { FigureTable } from './types.ts';
 /** The run that measures the performance targets against a reference revision, as shipped. */
 const TARGETS_RUN = resultsFile('system.targets.json');
 
-type TargetsResults = {
-  date: string;
-  args: { reference: string; step: string; 'fixed-rate': string };
-  machine: { cpuModel?: string; cpus?: number };
-  run: { loadBefore: number[]; loadAfter: number[] };
-  reports: VariantReport[];
-};
+/** A targets run is given --reference: its flags name the reference variant. */
+type TargetsResults = SystemResults & { args: { reference: string } };
 
 /** Where the run took place and how, under each of its tables. */
 function source(results: TargetsResults, link: (path: string) => string, run = TARGETS_RUN): string {
