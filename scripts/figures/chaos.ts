@@ -209,12 +209,15 @@ export function duplicateCounts(report: ChaosReport) {
   };
 }
 
+/** A run of every scenario records each one's duration and, where a fault was restored, its time to recover. */
+type AllReport = ChaosReport &
+  Pick<ScenarioReport, 'durationMs'> & { quiescence: Pick<ScenarioReport['quiescence'], 'recoveryMs'> };
+
 /** The summary of a chaos run: one row per scenario, from the checker's counts. */
 export const chaosAll: FigureTable = {
   sources: [ALL],
   render({ read, link }) {
-    const reports =
-      read<(ChaosReport & { durationMs: number; quiescence: { recoveryMs?: number | null } })[]>(ALL);
+    const reports = read<AllReport[]>(ALL);
     const rows = reports.map((report) => {
       const { messages, duplicates, byConsumer } = duplicateCounts(report);
       return [

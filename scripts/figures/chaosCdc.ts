@@ -5,11 +5,9 @@ import { type ChaosReport, duplicateCounts, seconds } from './chaos.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-/** The first runs of chaos.cdc.json came before the time to recover was recorded: it is optional. */
+/** A CDC run: the chaos report, what published the outboxes and, where a fault was restored, the time to recover. */
 type CdcReport = ChaosReport &
-  Pick<ScenarioReport, 'relayMode'> & {
-    quiescence: Partial<Pick<ScenarioReport['quiescence'], 'recoveryMs'>>;
-  };
+  Pick<ScenarioReport, 'relayMode'> & { quiescence: Pick<ScenarioReport['quiescence'], 'recoveryMs'> };
 
 /** `npm run chaos -- cdc`: every scenario of the group run. */
 const GROUP = resultsFile('chaos.cdc.json');
