@@ -1,19 +1,12 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { BrokerRequests } from '../../bench/where-time-goes/brokerRequests.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, load, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
-/** What `bench:where-time-goes --broker-requests` writes, the parts this table reads. */
-type Run = {
-  date: string;
-  run: { revision: string; loadBefore: number[]; loadAfter: number[] };
-  env: Record<string, string>;
-  accepted: number;
-  latencyMs: { p50: number; p99: number };
-  cpuMsPerOrder: Record<string, number>;
-  brokerRequests: BrokerRequests;
-};
+/** A `bench:where-time-goes` run made with --broker-requests: its broker's requests are counted. */
+type Run = Written<WhereTimeGoes> & Required<Pick<WhereTimeGoes, 'brokerRequests'>>;
 
 /** 30 orders/s, tracing off, the relays without and with a 25 ms linger, one after the other. */
 const RUNS = [
