@@ -48,10 +48,13 @@ export const brokerRequestsAtLowRate: FigureTable = {
     const sources = runs
       .map(
         ({ path, results }) =>
-          `${link(path)} (\`${results.run.revision}\`, ${load(results.run.loadBefore, results.run.loadAfter)})`,
+          `${link(path)} (\`${results.run.revision}\`, tracing ${results.run.tracing}, ${load(results.run.loadBefore, results.run.loadAfter)})`,
       )
       .join(', ');
     const [first] = runs;
-    return `${table}\n\n${sources}: ${first ? day(first.results.date) : ''}, \`bench:where-time-goes --rate 30 --seconds 30 --broker-requests\`, tracing off, one run each, on a machine shared with other work.`;
+    const command = first
+      ? `\`bench:where-time-goes --rate ${first.results.rate} --seconds ${first.results.seconds} --broker-requests\``
+      : '';
+    return `${table}\n\n${sources}: ${first ? day(first.results.date) : ''}, ${command}, one run each, on a machine shared with other work.`;
   },
 };
