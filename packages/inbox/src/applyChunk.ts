@@ -5,21 +5,37 @@ import { endSpan, inProcessSpan, startProcessSpan } from '@outbox/runtime/trace-
 import type { Logger } from 'pino';
 import type { ChunkHandler, ChunkItem, ChunkResult } from './chunk.ts';
 import type { ConsumerMetrics, HandledEvent } from './consumerMetrics.ts';
-import { firstCopyOf, type NewEventCheck, recordProcessed } from './dedup.ts';
+import { type NewEventCheck, recordProcessed } from './dedup.ts';
 import { EventFailedError } from './failure.ts';
-import type { FaultHooks } from './faultPoints.ts';
 import { type BatchHandler, type HandlerTable, inChunk, type PreparedHandler } from './handlers.ts';
 
 export type Transaction<Tx> = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
 
-export type ChunkStepDeps<Tx> = {
+/**
+ * The chunk's transaction (any Transaction is one). Its work answers what became of each event,
+ * so that a decorator on this port (the fault points, faultPoints.ts) can act on how many were
+ * applied.
+ */
+export type ChunkTransaction<Tx> = <D extends { result: ChunkResult }>(
+  work: (tx: Tx) => Promise<D[]>,
+) => Promise<D[]>;
+
+/** The chunk step's ports: what a decorator may wrap (faultPoints.ts's withFaultPoints). */
+export type ChunkPorts<Tx> = {
+  transaction: ChunkTransaction<Tx>;
+  /**
+   * Which of the chunk's events to apply, from the ids its dedup rows found new: firstCopyOf
+   * (dedup.ts). A port so that the chaos suite's broken dedup can replace it.
+   */
+  dedupCheck: (fresh: Set<string>) => NewEventCheck;
+};
+
+export type ChunkStepDeps<Tx> = ChunkPorts<Tx> & {
   /** The consumer group: the consumer's name in processed_events and on its spans. */
   consumer: string;
   /** The service's CloudEvents `source`, for the replies of batch handlers. */
   source: string;
   handlers: HandlerTable<Tx>;
-  transaction: Transaction<Tx>;
-  faults: FaultHooks;
   metrics: ConsumerMetrics;
   logger: Logger;
 };
@@ -50,14 +66,10 @@ export function chunkStep<Tx extends SqlExecutor>(deps: ChunkStepDeps<Tx>): Chun
         deps.consumer,
         handled.map((item) => item.event),
       );
-      const done = await applyInOrder(tx, deps, items, deps.faults.dedup(firstCopyOf(fresh)));
-      deps.faults.beforeCommit(done.map((d) => d.result));
-      return done;
+      return applyInOrder(tx, deps, items, deps.dedupCheck(fresh));
     });
-    const results = done.map((d) => d.result);
-    deps.faults.afterCommit(results);
     recordCommitted(deps, items, done);
-    return results;
+    return done.map((d) => d.result);
   };
 }
 

@@ -72,6 +72,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
   const registry = createMetricsRegistry(options.name);
   const warning = replicationWarning(config);
   if (warning) logger.warn(warning);
+  const faults = options.faults && faultHooks(options.faults(config));
   const consumer = startEventConsumer({
     source: options.source,
     groupId: config.KAFKA_GROUP_ID,
@@ -87,7 +88,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     transaction: transactionOn(pool),
     handlers: options.handlers({ config, pool }),
     logger,
-    ...(options.faults ? { faults: faultHooks(options.faults(config)) } : {}),
+    ...(faults ? { faults } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     chunkLingerMs: config.KAFKA_CHUNK_LINGER_MS,

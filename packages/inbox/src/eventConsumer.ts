@@ -13,10 +13,11 @@ import type { KafkaSecurity } from '@outbox/runtime/kafka-security';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 import type { Logger } from 'pino';
-import { chunkStep, type Transaction } from './applyChunk.ts';
+import { type ChunkPorts, chunkStep, type Transaction } from './applyChunk.ts';
 import type { ConsumerStats, FailingPartition } from './chunkOutcomes.ts';
 import { type ConsumerMetrics, createConsumerMetrics } from './consumerMetrics.ts';
-import { type FaultHooks, NO_FAULTS } from './faultPoints.ts';
+import { firstCopyOf } from './dedup.ts';
+import { type FaultHooks, withFaultPoints } from './faultPoints.ts';
 import { type EventHandlers, HandlerTable } from './handlers.ts';
 import { type RunConsumerOptions, type RunningConsumer, runConsumer } from './kafkaLoop.ts';
 import { startInboxRetention } from './retention.ts';
@@ -60,7 +61,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
   registry: MetricsRegistry;
   /** processed_events rows older than this are deleted (packages/inbox/src/retention.ts); 0 keeps them. */
   inboxRetentionHours?: number;
-  /** The chaos suite's fault points (faultPoints.ts), injected at start-up; production has none. */
+  /** The chaos suite's fault points (faultPoints.ts), put on the chunk step's ports at start-up; production has none. */
   faults?: FaultHooks;
 } & LoopTuning;
 
@@ -155,14 +156,18 @@ export function startEventConsumer<Tx extends SqlExecutor>(options: EventConsume
   };
 }
 
-/** The chunk step for the app's handlers, with the fault points injected at start-up (none in production). */
+/**
+ * The chunk step for the app's handlers. Its ports are wrapped with the fault points only when
+ * there are some (the chaos suite), and once here, so that production runs them bare and the step
+ * itself has no fault code.
+ */
 function chunkStepOf<Tx extends SqlExecutor>(options: EventConsumerOptions<Tx>, metrics: ConsumerMetrics) {
+  const ports: ChunkPorts<Tx> = { transaction: options.transaction, dedupCheck: firstCopyOf };
   return chunkStep({
     consumer: options.groupId,
     source: options.source,
     handlers: new HandlerTable(options.handlers),
-    transaction: options.transaction,
-    faults: options.faults ?? NO_FAULTS,
+    ...(options.faults ? withFaultPoints(ports, options.faults) : ports),
     metrics,
     logger: options.logger,
   });

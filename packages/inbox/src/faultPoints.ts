@@ -1,13 +1,15 @@
 import type { FaultSwitches } from '@outbox/runtime/config';
 import { z } from 'zod';
+import type { ChunkPorts } from './applyChunk.ts';
 import type { ChunkResult } from './chunk.ts';
 import type { NewEventCheck } from './dedup.ts';
 
 // The consumers' kill switches, which the chaos suite uses to prove that a crash at the worst
 // moment of a chunk loses and doubles nothing, and the broken dedup its checker must catch. They
-// live apart from the consumer loop: an app passes them in at start-up (ConsumerServiceOptions.
-// faults), which makes them the hooks below (EventConsumerOptions.faults); production passes
-// nothing, and its config refuses the switches unless OUTBOX_ALLOW_FAULTS allows them.
+// live apart from the consumer loop and the chunk step: an app passes them in at start-up
+// (ConsumerServiceOptions.faults), which makes them the hooks below (EventConsumerOptions.faults),
+// put once on the chunk step's ports (withFaultPoints); production passes nothing, and its config
+// refuses the switches unless OUTBOX_ALLOW_FAULTS allows them.
 
 /** A consumer's test-only switches, as the app's config gives them. Never set in production. */
 export type ConsumerFaultSwitches = {
@@ -51,7 +53,7 @@ export function consumerFaults(config: ConsumerFaultConfig): ConsumerFaultSwitch
   return { killAfterCommit: config.FAULT_KILL_AFTER_COMMIT, killMidChunk: config.FAULT_KILL_MID_CHUNK };
 }
 
-/** The points in a chunk where the switches act. */
+/** The points in a chunk where the switches act; withFaultPoints puts them on the chunk step's ports. */
 export type FaultHooks = {
   /** The dedup check the chunk applies: production's own, or (`inboxDedup: false`) one that calls every event new. */
   dedup(check: NewEventCheck): NewEventCheck;
@@ -61,17 +63,15 @@ export type FaultHooks = {
   afterCommit(results: readonly ChunkResult[]): void;
 };
 
-/** Production's: the dedup check as it is, nothing before or after COMMIT. */
-export const NO_FAULTS: FaultHooks = {
-  dedup: (check) => check,
-  beforeCommit: () => {},
-  afterCommit: () => {},
-};
-
 const applied = (results: readonly ChunkResult[]) => results.filter((r) => r === 'applied').length;
 const kill = () => process.kill(process.pid, 'SIGKILL');
 
-export function faultHooks(switches: ConsumerFaultSwitches): FaultHooks {
+/**
+ * The hooks of the switches, or none when no switch is on: then the chunk step's ports are not
+ * wrapped at all, and a consumer started with the switches off runs exactly as production's.
+ */
+export function faultHooks(switches: ConsumerFaultSwitches): FaultHooks | undefined {
+  if (!switches.killMidChunk && !switches.killAfterCommit && switches.inboxDedup !== false) return undefined;
   return {
     dedup: (check) => (switches.inboxDedup === false ? () => true : check),
     beforeCommit: (results) => {
@@ -79,6 +79,30 @@ export function faultHooks(switches: ConsumerFaultSwitches): FaultHooks {
     },
     afterCommit: (results) => {
       if (switches.killAfterCommit && applied(results) >= 1) kill();
+    },
+  };
+}
+
+/**
+ * The chunk step's ports with the fault points on them, so that the step reads as production runs
+ * it. `beforeCommit` runs inside the transaction once its work returned: a kill there must leave
+ * nothing of the chunk. `afterCommit` runs once the transaction resolved, before the chunk step
+ * hands its results back to the Kafka loop, which commits the offsets only after that: a kill
+ * there makes the broker redeliver events already applied.
+ */
+export function withFaultPoints<Tx>(ports: ChunkPorts<Tx>, faults: FaultHooks): ChunkPorts<Tx> {
+  const { transaction, dedupCheck } = ports;
+  const resultsOf = (done: readonly { result: ChunkResult }[]) => done.map((d) => d.result);
+  return {
+    dedupCheck: (fresh) => faults.dedup(dedupCheck(fresh)),
+    transaction: async (work) => {
+      const done = await transaction(async (tx) => {
+        const done = await work(tx);
+        faults.beforeCommit(resultsOf(done));
+        return done;
+      });
+      faults.afterCommit(resultsOf(done));
+      return done;
     },
   };
 }
