@@ -14,7 +14,13 @@ import { groupProtocols } from './groupProtocols.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
 import { ordersAtLoad, ordersProfileParts } from './ordersAtLoad.ts';
-import { leversAtLowRate, overloadGoodput, replyLocks, tracingCost } from './performance.ts';
+import {
+  batchingAtLowRate,
+  leversAtLowRate,
+  overloadGoodput,
+  replyLocks,
+  tracingCost,
+} from './performance.ts';
 import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
@@ -66,6 +72,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'overload-goodput': overloadGoodput,
   admission,
   'levers-at-low-rate': leversAtLowRate,
+  'batching-at-low-rate': batchingAtLowRate,
   'broker-requests-at-low-rate': brokerRequestsAtLowRate,
   'reply-locks': replyLocks,
   'orders-at-load': ordersAtLoad,

@@ -4,7 +4,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
-import { num } from './format.ts';
+import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
@@ -219,5 +219,75 @@ export const replyLocks: FigureTable = {
       ],
       [...fixed, ...atLoad],
     );
+  },
+};
+
+const BATCHING = [
+  resultsFile('system.batching-at-low-rate.json'),
+  resultsFile('system.batching-at-low-rate.run-2.json'),
+] as const;
+
+/** A variant's extra environment as its run gave it (`--variant-env name:KEY=VALUE`), or "defaults". */
+function settingsOf(results: SystemResults<Report>, name: string): string {
+  const env = ((results.args['variant-env'] ?? []) as string[])
+    .filter((spec) => spec.startsWith(`${name}:`))
+    .map((spec) => `\`${spec.slice(name.length + 1)}\``);
+  return env.length ? env.join(', ') : 'the defaults';
+}
+
+/**
+ * What the relays' and consumers' lingers buy at low rates, as shipped, against the reference
+ * revision of the performance targets: CPU per order and latency at a fixed 30/s and at 50/s, two
+ * runs with the variants in opposite orders.
+ */
+export const batchingAtLowRate: FigureTable = {
+  sources: [...BATCHING],
+  render({ read, link }) {
+    const runs = BATCHING.map((path) => read<SystemResults<Report> & { args: { reference: string } }>(path));
+    const [first] = runs;
+    if (!first) throw new Error('no batching run');
+    const reference = first.args.reference;
+    const half = (report: Report) => report.atHalfCapacity;
+    const perRun = (name: string, pick: (report: Report, ref: Report) => string) =>
+      runs
+        .map((results, index) =>
+          pick(variant(results, name, BATCHING[index] ?? ''), variant(results, reference, '')),
+        )
+        .join(' / ');
+    const ratio = (value: number | undefined, of: number | undefined) =>
+      `${num(value ?? Number.NaN, 1)} (${num((value ?? Number.NaN) / (of ?? Number.NaN), 2)}×)`;
+    const rows = first.reports.map((report) => [
+      `${report.variant} (\`${report.revision}\`): ${settingsOf(first, report.variant)}`,
+      perRun(report.variant, (r, ref) =>
+        ratio(r.atFixedRate?.cpuMsPerOrder.total, ref.atFixedRate?.cpuMsPerOrder.total),
+      ),
+      perRun(report.variant, (r, ref) => ratio(half(r)?.cpuMsPerOrder.total, half(ref)?.cpuMsPerOrder.total)),
+      perRun(
+        report.variant,
+        (r) =>
+          `${num(r.atFixedRate?.latencyMs.p50 ?? Number.NaN)}, ${num(r.atFixedRate?.latencyMs.p99 ?? Number.NaN)}`,
+      ),
+      perRun(
+        report.variant,
+        (r) => `${num(half(r)?.latencyMs.p50 ?? Number.NaN)}, ${num(half(r)?.latencyMs.p99 ?? Number.NaN)}`,
+      ),
+    ]);
+    const loads = runs.flatMap((results) =>
+      results.reports.flatMap((r) => [r.atFixedRate, half(r)].map((step) => step?.loadavg[0] ?? Number.NaN)),
+    );
+    return [
+      markdownTable(
+        [
+          'variant: settings',
+          `CPU ms per order at ${first.args['fixed-rate']}/s (÷ ${reference}), run 1 / run 2`,
+          'at 50/s, run 1 / run 2',
+          `p50, p99 at ${first.args['fixed-rate']}/s (ms), run 1 / run 2`,
+          'p50, p99 at 50/s (ms), run 1 / run 2',
+        ],
+        rows,
+      ),
+      '',
+      `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped (sampled tracing to Zipkin, Prometheus); run 2 ran the variants in the opposite order.`,
+    ].join('\n');
   },
 };

@@ -2,8 +2,10 @@
 // each renders one line from its results files, so a sentence cannot say what its run did not.
 
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import type { Report as WritePath } from '../../bench/write-path/report.ts';
 import type { ChaosReport } from './chaos.ts';
 import { day, duration, num, range } from './format.ts';
@@ -138,7 +140,44 @@ export const guardedFailoverLoad: FigureTable = {
   },
 };
 
+/**
+ * What the polling relays' own statements (claim and mark, the row updates an insert-only outbox
+ * would drop) took to execute per order, beside the whole system's CPU per order: the ceiling of
+ * that lever, from the runs of today's defaults at 50/s with pg_stat_statements loaded.
+ */
+const RELAY_STATEMENT_RUNS = [
+  resultsFile('where-time-goes.mark-with-next-claim.run-1.json'),
+  resultsFile('where-time-goes.mark-with-next-claim.run-2.json'),
+] as const;
+export const relayStatementsShare: FigureTable = {
+  sources: RELAY_STATEMENT_RUNS,
+  render({ read }) {
+    const runs = RELAY_STATEMENT_RUNS.map((path) => {
+      const run = read<Written<WhereTimeGoes>>(path);
+      const relayMs = run.statements
+        .filter((statement) => statement.family.startsWith('relay:'))
+        .reduce((sum, statement) => sum + (statement.calls * statement.meanMs) / run.accepted, 0);
+      return { relayMs, totalMs: run.cpuMsPerOrder.total ?? Number.NaN };
+    });
+    return (
+      `${range(
+        runs.map((r) => r.relayMs),
+        2,
+      )} ms per order to execute, against ` +
+      `${range(
+        runs.map((r) => r.totalMs),
+        1,
+      )} ms of CPU per order for the whole system ` +
+      `(${range(
+        runs.map((r) => (100 * r.relayMs) / r.totalMs),
+        1,
+      )}%)`
+    );
+  },
+};
+
 export const PROSE_FIGURES: Record<string, FigureTable> = {
+  'relay-statements-share': relayStatementsShare,
   'guarded-failover-load': guardedFailoverLoad,
   'outbox-row-cost': outboxRowCost,
   'goodput-tracing-off': goodput('current'),
