@@ -117,5 +117,9 @@ describe.skipIf(!composeTestsEnabled)(`the compose stack${skipNote}`, () => {
       expect(group.rules.length, group.name).toBeGreaterThan(0);
       expect(Date.parse(group.lastEvaluation), group.name).toBeGreaterThan(0);
     }
+    // The console reads the same rules inside the network (PROMETHEUS_API_URL), not at the host's port.
+    const alerts = await json<{ rules: string[]; error?: string }>(`${urls.console}/api/alerts`);
+    expect(alerts.body.error).toBeUndefined();
+    expect(alerts.body.rules.length).toBeGreaterThan(0);
   }, 180_000);
 });

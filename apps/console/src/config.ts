@@ -62,7 +62,14 @@ export const configSchema = refineKafkaSecurity(
       ),
     /** Links to the dashboards, e.g. http://127.0.0.1:3000, where docker compose publishes Grafana. */
     GRAFANA_URL: z.url().optional(),
+    /** Prometheus as the browser reaches it: the page's link to its alerts. */
     PROMETHEUS_URL: z.url().optional(),
+    /**
+     * Where the console itself reads Prometheus (its charts and alerts), when that is not where the
+     * browser reaches it: in docker compose, `http://prometheus:9090` inside the network against
+     * `http://127.0.0.1:9090` on the host. Unset: PROMETHEUS_URL, as in `./dev demo`.
+     */
+    PROMETHEUS_API_URL: z.url().optional(),
     /**
      * Zipkin's API (the local demo's trace backend): each order's trace is read from it for the
      * order's timeline, and without it the page says how to get traces.

@@ -47,8 +47,9 @@ export function systemRouter({
     res.json(body);
   });
   // The charts and the alerts read Prometheus; without one the page says what is missing instead.
-  if (config.PROMETHEUS_URL) {
-    const prometheus = prometheusClient(config.PROMETHEUS_URL);
+  const prometheusApi = config.PROMETHEUS_API_URL ?? config.PROMETHEUS_URL;
+  if (prometheusApi) {
+    const prometheus = prometheusClient(prometheusApi);
     router.get('/charts', async (_req, res) => {
       res.json(await chartsView(prometheus));
     });

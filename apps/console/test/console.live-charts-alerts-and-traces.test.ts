@@ -24,6 +24,13 @@ useLeakGuard();
 
 const PROCESSES = [...SERVICES, ...RELAYS];
 
+/**
+ * Where the browser would reach Prometheus, and the console cannot (as in docker compose, where the
+ * console reads `prometheus:9090` and the page links to the host's port): the charts and alerts
+ * below work only if the console reads PROMETHEUS_API_URL.
+ */
+const PROMETHEUS_LINK = 'http://prometheus.invalid:9090';
+
 // This file kills its broker, so it runs its own.
 let testBroker: TestBroker;
 let zipkin: ZipkinServer;
@@ -59,7 +66,8 @@ beforeAll(async () => {
   consoleApp = await startConsoleFor(stack, brokers, {
     controls,
     env: {
-      PROMETHEUS_URL: prometheus.url,
+      PROMETHEUS_URL: PROMETHEUS_LINK,
+      PROMETHEUS_API_URL: prometheus.url,
       ZIPKIN_URL: zipkin.url,
       TRACE_URL_TEMPLATE: zipkin.traceUrlTemplate,
     },
@@ -130,6 +138,18 @@ describe('the console with Prometheus and Zipkin', () => {
     await page
       .locator('#live-charts')
       .screenshot({ path: join(screenshotDir, 'console-live-charts-panel.png') });
+  });
+
+  it('reads Prometheus where the console reaches it, and links the page to where the browser does', async () => {
+    expect(await page.getByRole('link', { name: 'Alerts (Prometheus)' }).getAttribute('href')).toBe(
+      `${PROMETHEUS_LINK}/alerts`,
+    );
+    const alerts = (await (await fetch(`${consoleApp.url}/api/alerts`)).json()) as {
+      rules: string[];
+      error?: string;
+    };
+    expect(alerts.error).toBeUndefined();
+    expect(alerts.rules.length).toBeGreaterThan(0);
   });
 
   it("opens an order's trace in Zipkin, with spans from every service", async () => {
