@@ -65,8 +65,15 @@ for (;;) {
   await sleep(1000);
 }
 
+// The console places orders only for a visitor holding the admin token the stack took from this
+// shell (docker-compose.yml passes CONSOLE_ADMIN_TOKEN through); without one it only watches.
+const token = process.env.CONSOLE_ADMIN_TOKEN;
+const consoleLine = token
+  ? `http://127.0.0.1:8080/#token=${token}`
+  : 'http://127.0.0.1:8080 (watch only; to place orders from it: export CONSOLE_ADMIN_TOKEN=$(openssl rand -hex 16), then ./dev compose up again)';
+
 console.log(`compose: every service is healthy.
-  Console     http://127.0.0.1:8080
+  Console     ${consoleLine}
   Orders API  http://127.0.0.1:3001 (POST /orders)
   Prometheus  http://127.0.0.1:9090 (alerts: /alerts)
   Zipkin      http://127.0.0.1:9411/zipkin/

@@ -19,7 +19,7 @@ export function setUpOrderForm(
   if (!canPlace) {
     form.querySelector<HTMLButtonElement>('button[type="submit"]')?.setAttribute('disabled', '');
     result.replaceChildren(
-      'Placing orders from the console needs its admin token: start the console with CONSOLE_ADMIN_TOKEN set (./dev demo does).',
+      'Placing orders from the console needs its admin token: start the console with CONSOLE_ADMIN_TOKEN set (./dev demo does; for ./dev compose up, export it first) and open its page with #token=<the token>.',
     );
   }
   showCatalog(catalog);
