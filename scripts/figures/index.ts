@@ -29,7 +29,11 @@ import {
   bfada78Vs400e20f,
   performanceTargets,
   performanceTargetsProcesses,
+  performanceTargetsRun2,
+  performanceTargetsRun3,
   performanceTargetsSummary,
+  performanceTargetsSummaryRun2,
+  performanceTargetsSummaryRun3,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -43,6 +47,10 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets': performanceTargets,
   'performance-targets-summary': performanceTargetsSummary,
   'performance-targets-processes': performanceTargetsProcesses,
+  'performance-targets-run-2': performanceTargetsRun2,
+  'performance-targets-run-3': performanceTargetsRun3,
+  'performance-targets-summary-run-2': performanceTargetsSummaryRun2,
+  'performance-targets-summary-run-3': performanceTargetsSummaryRun3,
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,

@@ -26,19 +26,33 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
 const atCapacity = (r: VariantReport): Step | undefined =>
   r.steps.filter((s) => s.sustained && s.offeredRate === r.capacity).at(-1);
 
+/** The same targets at a later revision on a faster host of the same kind, twice, the variants in opposite orders. */
+const TARGETS_RUN_2 = resultsFile('system.targets.run-2.json');
+const TARGETS_RUN_3 = resultsFile('system.targets.run-3.json');
+
 /** The targets, each variant against the reference of the run (bench/system/targets.ts decides). */
-export const performanceTargets: FigureTable = {
-  sources: [TARGETS_RUN],
-  render({ read, link }) {
-    const results = read<TargetsResults>(TARGETS_RUN);
-    return [targetsTable(results.reports, results.args.reference).join('\n'), '', source(results, link)].join(
-      '\n',
-    );
-  },
-};
+function targetsOf(run: string): FigureTable {
+  return {
+    sources: [run],
+    render({ read, link }) {
+      const results = read<TargetsResults>(run);
+      return [
+        targetsTable(results.reports, results.args.reference).join('\n'),
+        '',
+        source(results, link, run),
+      ].join('\n');
+    },
+  };
+}
+
+export const performanceTargets: FigureTable = targetsOf(TARGETS_RUN);
+export const performanceTargetsRun2: FigureTable = targetsOf(TARGETS_RUN_2);
+export const performanceTargetsRun3: FigureTable = targetsOf(TARGETS_RUN_3);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
+export const performanceTargetsSummaryRun2: FigureTable = summaryOf(TARGETS_RUN_2);
+export const performanceTargetsSummaryRun3: FigureTable = summaryOf(TARGETS_RUN_3);
 
 /** The two revisions before today's, side by side in one run: where the reference lost its capacity. */
 export const bfada78Vs400e20f: FigureTable = summaryOf(resultsFile('system.bfada78-vs-400e20f.json'));
