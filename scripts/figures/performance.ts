@@ -243,15 +243,21 @@ function settingsOf(results: SystemResults<Report>, name: string): string {
 export const batchingAtLowRate: FigureTable = {
   sources: [...BATCHING],
   render({ read, link }) {
-    const runs = BATCHING.map((path) => read<SystemResults<Report> & { args: { reference: string } }>(path));
+    const runs = BATCHING.map((path) =>
+      read<Written<SystemResults<Report>> & { args: { reference: string } }>(path),
+    );
     const [first] = runs;
     if (!first) throw new Error('no batching run');
     const reference = first.args.reference;
     const half = (report: Report) => report.atHalfCapacity;
+    const halfRate = num(half(first.reports[0] as Report)?.offeredRate ?? Number.NaN);
     const perRun = (name: string, pick: (report: Report, ref: Report) => string) =>
       runs
         .map((results, index) =>
-          pick(variant(results, name, BATCHING[index] ?? ''), variant(results, reference, '')),
+          pick(
+            variant(results, name, BATCHING[index] ?? ''),
+            variant(results, reference, BATCHING[index] ?? ''),
+          ),
         )
         .join(' / ');
     const ratio = (value: number | undefined, of: number | undefined) =>
@@ -280,14 +286,14 @@ export const batchingAtLowRate: FigureTable = {
         [
           'variant: settings',
           `CPU ms per order at ${first.args['fixed-rate']}/s (÷ ${reference}), run 1 / run 2`,
-          'at 50/s, run 1 / run 2',
+          `at ${halfRate}/s, run 1 / run 2`,
           `p50, p99 at ${first.args['fixed-rate']}/s (ms), run 1 / run 2`,
-          'p50, p99 at 50/s (ms), run 1 / run 2',
+          `p50, p99 at ${halfRate}/s (ms), run 1 / run 2`,
         ],
         rows,
       ),
       '',
-      `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped (sampled tracing to Zipkin, Prometheus); run 2 ran the variants in the opposite order.`,
+      `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
     ].join('\n');
   },
 };

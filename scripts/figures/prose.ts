@@ -157,22 +157,24 @@ export const relayStatementsShare: FigureTable = {
       const relayMs = run.statements
         .filter((statement) => statement.family.startsWith('relay:'))
         .reduce((sum, statement) => sum + (statement.calls * statement.meanMs) / run.accepted, 0);
-      return { relayMs, totalMs: run.cpuMsPerOrder.total ?? Number.NaN };
+      const totalMs = run.cpuMsPerOrder.total ?? Number.NaN;
+      return { relayMs, totalMs, share: (100 * relayMs) / totalMs, record: run.run };
     });
-    return (
-      `${range(
-        runs.map((r) => r.relayMs),
-        2,
-      )} ms per order to execute, against ` +
-      `${range(
-        runs.map((r) => r.totalMs),
-        1,
-      )} ms of CPU per order for the whole system ` +
-      `(${range(
-        runs.map((r) => (100 * r.relayMs) / r.totalMs),
-        1,
-      )}%)`
+    const relay = range(
+      runs.map((r) => r.relayMs),
+      2,
     );
+    const total = range(
+      runs.map((r) => r.totalMs),
+      1,
+    );
+    const share = range(
+      runs.map((r) => r.share),
+      1,
+    );
+    const revisions = [...new Set(runs.map((r) => `\`${r.record.revision}\``))].join(', ');
+    const tracing = [...new Set(runs.map((r) => r.record.tracing))].join(', ');
+    return `${relay} ms per order to execute, against ${total} ms of CPU per order for the whole system (${share}%; ${revisions}, tracing ${tracing})`;
   },
 };
 

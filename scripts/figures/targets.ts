@@ -1,4 +1,5 @@
 import { markdownTable } from '@outbox/devstack/table';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
@@ -9,7 +10,7 @@ import type { FigureTable } from './types.ts';
 const TARGETS_RUN = resultsFile('system.targets.json');
 
 /** A targets run is given --reference: its flags name the reference variant. */
-type TargetsResults = SystemResults & { args: { reference: string } };
+type TargetsResults = Written<SystemResults> & { args: { reference: string } };
 
 /** Where the run took place and how, under each of its tables. */
 function source(results: TargetsResults, link: (path: string) => string, run = TARGETS_RUN): string {
@@ -19,7 +20,7 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
   return (
     `${link(run)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
     `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
-    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped.`
+    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped, tracing ${results.run.tracing}.`
   );
 }
 
