@@ -1,4 +1,10 @@
 import { admission } from './admission.ts';
+import {
+  batchedCostPerEvent,
+  batchesAtCapacity,
+  costAtCapacity,
+  statementsAtCapacity,
+} from './atCapacity.ts';
 import { brokerRequestsAtLowRate } from './brokerRequests.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
@@ -83,6 +89,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'batching-at-low-rate': batchingAtLowRate,
   'broker-requests-at-low-rate': brokerRequestsAtLowRate,
   'reply-locks': replyLocks,
+  'cost-at-capacity': costAtCapacity,
   'orders-at-load': ordersAtLoad,
   'orders-profile-parts': ordersProfileParts,
   'claim-on-a-grown-outbox': claimOnGrownOutbox,
@@ -94,4 +101,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'test-suite': testSuite,
   // The figures inside sentences (<!-- figure:id -->).
   ...PROSE_FIGURES,
+  'statements-at-capacity': statementsAtCapacity,
+  'batched-cost-per-event': batchedCostPerEvent,
+  'batches-at-capacity': batchesAtCapacity,
 };
