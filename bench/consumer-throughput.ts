@@ -10,9 +10,7 @@
  * and with billing's (billingHandlers with a PaymentProvider that never fails, waits or declines)
  * on a billing-migrated one; both on createPool/transactionOn as the apps run them.
  *
- *   node bench/consumer-throughput.ts [--runs 1] [--rounds 3] [--events 10000] [--partitions 6]
- *                                     [--variants A,V,P,P1,C100,D] (also C10, C, I, B)
- *                                     [--warmup 1000] [--out bench/results/consumer-throughput/consumer-throughput]
+ *   node bench/consumer-throughput.ts [--help]   (variants also C10, C, I, B)
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark. Per run: one topic
  * with N valid ORDER_CREATED v1 messages (the relay's CloudEvents mapping, toKafkaMessage; lines
@@ -44,11 +42,11 @@ import {
   serviceDatabase,
 } from './consumer/fixture.ts';
 import { type Measurement, measure } from './consumer/measure.ts';
-import { args, log, params, variants } from './consumer/params.ts';
+import { bench, log, params, variants } from './consumer/params.ts';
 import { markdownReport, type Report, type RunResult } from './consumer/report.ts';
 import { summarize } from './consumer/summary.ts';
 import { effectTableSql, produce } from './consumer/workload.ts';
-import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { loadavg } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { statementsReader } from './support/statements.ts';
 import { acrossRuns, rotated, round } from './support/stats.ts';
@@ -125,11 +123,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
 // Main
 
 const report: Report = {
-  benchmark: 'consumer-throughput',
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
+  ...(await bench.header(testPostgresUrl)),
   kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
   parameters: params,
   variants,
@@ -151,5 +145,4 @@ try {
 }
 report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
-writeResults(args.out, report, markdownReport(report), 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdownReport(report), 'off');
