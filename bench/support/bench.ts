@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { durationMs, environment, positiveInt, positiveInts, positiveNumber } from './args.ts';
-import { logger, machineInfo, postgresInfo, type RunHeader, writeResults } from './environment.ts';
+import { loadavg, logger, machineInfo, postgresInfo, type RunHeader, writeResults } from './environment.ts';
 import { resultsPath } from './results.ts';
 
 type Raw = string | boolean | string[] | undefined;
@@ -85,6 +85,10 @@ export type Bench<N extends string, O> = {
   name: N;
   args: Args<O>;
   log: (message: string) => void;
+  /** How the bench was started (`node bench/<name>.ts <flags>`), for its report to repeat. */
+  command: string;
+  /** The load averages (1, 5, 15 min) when the bench started and now: on a shared machine, how quiet it was. */
+  load(): { before: number[]; after: number[] };
   /** What every results file opens with: the bench, the date, the machine, Node and PostgreSQL's settings. */
   header(postgresUrl: string, settings?: string[]): Promise<{ benchmark: N } & RunHeader>;
   /** Write `<out>.json` and `<out>.md` with the run's record, and print the Markdown. */
@@ -128,10 +132,13 @@ export function defineBench<N extends string, O extends Record<string, Option<un
     ]),
   ) as Args<O>;
   const log = logger(definition.logAs ?? definition.name);
+  const loadBefore = loadavg();
   return {
     name: definition.name,
     args,
     log,
+    command: `node bench/${definition.name}.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    load: () => ({ before: loadBefore, after: loadavg() }),
     header: async (postgresUrl, settings) => ({
       benchmark: definition.name,
       date: new Date().toISOString(),
