@@ -7,7 +7,7 @@
  *   (and a consumer before each offset commit) until the standby flushed the WAL up to then;
  * - sync replication (synchronous_standby_names): every commit waits for the standby's flush.
  *
- *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost/failover-cost]
+ *   node bench/failover-cost.ts [--help]
  *
  * Writers: `concurrency` clients each commit, back to back, one transaction shaped like an order's
  * (an order row, its item rows and an outbox row: three inserts). Measured: commits per second and
@@ -18,30 +18,29 @@
  * changing by the minute) falls on all three alike; the report gives each round and the medians.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { parseArgs } from 'node:util';
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, int } from './support/bench.ts';
+import { loadavg, machineInfo } from './support/environment.ts';
 import { quantile, round } from './support/stats.ts';
 
-const { values } = parseArgs({
+const bench = defineBench({
+  name: 'failover-cost',
+  about:
+    'What each way of announcing only what a failover cannot take back costs: async, async + standby ' +
+    'wait, sync replication, on a real primary and standby.',
   options: {
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '6' },
-    concurrency: { type: 'string', default: '8' },
-    out: { type: 'string', default: resultsPath('failover-cost') },
+    seconds: int(5, 'seconds per mode per round'),
+    rounds: int(6, 'rounds; the modes take turns in an order that rotates every round'),
+    concurrency: int(8, 'writers committing order-shaped transactions'),
   },
 });
-const params = {
-  seconds: Number(values.seconds),
-  rounds: Number(values.rounds),
-  concurrency: Number(values.concurrency),
-};
-const log = logger('failover-cost');
+const { seconds, rounds, concurrency } = bench.args;
+const params = { seconds, rounds, concurrency };
+const log = bench.log;
 
 type Mode = { key: 'async' | 'async+wait' | 'sync'; replication: Replication; wait: boolean };
 const MODES: Mode[] = [
@@ -217,9 +216,4 @@ const markdown = [
   ),
   '',
 ].join('\n');
-writeResults(
-  values.out ?? resultsPath('failover-cost'),
-  { params, machine: machineInfo(), results },
-  markdown,
-  'off',
-);
+bench.write({ params, machine: machineInfo(), results }, markdown, 'off');
