@@ -61,6 +61,13 @@ export const list = (fallback: string, help: string, known?: readonly string[]) 
     return items;
   });
 
+/** One of `choices`. */
+export const oneOf = <C extends string>(fallback: C, help: string, choices: readonly C[]) =>
+  text(fallback, `${help}: ${choices.join(' or ')}`, (name, value) => {
+    if (!choices.includes(value as C)) throw new Error(`--${name}: ${choices.join(' or ')}, not ${value}`);
+    return value as C;
+  });
+
 /** A switch, off unless given. */
 export function flag(help: string): Option<boolean> {
   return { kind: 'boolean', help, parse: (_name, raw) => raw === true };
