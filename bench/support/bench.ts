@@ -73,15 +73,18 @@ export function flag(help: string): Option<boolean> {
   return { kind: 'boolean', help, parse: (_name, raw) => raw === true };
 }
 
-/** A string flag that may be given again and again. */
-export function repeated(help: string): Option<string[]> {
-  return { kind: 'multiple', help, parse: (_name, raw) => (Array.isArray(raw) ? raw : []) };
+/** A string flag that may be given again and again, or one whose values `parse` checks and converts. */
+export function repeated(help: string): Option<string[]>;
+export function repeated<T>(help: string, parse: (name: string, values: string[]) => T): Option<T>;
+export function repeated(
+  help: string,
+  parse = (_name: string, values: string[]): unknown => values,
+): Option<unknown> {
+  return { kind: 'multiple', help, parse: (name, raw) => parse(name, Array.isArray(raw) ? raw : []) };
 }
 
 /** `--env KEY=VALUE`, repeated: extra environment for the processes a bench starts. */
-export function env(help: string): Option<Record<string, string>> {
-  return { kind: 'multiple', help, parse: (name, raw) => environment(name, Array.isArray(raw) ? raw : []) };
-}
+export const env = (help: string) => repeated(help, environment);
 
 type Values<O> = { [K in keyof O]: O[K] extends Option<infer T> ? T : never };
 
@@ -91,6 +94,8 @@ type Args<O> = Values<O> & ('out' extends keyof O ? unknown : { out: string });
 export type Bench<N extends string, O> = {
   name: N;
   args: Args<O>;
+  /** The flags as given, defaults filled in, before their checks: what a report records of its command line. */
+  given: Record<string, string | boolean | string[]>;
   log: (message: string) => void;
   /** How the bench was started (`node bench/<name>.ts <flags>`), for its report to repeat. */
   command: string;
@@ -122,7 +127,7 @@ export function defineBench<N extends string, O extends Record<string, Option<un
         Object.entries(options).map(([flagName, option]) => [
           flagName,
           option.kind === 'multiple'
-            ? { type: 'string' as const, multiple: true }
+            ? { type: 'string' as const, multiple: true, default: [] }
             : { type: option.kind, ...(option.default === undefined ? {} : { default: option.default }) },
         ]),
       ),
@@ -143,6 +148,7 @@ export function defineBench<N extends string, O extends Record<string, Option<un
   return {
     name: definition.name,
     args,
+    given: values as Record<string, string | boolean | string[]>,
     log,
     command: `node bench/${definition.name}.ts ${process.argv.slice(2).join(' ')}`.trim(),
     load: () => ({ before: loadBefore, after: loadavg() }),
