@@ -46,14 +46,12 @@ import { bench, log, params, variants } from './consumer/params.ts';
 import { markdownReport, type Report, type RunResult } from './consumer/report.ts';
 import { summarize } from './consumer/summary.ts';
 import { effectTableSql, produce } from './consumer/workload.ts';
-import { loadavg } from './support/environment.ts';
-import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { benchBrokerInfo, benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { measureRuns } from './support/runs.ts';
 import { statementsReader } from './support/statements.ts';
-import { acrossRuns, rotated, round } from './support/stats.ts';
+import { rotated } from './support/stats.ts';
 
 async function benchmarkRun(run: number, brokers: string[], brokerPid: number): Promise<RunResult> {
-  const startedAt = Date.now();
-  const loadavgBefore = loadavg();
   const kafka = benchKafka('bench-consumer', brokers);
   const prefix = `${freshName('consumer')}.`;
   const topic = topicFor('order', prefix);
@@ -101,14 +99,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
       }
       log(`run ${run}: round ${r + 1}/${params.rounds}: ${line.join(', ')}`);
     }
-    return {
-      run,
-      durationSec: round((Date.now() - startedAt) / 1000, 1),
-      loadavgBefore,
-      loadavgAfter: loadavg(),
-      rounds,
-      summary: summarize(rounds),
-    };
+    return { rounds, summary: summarize(rounds) };
   } finally {
     await statements?.end().catch(() => {});
     await closeServiceDatabase(inventory);
@@ -124,7 +115,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
 
 const report: Report = {
   ...(await bench.header(testPostgresUrl)),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  kafka: benchBrokerInfo(),
   parameters: params,
   variants,
   runs: [],
@@ -133,16 +124,11 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-consumer');
-report.kafka.version = broker.version;
 try {
-  for (let run = 1; run <= params.runs; run++) {
-    const result = await benchmarkRun(run, broker.broker.brokers, broker.broker.pid ?? 0);
-    report.runs.push(result);
-    log(`run ${run}: ${result.durationSec} s`);
-  }
+  const measureRun = (run: number) => benchmarkRun(run, broker.broker.brokers, broker.broker.pid ?? 0);
+  await measureRuns(report, params.runs, measureRun, log);
 } finally {
   await broker.dispose();
 }
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
 bench.write(report, markdownReport(report), 'off');

@@ -30,7 +30,7 @@ import { drain, startRelayFixture, stopRelayFixture } from './kafka-clients/rela
 import { type ClientRound, markdownReport, type Report, summarize } from './kafka-clients/report.ts';
 import type { RelayFixture } from './relay/measureRelays.ts';
 import { loadavg } from './support/environment.ts';
-import { benchKafka, startBenchBroker } from './support/kafka.ts';
+import { benchBrokerInfo, benchKafka, startBenchBroker } from './support/kafka.ts';
 import { rotated, round } from './support/stats.ts';
 
 fixKafkajsIdleTimerLoop();
@@ -39,7 +39,7 @@ const report: Report = {
   ...(await bench.header(testPostgresUrl)),
   label: bench.args.label,
   revision: codeRevision(),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  kafka: benchBrokerInfo(),
   parameters: params,
   loadavgBefore: loadavg(),
   loadavgAfter: [],
@@ -50,7 +50,6 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-kafka-clients');
-report.kafka.version = broker.version;
 const brokers = broker.broker.brokers;
 const brokerPid = broker.broker.pid ?? 0;
 const kafka = benchKafka('bench-kafka-clients', brokers);

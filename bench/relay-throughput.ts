@@ -43,13 +43,12 @@ import { anchors, markdownReport, type Report, type RunResult } from './relay/re
 import { summarizeRun } from './relay/summary.ts';
 import { throughputPhase } from './relay/throughput.ts';
 import { throughputVariants } from './relay/throughputVariants.ts';
-import { loadavg } from './support/environment.ts';
-import { startBenchBroker } from './support/kafka.ts';
-import { acrossRuns, round } from './support/stats.ts';
+import { benchBrokerInfo, startBenchBroker } from './support/kafka.ts';
+import { measureRuns } from './support/runs.ts';
 
 const report: Report = {
   ...(await bench.header(testPostgresUrl)),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  kafka: benchBrokerInfo(),
   parameters: params,
   throughputVariants,
   latencyModes: modeInfo,
@@ -60,32 +59,23 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-relay');
-report.kafka.version = broker.version;
 try {
   const brokers = broker.broker.brokers;
   const brokerPid = broker.broker.pid ?? 0;
-  for (let run = 1; run <= params.runs; run++) {
-    const startedAt = Date.now();
-    const loadavgBefore = loadavg();
-    const throughputRounds = params.throughput ? await throughputPhase(run, brokers, brokerPid) : [];
-    const claimProbeRounds = params.claimProbe ? await claimProbe(run) : [];
-    const latencyRounds = params.latency ? await latencyPhase(run, brokers, brokerPid) : [];
-    const result: RunResult = {
-      run,
-      durationSec: round((Date.now() - startedAt) / 1000, 1),
-      loadavgBefore,
-      loadavgAfter: loadavg(),
-      throughputRounds,
-      claimProbeRounds,
-      latencyRounds,
-      summary: summarizeRun(throughputRounds, claimProbeRounds, latencyRounds),
-    };
-    report.runs.push(result);
-    log(`run ${run}: ${result.durationSec} s`);
-  }
+  await measureRuns(
+    report,
+    params.runs,
+    async (run): Promise<RunResult> => {
+      const throughputRounds = params.throughput ? await throughputPhase(run, brokers, brokerPid) : [];
+      const claimProbeRounds = params.claimProbe ? await claimProbe(run) : [];
+      const latencyRounds = params.latency ? await latencyPhase(run, brokers, brokerPid) : [];
+      const summary = summarizeRun(throughputRounds, claimProbeRounds, latencyRounds);
+      return { throughputRounds, claimProbeRounds, latencyRounds, summary };
+    },
+    log,
+  );
 } finally {
   await broker.dispose();
 }
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
 bench.write(report, markdownReport(report), 'off');

@@ -16,7 +16,7 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { acrossRuns } from './support/stats.ts';
+import { measureRuns } from './support/runs.ts';
 import { bench, log, params } from './write-path/params.ts';
 import { markdownReport, type Report } from './write-path/report.ts';
 import { benchmarkRun } from './write-path/run.ts';
@@ -35,11 +35,6 @@ const report: Report = {
   acrossRuns: {},
 };
 
-for (let run = 1; run <= params.runs; run++) {
-  const result = await benchmarkRun(run);
-  report.runs.push(result);
-  log(`run ${run}: ${result.durationSec} s, ${result.rows.orders} orders, ${result.rows.outbox} outbox rows`);
-}
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
+await measureRuns(report, params.runs, benchmarkRun, log);
 
 bench.write(report, markdownReport(report), 'off');

@@ -3,36 +3,23 @@
 import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
+import { type OverRuns, overRunsView } from '../support/runs.ts';
 import { round, times } from '../support/stats.ts';
 import type { Measurement } from './measure.ts';
 import { params, type Variant, variants } from './params.ts';
 import { comparisons, type RunSummary } from './summary.ts';
 
-export type RunResult = {
-  run: number;
-  durationSec: number;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
-  rounds: Measurement[];
-  summary: RunSummary;
-};
+export type RunResult = { rounds: Measurement[]; summary: RunSummary };
 
 export type Report = RunHeader & {
   benchmark: 'consumer-throughput';
   kafka: { version: string; broker: string };
   parameters: typeof params;
   variants: Variant[];
-  runs: RunResult[];
-  acrossRuns: Record<string, { median: number; perRun: number[] }>;
-};
+} & OverRuns<RunResult>;
 
 export function markdownReport(result: Report): string {
-  const last = result.runs[result.runs.length - 1] as RunResult;
-  const ratio = (name: string) => result.acrossRuns[name]?.median;
-  const runsNote =
-    result.runs.length > 1
-      ? `median of the per-run medians over ${result.runs.length} runs`
-      : 'single run: median of the paired per-round ratios';
+  const { last, ratio, runsNote } = overRunsView(result, 'single run: median of the paired per-round ratios');
   const lines = ['# Consumer throughput results', ''];
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
