@@ -21,7 +21,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { defineBench, env, number } from './support/bench.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import { statementsAvailable } from './where-time-goes/outboxState.ts';
 
 const bench = defineBench({
@@ -96,11 +96,7 @@ try {
   });
   const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
   const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
+    databaseUrls: stackDatabaseUrls(stack),
     orderIds,
     timeoutMs: 120_000,
   });

@@ -52,7 +52,7 @@ import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { environment, positiveNumber } from './support/args.ts';
 import { defineBench, duration, env, list, number, optional, repeated, text } from './support/bench.ts';
 import { machineInfo, postgresInfo } from './support/environment.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
 import type { Step, Variant, VariantReport } from './system/records.ts';
@@ -185,14 +185,7 @@ async function startStack(
         { intervalSeconds: DEMO_PROMETHEUS_INTERVAL_SECONDS },
       );
     // Before the load: a row committed before its connector's slot exists is never published.
-    await connect?.register(
-      {
-        orders: stack.databases.orders.url,
-        inventory: stack.databases.inventory.url,
-        billing: stack.databases.billing.url,
-      },
-      stack.topicPrefix,
-    );
+    await connect?.register(stackDatabaseUrls(stack), stack.topicPrefix);
     await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
     return { stack, ...(connect ? { connect } : {}), ...(observability ? { observability } : {}) };
   } catch (error) {

@@ -31,7 +31,7 @@ import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
 import { defineBench, env, flag, number, text } from './support/bench.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import {
   type BrokerRequests,
   brokerRequests,
@@ -243,11 +243,7 @@ try {
     Object.entries(stack.databases).map(([name, db]) => outboxState(name, db.url)),
   );
   const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
+    databaseUrls: stackDatabaseUrls(stack),
     orderIds: load.orders.flatMap((order) => (order.orderId ? [order.orderId] : [])),
     timeoutMs: 30_000,
   });
