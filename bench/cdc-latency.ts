@@ -40,6 +40,7 @@ import { defineBench, int, ints } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { quantile, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'cdc-latency',
@@ -284,30 +285,17 @@ const markdown = [
   'commit → ack: the broker’s append time − the row’s created_at; → consumer: arrival at a kafkajs',
   'consumer − created_at (milliseconds).',
   '',
-  ...markdownTableLines(
-    [
-      'offered/s',
-      'achieved/s',
-      'relay',
-      'events',
-      'commit→ack p50 ms',
-      'commit→ack p99 ms',
-      'commit→ack max ms',
-      '→ consumer p50 ms',
-      '→ consumer p99 ms',
-    ],
-    latencyRows.map((r) => [
-      String(r.rate),
-      String(r.achievedRate),
-      r.side,
-      String(r.events),
-      ms(r.toBroker.p50),
-      ms(r.toBroker.p99),
-      ms(r.toBroker.max),
-      ms(r.toConsumer.p50),
-      ms(r.toConsumer.p99),
-    ]),
-  ),
+  ...tableOf(latencyRows, {
+    'offered/s': (r) => r.rate,
+    'achieved/s': (r) => r.achievedRate,
+    relay: (r) => r.side,
+    events: (r) => r.events,
+    'commit→ack p50 ms': (r) => ms(r.toBroker.p50),
+    'commit→ack p99 ms': (r) => ms(r.toBroker.p99),
+    'commit→ack max ms': (r) => ms(r.toBroker.max),
+    '→ consumer p50 ms': (r) => ms(r.toConsumer.p50),
+    '→ consumer p99 ms': (r) => ms(r.toConsumer.p99),
+  }),
   '',
   `## Throughput: a backlog of ${backlog} events drained`,
   '',

@@ -26,6 +26,7 @@ import pg from 'pg';
 import { defineBench, int } from './support/bench.ts';
 import { loadavg, machineInfo } from './support/environment.ts';
 import { quantile, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'failover-cost',
@@ -194,26 +195,15 @@ const markdown = [
   '',
   'Each round:',
   '',
-  ...markdownTableLines(
-    [
-      'round',
-      'mode',
-      'commits/s',
-      'commit ms p50 / p99',
-      'commit ms p95',
-      'standby wait ms p50 / p99',
-      'load average (1/5/15 min)',
-    ],
-    results.map((r) => [
-      String(r.round),
-      r.mode,
-      String(r.commitsPerSecond),
-      ms(r.commitMs),
-      String(r.commitMs.p95),
-      ms(r.standbyWaitMs),
-      r.loadavg.join(' / '),
-    ]),
-  ),
+  ...tableOf(results, {
+    round: (r) => r.round,
+    mode: (r) => r.mode,
+    'commits/s': (r) => r.commitsPerSecond,
+    'commit ms p50 / p99': (r) => ms(r.commitMs),
+    'commit ms p95': (r) => r.commitMs.p95,
+    'standby wait ms p50 / p99': (r) => ms(r.standbyWaitMs),
+    'load average (1/5/15 min)': (r) => r.loadavg.join(' / '),
+  }),
   '',
 ].join('\n');
 bench.write({ params, machine: machineInfo(), results }, markdown, 'off');

@@ -6,7 +6,6 @@
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
 // Writes bench/results/kafka-failover/kafka-failover.{json,md}.
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
@@ -14,6 +13,7 @@ import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
 import { defineBench, int } from './support/bench.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'kafka-failover',
@@ -178,30 +178,16 @@ const md = [
     `messages in batches of ${batchSize} with acks=all over 500 keys and 6 partitions, kill -9 of partition 0's ` +
     `leader before batch ${killBeforeBatch}, then the topic read back by message id.`,
   '',
-  ...markdownTableLines(
-    [
-      'producer',
-      'run',
-      'broker killed',
-      'acknowledged',
-      'in the log',
-      'lost',
-      'duplicates',
-      'failed sends, sent again',
-    ],
-    rows.map((r) =>
-      [
-        r.producer,
-        r.run,
-        r.killed,
-        r.acknowledged,
-        r.inLog,
-        r.lost,
-        r.duplicates,
-        failureText(r.failures),
-      ].map(String),
-    ),
-  ),
+  ...tableOf(rows, {
+    producer: (r) => r.producer,
+    run: (r) => r.run,
+    'broker killed': (r) => r.killed,
+    acknowledged: (r) => r.acknowledged,
+    'in the log': (r) => r.inLog,
+    lost: (r) => r.lost,
+    duplicates: (r) => r.duplicates,
+    'failed sends, sent again': (r) => failureText(r.failures),
+  }),
   '',
 ];
 bench.write({ started, runs, batches, batchSize, killBeforeBatch, rows }, md.join('\n'), 'off');

@@ -30,6 +30,7 @@ import { defineBench, int, ints, text } from './support/bench.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'relay-low-rate',
@@ -321,35 +322,19 @@ const markdown = [
   '',
   'Every cell:',
   '',
-  ...markdownTableLines(
-    [
-      'round',
-      'rate',
-      'variant',
-      'events',
-      'achieved /s',
-      'statements',
-      'claims',
-      'marks alone',
-      'batches',
-      'relay CPU s / 1000',
-      'commit→ack mean ms',
-      'published_at p50 / p99 ms',
-    ],
-    report.cells.map((c) => [
-      String(c.round + 1),
-      String(c.rate),
-      c.variant,
-      String(c.events),
-      String(c.achievedRate),
-      String(c.statements),
-      String(c.claims),
-      String(c.marks),
-      String(c.batches),
-      String(c.relayCpuSecondsPer1000),
-      String(c.commitToAckMeanMs),
-      `${c.publishedAtP50Ms} / ${c.publishedAtP99Ms}`,
-    ]),
-  ),
+  ...tableOf(report.cells, {
+    round: (c) => c.round + 1,
+    rate: (c) => c.rate,
+    variant: (c) => c.variant,
+    events: (c) => c.events,
+    'achieved /s': (c) => c.achievedRate,
+    statements: (c) => c.statements,
+    claims: (c) => c.claims,
+    'marks alone': (c) => c.marks,
+    batches: (c) => c.batches,
+    'relay CPU s / 1000': (c) => c.relayCpuSecondsPer1000,
+    'commit→ack mean ms': (c) => c.commitToAckMeanMs,
+    'published_at p50 / p99 ms': (c) => `${c.publishedAtP50Ms} / ${c.publishedAtP99Ms}`,
+  }),
 ].join('\n');
 bench.write(report, markdown, 'off');

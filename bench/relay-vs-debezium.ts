@@ -34,6 +34,7 @@ import { defineBench, int, ints, optional } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'relay-vs-debezium',
@@ -265,26 +266,15 @@ const markdown = [
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
   `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
-  ...markdownTableLines(
-    [
-      'aggregates',
-      'side',
-      'median ms',
-      'median events/s',
-      'events/s per round',
-      '÷ Debezium (paired median)',
-      'per round',
-    ],
-    summary.map((s) => [
-      String(s.aggregates),
-      s.label,
-      String(s.medianMs),
-      String(s.medianEventsPerSec),
-      s.perRound.join(', '),
-      times(s.vsDebezium),
-      s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
-    ]),
-  ),
+  ...tableOf(summary, {
+    aggregates: (s) => s.aggregates,
+    side: (s) => s.label,
+    'median ms': (s) => s.medianMs,
+    'median events/s': (s) => s.medianEventsPerSec,
+    'events/s per round': (s) => s.perRound.join(', '),
+    '÷ Debezium (paired median)': (s) => times(s.vsDebezium),
+    'per round': (s) => s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
+  }),
   '',
   'Where a polling relay’s time goes: its own step histogram (outbox_relay_batch_duration_seconds)',
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',

@@ -32,6 +32,7 @@ import { defineBench, env, flag, number, text } from './support/bench.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
+import { tableOf } from './support/table.ts';
 import {
   type BrokerRequests,
   brokerRequests,
@@ -323,26 +324,15 @@ try {
     '',
     "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
     '',
-    ...markdownTableLines(
-      [
-        'database',
-        'claim ms',
-        'claim buffers',
-        'live rows',
-        'dead rows',
-        'claimable index KiB',
-        'aggregate index KiB',
-      ],
-      outboxes.map((o) => [
-        o.database,
-        String(o.claimExecutionMs),
-        String(o.claimSharedBlocks),
-        String(o.liveRows),
-        String(o.deadRows),
-        String(o.claimableIndexKiB),
-        String(o.aggregateIndexKiB),
-      ]),
-    ),
+    ...tableOf(outboxes, {
+      database: (o) => o.database,
+      'claim ms': (o) => o.claimExecutionMs,
+      'claim buffers': (o) => o.claimSharedBlocks,
+      'live rows': (o) => o.liveRows,
+      'dead rows': (o) => o.deadRows,
+      'claimable index KiB': (o) => o.claimableIndexKiB,
+      'aggregate index KiB': (o) => o.aggregateIndexKiB,
+    }),
     '',
     ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
     '',

@@ -5,6 +5,7 @@ import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { ThroughputRound } from '../relay/throughputVariants.ts';
 import type { RunHeader } from '../support/environment.ts';
 import { median, pairedRatio, round, times } from '../support/stats.ts';
+import { tableOf } from '../support/table.ts';
 import type { ApplyMeasurement } from './consumerApply.ts';
 import { CLIENTS, params } from './params.ts';
 
@@ -122,26 +123,15 @@ export function markdownReport(report: Report): string {
     '',
     '## Every round',
     '',
-    ...markdownTableLines(
-      [
-        'round',
-        'client',
-        'relay events/s',
-        'relay CPU s',
-        'consumer events/s',
-        'inventory CPU s',
-        'machine busy (relay / consumer)',
-      ],
-      report.rounds.map((r) => [
-        String(r.round + 1),
-        r.client,
-        r.relay.eventsPerSec.toFixed(0),
-        String(r.relay.cpu.seconds.relays),
-        r.consumer.eventsPerSec.toFixed(0),
-        String(r.consumer.cpu.seconds.consumer),
-        `${r.relay.cpu.machineBusy} / ${r.consumer.cpu.machineBusy}`,
-      ]),
-    ),
+    ...tableOf(report.rounds, {
+      round: (r) => r.round + 1,
+      client: (r) => r.client,
+      'relay events/s': (r) => r.relay.eventsPerSec.toFixed(0),
+      'relay CPU s': (r) => r.relay.cpu.seconds.relays,
+      'consumer events/s': (r) => r.consumer.eventsPerSec.toFixed(0),
+      'inventory CPU s': (r) => r.consumer.cpu.seconds.consumer,
+      'machine busy (relay / consumer)': (r) => `${r.relay.cpu.machineBusy} / ${r.consumer.cpu.machineBusy}`,
+    }),
     '',
   );
   return lines.join('\n');
