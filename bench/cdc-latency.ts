@@ -30,7 +30,6 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { startService } from '@outbox/devstack/service-process';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
@@ -302,16 +301,13 @@ const markdown = [
   'Inserted (1,000 per transaction) while the relay was stopped and the connector paused; then the',
   'connector resumed, then (after it) the relay started. events/s = backlog ÷ (start → last ack).',
   '',
-  ...markdownTableLines(
-    ['relay', 'events', 'start → last ack ms', 'first → last ack ms', 'events/s'],
-    drainRows.map((r) => [
-      r.side,
-      String(r.events),
-      String(r.startToLastMs),
-      String(r.firstToLastMs),
-      String(r.eventsPerSecond),
-    ]),
-  ),
+  ...tableOf(drainRows, {
+    relay: (r) => r.side,
+    events: (r) => r.events,
+    'start → last ack ms': (r) => r.startToLastMs,
+    'first → last ack ms': (r) => r.firstToLastMs,
+    'events/s': (r) => r.eventsPerSecond,
+  }),
   '',
 ].join('\n');
 bench.write(report, markdown, 'off');

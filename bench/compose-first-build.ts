@@ -15,9 +15,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { defineBench, optional } from './support/bench.ts';
 import { loadavg, type MachineInfo, machineInfo } from './support/environment.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'compose-first-build',
@@ -191,10 +191,10 @@ const markdown = [
   `Docker held ${imagesBefore.length} of the stack's images before the run (${report.firstBuild ? 'a first build' : 'not a first build'}), ${imagesAfter.length} after.`,
   `\`./dev compose up\` ${up.code === 0 ? 'took' : `**failed** (exit ${up.code}) after`} **${report.upSeconds} s**; an order placed through the API: ${order.status}${up.code === 0 ? ` ${report.order.secondsToDecision} s later` : ''}; \`./dev compose down\` took ${report.downSeconds} s.`,
   '',
-  ...markdownTableLines(
-    ['phase of `./dev compose up`', 'seconds'],
-    upPhases.map((row) => [row.phase, row.seconds.toFixed(1)]),
-  ),
+  ...tableOf(upPhases, {
+    'phase of `./dev compose up`': (row) => row.phase,
+    seconds: (row) => row.seconds.toFixed(1),
+  }),
   '',
   `The 1-minute load average was ${report.loadAverage.while1m.min} to ${report.loadAverage.while1m.max} during the run, on ${report.machine.cpus} cores: the times are this machine's at that load, not a measure of the build alone.`,
 ].join('\n');

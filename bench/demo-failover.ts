@@ -14,7 +14,6 @@
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPostgresPair } from '@outbox/devstack/postgres-pair';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { startDemo } from '@outbox/devstack/testing/demo-process';
 import { auditGhosts } from '@outbox/devstack/testing/ghost-audit';
 import { runLoad } from '@outbox/loadgen';
@@ -22,6 +21,7 @@ import pg from 'pg';
 import { defineBench, oneOf, optional } from './support/bench.ts';
 import { machineInfo } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
+import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'demo-failover',
@@ -108,10 +108,11 @@ try {
     `Revision \`${revision}\`, ${report.at}; ${report.machine.cpuModel}, ${report.machine.cpus} cores; load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after.`,
     `${report.setup.demo}; ${report.setup.load}; ${report.setup.faults}.`,
     '',
-    ...markdownTableLines(
-      ['topic', 'messages', 'ghost events'],
-      audit.topics.map((t) => [t.topic, String(t.messages), String(t.ghosts)]),
-    ),
+    ...tableOf(audit.topics, {
+      topic: (t) => t.topic,
+      messages: (t) => t.messages,
+      'ghost events': (t) => t.ghosts,
+    }),
     '',
     `Acknowledged orders: ${acknowledged.length}; lost with the primary: ${audit.acknowledgedOrdersLost}, of them announced on order.events: ${audit.lostOrdersAnnounced}; orders left PENDING: ${audit.ordersUndecided}.`,
     '',

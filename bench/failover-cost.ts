@@ -19,7 +19,6 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
@@ -181,17 +180,14 @@ const markdown = [
   `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
   '10 ms (the real StandbyWait). Medians over the rounds:',
   '',
-  ...markdownTableLines(
-    ['mode', 'commits/s', 'commit ms p50', 'commit ms p99', 'standby wait ms p50', 'standby wait ms p99'],
-    medians.map((m) => [
-      m.mode,
-      String(m.commitsPerSecond),
-      String(m.commitMsP50),
-      String(m.commitMsP99),
-      String(m.standbyWaitMsP50 ?? '–'),
-      String(m.standbyWaitMsP99 ?? '–'),
-    ]),
-  ),
+  ...tableOf(medians, {
+    mode: (m) => m.mode,
+    'commits/s': (m) => m.commitsPerSecond,
+    'commit ms p50': (m) => m.commitMsP50,
+    'commit ms p99': (m) => m.commitMsP99,
+    'standby wait ms p50': (m) => m.standbyWaitMsP50 ?? '–',
+    'standby wait ms p99': (m) => m.standbyWaitMsP99 ?? '–',
+  }),
   '',
   'Each round:',
   '',

@@ -10,13 +10,13 @@
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
 import { defineBench, int, ints } from './support/bench.ts';
 import { median, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
 
 const bench = defineBench({
@@ -142,18 +142,15 @@ const markdown = [
   'relay’s session settings; each statement run ' +
     `${repeats} times in a rolled-back transaction, median execution time; buffers and plan of that run.`,
   '',
-  ...markdownTableLines(
-    ['aggregates', 'claim limit', 'statement', 'rows', 'execution ms', 'shared buffers', 'plan'],
-    results.map((r) => [
-      String(r.aggregates),
-      String(r.limit),
-      r.statement,
-      String(r.rows),
-      String(r.executionMs),
-      String(r.sharedBlocks),
-      `\`${r.plan}\``,
-    ]),
-  ),
+  ...tableOf(results, {
+    aggregates: (r) => r.aggregates,
+    'claim limit': (r) => r.limit,
+    statement: (r) => r.statement,
+    rows: (r) => r.rows,
+    'execution ms': (r) => r.executionMs,
+    'shared buffers': (r) => r.sharedBlocks,
+    plan: (r) => `\`${r.plan}\``,
+  }),
   '',
 ].join('\n');
 bench.write(report, markdown, 'off');

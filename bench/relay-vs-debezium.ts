@@ -22,7 +22,6 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
@@ -280,19 +279,17 @@ const markdown = [
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
   'the batches published.',
   '',
-  ...markdownTableLines(
-    ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
-    cells
-      .filter((c) => c.steps)
-      .map((c) => [
-        String(c.round + 1),
-        String(c.aggregates),
-        c.side,
-        String(c.steps?.claimMs),
-        String(c.steps?.publishMs),
-        String(c.steps?.markMs),
-        String(c.steps?.batches),
-      ]),
+  ...tableOf(
+    cells.filter((c) => c.steps),
+    {
+      round: (c) => c.round + 1,
+      aggregates: (c) => c.aggregates,
+      side: (c) => c.side,
+      'claim ms': (c) => c.steps?.claimMs,
+      'publish ms': (c) => c.steps?.publishMs,
+      'mark ms': (c) => c.steps?.markMs,
+      batches: (c) => c.steps?.batches,
+    },
   ),
   '',
 ].join('\n');

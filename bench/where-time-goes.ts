@@ -300,10 +300,10 @@ try {
       ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
     '',
-    ...markdownTableLines(
-      ['statement family', 'calls per order'],
-      report.statementFamiliesPerOrder.map((f) => [f.family, f.perOrder.toFixed(3)]),
-    ),
+    ...tableOf(report.statementFamiliesPerOrder, {
+      'statement family': (f) => f.family,
+      'calls per order': (f) => f.perOrder.toFixed(3),
+    }),
     '',
     `Transactions per order (pg_stat_database, commits and rollbacks; approximate at the window's ends): ${Object.entries(
       transactions,
@@ -311,16 +311,13 @@ try {
       .map(([database, n]) => `${database} ${n}`)
       .join(', ')}.`,
     '',
-    ...markdownTableLines(
-      ['database', 'calls per order', 'mean ms', 'max ms', 'statement'],
-      statements.map((s) => [
-        s.database,
-        perOrder(s.calls),
-        String(s.meanMs),
-        String(s.maxMs),
-        `\`${s.query.replaceAll('|', '\\|')}\``,
-      ]),
-    ),
+    ...tableOf(statements, {
+      database: (s) => s.database,
+      'calls per order': (s) => perOrder(s.calls),
+      'mean ms': (s) => s.meanMs,
+      'max ms': (s) => s.maxMs,
+      statement: (s) => `\`${s.query.replaceAll('|', '\\|')}\``,
+    }),
     '',
     "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
     '',
@@ -343,10 +340,11 @@ try {
         `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
         'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
       '',
-      ...markdownTableLines(
-        ['part (the first library on the stack)', 'ms per order', 'share of busy'],
-        shares.parts.map((p) => [p.part, msPerOrder(p.ms), percent(p.ms, shares.busyMs)]),
-      ),
+      ...tableOf(shares.parts, {
+        'part (the first library on the stack)': (p) => p.part,
+        'ms per order': (p) => msPerOrder(p.ms),
+        'share of busy': (p) => percent(p.ms, shares.busyMs),
+      }),
       '',
     ]),
   ].join('\n');

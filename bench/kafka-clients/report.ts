@@ -1,6 +1,5 @@
 /** The results file: each round's measurements, the medians per client, the ratio, and its Markdown. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { ThroughputRound } from '../relay/throughputVariants.ts';
 import type { RunHeader } from '../support/environment.ts';
@@ -109,15 +108,12 @@ export function markdownReport(report: Report): string {
     '',
     '## Medians over rounds',
     '',
-    ...markdownTableLines(
-      ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
-      report.metrics.map((m) => [
-        m.label,
-        figure(m.byClient.kafkajs.median),
-        figure(m.byClient.platformatic.median),
-        times(m.ratio.median, 3),
-      ]),
-    ),
+    ...tableOf(report.metrics, {
+      '': (m) => m.label,
+      kafkajs: (m) => figure(m.byClient.kafkajs.median),
+      '@platformatic/kafka': (m) => figure(m.byClient.platformatic.median),
+      'platformatic ÷ kafkajs': (m) => times(m.ratio.median, 3),
+    }),
     '',
     'The ratio is paired per round (both clients measured in the same round), then the median over rounds.',
     '',

@@ -5,6 +5,7 @@ import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
 import { type OverRuns, overRunsView, type RunStamp } from '../support/runs.ts';
 import { times } from '../support/stats.ts';
+import { tableOf } from '../support/table.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
 import type { LatencyRound } from './latency.ts';
 import { modeInfo, params } from './params.ts';
@@ -147,11 +148,12 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
       ]),
     ),
     '',
-    ...markdownTableLines(
-      ['ratio (events/s)', 'value'],
-      Object.keys(result.acrossRuns)
-        .filter((k) => k.startsWith('claim probe'))
-        .map((name) => [name.replace('claim probe ', ''), times(ratio(name))]),
+    ...tableOf(
+      Object.keys(result.acrossRuns).filter((k) => k.startsWith('claim probe')),
+      {
+        'ratio (events/s)': (name) => name.replace('claim probe ', ''),
+        value: (name) => times(ratio(name)),
+      },
     ),
     '',
   );
@@ -202,10 +204,10 @@ function latencySection({ result, last, ratio, runsNote }: Context): string[] {
     lines.push(
       `Paired ratios (${runsNote}):`,
       '',
-      ...markdownTableLines(
-        ['ratio', 'value'],
-        latencyRatios.map((name) => [name.replace('latency ', ''), times(ratio(name), 3)]),
-      ),
+      ...tableOf(latencyRatios, {
+        ratio: (name) => name.replace('latency ', ''),
+        value: (name) => times(ratio(name), 3),
+      }),
       '',
     );
   return lines;
