@@ -46,8 +46,8 @@ const bench = defineBench({
     ),
     runs: int(1, 'runs of every cell (capacity: the median)'),
     step: duration('60s', 'how long each offered rate runs'),
-    'start-rate': number(50, 'the capacity search starts here, orders/s'),
-    'max-rate': number(3200, 'and stops here'),
+    startRate: number(50, 'the capacity search starts here, orders/s'),
+    maxRate: number(3200, 'and stops here'),
     resolution: number(0.1, 'the bisection stops within this fraction'),
     drain: duration('30s', 'how long a step may take to settle after its load'),
     deadline: duration('6h', 'no new cell after this long'),
@@ -59,7 +59,7 @@ const stepMs = args.step;
 const drainMs = args.drain;
 const startedAt = Date.now();
 const deadline = startedAt + args.deadline;
-const limits = { start: args['start-rate'], max: args['max-rate'], resolution: args.resolution };
+const limits = { start: args.startRate, max: args.maxRate, resolution: args.resolution };
 const log = bench.log;
 
 type Kafka = { kind: KafkaKind; brokers: string[]; pids: () => number[]; dispose(): Promise<void> };

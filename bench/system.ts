@@ -68,16 +68,16 @@ const bench = defineBench({
       'baseline,current',
       'baseline, current, shipped, cdc, a --variant-env name; any after @ a revision',
     ),
-    'baseline-rev': text(BEFORE_THROUGHPUT_WORK, "the baseline's revision"),
+    baselineRev: text(BEFORE_THROUGHPUT_WORK, "the baseline's revision"),
     step: duration('60s', 'how long each offered rate runs'),
-    'start-rate': number(25, 'the capacity search starts here, orders/s'),
-    'max-rate': number(1600, 'and stops here'),
-    'fixed-rate': number(30, 'the rate also measured as is, orders/s'),
+    startRate: number(25, 'the capacity search starts here, orders/s'),
+    maxRate: number(1600, 'and stops here'),
+    fixedRate: number(30, 'the rate also measured as is, orders/s'),
     drain: duration('30s', 'how long a step may take to settle after its load'),
     deadline: duration('75m', 'no new step after this long'),
     // ADMISSION_QUEUE_TIMEOUT_MS=200, say: a setting measured against a run without it.
     env: env('KEY=VALUE for every process of every variant, repeatable'),
-    'variant-env': repeated(
+    variantEnv: repeated(
       'NAME:KEY=VALUE, repeatable: a variant, this checkout with that environment',
       (name, specs) => {
         const named: Record<string, Record<string, string>> = {};
@@ -101,7 +101,7 @@ const { args } = bench;
 const stepMs = args.step;
 const extraEnv = args.env;
 /** Named variants: this checkout with more environment (`fixed-limit:ADMISSION_LIMITER=fixed`). */
-const variantEnv = args['variant-env'];
+const variantEnv = args.variantEnv;
 const { factors } = args;
 const drainMs = args.drain;
 const deadline = Date.now() + args.deadline;
@@ -132,7 +132,7 @@ async function startZipkin(): Promise<ZipkinServer> {
 /** The code of the variant's revision in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
   const { kind, rev: named } = parseVariant(variant);
-  const wanted = named ?? (kind === 'baseline' ? args['baseline-rev'] : undefined);
+  const wanted = named ?? (kind === 'baseline' ? args.baselineRev : undefined);
   if (wanted === undefined) return resolve('.');
   const rev = execFileSync('git', ['rev-parse', '--short', wanted], { encoding: 'utf8' }).trim();
   const dir = resolve(`.local/bench/baseline-${rev}`);
@@ -265,8 +265,8 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       const search = await searchCapacity({
         measure,
         limits: {
-          start: args['start-rate'],
-          max: args['max-rate'],
+          start: args.startRate,
+          max: args.maxRate,
           resolution: 0.1,
         },
         deadline,
@@ -280,8 +280,8 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
     }
     if (report.capacity !== undefined) await measureFactors(report, report.capacity, measure);
     if (Date.now() < deadline) {
-      report.atFixedRate = await measure(args['fixed-rate']);
-      log(`${variant} at ${args['fixed-rate']}/s: ${describeStep(report.atFixedRate)}`);
+      report.atFixedRate = await measure(args.fixedRate);
+      log(`${variant} at ${args.fixedRate}/s: ${describeStep(report.atFixedRate)}`);
     }
   } finally {
     await stack.stop();

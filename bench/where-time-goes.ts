@@ -58,17 +58,17 @@ const bench = defineBench({
     rate: number(40, 'orders/s'),
     seconds: number(20, 'seconds of load'),
     // A longer or faster warm-up grows the tables first, as a long bench:system run does.
-    'warmup-rate': number(20, 'orders/s of the warm-up'),
-    'warmup-seconds': number(8, 'seconds of warm-up'),
+    warmupRate: number(20, 'orders/s of the warm-up'),
+    warmupSeconds: number(8, 'seconds of warm-up'),
     // Run once with and once without to see what tracing costs.
     tracing: flag(
       "every process exports its spans (OTLP/HTTP, the SDK's default batching) to a receiver here",
     ),
     // V8's young generation size, say, to compare CPU and memory against a run without.
-    'node-options': text('', 'NODE_OPTIONS for every Node process of the stack'),
+    nodeOptions: text('', 'NODE_OPTIONS for every Node process of the stack'),
     env: env('KEY=VALUE for every process of the stack, repeatable (RELAY_LINGER_MS=20, say)'),
-    'cpu-prof': flag('every Node process writes a V8 CPU profile; the report splits it by library'),
-    'broker-requests': flag("the broker logs every request; the report counts the window's per order"),
+    cpuProf: flag('every Node process writes a V8 CPU profile; the report splits it by library'),
+    brokerRequests: flag("the broker logs every request; the report counts the window's per order"),
   },
 });
 const { args } = bench;
@@ -115,13 +115,13 @@ export type WhereTimeGoes = {
 
 const { broker, dispose } = await startTestBroker(
   'where-time-goes',
-  args['broker-requests'] ? { jvmOptions: requestLogJvmOptions() } : {},
+  args.brokerRequests ? { jvmOptions: requestLogJvmOptions() } : {},
 );
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
 const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
 for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
-const profileDir = args['cpu-prof'] ? mkdtempSync(join(tmpdir(), 'where-time-goes-')) : undefined;
-const nodeOptions = [args['node-options'], profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
+const profileDir = args.cpuProf ? mkdtempSync(join(tmpdir(), 'where-time-goes-')) : undefined;
+const nodeOptions = [args.nodeOptions, profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
   .filter(Boolean)
   .join(' ');
 const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
@@ -142,8 +142,8 @@ const stack = await startChaosStack({
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
   const warmup = {
-    rate: args['warmup-rate'],
-    seconds: args['warmup-seconds'],
+    rate: args.warmupRate,
+    seconds: args.warmupSeconds,
   };
   log(`warm-up: ${warmup.rate} orders/s for ${warmup.seconds} s`);
   await runLoad({
@@ -194,7 +194,7 @@ try {
   });
   const after = ticks();
   const waitedAfter = waits();
-  const requests = args['broker-requests']
+  const requests = args.brokerRequests
     ? brokerRequests(broker.logFile, brokerLogFrom, logOffset(broker.logFile), load.accepted)
     : undefined;
   window.toUs = nowUs();

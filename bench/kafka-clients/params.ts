@@ -10,9 +10,9 @@ export const bench = defineBench({
     'applies one, with KAFKA_CLIENT=kafkajs and =platformatic, and the CPU each spends per event.',
   options: {
     rounds: int(3, 'rounds; each measures both clients, the order reversed every other round'),
-    'relay-events': int(20000, 'the backlog the relay drains'),
-    'consumer-events': int(10000, 'the backlog the consumer applies'),
-    'warmup-events': int(2000, 'events per client before the first round'),
+    relayEvents: int(20000, 'the backlog the relay drains'),
+    consumerEvents: int(10000, 'the backlog the consumer applies'),
+    warmupEvents: int(2000, 'events per client before the first round'),
     label: text(new Date().toISOString().slice(0, 10), "the run's label, in its file name", (name, value) => {
       if (!/^[\w.-]+$/.test(value)) throw new Error(`--${name} ${value}: letters, digits, . _ - only`);
       return value;
@@ -29,9 +29,9 @@ export const CLIENTS: KafkaClientName[] = ['kafkajs', 'platformatic'];
 
 export const params = {
   rounds: args.rounds,
-  relayEvents: args['relay-events'],
-  consumerEvents: args['consumer-events'],
-  warmupEvents: args['warmup-events'],
+  relayEvents: args.relayEvents,
+  consumerEvents: args.consumerEvents,
+  warmupEvents: args.warmupEvents,
   // The relay as shipped (apps/relay/src/config.ts): batches of 1,000, a poll every second, six
   // partitions; an outbox already holding published rows, as in bench:relay.
   batchSize: 1000,

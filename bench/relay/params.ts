@@ -1,6 +1,6 @@
 /** bench:relay's flags, checked before any set-up, and the latency modes they name. */
 import { positiveInts } from '../support/args.ts';
-import { defineBench, flag, int, ints, list, text } from '../support/bench.ts';
+import { as, defineBench, int, ints, list, skip, text } from '../support/bench.ts';
 
 export type LatencyMode = 'notify' | 'poll1000' | 'poll100';
 export const modeInfo: Record<LatencyMode, { label: string; notify: boolean; pollMs: number }> = {
@@ -19,56 +19,39 @@ export const bench = defineBench({
     rounds: int(3, 'rounds per run; each runs every variant once, in a rotating order'),
     events: int(20000, 'the backlog each throughput variant drains'),
     aggregates: int(2000, 'distinct aggregate ids the events are spread over'),
-    batch: int(100, "the relay's batch size"),
-    relays: ints('1,2,4', 'relay counts measured'),
-    'stale-relays': text(
-      '1,4',
-      "relay counts also measured with a drained outbox's statistics ('' for none)",
-      (name, value) => (value === '' ? [] : positiveInts(name, value)),
+    batchSize: as('batch', int(100, "the relay's batch size")),
+    relayCounts: as('relays', ints('1,2,4', 'relay counts measured')),
+    /** Relay counts also measured with the planner statistics of a drained outbox ("stale"). */
+    staleRelayCounts: as(
+      'stale-relays',
+      text(
+        '1,4',
+        "relay counts also measured with a drained outbox's statistics ('' for none)",
+        (name, value) => (value === '' ? [] : positiveInts(name, value)),
+      ),
     ),
-    'stale-events': int(2000, 'the backlog of the stale variants (their claim cost grows with it)'),
-    'claim-probe-events': int(3000, 'the backlog the claim statement is probed on'),
-    'skip-claim-probe': flag('leave the claim probe out'),
+    /** Backlog for the stale variants: their claim cost grows with the backlog, so it is smaller. */
+    staleEvents: int(2000, 'the backlog of the stale variants'),
+    claimProbeEvents: int(3000, 'the backlog the claim statement is probed on'),
+    claimProbe: skip('skip-claim-probe', 'leave the claim probe out'),
+    /** Published rows already in the outbox when the backlog arrives (analyzed with it). */
     history: text('10000', 'published rows already in the outbox when the backlog arrives', (_name, value) =>
       Number(value),
     ),
-    'warmup-events': int(2000, 'events each variant publishes before the first round'),
-    producers: ints('1,4', 'bare producer counts (1, the ceiling, among them)'),
+    warmupEvents: int(2000, 'events each variant publishes before the first round'),
+    producerCounts: as('producers', ints('1,4', 'bare producer counts (1, the ceiling, among them)')),
     rates: ints('200,1000', 'offered rates of the latency measurement, events/s'),
-    'tx-per-sec': int(200, 'transactions per second of the latency load'),
-    'latency-seconds': int(4, 'seconds per latency measurement'),
-    'latency-rounds': int(2, 'latency rounds per run'),
-    modes: list('notify,poll1000,poll100', 'latency modes', Object.keys(modeInfo)),
-    'skip-throughput': flag('leave the throughput measurements out'),
-    'skip-latency': flag('leave the latency measurements out'),
+    txPerSec: int(200, 'transactions per second of the latency load'),
+    latencySeconds: int(4, 'seconds per latency measurement'),
+    latencyRounds: int(2, 'latency rounds per run'),
+    modes: list('notify,poll1000,poll100', 'latency modes', Object.keys(modeInfo) as LatencyMode[]),
+    throughput: skip('skip-throughput', 'leave the throughput measurements out'),
+    latency: skip('skip-latency', 'leave the latency measurements out'),
   },
 });
-const { args } = bench;
 
 export const params = {
-  runs: args.runs,
-  rounds: args.rounds,
-  events: args.events,
-  aggregates: args.aggregates,
-  batchSize: args.batch,
-  relayCounts: args.relays,
-  /** Relay counts also measured with the planner statistics of a drained outbox ("stale"). */
-  staleRelayCounts: args['stale-relays'],
-  /** Backlog for the stale variants: their claim cost grows with the backlog, so it is smaller. */
-  staleEvents: args['stale-events'],
-  claimProbeEvents: args['claim-probe-events'],
-  claimProbe: !args['skip-claim-probe'],
-  /** Published rows already in the outbox when the backlog arrives (analyzed with it). */
-  history: args.history,
-  warmupEvents: args['warmup-events'],
-  producerCounts: args.producers,
-  rates: args.rates,
-  txPerSec: args['tx-per-sec'],
-  latencySeconds: args['latency-seconds'],
-  latencyRounds: args['latency-rounds'],
-  modes: args.modes as LatencyMode[],
-  throughput: !args['skip-throughput'],
-  latency: !args['skip-latency'],
+  ...bench.parameters,
   topicPartitions: 6, // the relay's default KAFKA_TOPIC_PARTITIONS
   throughputPollIntervalMs: 1000, // the relay's default RELAY_POLL_INTERVAL_MS
 };

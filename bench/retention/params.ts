@@ -1,5 +1,5 @@
 /** bench:retention's flags, checked before any set-up, and the days the generated data spans. */
-import { defineBench, int, ints } from '../support/bench.ts';
+import { as, defineBench, int, ints } from '../support/bench.ts';
 
 export const bench = defineBench({
   name: 'retention',
@@ -15,39 +15,28 @@ export const bench = defineBench({
     pending: int(5000, 'pending rows'),
     aggregates: int(1000, 'aggregates the pending rows are spread over'),
     days: int(10, 'days the published rows span'),
-    'retention-days': int(7, 'days kept (below --days)'),
+    retentionDays: int(7, 'days kept (below --days)'),
+    /** deletePublished batch size; the relay uses 1000. */
     batch: int(1000, "deletePublished's batch size (the relay uses 1000)"),
     rounds: int(5, 'claim rounds per phase'),
-    claims: int(40, 'claims per table per round'),
-    limit: int(100, "the claim's batch size"),
-    'loop-interval': int(20, 'ms between two claims of the claim loop that runs during retention'),
-    'blocker-ms': int(1000, 'how long the blocking transaction of the lock demonstration holds its lock'),
+    claimsPerRound: as('claims', int(40, 'claims per table per round')),
+    /** Claim batch size; the relay's default RELAY_BATCH_SIZE is 1000. */
+    claimLimit: as('limit', int(100, "the claim's batch size")),
+    /** Pause between two claims of the background claim loop that runs during retention. */
+    loopIntervalMs: as(
+      'loop-interval',
+      int(20, 'ms between two claims of the claim loop that runs during retention'),
+    ),
+    /** How long the blocking transaction of the lock demonstration holds its lock. */
+    blockerMs: int(1000, 'how long the blocking transaction of the lock demonstration holds its lock'),
   },
 });
-const { args } = bench;
+const { published } = bench.args;
 
 export const params = {
-  /** Published rows at the last stage (retention runs on this size). */
-  published: args.published,
+  ...bench.parameters,
   /** Published-row counts at which the claim is measured; `published` is always the last one. */
-  stages: [...new Set([...args.stages, args.published])]
-    .filter((s) => s <= args.published)
-    .sort((a, b) => a - b),
-  pending: args.pending,
-  aggregates: args.aggregates,
-  days: args.days,
-  retentionDays: args['retention-days'],
-  /** deletePublished batch size; the relay uses 1000. */
-  batch: args.batch,
-  rounds: args.rounds,
-  /** Claims per table per round. */
-  claimsPerRound: args.claims,
-  /** Claim batch size; the relay's default RELAY_BATCH_SIZE is 1000. */
-  claimLimit: args.limit,
-  /** Pause between two claims of the background claim loop that runs during retention. */
-  loopIntervalMs: args['loop-interval'],
-  /** How long the blocking transaction of the lock demonstration holds its lock. */
-  blockerMs: args['blocker-ms'],
+  stages: [...new Set([...bench.args.stages, published])].filter((s) => s <= published).sort((a, b) => a - b),
   leaseMs: 30_000,
 };
 if (params.retentionDays >= params.days) throw new Error('--retention-days must be below --days');

@@ -17,13 +17,21 @@ import { resultsPath } from './results.ts';
 
 type Raw = string | boolean | string[] | undefined;
 
-/** One flag: how node:util reads it, its default as typed on the command line, its check. */
+/**
+ * One flag: how node:util reads it, its default as typed on the command line, its check. Declared
+ * under its name in code (`warmupEvents`); on the command line it is that name in kebab case
+ * (`--warmup-events`) unless `flag` names it otherwise.
+ */
 export type Option<T> = {
   kind: 'string' | 'boolean' | 'multiple';
   default?: string;
   help: string;
+  flag?: string;
   parse(name: string, raw: Raw): T;
 };
+
+/** `option` under another flag than its name in code (`batchSize` as `--batch`). */
+export const as = <T>(flag: string, option: Option<T>): Option<T> => ({ ...option, flag });
 
 const str = (raw: Raw) => (typeof raw === 'string' ? raw : '');
 
@@ -53,9 +61,9 @@ export const number = (fallback: number, help: string) => text(String(fallback),
 /** A duration such as `60s` or `2m`, in milliseconds. */
 export const duration = (fallback: string, help: string) => text(fallback, help, durationMs);
 /** Comma-separated names, checked against `known` when given. */
-export const list = (fallback: string, help: string, known?: readonly string[]) =>
+export const list = <C extends string = string>(fallback: string, help: string, known?: readonly C[]) =>
   text(fallback, help, (name, value) => {
-    const items = value.split(',');
+    const items = value.split(',') as C[];
     const unknown = known && items.find((item) => !known.includes(item));
     if (unknown !== undefined) throw new Error(`--${name}: unknown ${unknown}; known: ${known?.join(',')}`);
     return items;
@@ -71,6 +79,11 @@ export const oneOf = <C extends string>(fallback: C, help: string, choices: read
 /** A switch, off unless given. */
 export function flag(help: string): Option<boolean> {
   return { kind: 'boolean', help, parse: (_name, raw) => raw === true };
+}
+
+/** A `--skip-…` switch: the value is whether the part runs, so true unless given. */
+export function skip(flagName: string, help: string): Option<boolean> {
+  return { kind: 'boolean', help, flag: flagName, parse: (_name, raw) => raw !== true };
 }
 
 /** A string flag that may be given again and again, or one whose values `parse` checks and converts. */
@@ -94,6 +107,8 @@ type Args<O> = Values<O> & ('out' extends keyof O ? unknown : { out: string });
 export type Bench<N extends string, O> = {
   name: N;
   args: Args<O>;
+  /** The values but `out`: what a report records as its parameters. */
+  parameters: Omit<Values<O>, 'out'>;
   /** The flags as given, defaults filled in, before their checks: what a report records of its command line. */
   given: Record<string, string | boolean | string[]>;
   log: (message: string) => void;
@@ -120,12 +135,13 @@ export function defineBench<N extends string, O extends Record<string, Option<un
 }): Bench<N, O> {
   const options: Record<string, Option<unknown>> = { ...definition.options };
   options.out ??= outOption(definition.name);
+  const flagOf = (key: string) => options[key]?.flag ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   const { values } = parseArgs({
     options: {
       help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(
-        Object.entries(options).map(([flagName, option]) => [
-          flagName,
+        Object.entries(options).map(([key, option]) => [
+          flagOf(key),
           option.kind === 'multiple'
             ? { type: 'string' as const, multiple: true, default: [] }
             : { type: option.kind, ...(option.default === undefined ? {} : { default: option.default }) },
@@ -134,21 +150,21 @@ export function defineBench<N extends string, O extends Record<string, Option<un
     },
   });
   if (values.help) {
-    process.stdout.write(usage(definition.name, definition.about, options));
+    process.stdout.write(usage(definition.name, definition.about, options, flagOf));
     process.exit(0);
   }
+  const given = values as Record<string, string | boolean | string[]>;
   const args = Object.fromEntries(
-    Object.entries(options).map(([flagName, option]) => [
-      flagName,
-      option.parse(flagName, (values as Record<string, Raw>)[flagName]),
-    ]),
+    Object.entries(options).map(([key, option]) => [key, option.parse(flagOf(key), given[flagOf(key)])]),
   ) as Args<O>;
+  const { out: _out, ...parameters } = args as Record<string, unknown>;
   const log = logger(definition.logAs ?? definition.name);
   const loadBefore = loadavg();
   return {
     name: definition.name,
     args,
-    given: values as Record<string, string | boolean | string[]>,
+    parameters: parameters as Omit<Values<O>, 'out'>,
+    given,
     log,
     command: `node bench/${definition.name}.ts ${process.argv.slice(2).join(' ')}`.trim(),
     load: () => ({ before: loadBefore, after: loadavg() }),
@@ -166,12 +182,17 @@ export function defineBench<N extends string, O extends Record<string, Option<un
   };
 }
 
-function usage(name: string, about: string, options: Record<string, Option<unknown>>): string {
-  const lines = Object.entries(options).map(([flagName, option]) => {
+function usage(
+  name: string,
+  about: string,
+  options: Record<string, Option<unknown>>,
+  flagOf: (key: string) => string,
+): string {
+  const lines = Object.entries(options).map(([key, option]) => {
     const shown = option.kind === 'boolean' ? '' : option.kind === 'multiple' ? ' VALUE …' : ' VALUE';
     const fallback =
       option.default === undefined || option.default === '' ? '' : ` (default ${option.default})`;
-    return `  --${flagName}${shown}\n      ${option.help}${fallback}`;
+    return `  --${flagOf(key)}${shown}\n      ${option.help}${fallback}`;
   });
   return `node bench/${name}.ts [flags]\n\n${about}\n\nFlags:\n${lines.join('\n')}\n  --help\n      this text\n`;
 }

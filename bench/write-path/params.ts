@@ -1,5 +1,5 @@
 /** bench:write-path's flags, checked before any set-up. */
-import { defineBench, int, ints, list } from '../support/bench.ts';
+import { as, defineBench, int, ints, list } from '../support/bench.ts';
 
 export const bench = defineBench({
   name: 'write-path',
@@ -8,22 +8,17 @@ export const bench = defineBench({
     runs: int(1, 'runs, each on a fresh database'),
     rounds: int(15, 'rounds per run; each runs every variant once, in a rotating order'),
     iterations: int(150, 'transactions per variant per round at concurrency 1 (latency)'),
-    tx: int(400, 'transactions per variant per round at each higher concurrency (throughput)'),
+    txPerThroughputRound: as(
+      'tx',
+      int(400, 'transactions per variant per round at each higher concurrency (throughput)'),
+    ),
     concurrency: ints('8,32', 'the concurrencies measured for throughput'),
     warmup: int(100, 'transactions per variant before the first round'),
     variants: list('A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T', 'the variants (bench/write-path/variants.ts)'),
   },
 });
-const { args } = bench;
-
 export const params = {
-  runs: args.runs,
-  rounds: args.rounds,
-  iterations: args.iterations,
-  txPerThroughputRound: args.tx,
-  concurrency: args.concurrency,
-  warmup: args.warmup,
-  variants: args.variants,
+  ...bench.parameters,
   prismaPoolSize: 10, // createPrisma passes no `max`, so node-postgres' default pool of 10 applies
 };
 export const log = bench.log;
