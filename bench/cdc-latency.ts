@@ -253,12 +253,11 @@ try {
   await broker.dispose();
 }
 
-const command = bench.command;
 /** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
 export type CdcLatency = typeof report;
 const report = {
   ...(await bench.header(testPostgresUrl, ['wal_level', 'synchronous_commit'])),
-  command,
+  command: bench.command,
   kafka: broker.version,
   parameters: { rates, seconds, backlog, aggregates, partitions: PARTITIONS },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how quiet it was.
@@ -273,7 +272,7 @@ const markdown = [
   `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.node}, ` +
     `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after. ` +
-    `Produced by \`${command}\`.`,
+    `Produced by \`${report.command}\`.`,
   '',
   'One outbox, both relays publishing the same rows: the polling relay (NOTIFY, poll 1000 ms) and the',
   'Debezium connector (poll.interval.ms 100), each into topics of its own (LogAppendTime).',

@@ -123,10 +123,9 @@ try {
   await db.drop();
 }
 
-const command = bench.command;
 const report = {
   ...(await bench.header(testPostgresUrl)),
-  command,
+  command: bench.command,
   parameters: { events, aggregateCounts, limits, repeats },
   loadavg: bench.load(),
   results,
@@ -136,7 +135,7 @@ const markdown = [
   '',
   `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.postgres.version}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
-    `(1, 5, 15 min; the machine is shared). Produced by \`${command}\`.`,
+    `(1, 5, 15 min; the machine is shared). Produced by \`${report.command}\`.`,
   '',
   `A backlog of ${events} pending rows over A aggregates (round-robin), vacuumed and analyzed; the`,
   'relay’s session settings; each statement run ' +

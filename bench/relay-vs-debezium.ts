@@ -232,12 +232,11 @@ const summary = aggregateCounts.flatMap((aggregates) =>
     };
   }),
 );
-const command = bench.command;
 /** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
 export type RelayVsDebezium = typeof report;
 const report = {
   ...(await bench.header(testPostgresUrl, ['wal_level', 'synchronous_commit'])),
-  command,
+  command: bench.command,
   kafka: broker.version,
   parameters: {
     rounds,
@@ -259,7 +258,7 @@ const markdown = [
     `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
     '(1, 5, 15 min; the machine is shared, so compare the ratios, paired within each round). ' +
-    `Produced by \`${command}\`.`,
+    `Produced by \`${report.command}\`.`,
   '',
   `A backlog of ${events} events over A aggregates (round-robin), committed in one transaction into`,
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',

@@ -50,6 +50,9 @@ export function pairedRatio(
   return { median: round(median(perRound), 4), perRound };
 }
 
+/** One variant's timed measurement in one round, as a results file records it. */
+export type TimedCell = { round: number; variant: string } & ReturnType<typeof timed>;
+
 /** `events` measured over `elapsedMs`: both as a results file records them. */
 export const timed = (events: number, elapsedMs: number) => ({
   events,
