@@ -5,8 +5,7 @@
  *   LogAppendTime) and to a consumer's arrival;
  * - throughput: how fast each drains a backlog of --backlog events already in the outbox.
  *
- *   node bench/cdc-latency.ts [--rates 20,200,1000] [--seconds 10] [--backlog 20000]
- *                             [--aggregates 2000] [--out bench/results/cdc-latency/cdc-latency]
+ *   node bench/cdc-latency.ts [--help]
  *
  * One broker of the benchmark's own, one outbox database, one Kafka Connect worker. Both relays
  * drain that one outbox into two topic prefixes, as in tests/cdc: the polling relay as a real
@@ -29,91 +28,57 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import {
-  connectorStatus,
-  deleteConnector,
-  putConnector,
-  waitForConnectorRunning,
-} from '@outbox/devstack/connect-rest';
-import {
-  dropPublication,
-  dropReplicationSlot,
-  ensureOutboxPublication,
-  logicalDecodingUnavailable,
-  waitForActiveSlot,
-} from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { startService } from '@outbox/devstack/service-process';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
-import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { renderCdcConnectorConfig } from '@outbox/outbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
-import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { defineBench, int, ints } from './support/bench.ts';
+import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
-import { resultsPath } from './support/results.ts';
 import { quantile, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'cdc-latency',
+  about:
+    'Polling or CDC, side by side on one outbox: commit-to-ack latency at steady offered rates, and ' +
+    'how fast each drains a backlog.',
   options: {
-    rates: { type: 'string', default: '20,200,1000' },
-    seconds: { type: 'string', default: '10' },
-    backlog: { type: 'string', default: '20000' },
-    aggregates: { type: 'string', default: '2000' },
-    out: { type: 'string', default: resultsPath('cdc-latency') },
+    rates: ints('20,200,1000', 'offered rates, events/s, one transaction per event'),
+    seconds: int(10, 'seconds per rate'),
+    backlog: int(20000, 'events already in the outbox that each side drains'),
+    /**
+     * Distinct aggregate ids the events are spread over, round-robin (as in bench:relay). It matters to
+     * the polling relay: its claim takes only the oldest unpublished event of each aggregate, so one
+     * claim carries at most this many events (docs/benchmarks.md, "Polling or CDC").
+     */
+    aggregates: int(2000, 'distinct aggregate ids the events are spread over, round-robin'),
   },
 });
-const rates = positiveInts('rates', args.rates);
-const seconds = positiveInt('seconds', args.seconds);
-const backlog = positiveInt('backlog', args.backlog);
-/**
- * Distinct aggregate ids the events are spread over, round-robin (as in bench:relay). It matters to
- * the polling relay: its claim takes only the oldest unpublished event of each aggregate, so one
- * claim carries at most this many events (docs/benchmarks.md, "Polling or CDC").
- */
-const aggregates = positiveInt('aggregates', args.aggregates);
-const log = logger('cdc-latency');
+const { rates, seconds, backlog, aggregates } = bench.args;
+const log = bench.log;
 const SIDES = ['polling', 'debezium'] as const;
 type Side = (typeof SIDES)[number];
 const PARTITIONS = 6;
 
 fixKafkajsIdleTimerLoop(); // before the broker's readiness probe, the first kafkajs client
-const unavailable = await logicalDecodingUnavailable(testPostgresUrl);
-if (unavailable) throw new Error(unavailable);
+await requireLogicalDecoding();
 
-const loadBefore = loadavg();
 const name = freshName('cdc').replaceAll('-', '_');
 const prefixes: Record<Side, string> = { polling: `${name}-polling.`, debezium: `${name}-debezium.` };
 const broker = await startBenchBroker('cdc-latency');
 const db = await createOutboxDatabase('bench_cdc_latency');
-const connect = await startTestConnectWorker('bench-cdc-latency', broker.broker.brokers);
+const connect = await startCdcWorker('bench-cdc-latency', broker.broker.brokers, log);
 const kafka = benchKafka('bench-cdc-latency', broker.broker.brokers);
 // LogAppendTime: each message's timestamp is the broker's, set when it appends (and, one replica, acks) it.
 for (const prefix of Object.values(prefixes))
   await createTopic(kafka, `${prefix}order.events`, PARTITIONS, [
     { name: 'message.timestamp.type', value: 'LogAppendTime' },
   ]);
-
-await ensureOutboxPublication(db.url, name, log);
-await putConnector(
-  connect.worker.url,
-  name,
-  renderCdcConnectorConfig({
-    databaseUrl: db.url,
-    topicPrefix: prefixes.debezium,
-    topicPartitions: PARTITIONS,
-    slotName: name,
-    publicationName: name,
-    serverName: name,
-  }),
-);
-await waitForConnectorRunning(connect.worker.url, name);
-await waitForActiveSlot(db.url, name);
+await connect.connect(name, db.url, prefixes.debezium, PARTITIONS);
 const startRelay = async () =>
   startService(
     'relay',
@@ -126,22 +91,6 @@ const startRelay = async () =>
     { port: await freePort(), label: 'bench-cdc-latency' },
   );
 let relay: Awaited<ReturnType<typeof startService>> | undefined = await startRelay();
-
-/** `PUT /connectors/<name>/pause` or `/resume` (Kafka Connect's REST API; 202, asynchronous). */
-async function setConnectorPaused(paused: boolean): Promise<void> {
-  const res = await fetch(`${connect.worker.url}/connectors/${name}/${paused ? 'pause' : 'resume'}`, {
-    method: 'PUT',
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (!res.ok) throw new Error(`Kafka Connect: ${paused ? 'pause' : 'resume'} ${name}: HTTP ${res.status}`);
-  const state = paused ? 'PAUSED' : 'RUNNING';
-  await eventually(`connector ${name} ${state}`, async () => {
-    const status = await connectorStatus(connect.worker.url, name);
-    return status?.connector.state === state && status.tasks.every((t) => t.state === state)
-      ? true
-      : undefined;
-  });
-}
 
 // Per side and cell (the aggregate id's prefix names the cell: an offered rate, or the backlog):
 // commit → broker append, commit → arrival, and the broker's append times themselves.
@@ -284,13 +233,13 @@ try {
   log(`throughput: ${backlog} events inserted while the relay is stopped and the connector paused`);
   await relay.stop();
   relay = undefined;
-  await setConnectorPaused(true);
+  await connect.setPaused(true);
   await insertBacklog(backlog);
   await sleep(1000); // nothing may be published now: a check, not a wait for a condition
   if (samplesOf('polling/backlog').toBroker.length + samplesOf('debezium/backlog').toBroker.length > 0)
     throw new Error('the backlog was published while both relays were stopped');
   let started = Date.now();
-  await setConnectorPaused(false);
+  await connect.setPaused(false);
   await timeDrain('debezium', started);
   started = Date.now();
   relay = await startRelay();
@@ -299,28 +248,20 @@ try {
   await pool.end();
   await consumer.disconnect();
   await relay?.stop();
-  await deleteConnector(connect.worker.url, name).catch(() => false);
   await connect.dispose();
-  await dropReplicationSlot(db.url, name);
-  await dropPublication(db.url, name);
   await db.drop();
   await broker.dispose();
 }
 
-const command = `node bench/cdc-latency.ts ${process.argv.slice(2).join(' ')}`.trim();
 /** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
 export type CdcLatency = typeof report;
 const report = {
-  benchmark: 'cdc-latency',
-  command,
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl, ['wal_level', 'synchronous_commit']),
+  ...(await bench.header(testPostgresUrl, ['wal_level', 'synchronous_commit'])),
+  command: bench.command,
   kafka: broker.version,
   parameters: { rates, seconds, backlog, aggregates, partitions: PARTITIONS },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how quiet it was.
-  loadavg: { before: loadBefore, after: loadavg() },
+  loadavg: bench.load(),
   latency: latencyRows,
   drain: drainRows,
 };
@@ -331,7 +272,7 @@ const markdown = [
   `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.node}, ` +
     `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after. ` +
-    `Produced by \`${command}\`.`,
+    `Produced by \`${report.command}\`.`,
   '',
   'One outbox, both relays publishing the same rows: the polling relay (NOTIFY, poll 1000 ms) and the',
   'Debezium connector (poll.interval.ms 100), each into topics of its own (LogAppendTime).',
@@ -342,47 +283,30 @@ const markdown = [
   'commit → ack: the broker’s append time − the row’s created_at; → consumer: arrival at a kafkajs',
   'consumer − created_at (milliseconds).',
   '',
-  ...markdownTableLines(
-    [
-      'offered/s',
-      'achieved/s',
-      'relay',
-      'events',
-      'commit→ack p50 ms',
-      'commit→ack p99 ms',
-      'commit→ack max ms',
-      '→ consumer p50 ms',
-      '→ consumer p99 ms',
-    ],
-    latencyRows.map((r) => [
-      String(r.rate),
-      String(r.achievedRate),
-      r.side,
-      String(r.events),
-      ms(r.toBroker.p50),
-      ms(r.toBroker.p99),
-      ms(r.toBroker.max),
-      ms(r.toConsumer.p50),
-      ms(r.toConsumer.p99),
-    ]),
-  ),
+  ...tableOf(latencyRows, {
+    'offered/s': (r) => r.rate,
+    'achieved/s': (r) => r.achievedRate,
+    relay: (r) => r.side,
+    events: (r) => r.events,
+    'commit→ack p50 ms': (r) => ms(r.toBroker.p50),
+    'commit→ack p99 ms': (r) => ms(r.toBroker.p99),
+    'commit→ack max ms': (r) => ms(r.toBroker.max),
+    '→ consumer p50 ms': (r) => ms(r.toConsumer.p50),
+    '→ consumer p99 ms': (r) => ms(r.toConsumer.p99),
+  }),
   '',
   `## Throughput: a backlog of ${backlog} events drained`,
   '',
   'Inserted (1,000 per transaction) while the relay was stopped and the connector paused; then the',
   'connector resumed, then (after it) the relay started. events/s = backlog ÷ (start → last ack).',
   '',
-  ...markdownTableLines(
-    ['relay', 'events', 'start → last ack ms', 'first → last ack ms', 'events/s'],
-    drainRows.map((r) => [
-      r.side,
-      String(r.events),
-      String(r.startToLastMs),
-      String(r.firstToLastMs),
-      String(r.eventsPerSecond),
-    ]),
-  ),
+  ...tableOf(drainRows, {
+    relay: (r) => r.side,
+    events: (r) => r.events,
+    'start → last ack ms': (r) => r.startToLastMs,
+    'first → last ack ms': (r) => r.firstToLastMs,
+    'events/s': (r) => r.eventsPerSecond,
+  }),
   '',
 ].join('\n');
-writeResults(args.out, report, markdown, 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdown, 'off');

@@ -5,7 +5,7 @@
  * contexts staged, every image built, the stack started and healthy), one order through the API
  * followed to CONFIRMED, then `./dev compose down`.
  *
- *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--out bench/results/compose-first-build/compose-first-build]
+ *   node bench/compose-first-build.ts --clone /tmp/outbox-fresh [--help]
  *
  * A first build only when Docker holds none of the stack's images: the run says how many it found.
  * Each phase is timed from the line `./dev` prints when it begins. Not a test: it prints a table and
@@ -15,21 +15,21 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { markdownTableLines } from '@outbox/devstack/table';
-import { loadavg, logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, optional } from './support/bench.ts';
+import { loadavg, type MachineInfo, machineInfo } from './support/environment.ts';
+import { tableOf } from './support/table.ts';
 
-const { values } = parseArgs({
-  options: {
-    clone: { type: 'string' },
-    out: { type: 'string', default: resultsPath('compose-first-build') },
-  },
+const bench = defineBench({
+  name: 'compose-first-build',
+  about:
+    'What a new user of the compose demo goes through on a machine whose Docker has no image yet, ' +
+    'timed: `./dev compose up` in a fresh clone, one order through the API, `./dev compose down`.',
+  options: { clone: optional('where to clone this checkout (required; it must not exist)') },
 });
-if (!values.clone) throw new Error('--clone <dir>: where to clone this checkout (it must not exist)');
-const cloneDir = resolve(values.clone);
+if (!bench.args.clone) throw new Error('--clone <dir>: where to clone this checkout (it must not exist)');
+const cloneDir = resolve(bench.args.clone);
 if (existsSync(cloneDir)) throw new Error(`--clone ${cloneDir} exists: give a new directory`);
-const log = logger('compose-first-build');
+const log = bench.log;
 const repoRoot = resolve(import.meta.dirname, '..');
 
 /** The lines `./dev compose up` prints as it begins each phase, and the phase each begins. */
@@ -191,13 +191,13 @@ const markdown = [
   `Docker held ${imagesBefore.length} of the stack's images before the run (${report.firstBuild ? 'a first build' : 'not a first build'}), ${imagesAfter.length} after.`,
   `\`./dev compose up\` ${up.code === 0 ? 'took' : `**failed** (exit ${up.code}) after`} **${report.upSeconds} s**; an order placed through the API: ${order.status}${up.code === 0 ? ` ${report.order.secondsToDecision} s later` : ''}; \`./dev compose down\` took ${report.downSeconds} s.`,
   '',
-  ...markdownTableLines(
-    ['phase of `./dev compose up`', 'seconds'],
-    upPhases.map((row) => [row.phase, row.seconds.toFixed(1)]),
-  ),
+  ...tableOf(upPhases, {
+    'phase of `./dev compose up`': (row) => row.phase,
+    seconds: (row) => row.seconds.toFixed(1),
+  }),
   '',
   `The 1-minute load average was ${report.loadAverage.while1m.min} to ${report.loadAverage.while1m.max} during the run, on ${report.machine.cpus} cores: the times are this machine's at that load, not a measure of the build alone.`,
 ].join('\n');
 // The stack's processes trace to its Zipkin as shipped.
-writeResults(values.out, report, markdown, 'on (the compose stack as shipped, to its Zipkin)');
+bench.write(report, markdown, 'on (the compose stack as shipped, to its Zipkin)');
 if (order.status !== 'CONFIRMED') process.exit(1);

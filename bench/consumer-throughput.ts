@@ -10,9 +10,7 @@
  * and with billing's (billingHandlers with a PaymentProvider that never fails, waits or declines)
  * on a billing-migrated one; both on createPool/transactionOn as the apps run them.
  *
- *   node bench/consumer-throughput.ts [--runs 1] [--rounds 3] [--events 10000] [--partitions 6]
- *                                     [--variants A,V,P,P1,C100,D] (also C10, C, I, B)
- *                                     [--warmup 1000] [--out bench/results/consumer-throughput/consumer-throughput]
+ *   node bench/consumer-throughput.ts [--help]   (variants also C10, C, I, B)
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark. Per run: one topic
  * with N valid ORDER_CREATED v1 messages (the relay's CloudEvents mapping, toKafkaMessage; lines
@@ -44,18 +42,16 @@ import {
   serviceDatabase,
 } from './consumer/fixture.ts';
 import { type Measurement, measure } from './consumer/measure.ts';
-import { args, log, params, variants } from './consumer/params.ts';
+import { bench, log, params, variants } from './consumer/params.ts';
 import { markdownReport, type Report, type RunResult } from './consumer/report.ts';
 import { summarize } from './consumer/summary.ts';
 import { effectTableSql, produce } from './consumer/workload.ts';
-import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { benchBrokerInfo, benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { measureRuns } from './support/runs.ts';
 import { statementsReader } from './support/statements.ts';
-import { acrossRuns, rotated, round } from './support/stats.ts';
+import { rotated } from './support/stats.ts';
 
 async function benchmarkRun(run: number, brokers: string[], brokerPid: number): Promise<RunResult> {
-  const startedAt = Date.now();
-  const loadavgBefore = loadavg();
   const kafka = benchKafka('bench-consumer', brokers);
   const prefix = `${freshName('consumer')}.`;
   const topic = topicFor('order', prefix);
@@ -103,14 +99,7 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
       }
       log(`run ${run}: round ${r + 1}/${params.rounds}: ${line.join(', ')}`);
     }
-    return {
-      run,
-      durationSec: round((Date.now() - startedAt) / 1000, 1),
-      loadavgBefore,
-      loadavgAfter: loadavg(),
-      rounds,
-      summary: summarize(rounds),
-    };
+    return { rounds, summary: summarize(rounds) };
   } finally {
     await statements?.end().catch(() => {});
     await closeServiceDatabase(inventory);
@@ -125,12 +114,8 @@ async function benchmarkRun(run: number, brokers: string[], brokerPid: number): 
 // Main
 
 const report: Report = {
-  benchmark: 'consumer-throughput',
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  ...(await bench.header(testPostgresUrl)),
+  kafka: benchBrokerInfo(),
   parameters: params,
   variants,
   runs: [],
@@ -139,17 +124,11 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-consumer');
-report.kafka.version = broker.version;
 try {
-  for (let run = 1; run <= params.runs; run++) {
-    const result = await benchmarkRun(run, broker.broker.brokers, broker.broker.pid ?? 0);
-    report.runs.push(result);
-    log(`run ${run}: ${result.durationSec} s`);
-  }
+  const measureRun = (run: number) => benchmarkRun(run, broker.broker.brokers, broker.broker.pid ?? 0);
+  await measureRuns(report, params.runs, measureRun, log);
 } finally {
   await broker.dispose();
 }
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
-writeResults(args.out, report, markdownReport(report), 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdownReport(report), 'off');

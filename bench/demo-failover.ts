@@ -6,36 +6,47 @@
  * new standby built; once the system is quiet, every event topic is read from offset 0 and compared
  * with the promoted databases: an event whose outbox row is gone is a ghost.
  *
- *   node bench/demo-failover.ts [--variant guarded|unguarded] [--out bench/results/demo-failover/demo-failover.<variant>]
+ *   node bench/demo-failover.ts [--help]
  *
  * `unguarded` runs the same without the wait, to show what it prevents. Not a test: it prints a
  * table and writes <out>.json and <out>.md with the revision, the CPU and the load average.
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { startPostgresPair } from '@outbox/devstack/postgres-pair';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { startDemo } from '@outbox/devstack/testing/demo-process';
 import { auditGhosts } from '@outbox/devstack/testing/ghost-audit';
 import { runLoad } from '@outbox/loadgen';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
+import { defineBench, oneOf, optional } from './support/bench.ts';
+import { machineInfo } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
+import { tableOf } from './support/table.ts';
 
-const { values } = parseArgs({
-  options: { variant: { type: 'string', default: 'guarded' }, out: { type: 'string' } },
+const bench = defineBench({
+  name: 'demo-failover',
+  about:
+    "The demo's database failover as an operator tries it, then audited from outside for ghost events " +
+    '(events whose outbox row the promoted database lost).',
+  options: {
+    variant: oneOf('guarded', 'guarded waits for the standby (DATABASE_WAIT_FOR_STANDBY=any)', [
+      'guarded',
+      'unguarded',
+    ]),
+    out: optional(
+      'prefix of the <out>.json and <out>.md written (default bench/results/demo-failover/demo-failover.<variant>)',
+    ),
+  },
 });
-const variant = values.variant === 'unguarded' ? 'unguarded' : 'guarded';
-const out = values.out ?? resultsPath('demo-failover', variant);
-const log = logger('demo-failover');
+const { variant } = bench.args;
+const out = bench.args.out ?? resultsPath('demo-failover', variant);
+const log = bench.log;
 const RATE = 30;
 const LOAD_MS = 40_000;
 const PAUSE_AT_MS = 10_000;
 const KILL_AT_MS = 16_000;
 
 const revision = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-const loadBefore = loadavg();
 const pair = await startPostgresPair({ label: 'demo-failover-bench' });
 const postgres = pair.url.replace(/\/postgres$/, '');
 const databaseUrls = {
@@ -80,7 +91,7 @@ try {
     revision,
     at: new Date().toISOString(),
     machine: machineInfo(),
-    loadavg: { before: loadBefore, after: loadavg() },
+    loadavg: bench.load(),
     setup: {
       postgres:
         'one primary and one asynchronous streaming standby holding orders, inventory and billing (tools/devstack postgresPair.ts)',
@@ -97,15 +108,16 @@ try {
     `Revision \`${revision}\`, ${report.at}; ${report.machine.cpuModel}, ${report.machine.cpus} cores; load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after.`,
     `${report.setup.demo}; ${report.setup.load}; ${report.setup.faults}.`,
     '',
-    ...markdownTableLines(
-      ['topic', 'messages', 'ghost events'],
-      audit.topics.map((t) => [t.topic, String(t.messages), String(t.ghosts)]),
-    ),
+    ...tableOf(audit.topics, {
+      topic: (t) => t.topic,
+      messages: (t) => t.messages,
+      'ghost events': (t) => t.ghosts,
+    }),
     '',
     `Acknowledged orders: ${acknowledged.length}; lost with the primary: ${audit.acknowledgedOrdersLost}, of them announced on order.events: ${audit.lostOrdersAnnounced}; orders left PENDING: ${audit.ordersUndecided}.`,
     '',
   ].join('\n');
-  writeResults(out, report, markdown, 'off (DEMO_TRACING=off, demoProcess.ts)');
+  bench.write(report, markdown, 'off (DEMO_TRACING=off, demoProcess.ts)', out);
 } finally {
   await demo.stop();
   await pair.remove();

@@ -7,7 +7,7 @@
  *   (and a consumer before each offset commit) until the standby flushed the WAL up to then;
  * - sync replication (synchronous_standby_names): every commit waits for the standby's flush.
  *
- *   node bench/failover-cost.ts [--seconds 5] [--rounds 6] [--concurrency 8] [--out bench/results/failover-cost/failover-cost]
+ *   node bench/failover-cost.ts [--help]
  *
  * Writers: `concurrency` clients each commit, back to back, one transaction shaped like an order's
  * (an order row, its item rows and an outbox row: three inserts). Measured: commits per second and
@@ -18,30 +18,29 @@
  * changing by the minute) falls on all three alike; the report gives each round and the medians.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { parseArgs } from 'node:util';
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
-import { loadavg, logger, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, int } from './support/bench.ts';
+import { loadavg, machineInfo } from './support/environment.ts';
 import { quantile, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
-const { values } = parseArgs({
+const bench = defineBench({
+  name: 'failover-cost',
+  about:
+    'What each way of announcing only what a failover cannot take back costs: async, async + standby ' +
+    'wait, sync replication, on a real primary and standby.',
   options: {
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '6' },
-    concurrency: { type: 'string', default: '8' },
-    out: { type: 'string', default: resultsPath('failover-cost') },
+    seconds: int(5, 'seconds per mode per round'),
+    rounds: int(6, 'rounds; the modes take turns in an order that rotates every round'),
+    concurrency: int(8, 'writers committing order-shaped transactions'),
   },
 });
-const params = {
-  seconds: Number(values.seconds),
-  rounds: Number(values.rounds),
-  concurrency: Number(values.concurrency),
-};
-const log = logger('failover-cost');
+const { seconds, rounds, concurrency } = bench.args;
+const params = { seconds, rounds, concurrency };
+const log = bench.log;
 
 type Mode = { key: 'async' | 'async+wait' | 'sync'; replication: Replication; wait: boolean };
 const MODES: Mode[] = [
@@ -181,45 +180,26 @@ const markdown = [
   `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
   '10 ms (the real StandbyWait). Medians over the rounds:',
   '',
-  ...markdownTableLines(
-    ['mode', 'commits/s', 'commit ms p50', 'commit ms p99', 'standby wait ms p50', 'standby wait ms p99'],
-    medians.map((m) => [
-      m.mode,
-      String(m.commitsPerSecond),
-      String(m.commitMsP50),
-      String(m.commitMsP99),
-      String(m.standbyWaitMsP50 ?? '–'),
-      String(m.standbyWaitMsP99 ?? '–'),
-    ]),
-  ),
+  ...tableOf(medians, {
+    mode: (m) => m.mode,
+    'commits/s': (m) => m.commitsPerSecond,
+    'commit ms p50': (m) => m.commitMsP50,
+    'commit ms p99': (m) => m.commitMsP99,
+    'standby wait ms p50': (m) => m.standbyWaitMsP50 ?? '–',
+    'standby wait ms p99': (m) => m.standbyWaitMsP99 ?? '–',
+  }),
   '',
   'Each round:',
   '',
-  ...markdownTableLines(
-    [
-      'round',
-      'mode',
-      'commits/s',
-      'commit ms p50 / p99',
-      'commit ms p95',
-      'standby wait ms p50 / p99',
-      'load average (1/5/15 min)',
-    ],
-    results.map((r) => [
-      String(r.round),
-      r.mode,
-      String(r.commitsPerSecond),
-      ms(r.commitMs),
-      String(r.commitMs.p95),
-      ms(r.standbyWaitMs),
-      r.loadavg.join(' / '),
-    ]),
-  ),
+  ...tableOf(results, {
+    round: (r) => r.round,
+    mode: (r) => r.mode,
+    'commits/s': (r) => r.commitsPerSecond,
+    'commit ms p50 / p99': (r) => ms(r.commitMs),
+    'commit ms p95': (r) => r.commitMs.p95,
+    'standby wait ms p50 / p99': (r) => ms(r.standbyWaitMs),
+    'load average (1/5/15 min)': (r) => r.loadavg.join(' / '),
+  }),
   '',
 ].join('\n');
-writeResults(
-  values.out ?? resultsPath('failover-cost'),
-  { params, machine: machineInfo(), results },
-  markdown,
-  'off',
-);
+bench.write({ params, machine: machineInfo(), results }, markdown, 'off');

@@ -3,8 +3,7 @@
  * backlog, and how fast one inventory process applies a backlog of events, with KAFKA_CLIENT=kafkajs
  * and KAFKA_CLIENT=platformatic, and what CPU each process and the broker spend per event.
  *
- *   npm run bench:kafka-clients -- [--rounds 3] [--relay-events 20000] [--consumer-events 10000]
- *                                  [--warmup-events 2000] [--label 2026-11-26]
+ *   npm run bench:kafka-clients -- [--help]
  *
  * One real Kafka broker (the devstack test broker) for the whole run. Per client, a relay process
  * on an outbox and a topic of its own (bench:relay's measureRelays), and per measurement a fresh
@@ -26,25 +25,21 @@ import {
   startApplyFixture,
   stopApplyFixture,
 } from './kafka-clients/consumerApply.ts';
-import { args, CLIENTS, log, out, params } from './kafka-clients/params.ts';
+import { bench, CLIENTS, log, out, params } from './kafka-clients/params.ts';
 import { drain, startRelayFixture, stopRelayFixture } from './kafka-clients/relayDrain.ts';
 import { type ClientRound, markdownReport, type Report, summarize } from './kafka-clients/report.ts';
 import type { RelayFixture } from './relay/measureRelays.ts';
-import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { benchKafka, startBenchBroker } from './support/kafka.ts';
+import { loadavg } from './support/environment.ts';
+import { benchBrokerInfo, benchKafka, startBenchBroker } from './support/kafka.ts';
 import { rotated, round } from './support/stats.ts';
 
 fixKafkajsIdleTimerLoop();
 const startedAt = Date.now();
 const report: Report = {
-  benchmark: 'kafka-clients',
-  label: args.label,
-  date: new Date().toISOString(),
+  ...(await bench.header(testPostgresUrl)),
+  label: bench.args.label,
   revision: codeRevision(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  kafka: benchBrokerInfo(),
   parameters: params,
   loadavgBefore: loadavg(),
   loadavgAfter: [],
@@ -55,7 +50,6 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-kafka-clients');
-report.kafka.version = broker.version;
 const brokers = broker.broker.brokers;
 const brokerPid = broker.broker.pid ?? 0;
 const kafka = benchKafka('bench-kafka-clients', brokers);
@@ -92,5 +86,4 @@ try {
 report.loadavgAfter = loadavg();
 report.durationSec = round((Date.now() - startedAt) / 1000, 1);
 report.metrics = summarize(report.rounds);
-writeResults(out, report, markdownReport(report), 'off');
-log(`wrote ${out}.json and ${out}.md`);
+bench.write(report, markdownReport(report), 'off', out);

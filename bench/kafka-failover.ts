@@ -1,25 +1,28 @@
-// npm run bench:kafka-failover [-- --runs 2]
+// npm run bench:kafka-failover [-- --help]
 // Acknowledged means in the log? Each producer sends 20,000 messages in batches of 100 (acks=all)
 // to a topic at replication factor 3 / min.insync.replicas 2 on a real three-node cluster, while
 // partition 0's leader is killed with kill -9 before batch 80; then the topic is read back and
 // every acknowledged message looked for. Side by side, in one run: a bare kafkajs producer as its
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
 // Writes bench/results/kafka-failover/kafka-failover.{json,md}.
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
-import { writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, int } from './support/bench.ts';
+import { tableOf } from './support/table.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '2' } } });
-const runs = Number(values.runs);
+const bench = defineBench({
+  name: 'kafka-failover',
+  about:
+    'Acknowledged means in the log? A partition leader killed with kill -9 mid-stream on a three-node ' +
+    "cluster, for a bare kafkajs producer, the same idempotent, and the relay's publisher.",
+  options: { runs: int(2, 'runs; each sends with every producer') },
+});
+const { runs } = bench.args;
 const batches = 200;
 const batchSize = 100;
 const killBeforeBatch = 80;
@@ -175,38 +178,19 @@ const md = [
     `messages in batches of ${batchSize} with acks=all over 500 keys and 6 partitions, kill -9 of partition 0's ` +
     `leader before batch ${killBeforeBatch}, then the topic read back by message id.`,
   '',
-  ...markdownTableLines(
-    [
-      'producer',
-      'run',
-      'broker killed',
-      'acknowledged',
-      'in the log',
-      'lost',
-      'duplicates',
-      'failed sends, sent again',
-    ],
-    rows.map((r) =>
-      [
-        r.producer,
-        r.run,
-        r.killed,
-        r.acknowledged,
-        r.inLog,
-        r.lost,
-        r.duplicates,
-        failureText(r.failures),
-      ].map(String),
-    ),
-  ),
+  ...tableOf(rows, {
+    producer: (r) => r.producer,
+    run: (r) => r.run,
+    'broker killed': (r) => r.killed,
+    acknowledged: (r) => r.acknowledged,
+    'in the log': (r) => r.inLog,
+    lost: (r) => r.lost,
+    duplicates: (r) => r.duplicates,
+    'failed sends, sent again': (r) => failureText(r.failures),
+  }),
   '',
 ];
-writeResults(
-  join(import.meta.dirname, '..', resultsPath('kafka-failover')),
-  { started, runs, batches, batchSize, killBeforeBatch, rows },
-  md.join('\n'),
-  'off',
-);
+bench.write({ started, runs, batches, batchSize, killBeforeBatch, rows }, md.join('\n'), 'off');
 
 function failureText(failures: Failures): string {
   const text = Object.entries(failures).map(([name, count]) => `${count} ${name}`);

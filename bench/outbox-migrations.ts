@@ -2,7 +2,7 @@
  * Upgrading a live outbox: how long the shared migrations 004 and 005 lock the table, and what the
  * writers and readers beside them see (docs/production.md, "Upgrading a live outbox").
  *
- *   node bench/outbox-migrations.ts [--rows 1000000] [--pending 1000] [--out bench/results/outbox-migrations/outbox-migrations]
+ *   node bench/outbox-migrations.ts [--help]
  *
  * One fresh database with the outbox as 001 made it (its Up section), `--rows` rows of which
  * `--pending` unpublished, vacuumed and analyzed. Then, one after the other, each with a writer
@@ -22,32 +22,25 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
-import { positiveInt } from './support/args.ts';
-import {
-  loadavg,
-  logger,
-  machineInfo,
-  postgresInfo,
-  type RunHeader,
-  writeResults,
-} from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, int } from './support/bench.ts';
+import { loadavg, machineInfo, type RunHeader } from './support/environment.ts';
 import { round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'outbox-migrations',
+  about:
+    'Upgrading a live outbox: how long migrations 004 and 005 lock the table, and what writers and readers beside them see.',
   options: {
-    rows: { type: 'string', default: '1000000' },
-    pending: { type: 'string', default: '1000' },
-    out: { type: 'string', default: resultsPath('outbox-migrations') },
+    rows: int(1000000, 'rows in the outbox'),
+    pending: int(1000, 'of which unpublished'),
   },
 });
-const params = { rows: positiveInt('rows', args.rows), pending: positiveInt('pending', args.pending) };
-const log = logger('outbox-migrations');
+const params = { rows: bench.args.rows, pending: bench.args.pending };
+const log = bench.log;
 const BESIDE_EVERY_MS = 10;
 
 /** A migration file's Up section, as node-pg-migrate runs it. */
@@ -160,42 +153,27 @@ try {
   const steps: Step[] = [];
   steps.push(await measure(db.url, admin, '004 as shipped (create index)', INDEX_004));
   await admin.query('drop index outbox_aggregate_id_idx');
-  steps.push(
-    await measure(
-      db.url,
-      admin,
+  for (const [step, sql] of [
+    [
       '004 built concurrently (before the upgrade)',
       INDEX_004.replace('create index', 'create index concurrently if not exists'),
-    ),
-  );
-  steps.push(
-    await measure(
-      db.url,
-      admin,
+    ],
+    [
       '004 with the index already there (if not exists)',
       INDEX_004.replace('create index', 'create index if not exists'),
-    ),
-  );
-  steps.push(
-    await measure(
-      db.url,
-      admin,
-      '005 as shipped (type change rewrites)',
-      upSection('005_outbox_cdc_columns.sql'),
-    ),
-  );
+    ],
+    ['005 as shipped (type change rewrites)', upSection('005_outbox_cdc_columns.sql')],
+  ] as const)
+    steps.push(await measure(db.url, admin, step, sql));
   report = {
-    benchmark: 'outbox-migrations',
-    date: startedAt.toISOString(),
-    command: `node bench/outbox-migrations.ts --rows ${params.rows} --pending ${params.pending}`,
-    machine: machineInfo(),
-    node: process.version,
-    postgres: await postgresInfo(testPostgresUrl, [
+    ...(await bench.header(testPostgresUrl, [
       'shared_buffers',
       'maintenance_work_mem',
       'max_wal_size',
       'autovacuum',
-    ]),
+    ])),
+    date: startedAt.toISOString(),
+    command: `node bench/outbox-migrations.ts --rows ${params.rows} --pending ${params.pending}`,
     loadavgBefore,
     loadavgAfter: loadavg(),
     parameters: { ...params, besideEveryMs: BESIDE_EVERY_MS },
@@ -216,27 +194,15 @@ const markdown = [
   `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${report.outboxSize?.table}, with indexes ${report.outboxSize?.total}, vacuumed and analyzed.`,
   `Beside each step a writer inserts one event and a reader reads the newest events, each every ${BESIDE_EVERY_MS} ms on its own connection.`,
   '',
-  ...markdownTableLines(
-    [
-      'step',
-      'duration ms',
-      'longest insert beside it ms',
-      'inserts',
-      'longest read beside it ms',
-      'reads',
-      'load average (1/5/15 min)',
-    ],
-    steps.map((s) => [
-      s.step,
-      String(s.durationMs),
-      String(s.writer.longestMs),
-      String(s.writer.statements),
-      String(s.reader.longestMs),
-      String(s.reader.statements),
-      s.loadavg.join(' / '),
-    ]),
-  ),
+  ...tableOf(steps, {
+    step: (s) => s.step,
+    'duration ms': (s) => s.durationMs,
+    'longest insert beside it ms': (s) => s.writer.longestMs,
+    inserts: (s) => s.writer.statements,
+    'longest read beside it ms': (s) => s.reader.longestMs,
+    reads: (s) => s.reader.statements,
+    'load average (1/5/15 min)': (s) => s.loadavg.join(' / '),
+  }),
   '',
 ].join('\n');
-writeResults(args.out, report, markdown, 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdown, 'off');

@@ -6,37 +6,32 @@
  * hand, and the mark of the first batch. Every statement runs in a transaction rolled back, so
  * each starts from the same outbox.
  *
- *   node bench/relay-claim-profile.ts [--events 20000] [--aggregates 50,2000] [--limits 100,1000]
- *                                     [--out bench/results/relay-claim-profile/relay-claim-profile]
+ *   node bench/relay-claim-profile.ts [--help]
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
-import { parseArgs } from 'node:util';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
-import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, int, ints } from './support/bench.ts';
 import { median, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'relay-claim-profile',
+  about:
+    "EXPLAIN (ANALYZE, BUFFERS) of the relay's claim and mark on a backlog, per aggregate count and claim size.",
   options: {
-    events: { type: 'string', default: '20000' },
-    aggregates: { type: 'string', default: '50,2000' },
-    limits: { type: 'string', default: '100,1000' },
-    repeats: { type: 'string', default: '5' },
-    out: { type: 'string', default: resultsPath('relay-claim-profile') },
+    events: int(20000, 'the backlog'),
+    aggregates: ints('50,2000', 'aggregate counts the backlog is spread over'),
+    limits: ints('100,1000', 'claim sizes'),
+    repeats: int(5, 'runs of each statement (the median is reported)'),
   },
 });
-const events = positiveInt('events', args.events);
-const aggregateCounts = positiveInts('aggregates', args.aggregates);
-const limits = positiveInts('limits', args.limits);
-const repeats = positiveInt('repeats', args.repeats);
-const log = logger('relay-claim-profile');
+const { events, aggregates: aggregateCounts, limits, repeats } = bench.args;
+const log = bench.log;
 const OWNER = 'profile-relay';
 
 type Row = {
@@ -49,7 +44,6 @@ type Row = {
   plan: string;
 };
 
-const loadBefore = loadavg();
 const db = await createOutboxDatabase('bench_claim_profile');
 const client = new pg.Client({ connectionString: db.url, options: OUTBOX_SESSION_OPTIONS });
 await client.connect();
@@ -129,16 +123,11 @@ try {
   await db.drop();
 }
 
-const command = `node bench/relay-claim-profile.ts ${process.argv.slice(2).join(' ')}`.trim();
 const report = {
-  benchmark: 'relay-claim-profile',
-  command,
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
+  ...(await bench.header(testPostgresUrl)),
+  command: bench.command,
   parameters: { events, aggregateCounts, limits, repeats },
-  loadavg: { before: loadBefore, after: loadavg() },
+  loadavg: bench.load(),
   results,
 };
 const markdown = [
@@ -146,25 +135,21 @@ const markdown = [
   '',
   `${report.date}, ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.postgres.version}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
-    `(1, 5, 15 min; the machine is shared). Produced by \`${command}\`.`,
+    `(1, 5, 15 min; the machine is shared). Produced by \`${report.command}\`.`,
   '',
   `A backlog of ${events} pending rows over A aggregates (round-robin), vacuumed and analyzed; the`,
   'relay’s session settings; each statement run ' +
     `${repeats} times in a rolled-back transaction, median execution time; buffers and plan of that run.`,
   '',
-  ...markdownTableLines(
-    ['aggregates', 'claim limit', 'statement', 'rows', 'execution ms', 'shared buffers', 'plan'],
-    results.map((r) => [
-      String(r.aggregates),
-      String(r.limit),
-      r.statement,
-      String(r.rows),
-      String(r.executionMs),
-      String(r.sharedBlocks),
-      `\`${r.plan}\``,
-    ]),
-  ),
+  ...tableOf(results, {
+    aggregates: (r) => r.aggregates,
+    'claim limit': (r) => r.limit,
+    statement: (r) => r.statement,
+    rows: (r) => r.rows,
+    'execution ms': (r) => r.executionMs,
+    'shared buffers': (r) => r.sharedBlocks,
+    plan: (r) => `\`${r.plan}\``,
+  }),
   '',
 ].join('\n');
-writeResults(args.out, report, markdown, 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdown, 'off');

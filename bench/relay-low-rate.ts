@@ -8,9 +8,7 @@
  * Counts do not depend on the machine's load; CPU seconds and latency do, so variants run
  * interleaved (A/B/A/B, the order rotating per round) and are compared as ratios within a run.
  *
- *   node bench/relay-low-rate.ts [--rates 20,80] [--seconds 15] [--rounds 2]
- *                                [--variants mark-at-once=0,mark-with-next-claim=100]
- *                                [--out bench/results/relay-low-rate/relay-low-rate]
+ *   node bench/relay-low-rate.ts [--help]
  *
  * A variant is a name and the relay's RELAY_MARK_WITH_NEXT_CLAIM_MS; each has its own database,
  * topic and relay process (production defaults otherwise: NOTIFY, poll 1 s, claims of 16 to 1,000).
@@ -22,38 +20,40 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { topicFor } from '@outbox/contracts';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
-import { positiveInt, positiveInts } from './support/args.ts';
+import { defineBench, int, ints, text } from './support/bench.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
-import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
-import { resultsPath } from './support/results.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'relay-low-rate',
+  about:
+    'What the polling relay costs per event when the outbox is quiet: statements, round trips, rows updated and CPU per event at steady low rates.',
   options: {
-    rates: { type: 'string', default: '20,80' },
-    seconds: { type: 'string', default: '15' },
-    rounds: { type: 'string', default: '2' },
-    variants: { type: 'string', default: 'mark-at-once=0,mark-with-next-claim=100' },
-    out: { type: 'string', default: resultsPath('relay-low-rate') },
+    rates: ints('20,80', 'offered rates, events/s, one transaction per event'),
+    seconds: int(15, 'seconds per rate'),
+    rounds: int(2, 'rounds; the variants interleaved, the order rotating per round'),
+    variants: text(
+      'mark-at-once=0,mark-with-next-claim=100',
+      'name=RELAY_MARK_WITH_NEXT_CLAIM_MS per variant',
+      (name, value) =>
+        value.split(',').map((spec) => {
+          const [variant = '', ms = ''] = spec.split('=');
+          if (!variant || !/^\d+$/.test(ms)) throw new Error(`--${name}: name=ms, not ${spec}`);
+          return { name: variant, markWithNextClaimMs: Number(ms) };
+        }),
+    ),
   },
 });
-const rates = positiveInts('rates', args.rates);
-const seconds = positiveInt('seconds', args.seconds);
-const rounds = positiveInt('rounds', args.rounds);
-const variants = args.variants.split(',').map((spec) => {
-  const [name = '', ms = ''] = spec.split('=');
-  if (!name || !/^\d+$/.test(ms)) throw new Error(`--variants: name=ms, not ${spec}`);
-  return { name, markWithNextClaimMs: Number(ms) };
-});
-const log = logger('relay-low-rate');
+const { rates, seconds, rounds, variants } = bench.args;
+const log = bench.log;
 const AGGREGATES = 1000;
 
 const insertOne = `
@@ -130,11 +130,7 @@ async function outboxUpdates(admin: pg.Client): Promise<number> {
 }
 
 const report = {
-  benchmark: 'relay-low-rate',
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
+  ...(await bench.header(testPostgresUrl)),
   parameters: { rates, seconds, rounds, variants, aggregates: AGGREGATES },
   note: 'The machine is shared and loaded (other test suites and brokers run beside it): counts per event do not depend on it; CPU seconds and latencies are compared only as ratios between the variants, interleaved in this run.',
   cells: [] as Cell[],
@@ -326,35 +322,19 @@ const markdown = [
   '',
   'Every cell:',
   '',
-  ...markdownTableLines(
-    [
-      'round',
-      'rate',
-      'variant',
-      'events',
-      'achieved /s',
-      'statements',
-      'claims',
-      'marks alone',
-      'batches',
-      'relay CPU s / 1000',
-      'commit→ack mean ms',
-      'published_at p50 / p99 ms',
-    ],
-    report.cells.map((c) => [
-      String(c.round + 1),
-      String(c.rate),
-      c.variant,
-      String(c.events),
-      String(c.achievedRate),
-      String(c.statements),
-      String(c.claims),
-      String(c.marks),
-      String(c.batches),
-      String(c.relayCpuSecondsPer1000),
-      String(c.commitToAckMeanMs),
-      `${c.publishedAtP50Ms} / ${c.publishedAtP99Ms}`,
-    ]),
-  ),
+  ...tableOf(report.cells, {
+    round: (c) => c.round + 1,
+    rate: (c) => c.rate,
+    variant: (c) => c.variant,
+    events: (c) => c.events,
+    'achieved /s': (c) => c.achievedRate,
+    statements: (c) => c.statements,
+    claims: (c) => c.claims,
+    'marks alone': (c) => c.marks,
+    batches: (c) => c.batches,
+    'relay CPU s / 1000': (c) => c.relayCpuSecondsPer1000,
+    'commit→ack mean ms': (c) => c.commitToAckMeanMs,
+    'published_at p50 / p99 ms': (c) => `${c.publishedAtP50Ms} / ${c.publishedAtP99Ms}`,
+  }),
 ].join('\n');
-writeResults(args.out, report, markdown, 'off');
+bench.write(report, markdown, 'off');

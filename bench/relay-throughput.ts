@@ -3,14 +3,7 @@
  * kafkajs producer sending the same messages to the same broker (the ceiling), and what is the
  * commit-to-broker-ack latency at a steady offered load, with and without NOTIFY?
  *
- *   node bench/relay-throughput.ts [--runs 1] [--rounds 3] [--events 20000] [--aggregates 2000]
- *                                  [--batch 100] [--relays 1,2,4] [--producers 1,4]
- *                                  [--stale-relays 1,4] [--stale-events 2000] [--history 10000]
- *                                  [--warmup-events 2000] [--claim-probe-events 3000]
- *                                  [--rates 200,1000] [--tx-per-sec 200] [--latency-seconds 4]
- *                                  [--latency-rounds 2] [--modes notify,poll1000,poll100]
- *                                  [--skip-throughput] [--skip-claim-probe] [--skip-latency]
- *                                  [--out bench/results/relay-throughput/relay-throughput]
+ *   node bench/relay-throughput.ts [--help]
  *
  * One real Kafka broker (the devstack test broker) for the whole benchmark; per run, fresh
  * databases with the shared migrations and real relay processes (`node apps/relay/src/main.ts`).
@@ -45,22 +38,17 @@
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { claimProbe } from './relay/claimProbe.ts';
 import { latencyPhase } from './relay/latency.ts';
-import { args, log, modeInfo, params } from './relay/params.ts';
+import { bench, log, modeInfo, params } from './relay/params.ts';
 import { anchors, markdownReport, type Report, type RunResult } from './relay/report.ts';
 import { summarizeRun } from './relay/summary.ts';
 import { throughputPhase } from './relay/throughput.ts';
 import { throughputVariants } from './relay/throughputVariants.ts';
-import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { startBenchBroker } from './support/kafka.ts';
-import { acrossRuns, round } from './support/stats.ts';
+import { benchBrokerInfo, startBenchBroker } from './support/kafka.ts';
+import { measureRuns } from './support/runs.ts';
 
 const report: Report = {
-  benchmark: 'relay-throughput',
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
-  kafka: { version: 'unknown', broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap' },
+  ...(await bench.header(testPostgresUrl)),
+  kafka: benchBrokerInfo(),
   parameters: params,
   throughputVariants,
   latencyModes: modeInfo,
@@ -71,33 +59,23 @@ const report: Report = {
 
 log('starting the broker');
 const broker = await startBenchBroker('bench-relay');
-report.kafka.version = broker.version;
 try {
   const brokers = broker.broker.brokers;
   const brokerPid = broker.broker.pid ?? 0;
-  for (let run = 1; run <= params.runs; run++) {
-    const startedAt = Date.now();
-    const loadavgBefore = loadavg();
-    const throughputRounds = params.throughput ? await throughputPhase(run, brokers, brokerPid) : [];
-    const claimProbeRounds = params.claimProbe ? await claimProbe(run) : [];
-    const latencyRounds = params.latency ? await latencyPhase(run, brokers, brokerPid) : [];
-    const result: RunResult = {
-      run,
-      durationSec: round((Date.now() - startedAt) / 1000, 1),
-      loadavgBefore,
-      loadavgAfter: loadavg(),
-      throughputRounds,
-      claimProbeRounds,
-      latencyRounds,
-      summary: summarizeRun(throughputRounds, claimProbeRounds, latencyRounds),
-    };
-    report.runs.push(result);
-    log(`run ${run}: ${result.durationSec} s`);
-  }
+  await measureRuns(
+    report,
+    params.runs,
+    async (run): Promise<RunResult> => {
+      const throughputRounds = params.throughput ? await throughputPhase(run, brokers, brokerPid) : [];
+      const claimProbeRounds = params.claimProbe ? await claimProbe(run) : [];
+      const latencyRounds = params.latency ? await latencyPhase(run, brokers, brokerPid) : [];
+      const summary = summarizeRun(throughputRounds, claimProbeRounds, latencyRounds);
+      return { throughputRounds, claimProbeRounds, latencyRounds, summary };
+    },
+    log,
+  );
 } finally {
   await broker.dispose();
 }
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
 
-writeResults(args.out, report, markdownReport(report), 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdownReport(report), 'off');

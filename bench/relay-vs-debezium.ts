@@ -3,9 +3,7 @@
  * beside Debezium"): how long does each take to put a backlog of --events outbox rows over A
  * aggregates on the broker, for every A in --aggregates, with 1 and 2 polling relays?
  *
- *   node bench/relay-vs-debezium.ts [--rounds 3] [--events 20000] [--aggregates 50,2000]
- *                                   [--relays 1,2] [--batches <RELAY_BATCH_SIZE,...>]
- *                                   [--out bench/results/relay-vs-debezium/relay-vs-debezium]
+ *   node bench/relay-vs-debezium.ts [--help]
  *
  * One broker and one Kafka Connect worker of the benchmark's own. Each side has its own outbox
  * database and topic (LogAppendTime: each message carries the broker's append time, which with one
@@ -22,50 +20,41 @@
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { deleteConnector, putConnector, waitForConnectorRunning } from '@outbox/devstack/connect-rest';
-import {
-  dropPublication,
-  dropReplicationSlot,
-  ensureOutboxPublication,
-  logicalDecodingUnavailable,
-  waitForActiveSlot,
-} from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
-import { startTestConnectWorker } from '@outbox/devstack/testing/test-connect-worker';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { renderCdcConnectorConfig } from '@outbox/outbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
 import { relaySteps, stepMeans } from './relay/steps.ts';
-import { positiveInt, positiveInts } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { positiveInts } from './support/args.ts';
+import { defineBench, int, ints, optional } from './support/bench.ts';
+import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
-import { resultsPath } from './support/results.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
+import { tableOf } from './support/table.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'relay-vs-debezium',
+  about:
+    'Backlog drain, polling relay beside Debezium: how long each takes to put --events outbox rows over ' +
+    'A aggregates on the broker, for every A in --aggregates.',
   options: {
-    rounds: { type: 'string', default: '3' },
-    events: { type: 'string', default: '20000' },
-    aggregates: { type: 'string', default: '50,2000' },
-    relays: { type: 'string', default: '1,2' },
-    batches: { type: 'string' },
-    out: { type: 'string', default: resultsPath('relay-vs-debezium') },
+    rounds: int(3, 'rounds; the cells rotate from round to round'),
+    events: int(20000, 'the backlog, committed in one transaction'),
+    aggregates: ints('50,2000', 'aggregate counts the backlog is spread over'),
+    relays: ints('1,2', 'polling relay counts'),
+    batches: optional(
+      'RELAY_BATCH_SIZE per polling side, comma-separated (default: the relay default)',
+      positiveInts,
+    ),
   },
 });
-const rounds = positiveInt('rounds', args.rounds);
-const events = positiveInt('events', args.events);
-const aggregateCounts = positiveInts('aggregates', args.aggregates);
-const relayCounts = positiveInts('relays', args.relays);
+const { rounds, events, aggregates: aggregateCounts, relays: relayCounts } = bench.args;
 /** RELAY_BATCH_SIZE per polling side; undefined: the relay's default. */
-const batches: (number | undefined)[] =
-  args.batches === undefined ? [undefined] : positiveInts('batches', args.batches);
-const log = logger('relay-vs-debezium');
+const batches: (number | undefined)[] = bench.args.batches ?? [undefined];
+const log = bench.log;
 const PARTITIONS = 6;
 
 type Side = { key: string; label: string; db: TestDatabase; topic: string; relays: ServiceProcess[] };
@@ -88,17 +77,15 @@ const insertBacklogSql = `
    order by n`;
 
 fixKafkajsIdleTimerLoop();
-const unavailable = await logicalDecodingUnavailable(testPostgresUrl);
-if (unavailable) throw new Error(unavailable);
+await requireLogicalDecoding();
 
-const loadBefore = loadavg();
 const name = freshName('drain').replaceAll('-', '_');
 const broker = await startBenchBroker('relay-vs-debezium');
 const brokers = broker.broker.brokers;
 const kafka = benchKafka('bench-relay-vs-debezium', brokers);
 const admin = kafka.admin();
 await admin.connect();
-const connect = await startTestConnectWorker('bench-relay-vs-debezium', brokers);
+const connect = await startCdcWorker('bench-relay-vs-debezium', brokers, log);
 const sides: Side[] = [];
 const cells: Cell[] = [];
 
@@ -193,21 +180,7 @@ async function drain(side: Side, aggregates: number, cell: string, count = event
 
 try {
   const debezium = await newSide('debezium', 'Debezium connector (poll.interval.ms 100)');
-  await ensureOutboxPublication(debezium.db.url, name, log);
-  await putConnector(
-    connect.worker.url,
-    name,
-    renderCdcConnectorConfig({
-      databaseUrl: debezium.db.url,
-      topicPrefix: debezium.topic.slice(0, -'order.events'.length),
-      topicPartitions: PARTITIONS,
-      slotName: name,
-      publicationName: name,
-      serverName: name,
-    }),
-  );
-  await waitForConnectorRunning(connect.worker.url, name);
-  await waitForActiveSlot(debezium.db.url, name);
+  await connect.connect(name, debezium.db.url, debezium.topic.slice(0, -'order.events'.length), PARTITIONS);
   for (const batch of batches)
     for (const count of relayCounts) {
       const key = `polling${count}${batch ? `b${batch}` : ''}`;
@@ -236,13 +209,7 @@ try {
 } finally {
   await admin.disconnect();
   for (const side of sides) await Promise.allSettled(side.relays.map((relay) => relay.stop()));
-  await deleteConnector(connect.worker.url, name).catch(() => false);
   await connect.dispose();
-  const cdc = sides.find((s) => s.key === 'debezium');
-  if (cdc) {
-    await dropReplicationSlot(cdc.db.url, name);
-    await dropPublication(cdc.db.url, name);
-  }
   for (const side of sides) await side.db.drop();
   await broker.dispose();
 }
@@ -265,16 +232,11 @@ const summary = aggregateCounts.flatMap((aggregates) =>
     };
   }),
 );
-const command = `node bench/relay-vs-debezium.ts ${process.argv.slice(2).join(' ')}`.trim();
 /** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
 export type RelayVsDebezium = typeof report;
 const report = {
-  benchmark: 'relay-vs-debezium',
-  command,
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl, ['wal_level', 'synchronous_commit']),
+  ...(await bench.header(testPostgresUrl, ['wal_level', 'synchronous_commit'])),
+  command: bench.command,
   kafka: broker.version,
   parameters: {
     rounds,
@@ -285,7 +247,7 @@ const report = {
     partitions: PARTITIONS,
   },
   // The machine is shared: its load averages (1, 5, 15 min) before and after say how busy it was.
-  loadavg: { before: loadBefore, after: loadavg() },
+  loadavg: bench.load(),
   cells,
   summary,
 };
@@ -296,52 +258,38 @@ const markdown = [
     `${report.postgres.version} (wal_level=${report.postgres.wal_level}), Kafka ${report.kafka}, ` +
     `load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after ` +
     '(1, 5, 15 min; the machine is shared, so compare the ratios, paired within each round). ' +
-    `Produced by \`${command}\`.`,
+    `Produced by \`${report.command}\`.`,
   '',
   `A backlog of ${events} events over A aggregates (round-robin), committed in one transaction into`,
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
   `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
-  ...markdownTableLines(
-    [
-      'aggregates',
-      'side',
-      'median ms',
-      'median events/s',
-      'events/s per round',
-      '÷ Debezium (paired median)',
-      'per round',
-    ],
-    summary.map((s) => [
-      String(s.aggregates),
-      s.label,
-      String(s.medianMs),
-      String(s.medianEventsPerSec),
-      s.perRound.join(', '),
-      times(s.vsDebezium),
-      s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
-    ]),
-  ),
+  ...tableOf(summary, {
+    aggregates: (s) => s.aggregates,
+    side: (s) => s.label,
+    'median ms': (s) => s.medianMs,
+    'median events/s': (s) => s.medianEventsPerSec,
+    'events/s per round': (s) => s.perRound.join(', '),
+    '÷ Debezium (paired median)': (s) => times(s.vsDebezium),
+    'per round': (s) => s.vsDebeziumPerRound.map((x) => times(x)).join(', '),
+  }),
   '',
   'Where a polling relay’s time goes: its own step histogram (outbox_relay_batch_duration_seconds)',
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
   'the batches published.',
   '',
-  ...markdownTableLines(
-    ['round', 'aggregates', 'side', 'claim ms', 'publish ms', 'mark ms', 'batches'],
-    cells
-      .filter((c) => c.steps)
-      .map((c) => [
-        String(c.round + 1),
-        String(c.aggregates),
-        c.side,
-        String(c.steps?.claimMs),
-        String(c.steps?.publishMs),
-        String(c.steps?.markMs),
-        String(c.steps?.batches),
-      ]),
+  ...tableOf(
+    cells.filter((c) => c.steps),
+    {
+      round: (c) => c.round + 1,
+      aggregates: (c) => c.aggregates,
+      side: (c) => c.side,
+      'claim ms': (c) => c.steps?.claimMs,
+      'publish ms': (c) => c.steps?.publishMs,
+      'mark ms': (c) => c.steps?.markMs,
+      batches: (c) => c.steps?.batches,
+    },
   ),
   '',
 ].join('\n');
-writeResults(args.out, report, markdown, 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdown, 'off');

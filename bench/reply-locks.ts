@@ -8,38 +8,34 @@
 //   - the reply consumer's transactions per order (its processed_events inserts, one per chunk).
 // Counts, not times: the machine's load moves how replies meet in chunks, not what a chunk costs.
 //
-//   node bench/reply-locks.ts [--rate 20] [--orders 400] [--env KAFKA_CHUNK_LINGER_MS=0 ...]
-//                             [--out bench/results/reply-locks/reply-locks]
+//   node bench/reply-locks.ts [--help]
 //
 // Needs a server that loads pg_stat_statements (TEST_POSTGRES_URL): `shared_preload_libraries =
 // pg_stat_statements`, restarted; the bench creates the extension. docs/performance.md, "One lock
 // per order", shows how we used it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import { environment, positiveNumber } from './support/args.ts';
-import { logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { defineBench, env, number } from './support/bench.ts';
+import { type MachineInfo, machineInfo } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import { statementsAvailable } from './where-time-goes/outboxState.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'reply-locks',
+  about: "How often the orders service locks an order row to record inventory's and billing's replies.",
   options: {
-    rate: { type: 'string', default: '20' },
-    orders: { type: 'string', default: '400' },
-    // KEY=VALUE for every process of the stack, repeatable (KAFKA_CHUNK_LINGER_MS=0: each
-    // partition's chunk in its own transaction, as before the linger).
-    env: { type: 'string', multiple: true, default: [] },
-    out: { type: 'string', default: resultsPath('reply-locks') },
+    rate: number(20, 'orders/s'),
+    orders: number(400, 'orders placed'),
+    // KAFKA_CHUNK_LINGER_MS=0: each partition's chunk in its own transaction, as before the linger.
+    env: env('KEY=VALUE for every process of the stack, repeatable (KAFKA_CHUNK_LINGER_MS=0, say)'),
   },
 });
-const rate = positiveNumber('rate', args.rate);
-const orders = positiveNumber('orders', args.orders);
-const log = logger('reply-locks');
+const { rate, orders } = bench.args;
+const log = bench.log;
 
 /** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
 export type ReplyLocks = {
@@ -70,7 +66,7 @@ if (!(await statementsAvailable()))
     `pg_stat_statements is not loaded at ${new URL(postgresUrl).host}: see the header of this file`,
   );
 
-const extraEnv = environment('env', args.env);
+const extraEnv = bench.args.env;
 const { broker, dispose } = await startTestBroker('reply-locks');
 // A stack that does not come up (a starved machine misses its health deadline) stops the broker too.
 const stack = await startChaosStack({
@@ -100,11 +96,7 @@ try {
   });
   const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
   const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
+    databaseUrls: stackDatabaseUrls(stack),
     orderIds,
     timeoutMs: 120_000,
   });
@@ -180,7 +172,7 @@ try {
       ],
     ),
   ].join('\n');
-  writeResults(args.out, report, markdown, 'off');
+  bench.write(report, markdown, 'off');
 } finally {
   await stack.stop();
   await dispose();

@@ -2,10 +2,7 @@
  * Retention benchmark: how to remove published events from a large outbox, and whether the claim
  * query stays fast when the table holds millions of published rows.
  *
- *   node bench/retention.ts [--published 2000000] [--stages 100000,1000000] [--pending 5000]
- *                           [--aggregates 1000] [--days 10] [--retention-days 7] [--batch 1000]
- *                           [--rounds 5] [--claims 40] [--limit 100] [--loop-interval 20]
- *                           [--blocker-ms 1000] [--out bench/results/retention/retention]
+ *   node bench/retention.ts [--help]
  *
  * One fresh database (createOutboxDatabase: the real shared migrations) holds three tables:
  *   outbox      the real table. Published rows are loaded in stages (100k, 1M, 2M by default),
@@ -30,12 +27,12 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { claimSql, measureClaims, vacuumForClaims } from './retention/claims.ts';
-import { args, cutoff, dataStart, log, midnight, params } from './retention/params.ts';
+import { bench, cutoff, dataStart, log, midnight, params } from './retention/params.ts';
 import { explainClaim, type Plan } from './retention/plans.ts';
 import { type Connections, lockDemo, retentionA, retentionB } from './retention/removal.ts';
 import { markdownReport, type RetentionResults } from './retention/report.ts';
 import { buildPartitioned, claimAtScale, type Stage } from './retention/stages.ts';
-import { loadavg, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
+import { loadavg } from './support/environment.ts';
 
 const startedAt = Date.now();
 const loadavgBefore = loadavg();
@@ -85,12 +82,8 @@ try {
   claimPhases.push(await measureClaims(claimClient, admin, 'after retention (A vacuumed)', ['A', 'P', 'R']));
 
   report = {
-    benchmark: 'retention',
-    date: new Date().toISOString(),
     durationSec: Math.round((Date.now() - startedAt) / 1000),
-    machine: machineInfo(),
-    node: process.version,
-    postgres: await postgresInfo(testPostgresUrl, [
+    ...(await bench.header(testPostgresUrl, [
       'shared_buffers',
       'work_mem',
       'maintenance_work_mem',
@@ -100,7 +93,7 @@ try {
       'wal_compression',
       'synchronous_commit',
       'autovacuum',
-    ]),
+    ])),
     loadavgBefore,
     loadavgAfter: loadavg(),
     parameters: params,
@@ -125,5 +118,4 @@ try {
   await db.drop();
 }
 
-writeResults(args.out, report, markdownReport(report, stages), 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdownReport(report, stages), 'off');

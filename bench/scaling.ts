@@ -13,52 +13,54 @@
 // CPU seconds per kind of process, and the machine's load average — on a 2-core machine the cores,
 // not the design, are soon the limit, and these say when.
 // Results: bench/results/scaling/scaling.json and .md; docs/scaling.md explains them.
-import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { type Cell, type CellRun, type KafkaKind, markdown, type ScalingReport } from './scaling/report.ts';
-import { durationMs, positiveInt, positiveNumber } from './support/args.ts';
-import { loadavg, logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { positiveInt } from './support/args.ts';
+import { defineBench, duration, int, number, text } from './support/bench.ts';
+import { loadavg, machineInfo, postgresInfo } from './support/environment.ts';
 import { postgresUrl } from './support/stack.ts';
 import { median } from './support/stats.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { measureStep, type Stack, searchCapacity } from './system/measure.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    cells: { type: 'string', default: 'broker:1,cluster:1,broker:2,cluster:2,broker:4,cluster:4' },
-    runs: { type: 'string', default: '1' },
-    step: { type: 'string', default: '60s' },
-    'start-rate': { type: 'string', default: '50' },
-    'max-rate': { type: 'string', default: '3200' },
-    resolution: { type: 'string', default: '0.1' },
-    drain: { type: 'string', default: '30s' },
-    deadline: { type: 'string', default: '6h' },
-    out: { type: 'string', default: resultsPath('scaling') },
-  },
-});
-const stepMs = durationMs('step', args.step);
-const drainMs = durationMs('drain', args.drain);
-const startedAt = Date.now();
-const deadline = startedAt + durationMs('deadline', args.deadline);
-const runs = positiveInt('runs', args.runs);
-const limits = {
-  start: positiveNumber('start-rate', args['start-rate']),
-  max: positiveNumber('max-rate', args['max-rate']),
-  resolution: positiveNumber('resolution', args.resolution),
-};
-const log = logger('bench:scaling');
 const SERVICES = ['orders', 'inventory', 'billing'] as const;
 
-const cells: Cell[] = args.cells.split(',').map((text) => {
-  const [kafka, n] = text.trim().split(':');
-  if (kafka !== 'broker' && kafka !== 'cluster')
-    throw new Error(`--cells: ${text} is not broker:<n> or cluster:<n>`);
-  return { kafka, instances: positiveInt('cells', n ?? '') };
+const bench = defineBench({
+  name: 'scaling',
+  logAs: 'bench:scaling',
+  about: "How the system's capacity grows with instances, relays and brokers.",
+  options: {
+    cells: text(
+      'broker:1,cluster:1,broker:2,cluster:2,broker:4,cluster:4',
+      'broker:<n> or cluster:<n>, n instances of each service and n relays per outbox',
+      (name, value) =>
+        value.split(',').map((cell): Cell => {
+          const [kafka, n] = cell.trim().split(':');
+          if (kafka !== 'broker' && kafka !== 'cluster')
+            throw new Error(`--${name}: ${cell} is not broker:<n> or cluster:<n>`);
+          return { kafka, instances: positiveInt(name, n ?? '') };
+        }),
+    ),
+    runs: int(1, 'runs of every cell (capacity: the median)'),
+    step: duration('60s', 'how long each offered rate runs'),
+    startRate: number(50, 'the capacity search starts here, orders/s'),
+    maxRate: number(3200, 'and stops here'),
+    resolution: number(0.1, 'the bisection stops within this fraction'),
+    drain: duration('30s', 'how long a step may take to settle after its load'),
+    deadline: duration('6h', 'no new cell after this long'),
+  },
 });
+const { args } = bench;
+const { runs, cells } = args;
+const stepMs = args.step;
+const drainMs = args.drain;
+const startedAt = Date.now();
+const deadline = startedAt + args.deadline;
+const limits = { start: args.startRate, max: args.maxRate, resolution: args.resolution };
+const log = bench.log;
 
 type Kafka = { kind: KafkaKind; brokers: string[]; pids: () => number[]; dispose(): Promise<void> };
 
@@ -139,7 +141,7 @@ async function benchCell(cell: Cell, kafka: Kafka, run: number): Promise<CellRun
   }
 }
 
-log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}; cells: ${args.cells}; ${runs} run(s)`);
+log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}; cells: ${bench.given.cells}; ${runs} run(s)`);
 const kinds = [...new Set(cells.map((cell) => cell.kafka))];
 // Every Kafka the cells need runs for the whole benchmark, so each cell sees the same idle JVMs.
 const kafkas = new Map<KafkaKind, Kafka>();
@@ -155,13 +157,13 @@ function save(): void {
     machine: machineInfo(),
     postgres: postgresVersion,
     criteria: DEFAULT_CRITERIA,
-    args,
+    args: bench.given as ScalingReport['args'],
     cells: results.map((cell) => ({
       ...cell,
       medianCapacity: median(cell.runs.flatMap((r) => (r.capacity === undefined ? [] : [r.capacity]))),
     })),
   };
-  writeResults(args.out, report, markdown(report, stepMs), 'off');
+  bench.write(report, markdown(report, stepMs), 'off');
 }
 try {
   postgresVersion = (await postgresInfo(postgresUrl)).version ?? postgresVersion;

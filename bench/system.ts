@@ -41,7 +41,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type * as StackModule from '@outbox/chaos';
 import { type OwnConnect, startOwnConnect } from '@outbox/chaos/own-connect';
 import { freePort } from '@outbox/devstack/ports';
@@ -50,50 +49,63 @@ import { startPrometheus, type TestPrometheus } from '@outbox/devstack/testing/p
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { durationMs, environment, positiveNumber } from './support/args.ts';
-import { logger, machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { environment, positiveNumber } from './support/args.ts';
+import { defineBench, duration, env, list, number, optional, repeated, text } from './support/bench.ts';
+import { machineInfo, postgresInfo } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
 import { describeStep, measureStep, type Stack, searchCapacity } from './system/measure.ts';
 import type { Step, Variant, VariantReport } from './system/records.ts';
 import { markdown } from './system/report.ts';
 
 const BEFORE_THROUGHPUT_WORK = '63a180e';
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'system',
+  logAs: 'bench:system',
+  about: 'The headline figure: how many orders per second the whole saga sustains, variant beside variant.',
   options: {
-    variants: { type: 'string', default: 'baseline,current' },
-    'baseline-rev': { type: 'string', default: BEFORE_THROUGHPUT_WORK },
-    step: { type: 'string', default: '60s' },
-    'start-rate': { type: 'string', default: '25' },
-    'max-rate': { type: 'string', default: '1600' },
-    'fixed-rate': { type: 'string', default: '30' },
-    drain: { type: 'string', default: '30s' },
-    deadline: { type: 'string', default: '75m' },
-    out: { type: 'string', default: resultsPath('system') },
-    // Extra environment for every process of every variant, KEY=VALUE, repeatable
-    // (ADMISSION_QUEUE_TIMEOUT_MS=200, say): a setting measured against a run without it.
-    env: { type: 'string', multiple: true, default: [] },
-    'variant-env': { type: 'string', multiple: true, default: [] },
-    capacity: { type: 'string' },
-    factors: { type: 'string', default: '0.5,0.9,1.5,2' },
-    reference: { type: 'string' },
+    variants: list(
+      'baseline,current',
+      'baseline, current, shipped, cdc, a --variant-env name; any after @ a revision',
+    ),
+    baselineRev: text(BEFORE_THROUGHPUT_WORK, "the baseline's revision"),
+    step: duration('60s', 'how long each offered rate runs'),
+    startRate: number(25, 'the capacity search starts here, orders/s'),
+    maxRate: number(1600, 'and stops here'),
+    fixedRate: number(30, 'the rate also measured as is, orders/s'),
+    drain: duration('30s', 'how long a step may take to settle after its load'),
+    deadline: duration('75m', 'no new step after this long'),
+    // ADMISSION_QUEUE_TIMEOUT_MS=200, say: a setting measured against a run without it.
+    env: env('KEY=VALUE for every process of every variant, repeatable'),
+    variantEnv: repeated(
+      'NAME:KEY=VALUE, repeatable: a variant, this checkout with that environment',
+      (name, specs) => {
+        const named: Record<string, Record<string, string>> = {};
+        for (const spec of specs) {
+          const at = spec.indexOf(':');
+          if (at < 1) throw new Error(`--${name} ${spec}: expected NAME:KEY=VALUE`);
+          const variant = spec.slice(0, at);
+          named[variant] = { ...named[variant], ...environment(name, [spec.slice(at + 1)]) };
+        }
+        return named;
+      },
+    ),
+    capacity: optional('skip the search and take this capacity, orders/s', positiveNumber),
+    factors: text('0.5,0.9,1.5,2', 'the fractions of the capacity measured after the search', (name, value) =>
+      value.split(',').map((factor) => positiveNumber(name, factor)),
+    ),
+    reference: optional('the variant the others are compared with (bench/system/targets.ts)'),
   },
 });
-const stepMs = durationMs('step', args.step);
-const extraEnv = environment('env', args.env);
+const { args } = bench;
+const stepMs = args.step;
+const extraEnv = args.env;
 /** Named variants: this checkout with more environment (`fixed-limit:ADMISSION_LIMITER=fixed`). */
-const variantEnv: Record<string, Record<string, string>> = {};
-for (const spec of args['variant-env']) {
-  const at = spec.indexOf(':');
-  if (at < 1) throw new Error(`--variant-env ${spec}: expected NAME:KEY=VALUE`);
-  const name = spec.slice(0, at);
-  variantEnv[name] = { ...variantEnv[name], ...environment('variant-env', [spec.slice(at + 1)]) };
-}
-const factors = args.factors.split(',').map((f) => positiveNumber('factors', f));
-const drainMs = durationMs('drain', args.drain);
-const deadline = Date.now() + durationMs('deadline', args.deadline);
-const log = logger('bench:system');
+const variantEnv = args.variantEnv;
+const { factors } = args;
+const drainMs = args.drain;
+const deadline = Date.now() + args.deadline;
+const log = bench.log;
 
 /** A variant's kind and, after an @, the revision whose code it runs (`shipped@400e20f`). */
 function parseVariant(variant: Variant): { kind: string; rev?: string } {
@@ -120,7 +132,7 @@ async function startZipkin(): Promise<ZipkinServer> {
 /** The code of the variant's revision in its own worktree with its packages installed, or this checkout. */
 function checkoutOf(variant: Variant): string {
   const { kind, rev: named } = parseVariant(variant);
-  const wanted = named ?? (kind === 'baseline' ? args['baseline-rev'] : undefined);
+  const wanted = named ?? (kind === 'baseline' ? args.baselineRev : undefined);
   if (wanted === undefined) return resolve('.');
   const rev = execFileSync('git', ['rev-parse', '--short', wanted], { encoding: 'utf8' }).trim();
   const dir = resolve(`.local/bench/baseline-${rev}`);
@@ -173,14 +185,7 @@ async function startStack(
         { intervalSeconds: DEMO_PROMETHEUS_INTERVAL_SECONDS },
       );
     // Before the load: a row committed before its connector's slot exists is never published.
-    await connect?.register(
-      {
-        orders: stack.databases.orders.url,
-        inventory: stack.databases.inventory.url,
-        billing: stack.databases.billing.url,
-      },
-      stack.topicPrefix,
-    );
+    await connect?.register(stackDatabaseUrls(stack), stack.topicPrefix);
     await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
     return { stack, ...(connect ? { connect } : {}), ...(observability ? { observability } : {}) };
   } catch (error) {
@@ -260,8 +265,8 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       const search = await searchCapacity({
         measure,
         limits: {
-          start: positiveNumber('start-rate', args['start-rate']),
-          max: positiveNumber('max-rate', args['max-rate']),
+          start: args.startRate,
+          max: args.maxRate,
           resolution: 0.1,
         },
         deadline,
@@ -270,13 +275,13 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
       report.steps.push(...search.steps);
       report.capacity = search.capacity;
     } else {
-      report.capacity = positiveNumber('capacity', args.capacity);
+      report.capacity = args.capacity;
       report.capacityGiven = true;
     }
     if (report.capacity !== undefined) await measureFactors(report, report.capacity, measure);
     if (Date.now() < deadline) {
-      report.atFixedRate = await measure(positiveNumber('fixed-rate', args['fixed-rate']));
-      log(`${variant} at ${args['fixed-rate']}/s: ${describeStep(report.atFixedRate)}`);
+      report.atFixedRate = await measure(args.fixedRate);
+      log(`${variant} at ${args.fixedRate}/s: ${describeStep(report.atFixedRate)}`);
     }
   } finally {
     await stack.stop();
@@ -286,7 +291,7 @@ async function benchVariant(variant: Variant, brokers: string[], brokerPid: numb
   return report;
 }
 
-const variants = args.variants.split(',').map((v) => v.trim()) as Variant[];
+const variants = args.variants.map((v) => v.trim()) as Variant[];
 for (const variant of variants)
   if (
     !['baseline', 'current', 'shipped', 'cdc', ...Object.keys(variantEnv)].includes(
@@ -295,7 +300,7 @@ for (const variant of variants)
   )
     throw new Error(`unknown variant ${variant}`);
 if (args.reference !== undefined && !variants.includes(args.reference))
-  throw new Error(`--reference ${args.reference} is not one of --variants ${args.variants}`);
+  throw new Error(`--reference ${args.reference} is not one of --variants ${args.variants.join(',')}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);
 const { broker, dispose } = await startTestBroker('bench-system');
@@ -315,11 +320,11 @@ const meta = {
   machine: machineInfo(),
   postgres: (await postgresInfo(postgresUrl)).version,
   criteria: DEFAULT_CRITERIA,
-  args,
+  args: bench.given as Parameters<typeof markdown>[1]['args'],
 };
 // The shipped variants sample traces to a Zipkin of their own (startZipkin); the others export none.
 const tracing = variants.some(isShipped)
   ? `per variant: sampled to Zipkin in ${variants.filter(isShipped).join(', ')}, off in the others`
   : 'off';
-writeResults(args.out, { ...meta, reports }, markdown(reports, meta, stepMs), tracing);
+bench.write({ ...meta, reports }, markdown(reports, meta, stepMs), tracing);
 process.exit(0);

@@ -6,11 +6,7 @@
 //   - every SQL statement the system ran, how many times per order and its mean execution time,
 //     from pg_stat_statements (when the server loads it; the report says how to turn it on).
 //
-//   node bench/where-time-goes.ts [--rate 40] [--seconds 20] [--warmup-rate 20] [--warmup-seconds 8]
-//                                 [--tracing] [--node-options=--max-semi-space-size=16] [--cpu-prof]
-//                                 [--broker-requests]
-//                                 [--env RELAY_LINGER_MS=20 ...]
-//                                 [--out bench/results/where-time-goes/where-time-goes]
+//   node bench/where-time-goes.ts [--help]
 //
 // --cpu-prof: every Node process also writes a V8 CPU profile (it costs them some CPU); the report
 // splits each one's busy main-thread time in the load window by library (Prisma, node-postgres,
@@ -26,18 +22,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { startChaosStack } from '@outbox/chaos';
 import { markdownTableLines } from '@outbox/devstack/table';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
-import { environment, positiveNumber } from './support/args.ts';
+import { defineBench, env, flag, number, text } from './support/bench.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
-import { logger, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl } from './support/stack.ts';
+import { type MachineInfo, machineInfo } from './support/environment.ts';
+import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
+import { tableOf } from './support/table.ts';
 import {
   type BrokerRequests,
   brokerRequests,
@@ -54,30 +49,31 @@ import {
 import { type OutboxState, outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
 import { profilesOf } from './where-time-goes/profiles.ts';
 
-const { values: args } = parseArgs({
+const bench = defineBench({
+  name: 'where-time-goes',
+  about:
+    'Where the time goes at one fixed rate: CPU and memory of every process of the stack, its waits for ' +
+    'a core, and every SQL statement per order.',
   options: {
-    rate: { type: 'string', default: '40' },
-    seconds: { type: 'string', default: '20' },
+    rate: number(40, 'orders/s'),
+    seconds: number(20, 'seconds of load'),
     // A longer or faster warm-up grows the tables first, as a long bench:system run does.
-    'warmup-rate': { type: 'string', default: '20' },
-    'warmup-seconds': { type: 'string', default: '8' },
-    // Every process exports its spans (OTLP/HTTP, the SDK's default batching) to a receiver in this
-    // process: run once with and once without to see what tracing costs.
-    tracing: { type: 'boolean', default: false },
-    // NODE_OPTIONS for every Node process of the stack (V8's young generation size, say), to
-    // compare their CPU and memory against a run without.
-    'node-options': { type: 'string', default: '' },
-    // Extra environment for every process of the stack, KEY=VALUE, repeatable (RELAY_LINGER_MS=20,
-    // say): to compare a setting against a run without it.
-    env: { type: 'string', multiple: true, default: [] },
-    'cpu-prof': { type: 'boolean', default: false },
-    'broker-requests': { type: 'boolean', default: false },
-    out: { type: 'string', default: resultsPath('where-time-goes') },
+    warmupRate: number(20, 'orders/s of the warm-up'),
+    warmupSeconds: number(8, 'seconds of warm-up'),
+    // Run once with and once without to see what tracing costs.
+    tracing: flag(
+      "every process exports its spans (OTLP/HTTP, the SDK's default batching) to a receiver here",
+    ),
+    // V8's young generation size, say, to compare CPU and memory against a run without.
+    nodeOptions: text('', 'NODE_OPTIONS for every Node process of the stack'),
+    env: env('KEY=VALUE for every process of the stack, repeatable (RELAY_LINGER_MS=20, say)'),
+    cpuProf: flag('every Node process writes a V8 CPU profile; the report splits it by library'),
+    brokerRequests: flag("the broker logs every request; the report counts the window's per order"),
   },
 });
-const rate = positiveNumber('rate', args.rate);
-const seconds = positiveNumber('seconds', args.seconds);
-const log = logger('where-time-goes');
+const { args } = bench;
+const { rate, seconds } = args;
+const log = bench.log;
 
 type Statement = {
   database: string;
@@ -119,13 +115,13 @@ export type WhereTimeGoes = {
 
 const { broker, dispose } = await startTestBroker(
   'where-time-goes',
-  args['broker-requests'] ? { jvmOptions: requestLogJvmOptions() } : {},
+  args.brokerRequests ? { jvmOptions: requestLogJvmOptions() } : {},
 );
 const receiver = args.tracing ? await startOtlpReceiver() : undefined;
 const tracingEnv = receiver ? tracingEnvForStack(receiver) : {};
 for (const env of Object.values(tracingEnv)) delete env.OTEL_BSP_SCHEDULE_DELAY; // the SDK's default
-const profileDir = args['cpu-prof'] ? mkdtempSync(join(tmpdir(), 'where-time-goes-')) : undefined;
-const nodeOptions = [args['node-options'], profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
+const profileDir = args.cpuProf ? mkdtempSync(join(tmpdir(), 'where-time-goes-')) : undefined;
+const nodeOptions = [args.nodeOptions, profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
   .filter(Boolean)
   .join(' ');
 const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
@@ -134,7 +130,7 @@ const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
     { ...tracingEnv[name], ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
   ]),
 );
-const extraEnv = environment('env', args.env);
+const extraEnv = args.env;
 for (const name of PROCESSES) stackEnv[name] = { ...stackEnv[name], ...extraEnv };
 stackEnv.billing = { ...stackEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
 const stack = await startChaosStack({
@@ -146,8 +142,8 @@ const stack = await startChaosStack({
 try {
   await queryOnce(stack.databases.inventory.url, 'update stock set available = 1000000000');
   const warmup = {
-    rate: positiveNumber('warmup-rate', args['warmup-rate']),
-    seconds: positiveNumber('warmup-seconds', args['warmup-seconds']),
+    rate: args.warmupRate,
+    seconds: args.warmupSeconds,
   };
   log(`warm-up: ${warmup.rate} orders/s for ${warmup.seconds} s`);
   await runLoad({
@@ -198,7 +194,7 @@ try {
   });
   const after = ticks();
   const waitedAfter = waits();
-  const requests = args['broker-requests']
+  const requests = args.brokerRequests
     ? brokerRequests(broker.logFile, brokerLogFrom, logOffset(broker.logFile), load.accepted)
     : undefined;
   window.toUs = nowUs();
@@ -248,11 +244,7 @@ try {
     Object.entries(stack.databases).map(([name, db]) => outboxState(name, db.url)),
   );
   const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
+    databaseUrls: stackDatabaseUrls(stack),
     orderIds: load.orders.flatMap((order) => (order.orderId ? [order.orderId] : [])),
     timeoutMs: 30_000,
   });
@@ -284,7 +276,13 @@ try {
   const markdown = [
     '# Where the time goes',
     '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; extra environment ${args.env.length ? `\`${args.env.join(' ')}\`` : 'none'}; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
+    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; extra environment ${
+      Object.keys(extraEnv).length
+        ? `\`${Object.entries(extraEnv)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(' ')}\``
+        : 'none'
+    }; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
       `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
@@ -302,10 +300,10 @@ try {
       ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
     '',
-    ...markdownTableLines(
-      ['statement family', 'calls per order'],
-      report.statementFamiliesPerOrder.map((f) => [f.family, f.perOrder.toFixed(3)]),
-    ),
+    ...tableOf(report.statementFamiliesPerOrder, {
+      'statement family': (f) => f.family,
+      'calls per order': (f) => f.perOrder.toFixed(3),
+    }),
     '',
     `Transactions per order (pg_stat_database, commits and rollbacks; approximate at the window's ends): ${Object.entries(
       transactions,
@@ -313,39 +311,25 @@ try {
       .map(([database, n]) => `${database} ${n}`)
       .join(', ')}.`,
     '',
-    ...markdownTableLines(
-      ['database', 'calls per order', 'mean ms', 'max ms', 'statement'],
-      statements.map((s) => [
-        s.database,
-        perOrder(s.calls),
-        String(s.meanMs),
-        String(s.maxMs),
-        `\`${s.query.replaceAll('|', '\\|')}\``,
-      ]),
-    ),
+    ...tableOf(statements, {
+      database: (s) => s.database,
+      'calls per order': (s) => perOrder(s.calls),
+      'mean ms': (s) => s.meanMs,
+      'max ms': (s) => s.maxMs,
+      statement: (s) => `\`${s.query.replaceAll('|', '\\|')}\``,
+    }),
     '',
     "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
     '',
-    ...markdownTableLines(
-      [
-        'database',
-        'claim ms',
-        'claim buffers',
-        'live rows',
-        'dead rows',
-        'claimable index KiB',
-        'aggregate index KiB',
-      ],
-      outboxes.map((o) => [
-        o.database,
-        String(o.claimExecutionMs),
-        String(o.claimSharedBlocks),
-        String(o.liveRows),
-        String(o.deadRows),
-        String(o.claimableIndexKiB),
-        String(o.aggregateIndexKiB),
-      ]),
-    ),
+    ...tableOf(outboxes, {
+      database: (o) => o.database,
+      'claim ms': (o) => o.claimExecutionMs,
+      'claim buffers': (o) => o.claimSharedBlocks,
+      'live rows': (o) => o.liveRows,
+      'dead rows': (o) => o.deadRows,
+      'claimable index KiB': (o) => o.claimableIndexKiB,
+      'aggregate index KiB': (o) => o.aggregateIndexKiB,
+    }),
     '',
     ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
     '',
@@ -356,15 +340,15 @@ try {
         `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
         'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
       '',
-      ...markdownTableLines(
-        ['part (the first library on the stack)', 'ms per order', 'share of busy'],
-        shares.parts.map((p) => [p.part, msPerOrder(p.ms), percent(p.ms, shares.busyMs)]),
-      ),
+      ...tableOf(shares.parts, {
+        'part (the first library on the stack)': (p) => p.part,
+        'ms per order': (p) => msPerOrder(p.ms),
+        'share of busy': (p) => percent(p.ms, shares.busyMs),
+      }),
       '',
     ]),
   ].join('\n');
-  writeResults(args.out, report, markdown, receiver ? 'on (every span to an OTLP receiver)' : 'off');
-  console.log(markdown);
+  bench.write(report, markdown, receiver ? 'on (every span to an OTLP receiver)' : 'off');
 } finally {
   await stack.stop();
   await receiver?.close();

@@ -1,9 +1,7 @@
 /**
  * Write-path benchmark: what does the outbox write add to the orders business transaction?
  *
- *   node bench/write-path.ts [--runs 1] [--rounds 15] [--iterations 150] [--tx 400]
- *                            [--concurrency 8,32] [--warmup 100]
- *                            [--variants A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T] [--out bench/results/write-path/write-path]
+ *   node bench/write-path.ts [--help]
  *
  * Every run gets a fresh database (createTestDatabase + the real orders migrations) and the real
  * PrismaClient (createPrisma, i.e. the production pool of 10 connections). Variants are
@@ -18,19 +16,14 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
-import { machineInfo, postgresInfo, writeResults } from './support/environment.ts';
-import { acrossRuns } from './support/stats.ts';
-import { args, log, params } from './write-path/params.ts';
+import { measureRuns } from './support/runs.ts';
+import { bench, log, params } from './write-path/params.ts';
 import { markdownReport, type Report } from './write-path/report.ts';
 import { benchmarkRun } from './write-path/run.ts';
 import { variants } from './write-path/variants.ts';
 
 const report: Report = {
-  benchmark: 'write-path',
-  date: new Date().toISOString(),
-  machine: machineInfo(),
-  node: process.version,
-  postgres: await postgresInfo(testPostgresUrl),
+  ...(await bench.header(testPostgresUrl)),
   parameters: params,
   variants: variants.map((v) => ({
     key: v.key,
@@ -42,12 +35,6 @@ const report: Report = {
   acrossRuns: {},
 };
 
-for (let run = 1; run <= params.runs; run++) {
-  const result = await benchmarkRun(run);
-  report.runs.push(result);
-  log(`run ${run}: ${result.durationSec} s, ${result.rows.orders} orders, ${result.rows.outbox} outbox rows`);
-}
-report.acrossRuns = acrossRuns(report.runs.map((r) => r.summary.ratios));
+await measureRuns(report, params.runs, benchmarkRun, log);
 
-writeResults(args.out, report, markdownReport(report), 'off');
-log(`wrote ${args.out}.json and ${args.out}.md`);
+bench.write(report, markdownReport(report), 'off');

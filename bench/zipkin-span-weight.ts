@@ -2,8 +2,7 @@
  * What one of our spans weighs in Zipkin's heap: the figure the demo's Zipkin is sized by
  * (tools/devstack/src/zipkinServer.ts, docs/tracing.md "A trace store that survives").
  *
- *   node bench/zipkin-span-weight.ts [--stages 20000,50000,100000] [--resource service|sdk-default]
- *                                    [--out bench/results/zipkin-span-weight/zipkin-span-weight]
+ *   node bench/zipkin-span-weight.ts [--help]
  *
  * Starts a real Zipkin (the demo's jar, in-memory storage) with a heap and a span bound far above
  * the stages, so nothing is evicted, and posts whole orders' traces shaped like ours
@@ -15,24 +14,28 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import { freePort } from '@outbox/devstack/ports';
-import { markdownTableLines } from '@outbox/devstack/table';
 import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import { loadavg, type MachineInfo, machineInfo, writeResults } from './support/environment.ts';
-import { resultsPath } from './support/results.ts';
+import { defineBench, ints, oneOf } from './support/bench.ts';
+import { loadavg, type MachineInfo, machineInfo } from './support/environment.ts';
+import { tableOf } from './support/table.ts';
 
-const { values } = parseArgs({
+const bench = defineBench({
+  name: 'zipkin-span-weight',
+  about: "What one of our spans weighs in Zipkin's heap: the figure the demo's Zipkin is sized by.",
   options: {
-    stages: { type: 'string', default: '20000,50000,100000' },
-    out: { type: 'string', default: resultsPath('zipkin-span-weight') },
-    // `sdk-default`: every span also carries the resource of the SDK's default detectors (host, OS,
-    // process, SDK), as before docs/tracing.md's cut; `service`: ours, name, version and instance.
-    resource: { type: 'string', default: 'service' },
+    stages: ints('20000,50000,100000', 'spans stored at which the heap is read'),
+    // `sdk-default`: as before docs/tracing.md's cut; `service`: ours, name, version and instance.
+    resource: oneOf('service', "the spans' resource (sdk-default: also the SDK's default detectors')", [
+      'service',
+      'sdk-default',
+    ]),
   },
 });
-const extraTags = values.resource === 'sdk-default' ? await sdkDefaultResource() : {};
+const { stages, resource } = bench.args;
+const log = bench.log;
+const extraTags = resource === 'sdk-default' ? await sdkDefaultResource() : {};
 
 /** The SDK's default detectors' attributes in this process, as strings, as Zipkin's exporter tags them. */
 async function sdkDefaultResource(): Promise<Record<string, string>> {
@@ -65,7 +68,6 @@ export type SpanWeight = {
   rows: { spans: number; heapBytes: number; bytesPerSpan: number }[];
 };
 
-const stages = (values.stages ?? '').split(',').map(Number);
 const BATCH = 512;
 const WARM_UP_ORDERS = 200;
 
@@ -75,8 +77,6 @@ const zipkin = new ZipkinServer({
   heapMb: 2048,
   maxSpans: 10_000_000,
 });
-const log = (message: string) =>
-  process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 
 /** Heap in use after a full GC, in bytes, as the JVM itself reports it. */
 function heapUsedAfterGc(pid: number): number {
@@ -139,18 +139,15 @@ try {
 const markdown = [
   '# Zipkin: the heap one of our spans takes',
   '',
-  `Command: \`node bench/zipkin-span-weight.ts --stages ${values.stages} --resource ${values.resource}\`, ${startedAt}, load average before ${loadBefore.join(' ')}.`,
-  `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${values.resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
+  `Command: \`node bench/zipkin-span-weight.ts --stages ${stages.join(',')} --resource ${resource}\`, ${startedAt}, load average before ${loadBefore.join(' ')}.`,
+  `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
   `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
   '',
-  ...markdownTableLines(
-    ['spans stored', 'heap after GC (MiB)', 'heap per span (B)'],
-    rows.map((row) => [
-      String(row.spans),
-      (row.heapBytes / 2 ** 20).toFixed(1),
-      String(Math.round(row.bytesPerSpan)),
-    ]),
-  ),
+  ...tableOf(rows, {
+    'spans stored': (row) => row.spans,
+    'heap after GC (MiB)': (row) => (row.heapBytes / 2 ** 20).toFixed(1),
+    'heap per span (B)': (row) => Math.round(row.bytesPerSpan),
+  }),
   '',
 ].join('\n');
 const report: SpanWeight = {
@@ -158,15 +155,10 @@ const report: SpanWeight = {
   startedAt,
   loadavgBefore: loadBefore,
   loadavgAfter: loadavg(),
-  resource: values.resource,
+  resource,
   extraTags,
   jsonBytesPerSpan: postedBytes / posted,
   baseline,
   rows,
 };
-writeResults(
-  values.out ?? resultsPath('zipkin-span-weight'),
-  report,
-  markdown,
-  'on: the spans it posts to Zipkin are what it measures',
-);
+bench.write(report, markdown, 'on: the spans it posts to Zipkin are what it measures');

@@ -5,17 +5,12 @@
 import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { freshName } from '../support/kafka.ts';
 import { readStatements, resetStatements, type StatementStats } from '../support/statements.ts';
-import { round } from '../support/stats.ts';
+import { round, type TimedCell, timed } from '../support/stats.ts';
 import { checkSql, type Fixture, progress, resetSql, type ServiceDatabase } from './fixture.ts';
 import { startLoop, type Tally } from './loops.ts';
 import { log, type Variant } from './params.ts';
 
-export type Measurement = {
-  round: number;
-  variant: string;
-  events: number;
-  elapsedMs: number;
-  eventsPerSec: number;
+export type Measurement = TimedCell & {
   /** Transactions committed (DB variants) and kafkajs batches seen (eachBatch variants). */
   transactions: number;
   batches: number;
@@ -60,9 +55,7 @@ export async function measure(
   return {
     round: roundIndex,
     variant: variant.key,
-    events,
-    elapsedMs: round(elapsedMs, 1),
-    eventsPerSec: round((events / elapsedMs) * 1000, 1),
+    ...timed(events, elapsedMs),
     transactions: tally.transactions,
     batches: tally.batches,
     meanBatchSize: round(tally.batches > 0 ? tally.batchMessages / tally.batches : Number.NaN, 1),

@@ -1,34 +1,32 @@
 /** bench:consumer's flags, checked before any set-up, and the variants they select. */
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { positiveInt } from '../support/args.ts';
-import { logger } from '../support/environment.ts';
-import { resultsPath } from '../support/results.ts';
+import { defineBench, int, list } from '../support/bench.ts';
 
-export const { values: args } = parseArgs({
+export const bench = defineBench({
+  name: 'consumer-throughput',
+  about: 'Consumer throughput: the production loop against bare kafkajs and transaction sizes, interleaved.',
   options: {
-    runs: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
-    events: { type: 'string', default: '10000' },
-    partitions: { type: 'string', default: '6' },
-    variants: { type: 'string', default: 'A,V,P,P1,C100,D' },
-    warmup: { type: 'string', default: '1000' },
-    out: { type: 'string', default: resultsPath('consumer-throughput') },
+    runs: int(1, 'runs, each on a fresh database and topic'),
+    rounds: int(3, 'rounds per run; each runs every variant once, in a rotating order'),
+    events: int(10000, 'events each variant consumes per round'),
+    partitions: int(6, "the topic's partitions"),
+    variants: list('A,V,P,P1,C100,D', 'the variants (A, the baseline, among them)'),
+    warmup: int(1000, 'events per variant before the first round'),
   },
 });
 
+const { runs, rounds, events, partitions, variants: keys, warmup } = bench.args;
 export const params = {
-  runs: positiveInt('runs', args.runs),
-  rounds: positiveInt('rounds', args.rounds),
-  events: positiveInt('events', args.events),
-  partitions: positiveInt('partitions', args.partitions),
-  variants: args.variants.split(','),
-  warmup: positiveInt('warmup', args.warmup),
+  runs,
+  rounds,
+  events,
+  partitions,
+  variants: keys,
+  warmup,
   aggregates: 2000,
   poolSize: 4,
 };
-
-export const log = logger('consumer-throughput');
+export const log = bench.log;
 export const quietLogger = pino({ level: 'error' }, pino.destination(2));
 export type Variant = {
   key: string;

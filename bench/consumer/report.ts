@@ -3,36 +3,24 @@
 import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
+import { type OverRuns, overRunsView } from '../support/runs.ts';
 import { round, times } from '../support/stats.ts';
+import { tableOf } from '../support/table.ts';
 import type { Measurement } from './measure.ts';
 import { params, type Variant, variants } from './params.ts';
 import { comparisons, type RunSummary } from './summary.ts';
 
-export type RunResult = {
-  run: number;
-  durationSec: number;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
-  rounds: Measurement[];
-  summary: RunSummary;
-};
+export type RunResult = { rounds: Measurement[]; summary: RunSummary };
 
 export type Report = RunHeader & {
   benchmark: 'consumer-throughput';
   kafka: { version: string; broker: string };
   parameters: typeof params;
   variants: Variant[];
-  runs: RunResult[];
-  acrossRuns: Record<string, { median: number; perRun: number[] }>;
-};
+} & OverRuns<RunResult>;
 
 export function markdownReport(result: Report): string {
-  const last = result.runs[result.runs.length - 1] as RunResult;
-  const ratio = (name: string) => result.acrossRuns[name]?.median;
-  const runsNote =
-    result.runs.length > 1
-      ? `median of the per-run medians over ${result.runs.length} runs`
-      : 'single run: median of the paired per-round ratios';
+  const { last, ratio, runsNote } = overRunsView(result, 'single run: median of the paired per-round ratios');
   const lines = ['# Consumer throughput results', ''];
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
@@ -43,19 +31,18 @@ export function markdownReport(result: Report): string {
     '',
   );
   lines.push(
-    ...markdownTableLines(
-      ['variant', 'events/s', '÷ A', 'transactions/s', 'mean kafkajs batch', 'CPU s per 1,000 events'],
-      variants.map((v) => [
-        `${v.key}: ${v.label}`,
-        last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
-        v.key === 'A' ? '1.00×' : times(ratio(`${v.key}/A`), 3),
-        last.summary.transactionsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+    ...tableOf(variants, {
+      variant: (v) => `${v.key}: ${v.label}`,
+      'events/s': (v) => last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+      '÷ A': (v) => (v.key === 'A' ? '1.00×' : times(ratio(`${v.key}/A`), 3)),
+      'transactions/s': (v) => last.summary.transactionsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+      'mean kafkajs batch': (v) =>
         Number.isNaN(last.summary.meanBatchSize[v.key]) ? '—' : String(last.summary.meanBatchSize[v.key]),
+      'CPU s per 1,000 events': (v) =>
         Object.entries(last.summary.cpuPer1000[v.key] ?? {})
           .map(([group, s]) => `${group} ${s.toFixed(2)}`)
           .join(', '),
-      ]),
-    ),
+    }),
     '',
     `Ratios (${runsNote}):`,
     '',
@@ -75,17 +62,15 @@ export function markdownReport(result: Report): string {
       '',
       `${chunks} chunk transactions for ${events} events (${round(events / chunks, 1)} events per chunk); execution time of all statements ${total.toFixed(1)} ms per 1,000 events (exec only: no round trip, no commit flush).`,
       '',
-      ...markdownTableLines(
-        ['statement', 'calls per chunk', 'rows per call', 'exec ms per 1,000 events', 'mean ms'],
-        rows
-          .filter((row) => row.callsPerChunk >= 0.01)
-          .map((row) => [
-            `\`${row.query.replaceAll('|', '\\|')}\``,
-            row.callsPerChunk.toFixed(2),
-            row.rowsPerCall.toFixed(1),
-            row.execMsPer1000.toFixed(2),
-            row.meanMs.toFixed(3),
-          ]),
+      ...tableOf(
+        rows.filter((row) => row.callsPerChunk >= 0.01),
+        {
+          statement: (row) => `\`${row.query.replaceAll('|', '\\|')}\``,
+          'calls per chunk': (row) => row.callsPerChunk.toFixed(2),
+          'rows per call': (row) => row.rowsPerCall.toFixed(1),
+          'exec ms per 1,000 events': (row) => row.execMsPer1000.toFixed(2),
+          'mean ms': (row) => row.meanMs.toFixed(3),
+        },
       ),
       '',
     );

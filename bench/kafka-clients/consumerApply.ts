@@ -17,7 +17,7 @@ import { checkSql, resetSql } from '../consumer/fixture.ts';
 import { produce } from '../consumer/workload.ts';
 import { type CpuReport, type CpuSnapshot, cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
-import { round } from '../support/stats.ts';
+import { timed } from '../support/stats.ts';
 import { log, params } from './params.ts';
 
 export type ApplyFixture = { db: TestDatabase; admin: pg.Client; prefix: string; brokers: string[] };
@@ -91,9 +91,7 @@ export async function apply(
     return {
       round: roundIndex,
       client,
-      events,
-      elapsedMs: round(elapsedMs, 1),
-      eventsPerSec: round((events / elapsedMs) * 1000, 1),
+      ...timed(events, elapsedMs),
       cpu,
     };
   } finally {

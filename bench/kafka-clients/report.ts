@@ -1,10 +1,10 @@
 /** The results file: each round's measurements, the medians per client, the ratio, and its Markdown. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { ThroughputRound } from '../relay/throughputVariants.ts';
 import type { RunHeader } from '../support/environment.ts';
 import { median, pairedRatio, round, times } from '../support/stats.ts';
+import { tableOf } from '../support/table.ts';
 import type { ApplyMeasurement } from './consumerApply.ts';
 import { CLIENTS, params } from './params.ts';
 
@@ -108,40 +108,26 @@ export function markdownReport(report: Report): string {
     '',
     '## Medians over rounds',
     '',
-    ...markdownTableLines(
-      ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
-      report.metrics.map((m) => [
-        m.label,
-        figure(m.byClient.kafkajs.median),
-        figure(m.byClient.platformatic.median),
-        times(m.ratio.median, 3),
-      ]),
-    ),
+    ...tableOf(report.metrics, {
+      '': (m) => m.label,
+      kafkajs: (m) => figure(m.byClient.kafkajs.median),
+      '@platformatic/kafka': (m) => figure(m.byClient.platformatic.median),
+      'platformatic ÷ kafkajs': (m) => times(m.ratio.median, 3),
+    }),
     '',
     'The ratio is paired per round (both clients measured in the same round), then the median over rounds.',
     '',
     '## Every round',
     '',
-    ...markdownTableLines(
-      [
-        'round',
-        'client',
-        'relay events/s',
-        'relay CPU s',
-        'consumer events/s',
-        'inventory CPU s',
-        'machine busy (relay / consumer)',
-      ],
-      report.rounds.map((r) => [
-        String(r.round + 1),
-        r.client,
-        r.relay.eventsPerSec.toFixed(0),
-        String(r.relay.cpu.seconds.relays),
-        r.consumer.eventsPerSec.toFixed(0),
-        String(r.consumer.cpu.seconds.consumer),
-        `${r.relay.cpu.machineBusy} / ${r.consumer.cpu.machineBusy}`,
-      ]),
-    ),
+    ...tableOf(report.rounds, {
+      round: (r) => r.round + 1,
+      client: (r) => r.client,
+      'relay events/s': (r) => r.relay.eventsPerSec.toFixed(0),
+      'relay CPU s': (r) => r.relay.cpu.seconds.relays,
+      'consumer events/s': (r) => r.consumer.eventsPerSec.toFixed(0),
+      'inventory CPU s': (r) => r.consumer.cpu.seconds.consumer,
+      'machine busy (relay / consumer)': (r) => `${r.relay.cpu.machineBusy} / ${r.consumer.cpu.machineBusy}`,
+    }),
     '',
   );
   return lines.join('\n');

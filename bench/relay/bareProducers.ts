@@ -11,7 +11,7 @@ import {
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
-import { round } from '../support/stats.ts';
+import { timed } from '../support/stats.ts';
 import { params } from './params.ts';
 import type { ThroughputRound, ThroughputVariant } from './throughputVariants.ts';
 
@@ -65,9 +65,7 @@ async function timeSends<P, T>(
   return {
     round: roundIndex,
     variant: variant.key,
-    events: items.length,
-    elapsedMs: round(elapsedMs, 1),
-    eventsPerSec: round((items.length / elapsedMs) * 1000, 1),
+    ...timed(items.length, elapsedMs),
     cpu: cpuSince(cpu0, groups),
   };
 }

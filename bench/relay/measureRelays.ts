@@ -6,7 +6,7 @@ import type { Kafka } from 'kafkajs';
 import type pg from 'pg';
 import { cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
-import { round } from '../support/stats.ts';
+import { round, timed } from '../support/stats.ts';
 import { claimPlan, insertBacklogSql, insertHistorySql } from './backlog.ts';
 import {
   connect,
@@ -108,9 +108,7 @@ export async function measureRelays(
   return {
     round: roundIndex,
     variant: variant.key,
-    events,
-    elapsedMs: round(elapsedMs, 1),
-    eventsPerSec: round((events / elapsedMs) * 1000, 1),
+    ...timed(events, elapsedMs),
     perRelay,
     prepareMs: round(prepareMs, 1),
     firstPublishMs: round(Number(timing[0]?.first_ms), 1),

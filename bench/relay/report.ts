@@ -3,7 +3,9 @@
 import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
+import { type OverRuns, overRunsView, type RunStamp } from '../support/runs.ts';
 import { times } from '../support/stats.ts';
+import { tableOf } from '../support/table.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
 import type { LatencyRound } from './latency.ts';
 import { modeInfo, params } from './params.ts';
@@ -16,10 +18,6 @@ import {
 } from './throughputVariants.ts';
 
 export type RunResult = {
-  run: number;
-  durationSec: number;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
   throughputRounds: ThroughputRound[];
   claimProbeRounds: ClaimProbeRound[];
   latencyRounds: LatencyRound[];
@@ -33,9 +31,7 @@ export type Report = RunHeader & {
   throughputVariants: ThroughputVariant[];
   latencyModes: typeof modeInfo;
   anchors: Record<string, string>;
-  runs: RunResult[];
-  acrossRuns: Record<string, { median: number; perRun: number[] }>;
-};
+} & OverRuns<RunResult>;
 
 export const anchors = {
   oneRelay: '~5,000 events/s for one relay (JVM relays)',
@@ -46,19 +42,17 @@ export const anchors = {
 /** What every section of the Markdown reads: the report, its last run, a ratio's median over runs. */
 type Context = {
   result: Report;
-  last: RunResult;
+  last: RunStamp & RunResult;
   ratio: (name: string) => number | undefined;
   runsNote: string;
 };
 
 export function markdownReport(result: Report): string {
-  const last = result.runs[result.runs.length - 1] as RunResult;
-  const ratio = (name: string) => result.acrossRuns[name]?.median;
-  const runsNote =
-    result.runs.length > 1
-      ? `median of the per-run medians over ${result.runs.length} runs`
-      : 'single run: median of the paired per-round ratios (use --runs 3 for a median over runs)';
-  const context: Context = { result, last, ratio, runsNote };
+  const view = overRunsView(
+    result,
+    'single run: median of the paired per-round ratios (use --runs 3 for a median over runs)',
+  );
+  const context: Context = { result, ...view };
   const lines: string[] = ['# Relay throughput and latency results', ''];
   lines.push(
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
@@ -154,11 +148,12 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
       ]),
     ),
     '',
-    ...markdownTableLines(
-      ['ratio (events/s)', 'value'],
-      Object.keys(result.acrossRuns)
-        .filter((k) => k.startsWith('claim probe'))
-        .map((name) => [name.replace('claim probe ', ''), times(ratio(name))]),
+    ...tableOf(
+      Object.keys(result.acrossRuns).filter((k) => k.startsWith('claim probe')),
+      {
+        'ratio (events/s)': (name) => name.replace('claim probe ', ''),
+        value: (name) => times(ratio(name)),
+      },
     ),
     '',
   );
@@ -209,10 +204,10 @@ function latencySection({ result, last, ratio, runsNote }: Context): string[] {
     lines.push(
       `Paired ratios (${runsNote}):`,
       '',
-      ...markdownTableLines(
-        ['ratio', 'value'],
-        latencyRatios.map((name) => [name.replace('latency ', ''), times(ratio(name), 3)]),
-      ),
+      ...tableOf(latencyRatios, {
+        ratio: (name) => name.replace('latency ', ''),
+        value: (name) => times(ratio(name), 3),
+      }),
       '',
     );
   return lines;

@@ -1,5 +1,6 @@
 /** The throughput variants (relays, bare producers) and the ratios reported between them. */
 import type { CpuReport } from '../support/cpu.ts';
+import type { TimedCell } from '../support/stats.ts';
 import { params } from './params.ts';
 
 export type StatsState = 'fresh' | 'stale';
@@ -48,12 +49,7 @@ export const throughputVariants: ThroughputVariant[] = [
   })),
 ];
 
-export type ThroughputRound = {
-  round: number;
-  variant: string;
-  events: number;
-  elapsedMs: number;
-  eventsPerSec: number;
+export type ThroughputRound = TimedCell & {
   /** Relays only: events each relay published (from /healthz). */
   perRelay?: number[];
   /** Relays only: how long preparing the backlog took (history, analyze, insert; not timed). */

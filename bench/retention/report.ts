@@ -2,6 +2,7 @@
 
 import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
+import { tableOf } from '../support/table.ts';
 import type { ClaimPhase, ClaimSummary, LoopSummary } from './claims.ts';
 import { claimers } from './claims.ts';
 import { params } from './params.ts';
@@ -167,23 +168,23 @@ function retentionSection(retention: Retention): string[] {
       ],
     ),
     '',
-    ...markdownTableLines(
-      ['partition', 'rows', 'guard ms', 'detach concurrently ms', 'drop ms'],
-      B.partitions.map((p) => [p.partition, int(p.rows), fmt(p.guardMs), fmt(p.detachMs), fmt(p.dropMs)]),
-    ),
+    ...tableOf(B.partitions, {
+      partition: (p) => p.partition,
+      rows: (p) => int(p.rows),
+      'guard ms': (p) => fmt(p.guardMs),
+      'detach concurrently ms': (p) => fmt(p.detachMs),
+      'drop ms': (p) => fmt(p.dropMs),
+    }),
     '',
     `### Partition DDL behind a transaction holding ACCESS SHARE on the parent for ${params.blockerMs} ms`,
     '',
-    ...markdownTableLines(
-      ['method', 'DDL ms', 'claims during', 'max claim ms', 'claims > 100 ms'],
-      retention.lockDemo.map((d) => [
-        d.method,
-        fmt(d.ddlMs),
-        String(d.claimsDuring),
-        fmt(d.maxClaimMs),
-        String(d.claimsOver100ms),
-      ]),
-    ),
+    ...tableOf(retention.lockDemo, {
+      method: (d) => d.method,
+      'DDL ms': (d) => fmt(d.ddlMs),
+      'claims during': (d) => d.claimsDuring,
+      'max claim ms': (d) => fmt(d.maxClaimMs),
+      'claims > 100 ms': (d) => d.claimsOver100ms,
+    }),
     '',
   ];
 }

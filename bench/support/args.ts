@@ -1,8 +1,7 @@
 import { parseDuration } from '@outbox/loadgen';
 
-// The flag checks every bench shares. Each bench declares its flags with node:util's parseArgs
-// (strict: an unknown flag is refused) and turns the strings into numbers here, so a bad value
-// stops the run before any set-up, naming the flag.
+// The flag checks every bench shares: bench/support/bench.ts's option kinds turn the strings into
+// numbers here, so a bad value stops the run before any set-up, naming the flag.
 
 export function positiveInt(name: string, value: string): number {
   const parsed = Number(value);

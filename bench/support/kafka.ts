@@ -18,6 +18,12 @@ export async function startBenchBroker(label: string): Promise<TestBroker & { ve
   return { ...started, version: kafkaVersion() };
 }
 
+/** The broker as a results file describes it. */
+export const benchBrokerInfo = () => ({
+  version: kafkaVersion(),
+  broker: 'devstack test broker: single node, KRaft, C1-only JVM, 768 MB heap',
+});
+
 /** kafkajs through the project's one factory, logging errors only (to stderr). */
 export function benchKafka(clientId: string, brokers: string[]): Kafka {
   return createKafka({ clientId, brokers, logger: pino({ level: 'error' }, pino.destination(2)) });

@@ -1,3 +1,5 @@
+import type { startChaosStack } from '@outbox/chaos';
+
 /** The PostgreSQL server the system benchmarks create their databases on. */
 export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -10,3 +12,9 @@ export const STACK_PROCESSES = [
   'relay-inventory',
   'relay-billing',
 ] as const;
+
+/** The stack's three databases by service: what collectOutcome and the CDC connectors read. */
+export function stackDatabaseUrls(stack: Awaited<ReturnType<typeof startChaosStack>>) {
+  const { orders, inventory, billing } = stack.databases;
+  return { orders: orders.url, inventory: inventory.url, billing: billing.url };
+}

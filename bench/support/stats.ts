@@ -50,6 +50,16 @@ export function pairedRatio(
   return { median: round(median(perRound), 4), perRound };
 }
 
+/** One variant's timed measurement in one round, as a results file records it. */
+export type TimedCell = { round: number; variant: string } & ReturnType<typeof timed>;
+
+/** `events` measured over `elapsedMs`: both as a results file records them. */
+export const timed = (events: number, elapsedMs: number) => ({
+  events,
+  elapsedMs: round(elapsedMs, 1),
+  eventsPerSec: round((events / elapsedMs) * 1000, 1),
+});
+
 /** Rotate `items` by `round`, so no variant always runs first (or always right after another). */
 export const rotated = <T>(items: T[], round: number): T[] =>
   items.map((_, i) => items[(i + round) % items.length] as T);

@@ -9,7 +9,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { cpuSince, cpuSnapshot, procTicks, rssMiB, TICKS_PER_SECOND } from '../support/cpu.ts';
 import { loadavg } from '../support/environment.ts';
-import { postgresUrl } from '../support/stack.ts';
+import { postgresUrl, stackDatabaseUrls } from '../support/stack.ts';
 import { nextRate, record, type SearchState, verdict } from './capacitySearch.ts';
 import type { Step } from './records.ts';
 import { refusalsBetween, scrapeOrders } from './refusals.ts';
@@ -100,11 +100,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   );
   const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
   const outcome = await collectOutcome({
-    databaseUrls: {
-      orders: stack.databases.orders.url,
-      inventory: stack.databases.inventory.url,
-      billing: stack.databases.billing.url,
-    },
+    databaseUrls: stackDatabaseUrls(stack),
     orderIds,
     timeoutMs: drainMs,
     ...(options.cdc ? { outboxRowsStayPending: true } : {}),

@@ -1,5 +1,6 @@
 /** The Markdown of bench:system's results file. */
 import { markdownTableLines } from '@outbox/devstack/table';
+import { tableOf } from '../support/table.ts';
 import type { Step, VariantReport } from './records.ts';
 import { targetsTable } from './targets.ts';
 
@@ -104,23 +105,23 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
   const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
   const lines = ['', `## ${r.variant} (${r.revision}): every step`, ''];
   lines.push(
-    ...markdownTableLines(
-      ['offered/s', 'accepted/s', 'p50', 'p95', 'p99', 'pending at end', 'verdict', 'CPU ms/order'],
+    ...tableOf(
       [
         ...r.steps,
         ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
         ...(r.atNinetyPercent ? [r.atNinetyPercent] : []),
         ...(r.atFixedRate ? [r.atFixedRate] : []),
-      ].map((s) => [
-        String(s.offeredRate),
-        s.achievedRate.toFixed(1),
-        `${s.latencyMs.p50} ms`,
-        `${s.latencyMs.p95} ms`,
-        `${s.latencyMs.p99} ms`,
-        String(s.pendingAtEnd),
-        s.sustained ? 'sustained' : s.reasons.join('; '),
-        String(s.cpuMsPerOrder.total),
-      ]),
+      ],
+      {
+        'offered/s': (s) => s.offeredRate,
+        'accepted/s': (s) => s.achievedRate.toFixed(1),
+        p50: (s) => `${s.latencyMs.p50} ms`,
+        p95: (s) => `${s.latencyMs.p95} ms`,
+        p99: (s) => `${s.latencyMs.p99} ms`,
+        'pending at end': (s) => s.pendingAtEnd,
+        verdict: (s) => (s.sustained ? 'sustained' : s.reasons.join('; ')),
+        'CPU ms/order': (s) => s.cpuMsPerOrder.total,
+      },
     ),
   );
   if (r.underload?.length && r.capacity)
@@ -141,15 +142,12 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
     lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
     const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
     lines.push(
-      ...markdownTableLines(
-        ['process', 'CPU ms/order', 'RSS MiB', `CPU ms/order at ${fixedRate}/s`],
-        names.map((n) => [
-          n,
-          String(atCapacity.cpuMsPerOrder[n]),
-          String(atCapacity.rssMiB[n] ?? '—'),
-          String(r.atFixedRate?.cpuMsPerOrder[n] ?? '—'),
-        ]),
-      ),
+      ...tableOf(names, {
+        process: (n) => n,
+        'CPU ms/order': (n) => atCapacity.cpuMsPerOrder[n],
+        'RSS MiB': (n) => atCapacity.rssMiB[n] ?? '—',
+        [`CPU ms/order at ${fixedRate}/s`]: (n) => r.atFixedRate?.cpuMsPerOrder[n] ?? '—',
+      }),
     );
   }
   return lines;
@@ -157,21 +155,11 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
 
 /** Steps at a share of the capacity: what was accepted and shed, how fast, by whose clock. */
 function offeredTable(steps: Step[], capacity: number): string[] {
-  return markdownTableLines(
-    [
-      'offered/s',
-      'accepted/s',
-      'goodput ÷ capacity',
-      'shed (by reason)',
-      'other refusals',
-      'e2e p99 of accepted',
-      'answer p99: accepted / shed (client)',
-      'refused within 50 ms of arrival (API clock)',
-    ],
-    steps.map((s) => [
-      String(s.offeredRate),
-      s.achievedRate.toFixed(1),
-      (s.achievedRate / capacity).toFixed(2),
+  return tableOf(steps, {
+    'offered/s': (s) => s.offeredRate,
+    'accepted/s': (s) => s.achievedRate.toFixed(1),
+    'goodput ÷ capacity': (s) => (s.achievedRate / capacity).toFixed(2),
+    'shed (by reason)': (s) =>
       s.refusals
         ? `${s.shed ?? '—'} (${
             Object.entries(s.refusals.byReason)
@@ -180,12 +168,13 @@ function offeredTable(steps: Step[], capacity: number): string[] {
               .join(', ') || 'none'
           })`
         : String(s.shed ?? '—'),
-      String(s.rejected ?? '—'),
-      `${s.latencyMs.p99} ms`,
+    'other refusals': (s) => s.rejected ?? '—',
+    'e2e p99 of accepted': (s) => `${s.latencyMs.p99} ms`,
+    'answer p99: accepted / shed (client)': (s) =>
       s.answerP99Ms ? `${Math.round(s.answerP99Ms.accepted)} / ${Math.round(s.answerP99Ms.shed)} ms` : '—',
+    'refused within 50 ms of arrival (API clock)': (s) =>
       s.refusals && s.refusals.shed > 0
         ? `${(100 * s.refusals.within50ms).toFixed(1)}% (p99 ≤ ${s.refusals.p99AtMostMs} ms)`
         : '—',
-    ]),
-  );
+  });
 }

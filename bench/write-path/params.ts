@@ -1,32 +1,24 @@
 /** bench:write-path's flags, checked before any set-up. */
-import { parseArgs } from 'node:util';
-import { positiveInt } from '../support/args.ts';
-import { logger } from '../support/environment.ts';
-import { resultsPath } from '../support/results.ts';
+import { as, defineBench, int, ints, list } from '../support/bench.ts';
 
-export const { values: args } = parseArgs({
+export const bench = defineBench({
+  name: 'write-path',
+  about: 'What the outbox write adds to the orders business transaction, variant by variant, interleaved.',
   options: {
-    runs: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '15' },
-    iterations: { type: 'string', default: '150' },
-    tx: { type: 'string', default: '400' },
-    concurrency: { type: 'string', default: '8,32' },
-    warmup: { type: 'string', default: '100' },
-    variants: { type: 'string', default: 'A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T' },
-    out: { type: 'string', default: resultsPath('write-path') },
+    runs: int(1, 'runs, each on a fresh database'),
+    rounds: int(15, 'rounds per run; each runs every variant once, in a rotating order'),
+    iterations: int(150, 'transactions per variant per round at concurrency 1 (latency)'),
+    txPerThroughputRound: as(
+      'tx',
+      int(400, 'transactions per variant per round at each higher concurrency (throughput)'),
+    ),
+    concurrency: ints('8,32', 'the concurrencies measured for throughput'),
+    warmup: int(100, 'transactions per variant before the first round'),
+    variants: list('A,R,B,C,D,E0,E1,E1K,F0,F1,F1K,F1N,F1T', 'the variants (bench/write-path/variants.ts)'),
   },
 });
-
 export const params = {
-  runs: positiveInt('runs', args.runs),
-  rounds: positiveInt('rounds', args.rounds),
-  /** Transactions per variant per round at concurrency 1 (latency). */
-  iterations: positiveInt('iterations', args.iterations),
-  /** Transactions per variant per round at each higher concurrency (throughput). */
-  txPerThroughputRound: positiveInt('tx', args.tx),
-  concurrency: args.concurrency.split(',').map((c) => positiveInt('concurrency', c)),
-  warmup: positiveInt('warmup', args.warmup),
-  variants: args.variants.split(','),
+  ...bench.parameters,
   prismaPoolSize: 10, // createPrisma passes no `max`, so node-postgres' default pool of 10 applies
 };
-export const log = logger('write-path');
+export const log = bench.log;

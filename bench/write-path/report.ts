@@ -3,6 +3,7 @@
 import { markdownTableLines } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
+import { type OverRuns, overRunsView } from '../support/runs.ts';
 import { pct } from '../support/stats.ts';
 import { params } from './params.ts';
 import type { RunResult } from './run.ts';
@@ -10,12 +11,11 @@ import { comparisons } from './summary.ts';
 import { variants } from './variants.ts';
 
 export function markdownReport(result: Report): string {
-  const last = result.runs[result.runs.length - 1] as RunResult;
-  const ratio = (name: string) => result.acrossRuns[name]?.median;
-  const runsNote =
-    result.runs.length > 1
-      ? `median of the per-run ratios over ${result.runs.length} runs`
-      : 'single run (use --runs 3 for a median over runs)';
+  const { last, ratio, runsNote } = overRunsView(
+    result,
+    'single run (use --runs 3 for a median over runs)',
+    'median of the per-run ratios',
+  );
   const lines: string[] = [];
   lines.push('# Write-path benchmark results', '');
   lines.push(
@@ -69,6 +69,4 @@ export type Report = RunHeader & {
   benchmark: 'write-path';
   parameters: typeof params;
   variants: { key: string; label: string; statementsPerTx: number; notifyTrigger: boolean }[];
-  runs: RunResult[];
-  acrossRuns: Record<string, { median: number; perRun: number[] }>;
-};
+} & OverRuns<RunResult>;

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '@outbox/devstack/testing/test-database';
 import { createPrisma, migrate, type Prisma } from '@outbox/orders';
 import pg from 'pg';
-import { loadavg } from '../support/environment.ts';
 import { median, quantile, round } from '../support/stats.ts';
 import { log, params } from './params.ts';
 import { type LatencyRound, type RunSummary, summarizeRun, type ThroughputRound } from './summary.ts';
@@ -29,11 +28,7 @@ export const orderFor = (round: number) =>
   variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
 
 export type RunResult = {
-  run: number;
   database: string;
-  durationSec: number;
-  loadavgBefore: number[];
-  loadavgAfter: number[];
   notificationsReceived: number;
   /** Notifications the LISTEN connection received while each variant ran (warm-up included). */
   notificationsByVariant: Record<string, number>;
@@ -46,8 +41,6 @@ export type RunResult = {
 };
 
 export async function benchmarkRun(run: number): Promise<RunResult> {
-  const startedAt = Date.now();
-  const loadavgBefore = loadavg();
   const db = await createTestDatabase('bench_write_path');
   const admin = new pg.Client({ connectionString: db.url });
   const listener = new pg.Client({ connectionString: db.url });
@@ -82,12 +75,9 @@ export async function benchmarkRun(run: number): Promise<RunResult> {
         'select (select count(*) from orders)::int as orders, (select count(*) from outbox)::int as outbox',
       )
     ).rows;
+    log(`run ${run}: ${counts?.orders} orders, ${counts?.outbox} outbox rows`);
     return {
-      run,
       database: db.name,
-      durationSec: round((Date.now() - startedAt) / 1000, 1),
-      loadavgBefore,
-      loadavgAfter: loadavg(),
       notificationsReceived: notifications.received(),
       notificationsByVariant: notifications.byVariant,
       statementsPerTx,
