@@ -50,12 +50,10 @@ export const cdcSideBySide: FigureTable = {
     const aggregates = (run: SideBySide) => `${num(run.parameters.aggregates ?? 50)} aggregates`;
     return [
       'Commit → broker ack and → a consumer, ms (run 1, run 2):',
-      '',
       markdownTable(
         ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
         latencyRows,
       ),
-      '',
       markdownTable(
         [
           `backlog of ${num(first.parameters.backlog)} events`,
@@ -66,14 +64,13 @@ export const cdcSideBySide: FigureTable = {
           ...runs.map((run) => drain(run, side)),
         ]),
       ),
-      '',
       runs
         .map(
           (run, i) =>
             `Run ${i + 1}: ${link(RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
         )
         .join(' '),
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -145,9 +142,8 @@ export const pollingOrCdc: FigureTable = {
           ],
         ],
       ),
-      '',
       `Each row's file says when and at what load it ran: the side-by-side run ${day(sideBySide.date)} (${load(sideBySide.loadavg.before, sideBySide.loadavg.after)}), ` +
         `the backlog drain ${day(drains.date)} at \`${RELAY_VS_DEBEZIUM_REVISION}\` (${load(drains.loadavg.before, drains.loadavg.after)}, tracing off), the whole saga ${day(system.date)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -30,7 +30,14 @@ export function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
 }
 
 const perSecond = (count: number, durationMs: number) => `${num(count / (durationMs / 1000), 1)}/s`;
-export const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+export const when = (report: ChaosReport | undefined) =>
+  report ? `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC` : '?';
+export const verdict = (report: ChaosReport) => (report.passed ? 'pass' : '**FAIL**');
+/** What the checker counted for one invariant of a run (none when it did not run). */
+export const countsOf = (report: ChaosReport, invariant: string): Record<string, number> =>
+  report.invariants.find((found) => found.name === invariant)?.counts ?? {};
+/** The first line of the error a scenario threw, without its "Error: ". */
+const errorLine = (report: ChaosReport) => report.error?.split('\n')[0]?.replace(/^Error: /, '');
 const percentiles = (figures: Percentiles | undefined) =>
   figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
 
@@ -69,7 +76,6 @@ export const overload: FigureTable = {
           ['orders ended on a client timeout', num(timeouts), ''],
         ],
       ),
-      '',
       markdownTable(
         ['on the client’s clock', 'p50 / p99'],
         [
@@ -79,10 +85,9 @@ export const overload: FigureTable = {
           ['created → cancelled', percentiles(load.decisionMs?.cancelled)],
         ],
       ),
-      '',
       `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
         `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -97,10 +102,8 @@ export const dualWrites: FigureTable = {
   sources: [DUAL_WRITES],
   render({ read, link }) {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const count = (report: ChaosReport, name: string, key: string) =>
-      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    const count = (report: ChaosReport, key: string) => countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0;
     const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
-    const [first] = reports;
     return [
       markdownTable(
         [
@@ -117,21 +120,20 @@ export const dualWrites: FigureTable = {
                 '—',
                 '—',
                 '—',
-                `not run to the end: ${report.error.split('\n')[0]?.replace(/^Error: /, '')}`,
+                `not run to the end: ${errorLine(report)}`,
               ]
             : [
                 WRITE_MODE[report.writeMode] ?? report.writeMode,
-                num(count(report, 'no-lost-or-ghost-orders', 'committed')),
-                bold(count(report, 'no-lost-or-ghost-orders', 'lost')),
-                bold(count(report, 'no-lost-or-ghost-orders', 'ghost')),
+                num(count(report, 'committed')),
+                bold(count(report, 'lost')),
+                bold(count(report, 'ghost')),
                 report.passed ? 'held' : 'broken',
               ],
         ),
       ),
-      '',
-      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}; ` +
+      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
         "the chaos report beside it gives each scenario's load and faults (it records no load average).",
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -140,8 +142,6 @@ export const dualWritesCounts: FigureTable = {
   sources: [DUAL_WRITES],
   render({ read, link }) {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const counts = (report: ChaosReport) =>
-      report.invariants.find((invariant) => invariant.name === 'no-lost-or-ghost-orders')?.counts ?? {};
     const KEYS = [
       'committed',
       'lost',
@@ -151,7 +151,6 @@ export const dualWritesCounts: FigureTable = {
       'duplicates',
       'stuckPending',
     ];
-    const [first] = reports;
     return [
       markdownTable(
         [
@@ -168,36 +167,33 @@ export const dualWritesCounts: FigureTable = {
         ],
         reports.map((report) => [
           `\`${report.writeMode}\``,
-          report.error ? 'not run to the end' : report.passed ? 'pass' : '**FAIL**',
+          report.error ? 'not run to the end' : verdict(report),
           report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
-          ...KEYS.map((key) => (report.error ? '—' : num(counts(report)[key] ?? 0))),
+          ...KEYS.map((key) =>
+            report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
+          ),
         ]),
       ),
-      '',
-      `${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}` +
+      `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
         (reports.some((report) => report.error)
           ? `; ${reports
               .filter((report) => report.error)
-              .map(
-                (report) =>
-                  `\`${report.writeMode}\`: ${report.error?.split('\n')[0]?.replace(/^Error: /, '')}`,
-              )
+              .map((report) => `\`${report.writeMode}\`: ${errorLine(report)}`)
               .join('; ')}`
           : '') +
         '.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
 const ALL = resultsFile('chaos.all.json');
-const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
+export const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
 
 /** What the checker counted of a run's duplicates: on the topics, and by each consumer's own counter. */
 export function duplicateCounts(report: ChaosReport) {
-  const counts =
-    report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+  const counts = countsOf(report, 'duplicates-reconcile');
   const onTopics = (what: string) =>
     TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
   return {
@@ -222,7 +218,7 @@ export const chaosAll: FigureTable = {
       const { messages, duplicates, byConsumer } = duplicateCounts(report);
       return [
         `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
+        verdict(report),
         `${report.load.accepted} / ${report.load.sent}`,
         num(report.load.retries),
         messages,
@@ -249,9 +245,8 @@ export const chaosAll: FigureTable = {
         ],
         rows,
       ),
-      '',
-      `${link(ALL)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
-    ].join('\n');
+      `${link(ALL)}, started ${when(reports[0])}.`,
+    ].join('\n\n');
   },
 };
 
@@ -266,7 +261,7 @@ export const chaosCluster: FigureTable = {
       const { messages, duplicates, byConsumer } = duplicateCounts(report);
       return [
         `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
+        verdict(report),
         `${report.load.accepted} / ${report.load.sent}`,
         messages,
         duplicates,
@@ -291,9 +286,8 @@ export const chaosCluster: FigureTable = {
         ],
         rows,
       ),
-      '',
-      `${link(CLUSTER)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
-    ].join('\n');
+      `${link(CLUSTER)}, started ${when(reports[0])}.`,
+    ].join('\n\n');
   },
 };
 
@@ -310,8 +304,7 @@ export const chaosFailover: FigureTable = {
   sources: FAILOVERS,
   render({ read, link }) {
     const reports = FAILOVERS.map((path) => onlyReport(read<ChaosReport[]>(path), path));
-    const count = (report: ChaosReport, name: string, key: string) =>
-      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    const count = (report: ChaosReport, name: string, key: string) => countsOf(report, name)[key] ?? 0;
     return [
       markdownTable(
         [
@@ -325,7 +318,7 @@ export const chaosFailover: FigureTable = {
         ],
         reports.map((report) => [
           `\`${report.scenario}\``,
-          report.passed ? 'pass' : '**FAIL**',
+          verdict(report),
           `${num(count(report, 'failover-announces-no-lost-order', 'ordersLost'))} of ${num(report.load.accepted)}`,
           num(count(report, 'failover-announces-no-lost-order', 'ghostEvents')),
           num(count(report, 'failover-announces-no-lost-order', 'effectsOfOrdersThatDoNotExist')),
@@ -333,8 +326,7 @@ export const chaosFailover: FigureTable = {
           seconds(count(report, 'failover-announces-no-lost-order', 'windowWithoutWritesMs')),
         ]),
       ),
-      '',
       reports.map((report, i) => `${link(FAILOVERS[i] as string)}, run ${when(report)}.`).join(' '),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,7 +1,7 @@
 import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { ChaosReport } from './chaos.ts';
+import { type ChaosReport, countsOf as counts, seconds, verdict, when } from './chaos.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -9,9 +9,6 @@ import type { FigureTable } from './types.ts';
 type ComposeChaosReport = ChaosReport & Pick<ScenarioReport, 'revision' | 'machine' | 'run'>;
 
 const COMPOSE = resultsFile('chaos.compose.json');
-const seconds = (ms: number) => `${num(ms / 1000, 1)} s`;
-const counts = (report: ChaosReport, invariant: string) =>
-  report.invariants.find((one) => one.name === invariant)?.counts ?? {};
 
 /** Every scenario of the compose run: its verdict, what was lost or doubled, and the longest stall. */
 export const chaosCompose: FigureTable = {
@@ -29,7 +26,7 @@ export const chaosCompose: FigureTable = {
       );
       return [
         `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
+        verdict(report),
         `${num(report.load.accepted)} / ${num(report.load.sent)}`,
         num(orders.lost ?? 0),
         num(orders.ghost ?? 0),
@@ -55,10 +52,9 @@ export const chaosCompose: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${link(COMPOSE)}: revision \`${first?.revision ?? 'unknown'}\`, ${first?.machine?.cpu ?? 'unknown CPU'}, ` +
-        `${first?.machine?.cores ?? '?'} cores, started ${first?.startedAt.slice(0, 16).replace('T', ' ')} UTC, ` +
+        `${first?.machine?.cores ?? '?'} cores, started ${when(first)}, ` +
         `tracing ${first?.run?.tracing ?? 'not recorded'}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

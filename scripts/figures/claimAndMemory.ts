@@ -116,12 +116,11 @@ export const claimOnGrownOutbox: FigureTable = {
           row('whole system CPU per order', ms(cpu('total'), 1)),
         ],
       ),
-      '',
       `Bitmap scan: ${BITMAP.map((path) => results.link(path)).join(', ')} (the first run kept as its report only, ` +
         'without a statement table: pg_stat_statements was not loaded yet); index scan: ' +
         `${results.link(INDEX_RUN_1)}, ${results.link(INDEX)}; ${day(columns[0]?.[0]?.date ?? '')}. ` +
         'The reports record no load average.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -162,9 +161,8 @@ export const semiSpace: FigureTable = {
           ['all (with PostgreSQL and Kafka)', '—', '—', cpuOf(defaults, ['total']), cpuOf(small, ['total'])],
         ],
       ),
-      '',
       `Default: ${results.link(INDEX)}; 16 MiB semi-spaces: ${results.link(SEMI_SPACE)}; ${day(small.date)}, ` +
         'one run each; the reports record no load average.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };

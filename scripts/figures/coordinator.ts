@@ -98,9 +98,8 @@ export const coordinatorKill: FigureTable = {
         ],
         rows,
       ),
-      '',
       note,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -154,8 +153,7 @@ export const coordinatorFrozen: FigureTable = {
         ],
         rows,
       ),
-      '',
       note,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

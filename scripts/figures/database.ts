@@ -28,7 +28,6 @@ export const writePath: FigureTable = {
     const { latency, throughput } = last.summary;
     return [
       `Ratios, median over ${results.parameters.runs} runs of the paired per-round ratios (latency: + is slower; throughput: − is fewer transactions per second):`,
-      '',
       markdownTable(
         ['comparison', 'c=1 median latency', 'c=1 p99 latency', 'c=8 throughput', 'c=32 throughput'],
         COMPARISONS.map(([name, what]) => [
@@ -39,9 +38,7 @@ export const writePath: FigureTable = {
           change(ratio(`throughput c=32 ${name}`)),
         ]),
       ),
-      '',
       `Absolute figures of the last run (median over ${results.parameters.rounds} rounds):`,
-      '',
       markdownTable(
         ['variant', 'statements per transaction', 'c=1 median ms', 'c=1 p99 ms', 'c=8 tx/s', 'c=32 tx/s'],
         results.variants.map(({ key, label, statementsPerTx }) => [
@@ -53,9 +50,8 @@ export const writePath: FigureTable = {
           num(throughput['32']?.[key] ?? Number.NaN),
         ]),
       ),
-      '',
       `${link(WRITE_PATH)}: ${day(results.date)}, last run at ${load(last.loadavgBefore, last.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -80,7 +76,6 @@ export const retention: FigureTable = {
     };
     return [
       `${num(published)} published rows over ${days} days, those older than ${retentionDays} days removed:`,
-      '',
       markdownTable(
         [
           'retention',
@@ -96,9 +91,8 @@ export const retention: FigureTable = {
           row('B', 'B: detach and drop day partitions'),
         ],
       ),
-      '',
       `${link(RETENTION)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -122,7 +116,6 @@ export const outboxMigrations: FigureTable = {
           ]),
         ),
       ),
-      '',
       runs
         .map(
           ({ path, results }) =>
@@ -130,6 +123,6 @@ export const outboxMigrations: FigureTable = {
         )
         .join('; ')
         .concat(' (a shared machine under heavy load: durations are noisy, their proportions less so).'),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { PartitionFigure as MemberFigure, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
+import { type ChaosReport, countsOf, onlyReport, seconds, when } from './chaos.ts';
 import { day, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
@@ -53,7 +53,7 @@ function rows(results: Results, scenario: string): string[][] {
     report.error ? 'did not run' : cell(report);
   const both = (cell: (report: ProtocolReport) => string) => [cellOf(classic, cell), cellOf(consumer, cell)];
   const count = (report: ProtocolReport, key: string) =>
-    num(report.invariants.find((found) => found.name === 'no-lost-or-ghost-orders')?.counts[key] ?? 0);
+    num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0);
   /**
    * Effects found more often than once (a duplicate applied) and less (an event never applied),
    * from the applied-exactly-once checker's lines: "<effect>: expected E: N (e.g. <id> (found), …)".
@@ -185,13 +185,12 @@ export function groupProtocolsTable(root = repoRoot): FigureTable {
           ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
           scenarios.flatMap((scenario) => rows(results, scenario)),
         ),
-        '',
         `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
           `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
           'whose processes did not start within their deadline measured nothing and was run again later, ' +
           'so the times below give the order the runs kept. ' +
           `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }

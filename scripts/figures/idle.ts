@@ -43,8 +43,7 @@ export const idleDemo: FigureTable = {
           ],
         ],
       ),
-      '',
       `${caption.charAt(0).toUpperCase()}${caption.slice(1)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

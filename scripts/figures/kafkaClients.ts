@@ -4,7 +4,7 @@ import type { InvariantResult, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import type { Report as KafkaClientsRun } from '../../bench/kafka-clients/report.ts';
 import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
+import { type ChaosReport, countsOf, onlyReport, seconds } from './chaos.ts';
 import { day, load, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
@@ -65,8 +65,8 @@ function failoverRows(results: Results, scenario: string): string[][] {
     cell(kafkajs as FailoverReport),
     cell(platformatic as FailoverReport),
   ];
-  const count = (report: FailoverReport, invariant: string, key: string) =>
-    num(report.invariants.find((found) => found.name === invariant)?.counts[key] ?? 0);
+  const count = (report: FailoverReport, key: string) =>
+    num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0);
   const twice = (report: FailoverReport) => {
     const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once');
     return found?.passed ? '0' : `**${num(found?.violations.length ?? 1)}**`;
@@ -90,10 +90,7 @@ function failoverRows(results: Results, scenario: string): string[][] {
     ],
     [
       `${name}: events lost / invented / applied twice`,
-      ...both(
-        (r) =>
-          `${count(r, 'no-lost-or-ghost-orders', 'lost')} / ${count(r, 'no-lost-or-ghost-orders', 'ghost')} / ${twice(r)}`,
-      ),
+      ...both((r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${twice(r)}`),
       '',
     ],
     [`${name}: every invariant`, ...both((r) => (r.passed ? 'held' : '**broken**')), ''],
@@ -126,12 +123,11 @@ export function kafkaClientsTable(root = repoRoot): FigureTable {
           ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
           [...rows, ...failovers],
         ),
-        '',
         `Throughput and CPU: ${results.link(run)} (label \`${bench.label}\`), ${bench.parameters.rounds} rounds, ` +
           `revision \`${bench.revision ?? 'unknown'}\`, ${day(bench.date)}, ${load(bench.loadavgBefore, bench.loadavgAfter)}; ` +
           'medians over rounds, the ratio paired per round. ' +
           chaosNote,
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }

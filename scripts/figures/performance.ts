@@ -95,9 +95,8 @@ export const overloadGoodput: FigureTable = {
         ],
         rows,
       ),
-      '',
       `Run 1: ${link(SAMPLED)}; run 2: ${link(SAMPLED_2)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -292,8 +291,7 @@ export const batchingAtLowRate: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -46,7 +46,6 @@ export const relayVsDebezium: FigureTable = {
         ],
         sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
       ),
-      '',
       `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round; revision \`${RELAY_VS_DEBEZIUM_REVISION}\`, tracing off. ` +
         runs
           .map(
@@ -54,6 +53,6 @@ export const relayVsDebezium: FigureTable = {
               `Run ${i + 1}: ${link(RELAY_VS_DEBEZIUM_RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
           )
           .join(' '),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

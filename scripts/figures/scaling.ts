@@ -48,9 +48,8 @@ export const scalingMatrix: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 

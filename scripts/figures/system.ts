@@ -87,9 +87,8 @@ export const systemCapacity: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${sources.charAt(0).toUpperCase()}${sources.slice(1)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -129,9 +128,8 @@ export const systemPollingVsCdc: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
         `load average ${loadRange(current)} over the polling steps, ${loadRange(report(results, 'cdc'))} over the CDC ones.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -39,9 +39,8 @@ function targetsOf(run: string): FigureTable {
       const results = read<TargetsResults>(run);
       return [
         targetsTable(results.reports, results.args.reference).join('\n'),
-        '',
         source(results, link, run),
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }
@@ -93,9 +92,8 @@ function summaryOf(run: string): FigureTable {
           ],
           rows,
         ),
-        '',
         source(results, link, run),
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }
@@ -123,8 +121,7 @@ export const performanceTargetsProcesses: FigureTable = {
           ...results.reports.flatMap((r) => [cell(r.atFixedRate, name), cell(atCapacity(r), name)]),
         ]),
       ),
-      '',
       source(results, link),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -62,19 +62,13 @@ export const relayThroughput: FigureTable = {
     );
     return [
       `From a backlog of ${num(events)} events over ${num(aggregates)} aggregates, batches of ${batchSize}, median of ${rounds} rounds:`,
-      '',
       throughput,
-      '',
       'The relay loop, mean ms per call (claims that found nothing included):',
-      '',
       loop,
-      '',
       'Commit → broker ack, one relay, at a steady offered rate:',
-      '',
       ack,
-      '',
       `${link(RELAY)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -91,7 +85,6 @@ export const consumerThroughput: FigureTable = {
     const { events, partitions, rounds } = results.parameters;
     return [
       `From a backlog of ${num(events)} events on ${partitions} partitions, one consumer, median of ${rounds} rounds:`,
-      '',
       markdownTable(
         [
           'variant',
@@ -110,8 +103,7 @@ export const consumerThroughput: FigureTable = {
           cpu(cpuPer1000[key]),
         ]),
       ),
-      '',
       `${link(CONSUMER)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

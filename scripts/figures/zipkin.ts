@@ -33,9 +33,8 @@ export const zipkinSpanWeight: FigureTable = {
           ];
         }),
       ),
-      '',
       `Ours: ${link(OURS)}, ${load(ours.loadavgBefore, ours.loadavgAfter)}; ` +
         `the SDK's default resource: ${link(SDK_DEFAULT)}, ${load(sdk.loadavgBefore, sdk.loadavgAfter)}; ${day(ours.startedAt)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
