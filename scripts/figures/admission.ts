@@ -83,7 +83,7 @@ export const admission: FigureTable = {
           shedCell(over),
           over ? `${num(over.latencyMs.p99)} ms` : '—',
           within50([under, over]),
-          [under, over].map((step) => (step ? num(step.loadavg[0] ?? Number.NaN, 1) : '—')).join(' / '),
+          [under, over].map((step) => (step ? num(step.loadavg[0], 1) : '—')).join(' / '),
         ];
       });
     });

@@ -5,6 +5,7 @@ import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { day, load, num } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_REVISION, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Cell = CdcLatency['latency'][number];
@@ -86,12 +87,7 @@ export const pollingOrCdc: FigureTable = {
     const sideBySide = read<SideBySide>(RUNS[1]);
     const system = read<SystemResults<SystemReport>>(SYSTEM);
     const drains = read<RelayVsDebezium>(DRAIN);
-    const variant = (name: string) => {
-      const found = system.reports.find((candidate) => candidate.variant === name);
-      if (!found) throw new Error(`no ${name} variant in ${SYSTEM}`);
-      return found;
-    };
-    const [polling, cdc] = [variant('current'), variant('cdc')];
+    const [polling, cdc] = [variant(system, 'current', SYSTEM), variant(system, 'cdc', SYSTEM)];
     const p50s = (side: Cell['side']) =>
       sideBySide.latency
         .filter((found) => found.side === side)
@@ -104,8 +100,7 @@ export const pollingOrCdc: FigureTable = {
     const drained = (aggregates: number, side: string) =>
       num(drainCell(drains, aggregates, side).medianEventsPerSec);
     const fixed = system.args['fixed-rate'] ?? '?';
-    const cpu = (found: SystemReport, part: string) =>
-      num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
+    const cpu = (found: SystemReport, part: string) => num(found.atFixedRate.cpuMsPerOrder[part], 1);
     return [
       markdownTable(
         ['measured', 'polling', 'CDC', 'from'],

@@ -186,7 +186,6 @@ export const dualWritesCounts: FigureTable = {
   },
 };
 
-const ALL = resultsFile('chaos.all.json');
 export const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
@@ -207,89 +206,77 @@ export function duplicateCounts(report: ChaosReport) {
 
 /** A run of every scenario records each one's duration and, where a fault was restored, its time to recover. */
 type AllReport = ChaosReport &
-  Pick<ScenarioReport, 'durationMs'> & { quiescence: Pick<ScenarioReport['quiescence'], 'recoveryMs'> };
+  Pick<ScenarioReport, 'durationMs'> & {
+    quiescence: Partial<Pick<ScenarioReport['quiescence'], 'recoveryMs'>>;
+  };
+type Column = [header: string, cell: (report: AllReport) => string];
 
-/** The summary of a chaos run: one row per scenario, from the checker's counts. */
-export const chaosAll: FigureTable = {
-  sources: [ALL],
-  render({ read, link }) {
-    const reports = read<AllReport[]>(ALL);
-    const rows = reports.map((report) => {
-      const { messages, duplicates, byConsumer } = duplicateCounts(report);
+/** The columns of a run of several scenarios: the run of every scenario and the cluster's pick theirs. */
+const COLUMNS = {
+  scenario: ['scenario', (report) => `\`${report.scenario}\``],
+  verdict: ['verdict', verdict],
+  orders: ['orders accepted / sent', (report) => `${report.load.accepted} / ${report.load.sent}`],
+  retries: ['client retries', (report) => num(report.load.retries)],
+  messages: ['messages on topics', (report) => duplicateCounts(report).messages],
+  duplicates: ['duplicates on topics', (report) => duplicateCounts(report).duplicates],
+  byConsumer: [
+    "consumers' own duplicate counters (inventory / billing / orders)",
+    (report) => duplicateCounts(report).byConsumer,
+  ],
+  stalls: [
+    'nothing published / applied for at most',
+    (report) =>
+      `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
+  ],
+  quiet: ['quiet after load', (report) => seconds(report.quiescence.afterLoadMs)],
+  recovery: ['recovery', (report) => seconds(report.quiescence.recoveryMs)],
+  whole: ['whole run', (report) => seconds(report.durationMs)],
+} satisfies Record<string, Column>;
+
+/** One row per scenario of the run in `path`, in the columns named, from the checker's counts. */
+function scenariosTable(path: string, columns: (keyof typeof COLUMNS)[]): FigureTable {
+  return {
+    sources: [path],
+    render({ read, link }) {
+      const reports = read<AllReport[]>(path);
+      const picked: Column[] = columns.map((name) => COLUMNS[name]);
       return [
-        `\`${report.scenario}\``,
-        verdict(report),
-        `${report.load.accepted} / ${report.load.sent}`,
-        num(report.load.retries),
-        messages,
-        duplicates,
-        byConsumer,
-        seconds(report.quiescence.afterLoadMs),
-        seconds(report.quiescence.recoveryMs),
-        seconds(report.durationMs),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'orders accepted / sent',
-          'client retries',
-          'messages on topics',
-          'duplicates on topics',
-          "consumers' own duplicate counters (inventory / billing / orders)",
-          'quiet after load',
-          'recovery',
-          'whole run',
-        ],
-        rows,
-      ),
-      `${link(ALL)}, started ${when(reports[0])}.`,
-    ].join('\n\n');
-  },
-};
+        markdownTable(
+          picked.map(([header]) => header),
+          reports.map((report) => picked.map(([, cell]) => cell(report))),
+        ),
+        `${link(path)}, started ${when(reports[0])}.`,
+      ].join('\n\n');
+    },
+  };
+}
 
-const CLUSTER = resultsFile('chaos.cluster.json');
+/** The summary of a chaos run: one row per scenario. */
+export const chaosAll = scenariosTable(resultsFile('chaos.all.json'), [
+  'scenario',
+  'verdict',
+  'orders',
+  'retries',
+  'messages',
+  'duplicates',
+  'byConsumer',
+  'quiet',
+  'recovery',
+  'whole',
+]);
 
 /** `npm run chaos -- cluster`: every scenario of the three-broker cluster, with the windows without progress. */
-export const chaosCluster: FigureTable = {
-  sources: [CLUSTER],
-  render({ read, link }) {
-    const reports = read<ChaosReport[]>(CLUSTER);
-    const rows = reports.map((report) => {
-      const { messages, duplicates, byConsumer } = duplicateCounts(report);
-      return [
-        `\`${report.scenario}\``,
-        verdict(report),
-        `${report.load.accepted} / ${report.load.sent}`,
-        messages,
-        duplicates,
-        byConsumer,
-        `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
-        seconds(report.quiescence.afterLoadMs),
-        seconds(report.durationMs),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'orders accepted / sent',
-          'messages on topics',
-          'duplicates on topics',
-          "consumers' own duplicate counters (inventory / billing / orders)",
-          'nothing published / applied for at most',
-          'quiet after load',
-          'whole run',
-        ],
-        rows,
-      ),
-      `${link(CLUSTER)}, started ${when(reports[0])}.`,
-    ].join('\n\n');
-  },
-};
+export const chaosCluster = scenariosTable(resultsFile('chaos.cluster.json'), [
+  'scenario',
+  'verdict',
+  'orders',
+  'messages',
+  'duplicates',
+  'byConsumer',
+  'stalls',
+  'quiet',
+  'whole',
+]);
 
 const FAILOVERS = [
   resultsFile('chaos.postgres-failover-async.json'),

@@ -15,9 +15,12 @@ const MONTHS = [
   'December',
 ];
 
-/** 6733.8 → "6,734"; digits after the point on request. */
-export function num(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** 6733.8 → "6,734"; digits after the point on request; a figure a run did not record → "NaN". */
+export function num(value: number | null | undefined, digits = 0): string {
+  return (value ?? Number.NaN).toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
 }
 
 /** 0.3527 → "0.35×". */

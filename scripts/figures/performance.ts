@@ -5,19 +5,12 @@ import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num } from './format.ts';
+import { atCapacity, variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
 
-function variant(results: SystemResults<Report>, name: string, path: string): Report {
-  const found = results.reports.find((report) => report.variant === name);
-  if (!found) throw new Error(`no ${name} variant in ${path}`);
-  return found;
-}
-
-const cpuAtCapacity = (report: Report) =>
-  report.steps.filter((step) => step.sustained && step.offeredRate === report.capacity).at(-1)?.cpuMsPerOrder
-    .total;
+const cpuAtCapacity = (report: Report) => atCapacity(report)?.cpuMsPerOrder.total;
 
 const SHIPPED = resultsFile('system.shipped.json');
 const SAMPLED = resultsFile('system.sampled.json');
@@ -43,8 +36,8 @@ export const tracingCost: FigureTable = {
         num(shipped.capacity),
         num(off.capacity),
         num(shipped.capacity / off.capacity, 2),
-        `${num(cpuAtCapacity(shipped) ?? Number.NaN, 2)} / ${num(cpuAtCapacity(off) ?? Number.NaN, 2)}`,
-        `${num(shipped.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} (${fixed}/s)`,
+        `${num(cpuAtCapacity(shipped), 2)} / ${num(cpuAtCapacity(off), 2)}`,
+        `${num(shipped.atFixedRate.cpuMsPerOrder.total, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total, 2)} (${fixed}/s)`,
       ];
     });
     return markdownTable(
@@ -76,10 +69,7 @@ export const overloadGoodput: FigureTable = {
           both((step, r) => `${num(step.achievedRate)} (${num(step.achievedRate / r.capacity, 2)})`, report),
           `${both((step) => num(step.latencyMs.p99), report)} ms`,
           (report.overload ?? [])
-            .map(
-              (step) =>
-                `${num(step.answerP99Ms?.accepted ?? Number.NaN)} / ${num(step.answerP99Ms?.shed ?? Number.NaN)} ms`,
-            )
+            .map((step) => `${num(step.answerP99Ms?.accepted)} / ${num(step.answerP99Ms?.shed)} ms`)
             .join(', '),
         ];
       }),
@@ -148,8 +138,8 @@ export const leversAtLowRate: FigureTable = {
       const each = (pick: (run: WhereTimeGoes) => string) => runs.map(pick).join(', ');
       return [
         `${label}: ${paths.map((path) => link(path)).join(', ')}`,
-        each((run) => num(run.cpuMsPerOrder.total ?? Number.NaN, 2)),
-        each((run) => num(run.cpuMsPerOrder.kafka ?? Number.NaN, 2)),
+        each((run) => num(run.cpuMsPerOrder.total, 2)),
+        each((run) => num(run.cpuMsPerOrder.kafka, 2)),
         each((run) => num(run.statements.reduce((sum, s) => sum + s.calls, 0) / run.accepted, 1)),
         `${each((run) => `${num(run.latencyMs.p50)} / ${num(run.latencyMs.p99)}`)} ms`,
       ];
@@ -189,7 +179,7 @@ export const replyLocks: FigureTable = {
         num(run.counts.lockCallsPerOrder, 2),
         num(run.counts.lockRowsPerOrder, 2),
         num(run.counts.replyTransactionsPerOrder, 2),
-        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+        num(run.run.loadBefore[0], 1),
       ];
     });
     const atLoad = REPLY_LOCKS_AT_LOAD.map(({ label, path }) => {
@@ -204,7 +194,7 @@ export const replyLocks: FigureTable = {
         num(lock.calls / run.accepted, 2),
         num(lock.rows / run.accepted, 2),
         num(dedup.calls / run.accepted, 2),
-        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+        num(run.run.loadBefore[0], 1),
       ];
     });
     return markdownTable(
@@ -249,7 +239,7 @@ export const batchingAtLowRate: FigureTable = {
     if (!first) throw new Error('no batching run');
     const reference = first.args.reference;
     const half = (report: Report) => report.atHalfCapacity;
-    const halfRate = num(half(first.reports[0] as Report)?.offeredRate ?? Number.NaN);
+    const halfRate = num(half(first.reports[0] as Report)?.offeredRate);
     const perRun = (name: string, pick: (report: Report, ref: Report) => string) =>
       runs
         .map((results, index) =>
@@ -260,7 +250,7 @@ export const batchingAtLowRate: FigureTable = {
         )
         .join(' / ');
     const ratio = (value: number | undefined, of: number | undefined) =>
-      `${num(value ?? Number.NaN, 1)} (${num((value ?? Number.NaN) / (of ?? Number.NaN), 2)}×)`;
+      `${num(value, 1)} (${num((value ?? Number.NaN) / (of ?? Number.NaN), 2)}×)`;
     const rows = first.reports.map((report) => [
       `${report.variant} (\`${report.revision}\`): ${settingsOf(first, report.variant)}`,
       perRun(report.variant, (r, ref) =>
@@ -269,13 +259,9 @@ export const batchingAtLowRate: FigureTable = {
       perRun(report.variant, (r, ref) => ratio(half(r)?.cpuMsPerOrder.total, half(ref)?.cpuMsPerOrder.total)),
       perRun(
         report.variant,
-        (r) =>
-          `${num(r.atFixedRate?.latencyMs.p50 ?? Number.NaN)}, ${num(r.atFixedRate?.latencyMs.p99 ?? Number.NaN)}`,
+        (r) => `${num(r.atFixedRate?.latencyMs.p50)}, ${num(r.atFixedRate?.latencyMs.p99)}`,
       ),
-      perRun(
-        report.variant,
-        (r) => `${num(half(r)?.latencyMs.p50 ?? Number.NaN)}, ${num(half(r)?.latencyMs.p99 ?? Number.NaN)}`,
-      ),
+      perRun(report.variant, (r) => `${num(half(r)?.latencyMs.p50)}, ${num(half(r)?.latencyMs.p99)}`),
     ]);
     const loads = runs.flatMap((results) =>
       results.reports.flatMap((r) => [r.atFixedRate, half(r)].map((step) => step?.loadavg[0] ?? Number.NaN)),

@@ -10,15 +10,10 @@ import type { Report as WritePath } from '../../bench/write-path/report.ts';
 import type { ChaosReport } from './chaos.ts';
 import { day, duration, num, range } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
-
-function variant(results: SystemResults<Report>, name: string, path: string): Report {
-  const found = results.reports.find((report) => report.variant === name);
-  if (!found) throw new Error(`no ${name} variant in ${path}`);
-  return found;
-}
 
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
 const SYSTEM = resultsFile('system.json');
@@ -109,7 +104,7 @@ export const outboxRowCost: FigureTable = {
     const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
     const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
     const latency = results.runs.at(-1)?.summary.latency;
-    const ms = (key: string) => num(latency?.[key]?.medianMs ?? Number.NaN, 2);
+    const ms = (key: string) => num(latency?.[key]?.medianMs, 2);
     return (
       `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
       `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
@@ -135,7 +130,7 @@ export const guardedFailoverLoad: FigureTable = {
       loads.map((load) => num(pick(load))).join(' and ');
     return (
       `it accepted ${each((load) => load.accepted)} of the ${each((load) => load.sent)} orders its clients sent ` +
-      `(${num(first?.rate ?? Number.NaN)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
+      `(${num(first?.rate)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
     );
   },
 };

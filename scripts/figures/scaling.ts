@@ -6,6 +6,7 @@ import type { ScalingReport } from '../../bench/scaling/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
+import { atCapacity, relaysCpu } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 const SCALING = resultsFile('scaling.json');
@@ -21,17 +22,17 @@ export const scalingMatrix: FigureTable = {
     );
     const rows = cells.map(({ kafka, instances, runs }) => {
       const run = runs[0];
-      const step = run?.steps.filter((s) => s.sustained && s.offeredRate === run.capacity).at(-1);
+      const step = run && atCapacity(run);
       if (!run || !step) return [KAFKA[kafka], String(instances), 'none sustained', '', '', '', '', ''];
       return [
         KAFKA[kafka],
         String(instances),
         num(step.offeredRate),
         `${num(step.latencyMs.p99)} ms`,
-        num(step.cpuMsPerOrder.total ?? Number.NaN, 1),
+        num(step.cpuMsPerOrder.total, 1),
         num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2),
         percent(step.machineBusy),
-        num(step.loadavg[0] ?? Number.NaN, 1),
+        num(step.loadavg[0], 1),
       ];
     });
     return [
@@ -63,10 +64,10 @@ export const scalingCosts: FigureTable = {
   sources: [SYSTEM, RELAY, CONSUMER, RETENTION],
   render({ read, link }) {
     const system = read<SystemResults>(SYSTEM).reports.find((report) => report.variant === 'current');
-    const step = system?.steps.filter((s) => s.sustained && s.offeredRate === system.capacity).at(-1);
+    const step = system && atCapacity(system);
     const cpu = step?.cpuMsPerOrder ?? {};
-    const ms = (value: number | undefined) => num(value ?? Number.NaN, 2);
-    const relays = (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
+    const ms = (value: number | undefined) => num(value, 2);
+    const relays = relaysCpu(cpu);
     const relay = read<RelayResults>(RELAY).runs[0]?.summary;
     const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
     const retention = read<RetentionResults>(RETENTION);
@@ -84,7 +85,7 @@ export const scalingCosts: FigureTable = {
         ],
         [
           'one relay on one outbox, draining a backlog',
-          `${num(relay?.eventsPerSec.R1 ?? Number.NaN)} events/s; two relays ${num(relay?.eventsPerSec.R2 ?? Number.NaN)}`,
+          `${num(relay?.eventsPerSec.R1)} events/s; two relays ${num(relay?.eventsPerSec.R2)}`,
           link(RELAY),
         ],
         [
@@ -94,12 +95,12 @@ export const scalingCosts: FigureTable = {
         ],
         [
           'one consumer instance from a backlog',
-          `inventory ${num(consumer?.eventsPerSec.I ?? Number.NaN)} events/s, billing ${num(consumer?.eventsPerSec.B ?? Number.NaN)}`,
+          `inventory ${num(consumer?.eventsPerSec.I)} events/s, billing ${num(consumer?.eventsPerSec.B)}`,
           link(CONSUMER),
         ],
         [
           'outbox table size',
-          `${num(million?.sizes.totalMiB ?? Number.NaN, 1)} MiB per million published rows`,
+          `${num(million?.sizes.totalMiB, 1)} MiB per million published rows`,
           link(RETENTION),
         ],
         [

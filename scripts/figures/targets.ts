@@ -1,9 +1,10 @@
 import { markdownTable } from '@outbox/devstack/table';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num } from './format.ts';
+import { atCapacity } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 /** The run that measures the performance targets against a reference revision, as shipped. */
@@ -23,9 +24,6 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
     `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped, tracing ${results.run.tracing}.`
   );
 }
-
-const atCapacity = (r: VariantReport): Step | undefined =>
-  r.steps.filter((s) => s.sustained && s.offeredRate === r.capacity).at(-1);
 
 /** The same targets at a later revision on a faster host of the same kind, twice, the variants in opposite orders. */
 const TARGETS_RUN_2 = resultsFile('system.targets.run-2.json');
@@ -67,10 +65,10 @@ function summaryOf(run: string): FigureTable {
         const twice = r.overload?.at(-1);
         return [
           `${r.variant} (\`${r.revision}\`)`,
-          `**${num(r.capacity ?? Number.NaN)}**`,
-          num(peakAccepted(r) ?? Number.NaN, 1),
-          num(atCapacity(r)?.cpuMsPerOrder.total ?? Number.NaN, 1),
-          num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
+          `**${num(r.capacity)}**`,
+          num(peakAccepted(r), 1),
+          num(atCapacity(r)?.cpuMsPerOrder.total, 1),
+          num(r.atFixedRate?.cpuMsPerOrder.total, 1),
           r.atHalfCapacity
             ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
             : '—',
@@ -106,7 +104,7 @@ export const performanceTargetsProcesses: FigureTable = {
     const processes = [
       ...new Set(results.reports.flatMap((r) => Object.keys(r.atFixedRate?.cpuMsPerOrder ?? {}))),
     ].filter((name) => name !== 'total');
-    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name] ?? Number.NaN, 2);
+    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name], 2);
     return [
       markdownTable(
         [

@@ -27,7 +27,7 @@ export const relayThroughput: FigureTable = {
       ['variant', 'events/s', '÷ P1 (paired per round)', 'CPU s per 1,000 events', 'machine busy'],
       results.throughputVariants.map(({ key, label }) => [
         `${key}: ${label}`,
-        num(eventsPerSec[key] ?? Number.NaN),
+        num(eventsPerSec[key]),
         times(
           results.acrossRuns[`throughput ${key}/P1`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / ceiling,
         ),
@@ -39,10 +39,10 @@ export const relayThroughput: FigureTable = {
       ['relays', 'claim ms', 'publish ms', 'mark ms', 'batches'],
       Object.entries(steps).map(([key, step]) => [
         key,
-        num(step.claimMs ?? Number.NaN, 1),
-        num(step.publishMs ?? Number.NaN, 1),
-        num(step.markMs ?? Number.NaN, 1),
-        num(step.batches ?? Number.NaN),
+        num(step.claimMs, 1),
+        num(step.publishMs, 1),
+        num(step.markMs, 1),
+        num(step.batches),
       ]),
     );
     const modes: Record<string, { label: string }> = results.latencyModes;
@@ -96,7 +96,7 @@ export const consumerThroughput: FigureTable = {
         ],
         results.variants.map(({ key, label }) => [
           `${key}: ${label}`,
-          num(eventsPerSec[key] ?? Number.NaN),
+          num(eventsPerSec[key]),
           times(results.acrossRuns[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
           num(transactionsPerSec[key] ?? 0),
           meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1),
