@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerCertificates } from './brokerCertificates.ts';
@@ -15,7 +15,7 @@ import {
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { pidFromFile, signal, waitForExit } from './processes.ts';
+import { pidFromFile, signal, spawnJvm, waitForExit } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type KafkaBrokerOptions = {
@@ -168,22 +168,11 @@ export class KafkaBroker {
     );
     await this.#formatOnce();
 
-    const log = openSync(this.logFile, 'a');
-    let pid: number | undefined;
-    try {
-      writeSync(log, `\n===== devstack: starting Kafka at ${new Date().toISOString()} =====\n`);
-      const child = spawn('java', this.#javaArgs(), {
-        cwd: this.dataDir,
-        detached: true, // own process group: survives the parent, and Ctrl-C in a terminal does not reach it
-        stdio: ['ignore', log, log],
-      });
-      child.unref();
-      pid = child.pid;
-    } finally {
-      closeSync(log); // the child has its own copy of the descriptor
-    }
-    if (pid === undefined) throw new Error('Could not spawn java for the Kafka broker; is java on PATH?');
-    writeFileSync(this.#pidFile, `${pid}\n`);
+    void spawnJvm('Kafka', this.#javaArgs(), {
+      cwd: this.dataDir,
+      logFile: this.logFile,
+      pidFile: this.#pidFile,
+    });
   }
 
   /**
