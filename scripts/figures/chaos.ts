@@ -1,7 +1,7 @@
 import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { num } from './format.ts';
+import { num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Load = ScenarioReport['load'];
@@ -189,6 +189,34 @@ export const dualWritesCounts: FigureTable = {
 export const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
+
+type Stalled = ChaosReport & Pick<ScenarioReport, 'stall'>;
+
+/**
+ * Rows that set two runs of one scenario side by side: a cell each, and for a window the second's ÷
+ * the first's. With `unrun`, a run that threw (`error`) measured nothing and says so in its cells.
+ */
+export function sideBySide<R extends Stalled>(scenario: string, [first, second]: [R, R], unrun?: string) {
+  const name = `\`${scenario}\``;
+  const skipped = (report: R) => unrun !== undefined && Boolean(report.error);
+  const both = (cell: (report: R) => string) =>
+    [first, second].map((report) => (skipped(report) ? (unrun as string) : cell(report)));
+  const row = (label: string, cell: (report: R) => string) => [`${name}: ${label}`, ...both(cell), ''];
+  return {
+    name,
+    both,
+    row,
+    window(label: string, ms: (report: R) => number | null | undefined): string[] {
+      const [a, b] = [ms(first), ms(second)];
+      const ratio = a && b != null && !skipped(first) && !skipped(second) ? times(b / a) : '';
+      return [`${name}: ${label}`, ...both((report) => seconds(ms(report))), ratio];
+    },
+    stall: () =>
+      row('within the stall target', (r) =>
+        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
+      ),
+  };
+}
 
 /** What the checker counted of a run's duplicates: on the topics, and by each consumer's own counter. */
 export function duplicateCounts(report: ChaosReport) {

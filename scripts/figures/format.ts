@@ -45,6 +45,12 @@ export function load(before: number[] | undefined, after: number[] | undefined):
   return `load average ${first(before)} before, ${first(after)} after`;
 }
 
+/** Clauses joined with "; " as one sentence: a capital first, a full stop last. */
+export function sentence(clauses: string[]): string {
+  const text = clauses.join('; ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
 /** A benchmark's duration flag as written ("20s") → "20 s". */
 export function duration(flag: string | undefined): string {
   return flag === undefined ? '?' : flag.replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, '$1 $2');

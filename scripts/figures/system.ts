@@ -1,7 +1,7 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
-import { day, duration, num, times } from './format.ts';
+import { day, duration, num, sentence, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
@@ -71,13 +71,11 @@ export const systemCapacity: FigureTable = {
         ];
       }),
     );
-    const sources = runs
-      .map(
-        ({ path, results, label }) =>
-          `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
-          `load average ${loadRange(variant(results, 'current', path))} over its steps`,
-      )
-      .join('; ');
+    const sources = runs.map(
+      ({ path, results, label }) =>
+        `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
+        `load average ${loadRange(variant(results, 'current', path))} over its steps`,
+    );
     return [
       markdownTable(
         [
@@ -92,7 +90,7 @@ export const systemCapacity: FigureTable = {
         ],
         rows,
       ),
-      `${sources.charAt(0).toUpperCase()}${sources.slice(1)}.`,
+      sentence(sources),
     ].join('\n\n');
   },
 };

@@ -15,33 +15,31 @@ export const testSuite: FigureTable = {
   sources: RUNS.map((run) => run.path),
   render({ read, link }) {
     const runs = RUNS.map((run) => ({ ...run, result: read<SuiteDurations>(run.path) }));
-    return [
-      markdownTable(
-        [
-          'run',
-          'files',
-          'failed / skipped',
-          'seconds of tests',
-          'files over budget',
-          'slowest file',
-          'revision, machine, load average',
-        ],
-        runs.map(({ path, label, result }) => {
-          const [slowest] = result.files;
-          const over = result.files.filter((f) => f.seconds > f.budgetSeconds).length;
-          const inState = (state: string) => result.files.filter((f) => f.state === state).length;
-          return [
-            label,
-            num(result.files.length),
-            `${num(inState('failed'))} / ${num(inState('skipped'))}`,
-            `**${num(result.wallSeconds)}**`,
-            num(over),
-            slowest ? `\`${slowest.file.split('/').at(-1)}\`, ${num(slowest.seconds)} s` : '—',
-            `\`${result.revision}\`, ${day(result.date)}, ${result.machine.cpuModel} × ${result.machine.cpus}, ` +
-              `${load(result.loadavgBefore, result.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
-          ];
-        }),
-      ),
-    ].join('\n');
+    return markdownTable(
+      [
+        'run',
+        'files',
+        'failed / skipped',
+        'seconds of tests',
+        'files over budget',
+        'slowest file',
+        'revision, machine, load average',
+      ],
+      runs.map(({ path, label, result }) => {
+        const [slowest] = result.files;
+        const over = result.files.filter((f) => f.seconds > f.budgetSeconds).length;
+        const inState = (state: string) => result.files.filter((f) => f.state === state).length;
+        return [
+          label,
+          num(result.files.length),
+          `${num(inState('failed'))} / ${num(inState('skipped'))}`,
+          `**${num(result.wallSeconds)}**`,
+          num(over),
+          slowest ? `\`${slowest.file.split('/').at(-1)}\`, ${num(slowest.seconds)} s` : '—',
+          `\`${result.revision}\`, ${day(result.date)}, ${result.machine.cpuModel} × ${result.machine.cpus}, ` +
+            `${load(result.loadavgBefore, result.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
+        ];
+      }),
+    );
   },
 };
