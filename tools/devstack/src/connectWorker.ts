@@ -5,7 +5,7 @@ import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './conne
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { type JvmExit, pidFromFile, signal, spawnJvm, waitForExit } from './processes.ts';
+import { type JvmExit, pidFromFile, spawnJvm, terminate } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type ConnectWorkerOptions = {
@@ -199,31 +199,13 @@ export class ConnectWorker {
   async stop(timeoutMs = 30_000): Promise<boolean> {
     const pid = this.pid;
     rmSync(this.#pidFile, { force: true });
-    if (pid === undefined) return false;
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, timeoutMs))) {
-      signal(pid, 'SIGKILL');
-      await this.#waitGone(pid);
-    }
-    return true;
+    if (pid !== undefined) await terminate(pid, 'Kafka Connect', timeoutMs);
+    return pid !== undefined;
   }
 
   /** `kill -9`: no offset commit; Debezium re-sends from the last committed position after a restart. */
   async kill(): Promise<boolean> {
-    const pid = this.pid;
-    rmSync(this.#pidFile, { force: true });
-    if (pid === undefined) return false;
-    signal(pid, 'SIGKILL');
-    await this.#waitGone(pid);
-    return true;
-  }
-
-  async #waitGone(pid: number): Promise<void> {
-    if (!(await waitForExit(pid, 10_000))) {
-      throw new Error(
-        `Kafka Connect (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`,
-      );
-    }
+    return this.stop(0);
   }
 
   #javaArgs(): string[] {

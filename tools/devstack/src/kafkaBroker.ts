@@ -15,7 +15,7 @@ import {
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { pidFromFile, signal, spawnJvm, waitForExit } from './processes.ts';
+import { pidFromFile, spawnJvm, terminate } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type KafkaBrokerOptions = {
@@ -213,17 +213,9 @@ export class KafkaBroker {
    */
   async stop(timeoutMs = 30_000): Promise<boolean> {
     const pid = this.pid;
-    if (pid === undefined) {
-      rmSync(this.#pidFile, { force: true });
-      return false;
-    }
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, timeoutMs))) {
-      signal(pid, 'SIGKILL');
-      await this.#waitGone(pid);
-    }
+    if (pid !== undefined) await terminate(pid, 'Kafka', timeoutMs);
     rmSync(this.#pidFile, { force: true });
-    return true;
+    return pid !== undefined;
   }
 
   /**
@@ -231,15 +223,7 @@ export class KafkaBroker {
    * same data dir. Resolves once the pid is really gone. Resolves false if nothing was running.
    */
   async kill(): Promise<boolean> {
-    const pid = this.pid;
-    if (pid === undefined) {
-      rmSync(this.#pidFile, { force: true });
-      return false;
-    }
-    signal(pid, 'SIGKILL');
-    await this.#waitGone(pid);
-    rmSync(this.#pidFile, { force: true });
-    return true;
+    return this.stop(0);
   }
 
   /** stop() (if running) and start() again on the same data dir. Call waitUntilReady() afterwards. */
@@ -304,12 +288,6 @@ export class KafkaBroker {
             `\`ss -ltnp 'sport = :${port}'\`, stop it, or choose another port (${variable}=...).`,
         );
       }
-    }
-  }
-
-  async #waitGone(pid: number): Promise<void> {
-    if (!(await waitForExit(pid, 10_000))) {
-      throw new Error(`Kafka (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`);
     }
   }
 }

@@ -64,6 +64,21 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
   return true;
 }
 
+/**
+ * Ends a process: SIGTERM, then SIGKILL after `graceMs` (at once when it is 0). Resolves once the
+ * pid is really gone; throws, naming `what`, if it outlives the SIGKILL by 10 s.
+ */
+export async function terminate(pid: number, what: string, graceMs: number): Promise<void> {
+  if (graceMs > 0) {
+    signal(pid, 'SIGTERM');
+    if (await waitForExit(pid, graceMs)) return;
+  }
+  signal(pid, 'SIGKILL');
+  if (!(await waitForExit(pid, 10_000))) {
+    throw new Error(`${what} (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`);
+  }
+}
+
 /** Sends a signal, ignoring "no such process" (it already exited, which is what we wanted). */
 export function signal(pid: number, name: NodeJS.Signals): void {
   try {
