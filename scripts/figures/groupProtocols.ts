@@ -33,9 +33,9 @@ const chaosPath = (scenario: string, protocol: Protocol) =>
 type ProtocolReport = ChaosReport & Pick<ScenarioReport, 'partitionWindows' | 'stall' | 'run'>;
 
 /** The scenarios run on both protocols; a scenario with one side only is left out. */
-function pairedScenarios(root = repoRoot): string[] {
+function pairedScenarios(): string[] {
   return SCENARIOS.filter((scenario) =>
-    PROTOCOLS.every((protocol) => existsSync(join(root, chaosPath(scenario, protocol)))),
+    PROTOCOLS.every((protocol) => existsSync(join(repoRoot, chaosPath(scenario, protocol)))),
   ).map(String);
 }
 
@@ -132,40 +132,37 @@ function runNote(results: Results, path: string): string {
   return `${results.link(path)} (\`${revision}\`, ${day(report.startedAt)} ${when(report).slice(11)}, ${load})`;
 }
 
-/** The failover windows of the cluster scenarios on the classic and the consumer group protocol. */
-export function groupProtocolsTable(root = repoRoot): FigureTable {
-  const scenarios = pairedScenarios(root);
-  const sources = scenarios.flatMap((scenario) => PROTOCOLS.map((protocol) => chaosPath(scenario, protocol)));
-  return {
-    sources,
-    render(results) {
-      if (scenarios.length === 0)
-        return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
-      // Runs made on different machines name each machine.
-      const cpu = [...new Set(sources.map((path) => read(results, path).run?.cpuModel ?? 'unknown'))].join(
-        ' and ',
-      );
-      const loads = sources.flatMap((path) => {
-        const run = read(results, path).run;
-        return run ? [run.loadBefore[0] ?? 0, run.loadAfter[0] ?? 0] : [];
-      });
-      const loadRange =
-        loads.length > 0
-          ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
-          : 'load average not recorded';
-      return [
-        markdownTable(
-          ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
-          scenarios.flatMap((scenario) => rows(results, scenario)),
-        ),
-        `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
-          `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
-          'whose processes did not start within their deadline measured nothing and was run again later, ' +
-          'so the times below give the order the runs kept. ' +
-          `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
-      ].join('\n\n');
-    },
-  };
-}
+const scenarios = pairedScenarios();
+const sources = scenarios.flatMap((scenario) => PROTOCOLS.map((protocol) => chaosPath(scenario, protocol)));
 
-export const groupProtocols = groupProtocolsTable();
+/** The failover windows of the cluster scenarios on the classic and the consumer group protocol. */
+export const groupProtocols: FigureTable = {
+  sources,
+  render(results) {
+    if (scenarios.length === 0)
+      return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
+    // Runs made on different machines name each machine.
+    const cpu = [...new Set(sources.map((path) => read(results, path).run?.cpuModel ?? 'unknown'))].join(
+      ' and ',
+    );
+    const loads = sources.flatMap((path) => {
+      const run = read(results, path).run;
+      return run ? [run.loadBefore[0] ?? 0, run.loadAfter[0] ?? 0] : [];
+    });
+    const loadRange =
+      loads.length > 0
+        ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
+        : 'load average not recorded';
+    return [
+      markdownTable(
+        ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
+        scenarios.flatMap((scenario) => rows(results, scenario)),
+      ),
+      `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
+        `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
+        'whose processes did not start within their deadline measured nothing and was run again later, ' +
+        'so the times below give the order the runs kept. ' +
+        `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
+    ].join('\n\n');
+  },
+};

@@ -17,7 +17,7 @@ type Report = MeasuredReport;
 
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
 const SYSTEM = resultsFile('system.json');
-export const scalingToday: FigureTable = {
+const scalingToday: FigureTable = {
   sources: [SYSTEM],
   render({ read, link }) {
     const results = read<SystemResults<Report>>(SYSTEM);
@@ -26,7 +26,7 @@ export const scalingToday: FigureTable = {
   },
 };
 
-export const scalingTodayRate: FigureTable = {
+const scalingTodayRate: FigureTable = {
   sources: [SYSTEM],
   render: ({ read }) =>
     `${num(variant(read<SystemResults<Report>>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
@@ -48,7 +48,7 @@ function drainRatio(side: string): FigureTable {
 
 /** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
 const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
-export const acceptedAtOneAndAHalf: FigureTable = {
+const acceptedAtOneAndAHalf: FigureTable = {
   sources: SAMPLED,
   render({ read }) {
     const steps = SAMPLED.map((path) => {
@@ -97,7 +97,7 @@ const acceptedP99 = (name: string): FigureTable => ({
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
 const WRITE_PATH = resultsFile('write-path.json');
-export const outboxRowCost: FigureTable = {
+const outboxRowCost: FigureTable = {
   sources: [WRITE_PATH],
   render({ read, link }) {
     const results = read<WritePath>(WRITE_PATH);
@@ -117,7 +117,7 @@ const GUARDED = [
   resultsFile('chaos.postgres-failover-async.json'),
   resultsFile('chaos.postgres-failover-sync.json'),
 ];
-export const guardedFailoverLoad: FigureTable = {
+const guardedFailoverLoad: FigureTable = {
   sources: GUARDED,
   render({ read }) {
     const loads = GUARDED.map((path) => {
@@ -144,7 +144,7 @@ const RELAY_STATEMENT_RUNS = [
   resultsFile('where-time-goes.mark-with-next-claim.run-1.json'),
   resultsFile('where-time-goes.mark-with-next-claim.run-2.json'),
 ] as const;
-export const relayStatementsShare: FigureTable = {
+const relayStatementsShare: FigureTable = {
   sources: RELAY_STATEMENT_RUNS,
   render({ read }) {
     const runs = RELAY_STATEMENT_RUNS.map((path) => {

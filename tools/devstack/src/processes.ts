@@ -33,7 +33,7 @@ function liveThreadCount(pid: number): number {
 }
 
 /** The command line of a process, or undefined where /proc is unavailable or the process is gone. */
-export function processCommandLine(pid: number): string | undefined {
+function processCommandLine(pid: number): string | undefined {
   return readProcFile(pid, 'cmdline')?.replaceAll('\0', ' ');
 }
 
@@ -99,7 +99,7 @@ function readProcFile(pid: number, name: string): string | undefined {
 /** How a JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
 export type JvmExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
 
-export type JvmStart = { cwd: string; logFile: string; pidFile: string; env?: NodeJS.ProcessEnv };
+type JvmStart = { cwd: string; logFile: string; pidFile: string; env?: NodeJS.ProcessEnv };
 
 /**
  * Spawns `java` detached, in its own process group (it outlives the Node process that started it,

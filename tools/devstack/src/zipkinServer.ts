@@ -39,7 +39,7 @@ export async function ensureZipkinJar(): Promise<string> {
  * measured by `npm run bench:zipkin-span-weight` (bench/results/zipkin-span-weight/zipkin-span-weight.md), rounded up
  * to 4 KiB. A span is not its JSON (about 0.9 KB): Java strings, maps and the store's indexes.
  */
-export const SPAN_HEAP_BYTES = 4096;
+const SPAN_HEAP_BYTES = 4096;
 
 /**
  * The share of the heap the stored spans may fill. The rest is Zipkin itself (about 30 MiB after
@@ -48,11 +48,11 @@ export const SPAN_HEAP_BYTES = 4096;
 const STORE_SHARE = 0.5;
 
 /** The span bound that keeps the store within its share of a `heapMb` heap (65,536 for 512 MiB). */
-export function spanBoundFor(heapMb: number): number {
+function spanBoundFor(heapMb: number): number {
   return Math.floor((heapMb * 2 ** 20 * STORE_SHARE) / SPAN_HEAP_BYTES);
 }
 
-export type ZipkinServerOptions = {
+type ZipkinServerOptions = {
   /** Names the folder of the pid file and the log, `.local/zipkin/<name>`. Default 'demo'. */
   name?: string;
   /** HTTP port of the API and the UI on 127.0.0.1. Default 9411, Zipkin's own. */
