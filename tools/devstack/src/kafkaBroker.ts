@@ -226,12 +226,6 @@ export class KafkaBroker {
     return this.stop(0);
   }
 
-  /** stop() (if running) and start() again on the same data dir. Call waitUntilReady() afterwards. */
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
-  }
-
   #javaArgs(): string[] {
     return [
       ...fastStartJvmOptions,
