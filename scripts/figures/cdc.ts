@@ -3,7 +3,7 @@ import type { CdcLatency } from '../../bench/cdc-latency.ts';
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
-import { day, load, num } from './format.ts';
+import { day, load, num, runsCaption } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_REVISION, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
@@ -65,12 +65,7 @@ export const cdcSideBySide: FigureTable = {
           ...runs.map((run) => drain(run, side)),
         ]),
       ),
-      runs
-        .map(
-          (run, i) =>
-            `Run ${i + 1}: ${link(RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
-        )
-        .join(' '),
+      runsCaption(RUNS, runs, link),
     ].join('\n\n');
   },
 };

@@ -51,6 +51,20 @@ export function sentence(clauses: string[]): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
+/** "Run 1: <link>, 24 November 2026, load average 0.5 before, 0.7 after. Run 2: …", one per run file. */
+export function runsCaption(
+  paths: readonly string[],
+  runs: { date: string; loadavg: { before: number[]; after: number[] } }[],
+  link: (path: string) => string,
+): string {
+  return runs
+    .map(
+      (run, i) =>
+        `Run ${i + 1}: ${link(paths[i] ?? '')}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
+    )
+    .join(' ');
+}
+
 /** A benchmark's duration flag as written ("20s") → "20 s". */
 export function duration(flag: string | undefined): string {
   return flag === undefined ? '?' : flag.replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, '$1 $2');
