@@ -13,9 +13,6 @@ export type Supervised = {
 export type SupervisorOptions = {
   /** How the supervisor tells what happened: one line each. */
   report: (message: string) => void;
-  maxQuickRestarts?: number;
-  /** A run shorter than this counts as a quick failure. */
-  quickMs?: number;
   /** The first pause before a restart; it doubles at each quick failure. */
   pauseMs?: number;
 };
@@ -34,15 +31,19 @@ export type Supervisor = {
   done: Promise<void>;
 };
 
+/** Restarts that fail, or die within QUICK_MS of being back, before the supervisor gives up. */
+const MAX_QUICK_RESTARTS = 3;
+const QUICK_MS = 60_000;
+
 /**
  * Keeps one of the demo's JVMs running: when it exits on its own (an OutOfMemoryError, a kill from a
  * terminal), it says how it ended and starts it again on the same port. Each restart waits a pause
- * that doubles (1 s, 2 s, 4 s) while the server keeps dying within `quickMs` of being back, or
- * fails to start; after `maxQuickRestarts` of those it gives up and says so: a crash loop would only
+ * that doubles (1 s, 2 s, 4 s) while the server keeps dying within a minute of being back, or
+ * fails to start; after three of those it gives up and says so: a crash loop would only
  * burn the CPU the demo runs on.
  */
 export function superviseJvm(server: Supervised, wording: Wording, options: SupervisorOptions): Supervisor {
-  const { report, maxQuickRestarts = 3, quickMs = 60_000, pauseMs = 1000 } = options;
+  const { report, pauseMs = 1000 } = options;
   const { name, whileDown, whenBack, readyTimeoutMs } = wording;
   let paused = false;
   let stopped = false;
@@ -67,10 +68,10 @@ export function superviseJvm(server: Supervised, wording: Wording, options: Supe
 
   const restartAfter = async (which: Promise<JvmExit>, exit: JvmExit) => {
     if (stopped || paused || which !== watched) return;
-    if (Date.now() - upSince >= quickMs) quickRestarts = 0;
+    if (Date.now() - upSince >= QUICK_MS) quickRestarts = 0;
     report(`${name} exited (${describeExit(exit)}); ${whileDown}. Restarting it…`);
     for (;;) {
-      if (++quickRestarts > maxQuickRestarts) {
+      if (++quickRestarts > MAX_QUICK_RESTARTS) {
         report(`${name} keeps dying; not restarting it again. See ${server.logFile}.`);
         finish();
         return;
