@@ -1,6 +1,6 @@
 import { topicFor } from '@outbox/contracts';
+import { AGGREGATE_OF } from '@outbox/devstack/stack-plan';
 import { DATABASES, type DatabaseName } from '../stack.ts';
-import { AGGREGATE_OF } from '../topics.ts';
 import { type InvariantResult, Violations, verdict } from './result.ts';
 import type { Snapshot } from './snapshot.ts';
 
