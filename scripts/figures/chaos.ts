@@ -1,5 +1,5 @@
 import type { ScenarioReport } from '@outbox/chaos';
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -319,28 +319,21 @@ export const chaosFailover: FigureTable = {
   sources: FAILOVERS,
   render({ read, link }) {
     const reports = FAILOVERS.map((path) => onlyReport(read<ChaosReport[]>(path), path));
-    const count = (report: ChaosReport, name: string, key: string) => countsOf(report, name)[key] ?? 0;
+    const failover = (report: ChaosReport, key: string) =>
+      countsOf(report, 'failover-announces-no-lost-order')[key] ?? 0;
     return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'acknowledged orders lost',
-          'ghost events',
-          'effects of orders that do not exist',
-          'orders PENDING for good',
-          'window without writes',
-        ],
-        reports.map((report) => [
-          `\`${report.scenario}\``,
-          verdict(report),
-          `${num(count(report, 'failover-announces-no-lost-order', 'ordersLost'))} of ${num(report.load.accepted)}`,
-          num(count(report, 'failover-announces-no-lost-order', 'ghostEvents')),
-          num(count(report, 'failover-announces-no-lost-order', 'effectsOfOrdersThatDoNotExist')),
-          num(count(report, 'no-lost-or-ghost-orders', 'stuckPending')),
-          seconds(count(report, 'failover-announces-no-lost-order', 'windowWithoutWritesMs')),
-        ]),
-      ),
+      markdownTableOf(reports, {
+        scenario: (report) => `\`${report.scenario}\``,
+        verdict,
+        'acknowledged orders lost': (report) =>
+          `${num(failover(report, 'ordersLost'))} of ${num(report.load.accepted)}`,
+        'ghost events': (report) => num(failover(report, 'ghostEvents')),
+        'effects of orders that do not exist': (report) =>
+          num(failover(report, 'effectsOfOrdersThatDoNotExist')),
+        'orders PENDING for good': (report) =>
+          num(countsOf(report, 'no-lost-or-ghost-orders').stuckPending ?? 0),
+        'window without writes': (report) => seconds(failover(report, 'windowWithoutWritesMs')),
+      }),
       reports.map((report, i) => `${link(FAILOVERS[i] as string)}, run ${when(report)}.`).join(' '),
     ].join('\n\n');
   },

@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { ReplyLocks } from '../../bench/reply-locks.ts';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -27,30 +27,21 @@ export const tracingCost: FigureTable = {
       [SAMPLED_2, 'the same, run 2, variants in the other order'],
       [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
     ];
-    const rows = runs.map(([path, label]) => {
+    const pairs = runs.map(([path, label]) => {
       const results = read<SystemResults<Report>>(path);
       const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
-      const fixed = results.args['fixed-rate'] ?? '?';
-      return [
-        `\`${shipped.revision}\`, ${label} (${link(path)})`,
-        num(shipped.capacity),
-        num(off.capacity),
-        num(shipped.capacity / off.capacity, 2),
-        `${num(cpuAtCapacity(shipped), 2)} / ${num(cpuAtCapacity(off), 2)}`,
-        `${num(shipped.atFixedRate.cpuMsPerOrder.total, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total, 2)} (${fixed}/s)`,
-      ];
+      return { path, label, shipped, off, fixed: results.args['fixed-rate'] ?? '?' };
     });
-    return markdownTable(
-      [
-        'revision, run',
-        'shipped (orders/s)',
-        'tracing off',
-        'ratio',
-        'CPU ms/order at capacity, shipped / off',
-        'at the fixed rate, shipped / off',
-      ],
-      rows,
-    );
+    return markdownTableOf(pairs, {
+      'revision, run': ({ shipped, label, path }) => `\`${shipped.revision}\`, ${label} (${link(path)})`,
+      'shipped (orders/s)': ({ shipped }) => num(shipped.capacity),
+      'tracing off': ({ off }) => num(off.capacity),
+      ratio: ({ shipped, off }) => num(shipped.capacity / off.capacity, 2),
+      'CPU ms/order at capacity, shipped / off': ({ shipped, off }) =>
+        `${num(cpuAtCapacity(shipped), 2)} / ${num(cpuAtCapacity(off), 2)}`,
+      'at the fixed rate, shipped / off': ({ shipped, off, fixed }) =>
+        `${num(shipped.atFixedRate.cpuMsPerOrder.total, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total, 2)} (${fixed}/s)`,
+    });
   },
 };
 

@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
 import { day, duration, num, sentence, times } from './format.ts';
@@ -59,16 +59,8 @@ export const systemCapacity: FigureTable = {
     const rows = ['shipped', 'current'].flatMap((name) =>
       runs.map(({ path, results, label }, index) => {
         const found = variant(results, name, path);
-        return [
-          index === 0 ? (VARIANT_LABEL[name] ?? name) : '',
-          `\`${found.revision}\`, ${day(results.date)}, ${label}`,
-          `**${num(found.capacity)}**`,
-          cpuAtCapacity(found),
-          num(found.atFixedRate.cpuMsPerOrder.total, 1),
-          latency(found.atFixedRate),
-          offeredAt(found, 1.5),
-          offeredAt(found, 2),
-        ];
+        const run = `\`${found.revision}\`, ${day(results.date)}, ${label}`;
+        return { name: index === 0 ? (VARIANT_LABEL[name] ?? name) : '', run, found };
       }),
     );
     const sources = runs.map(
@@ -77,19 +69,16 @@ export const systemCapacity: FigureTable = {
         `load average ${loadRange(variant(results, 'current', path))} over its steps`,
     );
     return [
-      markdownTable(
-        [
-          'variant',
-          'run',
-          'capacity, orders/s',
-          'CPU ms per order at capacity',
-          `CPU ms per order at ${fixed}/s`,
-          `p50 / p99 at ${fixed}/s`,
-          'offered 1.5× capacity: accepted ÷ capacity',
-          'offered 2×',
-        ],
-        rows,
-      ),
+      markdownTableOf(rows, {
+        variant: ({ name }) => name,
+        run: ({ run }) => run,
+        'capacity, orders/s': ({ found }) => `**${num(found.capacity)}**`,
+        'CPU ms per order at capacity': ({ found }) => cpuAtCapacity(found),
+        [`CPU ms per order at ${fixed}/s`]: ({ found }) => num(found.atFixedRate.cpuMsPerOrder.total, 1),
+        [`p50 / p99 at ${fixed}/s`]: ({ found }) => latency(found.atFixedRate),
+        'offered 1.5× capacity: accepted ÷ capacity': ({ found }) => offeredAt(found, 1.5),
+        'offered 2×': ({ found }) => offeredAt(found, 2),
+      }),
       sentence(sources),
     ].join('\n\n');
   },
@@ -102,35 +91,24 @@ export const systemPollingVsCdc: FigureTable = {
   render({ read, link }) {
     const results = read<SystemResults<Report>>(POLLING_VS_CDC);
     const fixed = results.args['fixed-rate'] ?? '?';
-    const rows = ['current', 'cdc'].map((name) => {
-      const found = variant(results, name, POLLING_VS_CDC);
-      const cpu = found.atFixedRate.cpuMsPerOrder;
-      return [
-        name === 'current' ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL[name] ?? name),
-        num(found.capacity),
-        latency(found.atFixedRate),
-        num(cpu.total, 1),
-        num(cpu.postgres, 1),
-        num(relaysCpu(cpu), 1),
-        cpu.connect === undefined ? '—' : num(cpu.connect, 1),
-      ];
-    });
-    const current = variant(results, 'current', POLLING_VS_CDC);
+    const [current, cdc] = ['current', 'cdc'].map((name) => variant(results, name, POLLING_VS_CDC)) as [
+      Report,
+      Report,
+    ];
+    const cpu = (found: Report) => found.atFixedRate.cpuMsPerOrder;
     return [
-      markdownTable(
-        [
-          'mode',
-          'capacity, orders/s',
-          `p50 / p99 at ${fixed}/s`,
-          `CPU ms per order at ${fixed}/s`,
-          'of it PostgreSQL',
-          'relays',
-          'Connect',
-        ],
-        rows,
-      ),
+      markdownTableOf([current, cdc], {
+        mode: (found) =>
+          found === current ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL.cdc ?? found.variant),
+        'capacity, orders/s': (found) => num(found.capacity),
+        [`p50 / p99 at ${fixed}/s`]: (found) => latency(found.atFixedRate),
+        [`CPU ms per order at ${fixed}/s`]: (found) => num(cpu(found).total, 1),
+        'of it PostgreSQL': (found) => num(cpu(found).postgres, 1),
+        relays: (found) => num(relaysCpu(cpu(found)), 1),
+        Connect: (found) => (cpu(found).connect === undefined ? '—' : num(cpu(found).connect, 1)),
+      }),
       `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
-        `load average ${loadRange(current)} over the polling steps, ${loadRange(variant(results, 'cdc', POLLING_VS_CDC))} over the CDC ones.`,
+        `load average ${loadRange(current)} over the polling steps, ${loadRange(cdc)} over the CDC ones.`,
     ].join('\n\n');
   },
 };

@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
@@ -61,35 +61,22 @@ function summaryOf(run: string): FigureTable {
     render({ read, link }) {
       const results = read<TargetsResults>(run);
       const fixed = results.args['fixed-rate'];
-      const rows = results.reports.map((r) => {
-        const twice = r.overload?.at(-1);
-        return [
-          `${r.variant} (\`${r.revision}\`)`,
-          `**${num(r.capacity)}**`,
-          num(peakAccepted(r), 1),
-          num(atCapacity(r)?.cpuMsPerOrder.total, 1),
-          num(r.atFixedRate?.cpuMsPerOrder.total, 1),
-          r.atHalfCapacity
-            ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
-            : '—',
-          twice
-            ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
-            : '—',
-        ];
-      });
       return [
-        markdownTable(
-          [
-            'code, as shipped',
-            'capacity, orders/s',
-            'peak accepted/s',
-            'CPU ms per order at capacity',
-            `CPU ms per order at ${fixed}/s`,
-            'p50 / p99 at half capacity',
-            'offered 2× capacity: accepted/s',
-          ],
-          rows,
-        ),
+        markdownTableOf(results.reports, {
+          'code, as shipped': (r) => `${r.variant} (\`${r.revision}\`)`,
+          'capacity, orders/s': (r) => `**${num(r.capacity)}**`,
+          'peak accepted/s': (r) => num(peakAccepted(r), 1),
+          'CPU ms per order at capacity': (r) => num(atCapacity(r)?.cpuMsPerOrder.total, 1),
+          [`CPU ms per order at ${fixed}/s`]: (r) => num(r.atFixedRate?.cpuMsPerOrder.total, 1),
+          'p50 / p99 at half capacity': ({ atHalfCapacity: half }) =>
+            half ? `${num(half.latencyMs.p50)} / ${num(half.latencyMs.p99)} ms` : '—',
+          'offered 2× capacity: accepted/s': (r) => {
+            const twice = r.overload?.at(-1);
+            return twice
+              ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
+              : '—';
+          },
+        }),
         source(results, link, run),
       ].join('\n\n');
     },

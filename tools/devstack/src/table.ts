@@ -48,6 +48,23 @@ export function markdownTable(header: readonly string[], rows: Cells, options: T
   return markdownTableLines(header, rows, options).join('\n');
 }
 
+/**
+ * A Markdown table declared by column: each header beside how a row fills its cell, so a column
+ * cannot drift from its header. The headers are the keys, in the order written.
+ */
+export function markdownTableOf<Row>(
+  rows: readonly Row[],
+  columns: Record<string, (row: Row) => string>,
+  options: TableOptions = {},
+): string {
+  const cells = Object.values(columns);
+  return markdownTable(
+    Object.keys(columns),
+    rows.map((row) => cells.map((cell) => cell(row))),
+    options,
+  );
+}
+
 /** As plain text for a terminal: aligned columns two spaces apart, a rule of `─` under the header. */
 export function textTable(header: readonly string[], rows: Cells, options: TableOptions = {}): string[] {
   const [head = [], ...body] = fitted(header, rows);
