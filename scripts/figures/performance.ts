@@ -49,33 +49,31 @@ export const tracingCost: FigureTable = {
 export const overloadGoodput: FigureTable = {
   sources: [SAMPLED, SAMPLED_2],
   render({ read, link }) {
-    const both = (pick: (step: Step, report: Report) => string, report: Report) =>
-      (report.overload ?? []).map((step) => pick(step, report)).join(' / ');
     const rows = (['current', 'shipped'] as const).flatMap((name) =>
-      [SAMPLED, SAMPLED_2].map((path, index) => {
-        const report = variant(read<SystemResults<Report>>(path), name, path);
-        return [
-          `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
-          both((step) => num(step.offeredRate), report),
-          both((step, r) => `${num(step.achievedRate)} (${num(step.achievedRate / r.capacity, 2)})`, report),
-          `${both((step) => num(step.latencyMs.p99), report)} ms`,
-          (report.overload ?? [])
-            .map((step) => `${num(step.answerP99Ms?.accepted)} / ${num(step.answerP99Ms?.shed)} ms`)
-            .join(', '),
-        ];
-      }),
+      [SAMPLED, SAMPLED_2].map((path, index) => ({
+        run: `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
+        report: variant(read<SystemResults<Report>>(path), name, path),
+      })),
     );
+    const steps = (report: Report, cell: (step: Step) => string, separator = ' / ') =>
+      (report.overload ?? []).map(cell).join(separator);
     return [
-      markdownTable(
-        [
-          'variant, run',
-          'offered',
-          'accepted/s (goodput ÷ capacity)',
-          'e2e p99 of the accepted',
-          'answer p99, accepted / shed (client side)',
-        ],
-        rows,
-      ),
+      markdownTableOf(rows, {
+        'variant, run': ({ run }) => run,
+        offered: ({ report }) => steps(report, (step) => num(step.offeredRate)),
+        'accepted/s (goodput ÷ capacity)': ({ report }) =>
+          steps(
+            report,
+            (step) => `${num(step.achievedRate)} (${num(step.achievedRate / report.capacity, 2)})`,
+          ),
+        'e2e p99 of the accepted': ({ report }) => `${steps(report, (step) => num(step.latencyMs.p99))} ms`,
+        'answer p99, accepted / shed (client side)': ({ report }) =>
+          steps(
+            report,
+            (step) => `${num(step.answerP99Ms?.accepted)} / ${num(step.answerP99Ms?.shed)} ms`,
+            ', ',
+          ),
+      }),
       `Run 1: ${link(SAMPLED)}; run 2: ${link(SAMPLED_2)}.`,
     ].join('\n\n');
   },

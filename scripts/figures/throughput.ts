@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -85,24 +85,15 @@ export const consumerThroughput: FigureTable = {
     const { events, partitions, rounds } = results.parameters;
     return [
       `From a backlog of ${num(events)} events on ${partitions} partitions, one consumer, median of ${rounds} rounds:`,
-      markdownTable(
-        [
-          'variant',
-          'events/s',
-          '÷ A (paired per round)',
-          'transactions/s',
-          'events per chunk',
-          'CPU s per 1,000 events',
-        ],
-        results.variants.map(({ key, label }) => [
-          `${key}: ${label}`,
-          num(eventsPerSec[key]),
+      markdownTableOf(results.variants, {
+        variant: ({ key, label }) => `${key}: ${label}`,
+        'events/s': ({ key }) => num(eventsPerSec[key]),
+        '÷ A (paired per round)': ({ key }) =>
           times(results.acrossRuns[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
-          num(transactionsPerSec[key] ?? 0),
-          meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1),
-          cpu(cpuPer1000[key]),
-        ]),
-      ),
+        'transactions/s': ({ key }) => num(transactionsPerSec[key] ?? 0),
+        'events per chunk': ({ key }) => (meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1)),
+        'CPU s per 1,000 events': ({ key }) => cpu(cpuPer1000[key]),
+      }),
       `${link(CONSUMER)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
     ].join('\n\n');
   },
