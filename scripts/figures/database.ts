@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { OutboxMigrations } from '../../bench/outbox-migrations.ts';
 import type { RetentionResults } from '../../bench/retention/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -62,35 +62,26 @@ export const retention: FigureTable = {
   render({ read, link }) {
     const results = read<RetentionResults>(RETENTION);
     const { published, retentionDays, days } = results.parameters;
-    const row = (key: 'A' | 'B', name: string) => {
-      const found = results.retention[key];
-      return [
-        name,
-        num(found.rowsDeleted),
-        num(found.totalMs / 1000, 2),
-        num(found.rowsPerSec),
-        num(found.walMiB, 1),
-        `${num(found.claimDuring.medianMs, 1)} / ${num(found.claimDuring.p99Ms, 1)} ms`,
-        `${num(found.baselineClaimDuring.medianMs, 1)} / ${num(found.baselineClaimDuring.p99Ms, 1)} ms`,
-      ];
-    };
+    const ways = [
+      {
+        ...results.retention.A,
+        name: `A: batched delete, ${num(results.parameters.batch)} rows a batch (production)`,
+      },
+      { ...results.retention.B, name: 'B: detach and drop day partitions' },
+    ];
+    const claim = ({ medianMs, p99Ms }: { medianMs: number; p99Ms: number }) =>
+      `${num(medianMs, 1)} / ${num(p99Ms, 1)} ms`;
     return [
       `${num(published)} published rows over ${days} days, those older than ${retentionDays} days removed:`,
-      markdownTable(
-        [
-          'retention',
-          'rows removed',
-          'seconds',
-          'rows/s',
-          'WAL MiB',
-          'claim p50 / p99 meanwhile',
-          'claim on a table left alone',
-        ],
-        [
-          row('A', `A: batched delete, ${num(results.parameters.batch)} rows a batch (production)`),
-          row('B', 'B: detach and drop day partitions'),
-        ],
-      ),
+      markdownTableOf(ways, {
+        retention: ({ name }) => name,
+        'rows removed': (way) => num(way.rowsDeleted),
+        seconds: (way) => num(way.totalMs / 1000, 2),
+        'rows/s': (way) => num(way.rowsPerSec),
+        'WAL MiB': (way) => num(way.walMiB, 1),
+        'claim p50 / p99 meanwhile': (way) => claim(way.claimDuring),
+        'claim on a table left alone': (way) => claim(way.baselineClaimDuring),
+      }),
       `${link(RETENTION)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}.`,
     ].join('\n\n');
   },

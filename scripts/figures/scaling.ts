@@ -1,10 +1,10 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import type { RetentionResults } from '../../bench/retention/report.ts';
 import type { ScalingReport } from '../../bench/scaling/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { SystemResults } from '../../bench/system/records.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
 import { atCapacity, relaysCpu } from './system.ts';
 import type { FigureTable } from './types.ts';
@@ -20,35 +20,21 @@ export const scalingMatrix: FigureTable = {
     const cells = [...results.cells].sort(
       (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
     );
-    const rows = cells.map(({ kafka, instances, runs }) => {
-      const run = runs[0];
-      const step = run && atCapacity(run);
-      if (!run || !step) return [KAFKA[kafka], String(instances), 'none sustained', '', '', '', '', ''];
-      return [
-        KAFKA[kafka],
-        String(instances),
-        num(step.offeredRate),
-        `${num(step.latencyMs.p99)} ms`,
-        num(step.cpuMsPerOrder.total, 1),
-        num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2),
-        percent(step.machineBusy),
-        num(step.loadavg[0], 1),
-      ];
-    });
+    const rows = cells.map((cell) => ({ ...cell, step: cell.runs[0] && atCapacity(cell.runs[0]) }));
+    // A cell with no sustained step says so once, its other figures left empty.
+    const at = (cell: (step: Step) => string) => (row: (typeof rows)[number]) =>
+      row.step ? cell(row.step) : '';
     return [
-      markdownTable(
-        [
-          'Kafka',
-          'n',
-          'capacity (orders/s)',
-          'p99 at capacity',
-          'CPU ms per order at capacity',
-          'our processes, cores',
-          'machine busy',
-          'load average (1 min)',
-        ],
-        rows,
-      ),
+      markdownTableOf(rows, {
+        Kafka: ({ kafka }) => KAFKA[kafka],
+        n: ({ instances }) => String(instances),
+        'capacity (orders/s)': ({ step }) => (step ? num(step.offeredRate) : 'none sustained'),
+        'p99 at capacity': at((step) => `${num(step.latencyMs.p99)} ms`),
+        'CPU ms per order at capacity': at((step) => num(step.cpuMsPerOrder.total, 1)),
+        'our processes, cores': at((step) => num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2)),
+        'machine busy': at((step) => percent(step.machineBusy)),
+        'load average (1 min)': at((step) => num(step.loadavg[0], 1)),
+      }),
       `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
     ].join('\n\n');
   },
