@@ -1,4 +1,4 @@
-import type { ScenarioReport } from '@outbox/chaos';
+import { DUAL_WRITE_COUNTS, type ScenarioReport } from '@outbox/chaos';
 import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { num, times } from './format.ts';
@@ -142,38 +142,19 @@ export const dualWritesCounts: FigureTable = {
   sources: [DUAL_WRITES],
   render({ read, link }) {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const KEYS = [
-      'committed',
-      'lost',
-      'ghost',
-      'ghostReservations',
-      'ghostPayments',
-      'duplicates',
-      'stuckPending',
-    ];
+    const counted = Object.entries(DUAL_WRITE_COUNTS).map(([key, heading]) => [
+      heading,
+      (report: ChaosReport) =>
+        report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
+    ]);
     return [
-      markdownTable(
-        [
-          'write mode',
-          'verdict',
-          'orders accepted / sent',
-          'orders committed',
-          'lost events',
-          'ghost events',
-          'ghost reservations',
-          'ghost payments',
-          'duplicate ORDER_CREATED',
-          'stuck PENDING',
-        ],
-        reports.map((report) => [
-          `\`${report.writeMode}\``,
-          report.error ? 'not run to the end' : verdict(report),
+      markdownTableOf(reports, {
+        'write mode': (report) => `\`${report.writeMode}\``,
+        verdict: (report) => (report.error ? 'not run to the end' : verdict(report)),
+        'orders accepted / sent': (report) =>
           report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
-          ...KEYS.map((key) =>
-            report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
-          ),
-        ]),
-      ),
+        ...Object.fromEntries(counted),
+      }),
       `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
         (reports.some((report) => report.error)
           ? `; ${reports

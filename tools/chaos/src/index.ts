@@ -1,7 +1,7 @@
 // The chaos suite as a library: the tests in tests/chaos run scenarios through the same runner
 // as the CLI (src/cli.ts).
 export { type GroupView, observeGroups } from './groupMembers.ts';
-export { INVARIANTS, type InvariantResult } from './invariants/index.ts';
+export { DUAL_WRITE_COUNTS, INVARIANTS, type InvariantResult } from './invariants/index.ts';
 export type { PartitionFigure } from './partitionWindows.ts';
 export { formatDualWriteTable, formatText, writeReports } from './report.ts';
 export { runScenario, type ScenarioReport } from './runner.ts';
