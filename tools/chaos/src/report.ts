@@ -135,7 +135,7 @@ const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
  * Debezium with exactly-once source): copies beyond the first, from duplicates-reconcile's counts.
  * Empty unless a CDC scenario ran.
  */
-export function formatDuplicatesTable(reports: ScenarioReport[]): string {
+function formatDuplicatesTable(reports: ScenarioReport[]): string {
   if (!reports.some((r) => r.relayMode !== 'polling')) return '';
   const out = [
     `| scenario | relay | verdict | orders accepted / sent | messages on topics | duplicates on topics (${TOPICS.join(' / ')}) | consumers' own duplicate counters (inventory / billing / orders) |`,
@@ -157,7 +157,7 @@ export function formatDuplicatesTable(reports: ScenarioReport[]): string {
 }
 
 /** The same as a Markdown section per scenario, for CI artifacts and docs/chaos.md. */
-export function formatMarkdown(reports: ScenarioReport[]): string {
+function formatMarkdown(reports: ScenarioReport[]): string {
   const out = ['# Chaos run', ''];
   const dualWrites = formatDualWriteTable(reports);
   if (dualWrites) out.push('## What the outbox prevents: naive dual writes vs the outbox', '', dualWrites);

@@ -8,7 +8,7 @@ import { isPortInUse } from './ports.ts';
 import { type JvmExit, pidFromFile, spawnJvm, terminate } from './processes.ts';
 import { requireJava } from './tools.ts';
 
-export type ConnectWorkerOptions = {
+type ConnectWorkerOptions = {
   /** Bootstrap servers of the broker the worker keeps its state on and produces to. */
   brokers: string[];
   /**

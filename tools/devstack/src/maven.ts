@@ -14,7 +14,7 @@ export function pomProperty(pom: string, name: string): string {
  * What a lib folder must hold: the pom's download, the jars that prove it complete, and the
  * versions it is of, written to the `marker` file once the download is complete.
  */
-export type JarSet = {
+type JarSet = {
   pom: string;
   libDir: string;
   jars: string[];

@@ -18,7 +18,7 @@ export type SupervisorOptions = {
 };
 
 /** What the supervisor says of its server: its name, what is lost while it is down, what it does once back. */
-export type Wording = { name: string; whileDown: string; whenBack: string; readyTimeoutMs: number };
+type Wording = { name: string; whileDown: string; whenBack: string; readyTimeoutMs: number };
 
 export type Supervisor = {
   /** The next exit is on purpose: leave the server down. */

@@ -5,7 +5,7 @@
 
 export type Align = 'left' | 'right';
 
-export type TableOptions = {
+type TableOptions = {
   /**
    * Each column's alignment, left when not given. In Markdown a right-aligned column is padded on the
    * left and marked `--:`; with no alignments at all, the rule under the header is dashes only.

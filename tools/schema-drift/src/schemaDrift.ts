@@ -16,7 +16,7 @@ import { parsePrismaSchema } from './prismaSchema.ts';
  * side), `compareSchema.ts` with `compareDefault.ts` (the comparison).
  */
 
-export type SchemaDriftOptions = {
+type SchemaDriftOptions = {
   /** Path of the schema.prisma to check. */
   schemaPath: string;
   /** A database the migrations have been applied to. */

@@ -110,7 +110,7 @@ export const FAILOVER_SCENARIOS: Scenario[] = [
 ];
 
 /** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
-export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
+const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
 
 export { COMPOSE_SCENARIOS, DUAL_WRITES };
 

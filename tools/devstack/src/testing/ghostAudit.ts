@@ -3,12 +3,12 @@ import pg from 'pg';
 import { AGGREGATE_OF } from '../stackPlan.ts';
 import { readTopic } from './topicReader.ts';
 
-export type ServiceDatabase = 'orders' | 'inventory' | 'billing';
+type ServiceDatabase = 'orders' | 'inventory' | 'billing';
 
 /** One topic read from outside: its messages, and those whose outbox row the database does not have. */
-export type TopicAudit = { topic: string; messages: number; ghosts: number };
+type TopicAudit = { topic: string; messages: number; ghosts: number };
 
-export type GhostAudit = {
+type GhostAudit = {
   topics: TopicAudit[];
   /** Acknowledged (201) orders the orders database does not have. */
   acknowledgedOrdersLost: number;
