@@ -171,10 +171,7 @@ function tracingOf(json: unknown, md: string, name: string): Field<string> | und
 }
 
 /** What a results file (its json and md twins) says of its run, completed from git where it is silent. */
-export function legacyRecord(
-  name: string,
-  added: { commit: string; parent: string; date: string } | undefined,
-) {
+function legacyRecord(name: string, added: { commit: string; parent: string; date: string } | undefined) {
   const base = name.replace(/\.(json|md)$/, '');
   const read = (ext: string) =>
     existsSync(join(results, base + ext)) ? readFileSync(join(results, base + ext), 'utf8') : '';

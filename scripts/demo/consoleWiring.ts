@@ -20,7 +20,7 @@ import { running } from './lifecycle.ts';
 import { say } from './output.ts';
 import type { DemoSettings } from './settings.ts';
 
-export type ConsoleWiring = {
+type ConsoleWiring = {
   settings: DemoSettings;
   databaseUrls: DatabaseUrls;
   kafka: KafkaBroker | KafkaCluster;

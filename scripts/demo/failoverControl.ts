@@ -13,17 +13,12 @@ import type {
 } from '@outbox/console/demo-controls';
 import { topicFor } from '@outbox/contracts';
 import type { PostgresPair } from '@outbox/devstack/postgres-pair';
+import { AGGREGATE_OF } from '@outbox/devstack/stack-plan';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import pg from 'pg';
 import { DATABASES, type DatabaseName, type DatabasePairs, pairDatabaseUrls } from './databasePairs.ts';
 import { say } from './output.ts';
 import type { DemoSettings } from './settings.ts';
-
-const AGGREGATE: Record<DatabaseName, string> = {
-  orders: 'order',
-  inventory: 'reservation',
-  billing: 'payment',
-};
 
 /** Rows recent enough to matter: the standby lags seconds, and a paused receipt a few minutes. */
 const RECENT = "created_at > now() - interval '30 minutes'";
@@ -130,7 +125,7 @@ async function costOf(
   const keptEvents = new Set(kept.events);
   const lostEvents = new Set(killed.events.filter((id) => !keptEvents.has(id)));
   // Everything the relays published before the kill is on the topic by now.
-  const messages = await readTopic(brokers, topicFor(AGGREGATE[db]), { timeoutMs: 60_000 });
+  const messages = await readTopic(brokers, topicFor(AGGREGATE_OF[db]), { timeoutMs: 60_000 });
   const announced = messages.filter((m) => m.eventId !== undefined && lostEvents.has(m.eventId));
   return {
     killedAt: killed.at.toISOString(),

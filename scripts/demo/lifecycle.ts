@@ -16,7 +16,7 @@ import { print, printError } from './output.ts';
 import type { DemoProcess } from './settings.ts';
 
 /** What the demo has started so far; each part is set as it starts. */
-export type Running = {
+type Running = {
   stopping: boolean;
   broker?: KafkaBroker | KafkaCluster;
   /** False when the broker was already running: then it is not the demo's to stop. */
@@ -37,7 +37,7 @@ export type Running = {
 export const running: Running = { stopping: false, startedBroker: false, services: {} };
 
 /** Stops what this demo started, newest first, then exits. A second Ctrl-C exits at once. */
-export async function stopAll(exitCode: number): Promise<never> {
+async function stopAll(exitCode: number): Promise<never> {
   if (running.stopping) process.exit(1);
   running.stopping = true;
   print('\nStopping the console and the services…');

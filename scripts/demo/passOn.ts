@@ -16,7 +16,7 @@ export type PassOnRules = {
   servicePrefixes: readonly string[];
 };
 
-export type PassedOn = {
+type PassedOn = {
   /** Per process, the variables to add to its environment. */
   env: Record<string, Record<string, string>>;
   /** What was passed on, to whom, for the banner. */

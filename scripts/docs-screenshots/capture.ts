@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { repoRoot } from '../../tests/docs/docReferences.ts';
 
-export const imagesDir = join(repoRoot, 'docs', 'images');
-export const manifestPath = join(imagesDir, 'manifest.json');
+const imagesDir = join(repoRoot, 'docs', 'images');
+const manifestPath = join(imagesDir, 'manifest.json');
 
 /** Picture name → the banners visible in it. */
 export type Manifest = Record<string, { banners: string[] }>;

@@ -11,7 +11,7 @@ import { repoRoot } from '../../tests/docs/docReferences.ts';
 /** Far from the demo's defaults (3001…, 8080, 9090, 9092, 9411). */
 const BASE = 23_000;
 
-export const DEMO_PORTS = {
+const DEMO_PORTS = {
   base: BASE,
   orders: BASE + 1,
   inventory: BASE + 3,

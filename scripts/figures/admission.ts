@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step as BenchStep, MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { num } from './format.ts';
@@ -71,34 +71,29 @@ export const admission: FigureTable = {
       return Object.entries(variants).map(([name, description]) => {
         const report = results.reports.find((r) => r.variant === name);
         if (!report) throw new Error(`no ${name} variant in ${path}`);
-        const under = report.underload?.[0];
-        const over = report.overload?.at(-1);
-        return [
-          `${description} (\`${report.revision}\`, ${label}, ${link(path)})`,
-          under ? `${num(under.offeredRate)} → ${num(under.achievedRate, 1)}` : '—',
-          shedCell(under),
-          over
-            ? `${num(over.offeredRate)} → ${num(over.achievedRate, 1)} (${num(over.achievedRate / report.capacity, 2)})`
-            : '—',
-          shedCell(over),
-          over ? `${num(over.latencyMs.p99)} ms` : '—',
-          within50([under, over]),
-          [under, over].map((step) => (step ? num(step.loadavg[0] ?? Number.NaN, 1) : '—')).join(' / '),
-        ];
+        const run = `${description} (\`${report.revision}\`, ${label}, ${link(path)})`;
+        return {
+          run,
+          capacity: report.capacity,
+          under: report.underload?.[0],
+          over: report.overload?.at(-1),
+        };
       });
     });
-    return markdownTable(
-      [
-        'limit, run',
-        'at 0.8×: offered → accepted/s',
-        'shed at 0.8× (by reason)',
-        'at 2×: offered → accepted/s (÷ capacity)',
-        'shed at 2×',
-        'e2e p99 of the accepted at 2×',
-        'refusals answered within 50 ms (API clock), 0.8× / 2×',
-        'load average at the end, 0.8× / 2×',
-      ],
-      rows,
-    );
+    return markdownTableOf(rows, {
+      'limit, run': ({ run }) => run,
+      'at 0.8×: offered → accepted/s': ({ under }) =>
+        under ? `${num(under.offeredRate)} → ${num(under.achievedRate, 1)}` : '—',
+      'shed at 0.8× (by reason)': ({ under }) => shedCell(under),
+      'at 2×: offered → accepted/s (÷ capacity)': ({ over, capacity }) =>
+        over
+          ? `${num(over.offeredRate)} → ${num(over.achievedRate, 1)} (${num(over.achievedRate / capacity, 2)})`
+          : '—',
+      'shed at 2×': ({ over }) => shedCell(over),
+      'e2e p99 of the accepted at 2×': ({ over }) => (over ? `${num(over.latencyMs.p99)} ms` : '—'),
+      'refusals answered within 50 ms (API clock), 0.8× / 2×': ({ under, over }) => within50([under, over]),
+      'load average at the end, 0.8× / 2×': ({ under, over }) =>
+        [under, over].map((step) => (step ? num(step.loadavg[0], 1) : '—')).join(' / '),
+    });
   },
 };

@@ -41,7 +41,7 @@ export const brokerRequestsAtLowRate: FigureTable = {
         row('**all requests**', (r) => `**${num(all(r), 2)}**`),
         row('Kafka JVM CPU, ms', (r) => num(kafkaMs(r), 2)),
         row('Kafka JVM CPU per request, ms', (r) => num(kafkaMs(r) / all(r), 2)),
-        row('all processes CPU, ms', (r) => num(r.cpuMsPerOrder.total ?? Number.NaN, 2)),
+        row('all processes CPU, ms', (r) => num(r.cpuMsPerOrder.total, 2)),
         row('end-to-end p50 / p99, ms', (r) => `${r.latencyMs.p50} / ${r.latencyMs.p99}`),
       ],
     );

@@ -3,8 +3,9 @@ import type { CdcLatency } from '../../bench/cdc-latency.ts';
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, SystemResults } from '../../bench/system/records.ts';
-import { day, load, num } from './format.ts';
+import { day, load, num, runsCaption } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_REVISION, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Cell = CdcLatency['latency'][number];
@@ -50,12 +51,10 @@ export const cdcSideBySide: FigureTable = {
     const aggregates = (run: SideBySide) => `${num(run.parameters.aggregates ?? 50)} aggregates`;
     return [
       'Commit → broker ack and → a consumer, ms (run 1, run 2):',
-      '',
       markdownTable(
         ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
         latencyRows,
       ),
-      '',
       markdownTable(
         [
           `backlog of ${num(first.parameters.backlog)} events`,
@@ -66,14 +65,8 @@ export const cdcSideBySide: FigureTable = {
           ...runs.map((run) => drain(run, side)),
         ]),
       ),
-      '',
-      runs
-        .map(
-          (run, i) =>
-            `Run ${i + 1}: ${link(RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
-        )
-        .join(' '),
-    ].join('\n');
+      runsCaption(RUNS, runs, link),
+    ].join('\n\n');
   },
 };
 
@@ -89,12 +82,7 @@ export const pollingOrCdc: FigureTable = {
     const sideBySide = read<SideBySide>(RUNS[1]);
     const system = read<SystemResults<SystemReport>>(SYSTEM);
     const drains = read<RelayVsDebezium>(DRAIN);
-    const variant = (name: string) => {
-      const found = system.reports.find((candidate) => candidate.variant === name);
-      if (!found) throw new Error(`no ${name} variant in ${SYSTEM}`);
-      return found;
-    };
-    const [polling, cdc] = [variant('current'), variant('cdc')];
+    const [polling, cdc] = [variant(system, 'current', SYSTEM), variant(system, 'cdc', SYSTEM)];
     const p50s = (side: Cell['side']) =>
       sideBySide.latency
         .filter((found) => found.side === side)
@@ -107,8 +95,7 @@ export const pollingOrCdc: FigureTable = {
     const drained = (aggregates: number, side: string) =>
       num(drainCell(drains, aggregates, side).medianEventsPerSec);
     const fixed = system.args['fixed-rate'] ?? '?';
-    const cpu = (found: SystemReport, part: string) =>
-      num(found.atFixedRate.cpuMsPerOrder[part] ?? Number.NaN, 1);
+    const cpu = (found: SystemReport, part: string) => num(found.atFixedRate.cpuMsPerOrder[part], 1);
     return [
       markdownTable(
         ['measured', 'polling', 'CDC', 'from'],
@@ -145,9 +132,8 @@ export const pollingOrCdc: FigureTable = {
           ],
         ],
       ),
-      '',
       `Each row's file says when and at what load it ran: the side-by-side run ${day(sideBySide.date)} (${load(sideBySide.loadavg.before, sideBySide.loadavg.after)}), ` +
         `the backlog drain ${day(drains.date)} at \`${RELAY_VS_DEBEZIUM_REVISION}\` (${load(drains.loadavg.before, drains.loadavg.after)}, tracing off), the whole saga ${day(system.date)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,7 +1,7 @@
 import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, seconds } from './chaos.ts';
+import { type ChaosReport, countsOf, seconds, TOPICS, verdict } from './chaos.ts';
 import { day, num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -13,7 +13,6 @@ const EXACTLY_ONCE_RUNS = resultsFile('chaos.cdc-cluster-leader-then-connect-kil
 /** When the exactly-once runs killed Connect, at which revision: the same rule for every run of the file. */
 const EXACTLY_ONCE_KILL_TIMING = '5 s after the fencing (`d991564`)';
 const BASE = 'cdc-cluster-leader-then-connect-kill';
-const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const SLOTS = ['orders', 'inventory', 'billing'];
 
 /**
@@ -75,13 +74,9 @@ function row(report: Report, timing: string): string[] {
       '**FAIL**: the scenario threw before the load',
     ];
   }
-  const counts = (name: string) =>
-    report.invariants.find((invariant) => invariant.name === name)?.counts ?? {};
-  const published = counts('every-event-published');
-  const duplicates = TOPICS.reduce(
-    (sum, topic) => sum + (counts('duplicates-reconcile')[`${topic} duplicates`] ?? 0),
-    0,
-  );
+  const published = countsOf(report, 'every-event-published');
+  const onTopics = countsOf(report, 'duplicates-reconcile');
+  const duplicates = TOPICS.reduce((sum, topic) => sum + (onTopics[`${topic} duplicates`] ?? 0), 0);
   return [
     started,
     scenario,
@@ -90,7 +85,7 @@ function row(report: Report, timing: string): string[] {
     `${num(published.outboxRows ?? 0)} / ${num(published.publishedAndOnTopic ?? 0)}`,
     num(duplicates),
     slots(report),
-    report.passed ? 'pass' : '**FAIL**',
+    verdict(report),
   ];
 }
 
@@ -130,8 +125,7 @@ export const cdcClusterLeaderThenConnect: FigureTable = {
           ...exactlyOnce.map((report) => row(report, EXACTLY_ONCE_KILL_TIMING)),
         ]),
       ),
-      '',
       `${link(RUNS)} and ${link(EXACTLY_ONCE_RUNS)}, ${day(reports[0]?.startedAt ?? '')}; each run's timeline, with the load average at the Connect kill, in the report beside it.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,7 +1,7 @@
-import type { ScenarioReport } from '@outbox/chaos';
-import { markdownTable } from '@outbox/devstack/table';
+import { DUAL_WRITE_COUNTS, type ScenarioReport } from '@outbox/chaos';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { num } from './format.ts';
+import { num, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Load = ScenarioReport['load'];
@@ -30,7 +30,14 @@ export function onlyReport(reports: ChaosReport[], path: string): ChaosReport {
 }
 
 const perSecond = (count: number, durationMs: number) => `${num(count / (durationMs / 1000), 1)}/s`;
-export const when = (report: ChaosReport) => `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+export const when = (report: ChaosReport | undefined) =>
+  report ? `${report.startedAt.slice(0, 16).replace('T', ' ')} UTC` : '?';
+export const verdict = (report: ChaosReport) => (report.passed ? 'pass' : '**FAIL**');
+/** What the checker counted for one invariant of a run (none when it did not run). */
+export const countsOf = (report: ChaosReport, invariant: string): Record<string, number> =>
+  report.invariants.find((found) => found.name === invariant)?.counts ?? {};
+/** The first line of the error a scenario threw, without its "Error: ". */
+const errorLine = (report: ChaosReport) => report.error?.split('\n')[0]?.replace(/^Error: /, '');
 const percentiles = (figures: Percentiles | undefined) =>
   figures ? `${num(figures.p50)} / ${num(figures.p99)} ms` : '—';
 
@@ -69,7 +76,6 @@ export const overload: FigureTable = {
           ['orders ended on a client timeout', num(timeouts), ''],
         ],
       ),
-      '',
       markdownTable(
         ['on the client’s clock', 'p50 / p99'],
         [
@@ -79,10 +85,9 @@ export const overload: FigureTable = {
           ['created → cancelled', percentiles(load.decisionMs?.cancelled)],
         ],
       ),
-      '',
       `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
         `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -97,10 +102,8 @@ export const dualWrites: FigureTable = {
   sources: [DUAL_WRITES],
   render({ read, link }) {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const count = (report: ChaosReport, name: string, key: string) =>
-      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    const count = (report: ChaosReport, key: string) => countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0;
     const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
-    const [first] = reports;
     return [
       markdownTable(
         [
@@ -117,21 +120,20 @@ export const dualWrites: FigureTable = {
                 '—',
                 '—',
                 '—',
-                `not run to the end: ${report.error.split('\n')[0]?.replace(/^Error: /, '')}`,
+                `not run to the end: ${errorLine(report)}`,
               ]
             : [
                 WRITE_MODE[report.writeMode] ?? report.writeMode,
-                num(count(report, 'no-lost-or-ghost-orders', 'committed')),
-                bold(count(report, 'no-lost-or-ghost-orders', 'lost')),
-                bold(count(report, 'no-lost-or-ghost-orders', 'ghost')),
+                num(count(report, 'committed')),
+                bold(count(report, 'lost')),
+                bold(count(report, 'ghost')),
                 report.passed ? 'held' : 'broken',
               ],
         ),
       ),
-      '',
-      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}; ` +
+      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
         "the chaos report beside it gives each scenario's load and faults (it records no load average).",
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -140,64 +142,66 @@ export const dualWritesCounts: FigureTable = {
   sources: [DUAL_WRITES],
   render({ read, link }) {
     const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const counts = (report: ChaosReport) =>
-      report.invariants.find((invariant) => invariant.name === 'no-lost-or-ghost-orders')?.counts ?? {};
-    const KEYS = [
-      'committed',
-      'lost',
-      'ghost',
-      'ghostReservations',
-      'ghostPayments',
-      'duplicates',
-      'stuckPending',
-    ];
-    const [first] = reports;
+    const counted = Object.entries(DUAL_WRITE_COUNTS).map(([key, heading]) => [
+      heading,
+      (report: ChaosReport) =>
+        report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
+    ]);
     return [
-      markdownTable(
-        [
-          'write mode',
-          'verdict',
-          'orders accepted / sent',
-          'orders committed',
-          'lost events',
-          'ghost events',
-          'ghost reservations',
-          'ghost payments',
-          'duplicate ORDER_CREATED',
-          'stuck PENDING',
-        ],
-        reports.map((report) => [
-          `\`${report.writeMode}\``,
-          report.error ? 'not run to the end' : report.passed ? 'pass' : '**FAIL**',
+      markdownTableOf(reports, {
+        'write mode': (report) => `\`${report.writeMode}\``,
+        verdict: (report) => (report.error ? 'not run to the end' : verdict(report)),
+        'orders accepted / sent': (report) =>
           report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
-          ...KEYS.map((key) => (report.error ? '—' : num(counts(report)[key] ?? 0))),
-        ]),
-      ),
-      '',
-      `${link(DUAL_WRITES)}, run ${first ? when(first) : '?'}` +
+        ...Object.fromEntries(counted),
+      }),
+      `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
         (reports.some((report) => report.error)
           ? `; ${reports
               .filter((report) => report.error)
-              .map(
-                (report) =>
-                  `\`${report.writeMode}\`: ${report.error?.split('\n')[0]?.replace(/^Error: /, '')}`,
-              )
+              .map((report) => `\`${report.writeMode}\`: ${errorLine(report)}`)
               .join('; ')}`
           : '') +
         '.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
-const ALL = resultsFile('chaos.all.json');
-const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
+export const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
 export const seconds = (ms: number | null | undefined) => (ms == null ? '–' : `${num(ms / 1000, 1)} s`);
 
+type Stalled = ChaosReport & Pick<ScenarioReport, 'stall'>;
+
+/**
+ * Rows that set two runs of one scenario side by side: a cell each, and for a window the second's ÷
+ * the first's. With `unrun`, a run that threw (`error`) measured nothing and says so in its cells.
+ */
+export function sideBySide<R extends Stalled>(scenario: string, [first, second]: [R, R], unrun?: string) {
+  const name = `\`${scenario}\``;
+  const skipped = (report: R) => unrun !== undefined && Boolean(report.error);
+  const both = (cell: (report: R) => string) =>
+    [first, second].map((report) => (skipped(report) ? (unrun as string) : cell(report)));
+  const row = (label: string, cell: (report: R) => string) => [`${name}: ${label}`, ...both(cell), ''];
+  return {
+    name,
+    both,
+    row,
+    window(label: string, ms: (report: R) => number | null | undefined): string[] {
+      const [a, b] = [ms(first), ms(second)];
+      const ratio = a && b != null && !skipped(first) && !skipped(second) ? times(b / a) : '';
+      return [`${name}: ${label}`, ...both((report) => seconds(ms(report))), ratio];
+    },
+    stall: () =>
+      row('within the stall target', (r) =>
+        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
+      ),
+  };
+}
+
 /** What the checker counted of a run's duplicates: on the topics, and by each consumer's own counter. */
 export function duplicateCounts(report: ChaosReport) {
-  const counts =
-    report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+  const counts = countsOf(report, 'duplicates-reconcile');
   const onTopics = (what: string) =>
     TOPICS.reduce((sum, topic) => sum + (counts[`${topic} ${what}`] ?? 0), 0);
   return {
@@ -211,91 +215,77 @@ export function duplicateCounts(report: ChaosReport) {
 
 /** A run of every scenario records each one's duration and, where a fault was restored, its time to recover. */
 type AllReport = ChaosReport &
-  Pick<ScenarioReport, 'durationMs'> & { quiescence: Pick<ScenarioReport['quiescence'], 'recoveryMs'> };
+  Pick<ScenarioReport, 'durationMs'> & {
+    quiescence: Partial<Pick<ScenarioReport['quiescence'], 'recoveryMs'>>;
+  };
+type Column = [header: string, cell: (report: AllReport) => string];
 
-/** The summary of a chaos run: one row per scenario, from the checker's counts. */
-export const chaosAll: FigureTable = {
-  sources: [ALL],
-  render({ read, link }) {
-    const reports = read<AllReport[]>(ALL);
-    const rows = reports.map((report) => {
-      const { messages, duplicates, byConsumer } = duplicateCounts(report);
+/** The columns of a run of several scenarios: the run of every scenario and the cluster's pick theirs. */
+const COLUMNS = {
+  scenario: ['scenario', (report) => `\`${report.scenario}\``],
+  verdict: ['verdict', verdict],
+  orders: ['orders accepted / sent', (report) => `${report.load.accepted} / ${report.load.sent}`],
+  retries: ['client retries', (report) => num(report.load.retries)],
+  messages: ['messages on topics', (report) => duplicateCounts(report).messages],
+  duplicates: ['duplicates on topics', (report) => duplicateCounts(report).duplicates],
+  byConsumer: [
+    "consumers' own duplicate counters (inventory / billing / orders)",
+    (report) => duplicateCounts(report).byConsumer,
+  ],
+  stalls: [
+    'nothing published / applied for at most',
+    (report) =>
+      `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
+  ],
+  quiet: ['quiet after load', (report) => seconds(report.quiescence.afterLoadMs)],
+  recovery: ['recovery', (report) => seconds(report.quiescence.recoveryMs)],
+  whole: ['whole run', (report) => seconds(report.durationMs)],
+} satisfies Record<string, Column>;
+
+/** One row per scenario of the run in `path`, in the columns named, from the checker's counts. */
+function scenariosTable(path: string, columns: (keyof typeof COLUMNS)[]): FigureTable {
+  return {
+    sources: [path],
+    render({ read, link }) {
+      const reports = read<AllReport[]>(path);
+      const picked: Column[] = columns.map((name) => COLUMNS[name]);
       return [
-        `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
-        `${report.load.accepted} / ${report.load.sent}`,
-        num(report.load.retries),
-        messages,
-        duplicates,
-        byConsumer,
-        seconds(report.quiescence.afterLoadMs),
-        seconds(report.quiescence.recoveryMs),
-        seconds(report.durationMs),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'orders accepted / sent',
-          'client retries',
-          'messages on topics',
-          'duplicates on topics',
-          "consumers' own duplicate counters (inventory / billing / orders)",
-          'quiet after load',
-          'recovery',
-          'whole run',
-        ],
-        rows,
-      ),
-      '',
-      `${link(ALL)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
-    ].join('\n');
-  },
-};
+        markdownTable(
+          picked.map(([header]) => header),
+          reports.map((report) => picked.map(([, cell]) => cell(report))),
+        ),
+        `${link(path)}, started ${when(reports[0])}.`,
+      ].join('\n\n');
+    },
+  };
+}
 
-const CLUSTER = resultsFile('chaos.cluster.json');
+/** The summary of a chaos run: one row per scenario. */
+export const chaosAll = scenariosTable(resultsFile('chaos.all.json'), [
+  'scenario',
+  'verdict',
+  'orders',
+  'retries',
+  'messages',
+  'duplicates',
+  'byConsumer',
+  'quiet',
+  'recovery',
+  'whole',
+]);
 
 /** `npm run chaos -- cluster`: every scenario of the three-broker cluster, with the windows without progress. */
-export const chaosCluster: FigureTable = {
-  sources: [CLUSTER],
-  render({ read, link }) {
-    const reports = read<ChaosReport[]>(CLUSTER);
-    const rows = reports.map((report) => {
-      const { messages, duplicates, byConsumer } = duplicateCounts(report);
-      return [
-        `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
-        `${report.load.accepted} / ${report.load.sent}`,
-        messages,
-        duplicates,
-        byConsumer,
-        `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
-        seconds(report.quiescence.afterLoadMs),
-        seconds(report.durationMs),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'orders accepted / sent',
-          'messages on topics',
-          'duplicates on topics',
-          "consumers' own duplicate counters (inventory / billing / orders)",
-          'nothing published / applied for at most',
-          'quiet after load',
-          'whole run',
-        ],
-        rows,
-      ),
-      '',
-      `${link(CLUSTER)}, started ${reports[0] ? when(reports[0]) : '?'}.`,
-    ].join('\n');
-  },
-};
+export const chaosCluster = scenariosTable(resultsFile('chaos.cluster.json'), [
+  'scenario',
+  'verdict',
+  'orders',
+  'messages',
+  'duplicates',
+  'byConsumer',
+  'stalls',
+  'quiet',
+  'whole',
+]);
 
 const FAILOVERS = [
   resultsFile('chaos.postgres-failover-async.json'),
@@ -310,31 +300,22 @@ export const chaosFailover: FigureTable = {
   sources: FAILOVERS,
   render({ read, link }) {
     const reports = FAILOVERS.map((path) => onlyReport(read<ChaosReport[]>(path), path));
-    const count = (report: ChaosReport, name: string, key: string) =>
-      report.invariants.find((invariant) => invariant.name === name)?.counts[key] ?? 0;
+    const failover = (report: ChaosReport, key: string) =>
+      countsOf(report, 'failover-announces-no-lost-order')[key] ?? 0;
     return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'acknowledged orders lost',
-          'ghost events',
-          'effects of orders that do not exist',
-          'orders PENDING for good',
-          'window without writes',
-        ],
-        reports.map((report) => [
-          `\`${report.scenario}\``,
-          report.passed ? 'pass' : '**FAIL**',
-          `${num(count(report, 'failover-announces-no-lost-order', 'ordersLost'))} of ${num(report.load.accepted)}`,
-          num(count(report, 'failover-announces-no-lost-order', 'ghostEvents')),
-          num(count(report, 'failover-announces-no-lost-order', 'effectsOfOrdersThatDoNotExist')),
-          num(count(report, 'no-lost-or-ghost-orders', 'stuckPending')),
-          seconds(count(report, 'failover-announces-no-lost-order', 'windowWithoutWritesMs')),
-        ]),
-      ),
-      '',
+      markdownTableOf(reports, {
+        scenario: (report) => `\`${report.scenario}\``,
+        verdict,
+        'acknowledged orders lost': (report) =>
+          `${num(failover(report, 'ordersLost'))} of ${num(report.load.accepted)}`,
+        'ghost events': (report) => num(failover(report, 'ghostEvents')),
+        'effects of orders that do not exist': (report) =>
+          num(failover(report, 'effectsOfOrdersThatDoNotExist')),
+        'orders PENDING for good': (report) =>
+          num(countsOf(report, 'no-lost-or-ghost-orders').stuckPending ?? 0),
+        'window without writes': (report) => seconds(failover(report, 'windowWithoutWritesMs')),
+      }),
       reports.map((report, i) => `${link(FAILOVERS[i] as string)}, run ${when(report)}.`).join(' '),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

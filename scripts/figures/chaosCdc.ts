@@ -1,7 +1,7 @@
 import type { ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, duplicateCounts, seconds } from './chaos.ts';
+import { type ChaosReport, countsOf, duplicateCounts, seconds, TOPICS, verdict } from './chaos.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -19,29 +19,26 @@ const SINGLE_RUNS = [
   { path: resultsFile('chaos.cdc-broker-kill-9.json'), label: '(`ac8ac5c`)' },
 ];
 const SOURCES = [GROUP, ...SINGLE_RUNS.map((run) => run.path)];
-const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 
 function row(report: CdcReport, label: string | undefined, progress: string | undefined): string[] {
   const scenario = `\`${report.scenario}\`${label ? ` ${label}` : ''}`;
-  const verdict = report.passed ? 'pass' : '**FAIL**';
   if (report.error) {
     return [
       scenario,
       report.relayMode,
-      verdict,
+      verdict(report),
       '– (the scenario threw)',
       ...Array(7).fill('–'),
       seconds(report.durationMs),
     ];
   }
-  const counts =
-    report.invariants.find((invariant) => invariant.name === 'duplicates-reconcile')?.counts ?? {};
+  const counts = countsOf(report, 'duplicates-reconcile');
   const perTopic = TOPICS.map((topic) => counts[`${topic} duplicates`] ?? 0);
   const { messages, duplicates, byConsumer } = duplicateCounts(report);
   return [
     scenario,
     report.relayMode,
-    verdict,
+    verdict(report),
     `${report.load.accepted} / ${report.load.sent}`,
     num(report.load.retries),
     messages,
@@ -85,9 +82,8 @@ export const chaosCdc: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${SOURCES.map((path) => link(path)).join(', ')}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -164,8 +160,7 @@ export const cdcDuplicates: FigureTable = {
     });
     return [
       markdownTable(['what publishes', 'fault', 'run', 'messages on topics', 'duplicates on topics'], rows),
-      '',
       `${DUPLICATE_SOURCES.map((path) => link(path)).join(', ')}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,7 +1,7 @@
 import type { ScenarioReport } from '@outbox/chaos';
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { ChaosReport } from './chaos.ts';
+import { type ChaosReport, countsOf as counts, seconds, verdict, when } from './chaos.ts';
 import { num } from './format.ts';
 import type { FigureTable } from './types.ts';
 
@@ -9,56 +9,42 @@ import type { FigureTable } from './types.ts';
 type ComposeChaosReport = ChaosReport & Pick<ScenarioReport, 'revision' | 'machine' | 'run'>;
 
 const COMPOSE = resultsFile('chaos.compose.json');
-const seconds = (ms: number) => `${num(ms / 1000, 1)} s`;
-const counts = (report: ChaosReport, invariant: string) =>
-  report.invariants.find((one) => one.name === invariant)?.counts ?? {};
 
 /** Every scenario of the compose run: its verdict, what was lost or doubled, and the longest stall. */
 export const chaosCompose: FigureTable = {
   sources: [COMPOSE],
   render({ read, link }) {
     const reports = read<ComposeChaosReport[]>(COMPOSE);
-    const rows = reports.map((report) => {
-      const orders = counts(report, 'no-lost-or-ghost-orders');
-      const duplicates = Object.entries(counts(report, 'duplicates-reconcile'))
+    const duplicates = (report: ComposeChaosReport) =>
+      Object.entries(counts(report, 'duplicates-reconcile'))
         .filter(([name]) => name.endsWith('events duplicates'))
         .reduce((sum, [, value]) => sum + value, 0);
-      const [group, stall] = Object.entries(report.progress?.longestWithoutApplyingMsByGroup ?? {}).reduce(
+    /** The group that stood still longest, and for how long. */
+    const stall = (report: ComposeChaosReport) => {
+      const [group, ms] = Object.entries(report.progress?.longestWithoutApplyingMsByGroup ?? {}).reduce(
         (worst, entry) => (entry[1] > worst[1] ? entry : worst),
         ['—', 0] as [string, number],
       );
-      return [
-        `\`${report.scenario}\``,
-        report.passed ? 'pass' : '**FAIL**',
-        `${num(report.load.accepted)} / ${num(report.load.sent)}`,
-        num(orders.lost ?? 0),
-        num(orders.ghost ?? 0),
-        num(duplicates),
-        `${seconds(stall)} (${group})`,
-        seconds(report.quiescence.afterLoadMs),
-        num(report.machine?.loadAverage[0] ?? 0, 1),
-      ];
-    });
+      return `${seconds(ms)} (${group})`;
+    };
+    const orders = (report: ComposeChaosReport, key: string) =>
+      num(counts(report, 'no-lost-or-ghost-orders')[key] ?? 0);
     const first = reports[0];
     return [
-      markdownTable(
-        [
-          'scenario',
-          'verdict',
-          'orders accepted / sent',
-          'lost',
-          'ghost',
-          'duplicate messages',
-          'longest without an applied event (group)',
-          'quiet after the load',
-          'load average (1 min, at the end)',
-        ],
-        rows,
-      ),
-      '',
+      markdownTableOf(reports, {
+        scenario: (report) => `\`${report.scenario}\``,
+        verdict,
+        'orders accepted / sent': (report) => `${num(report.load.accepted)} / ${num(report.load.sent)}`,
+        lost: (report) => orders(report, 'lost'),
+        ghost: (report) => orders(report, 'ghost'),
+        'duplicate messages': (report) => num(duplicates(report)),
+        'longest without an applied event (group)': stall,
+        'quiet after the load': (report) => seconds(report.quiescence.afterLoadMs),
+        'load average (1 min, at the end)': (report) => num(report.machine?.loadAverage[0] ?? 0, 1),
+      }),
       `${link(COMPOSE)}: revision \`${first?.revision ?? 'unknown'}\`, ${first?.machine?.cpu ?? 'unknown CPU'}, ` +
-        `${first?.machine?.cores ?? '?'} cores, started ${first?.startedAt.slice(0, 16).replace('T', ' ')} UTC, ` +
+        `${first?.machine?.cores ?? '?'} cores, started ${when(first)}, ` +
         `tracing ${first?.run?.tracing ?? 'not recorded'}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

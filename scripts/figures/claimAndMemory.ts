@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { OutboxState } from '../../bench/where-time-goes/outboxState.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
@@ -116,12 +116,11 @@ export const claimOnGrownOutbox: FigureTable = {
           row('whole system CPU per order', ms(cpu('total'), 1)),
         ],
       ),
-      '',
       `Bitmap scan: ${BITMAP.map((path) => results.link(path)).join(', ')} (the first run kept as its report only, ` +
         'without a statement table: pg_stat_statements was not loaded yet); index scan: ' +
         `${results.link(INDEX_RUN_1)}, ${results.link(INDEX)}; ${day(columns[0]?.[0]?.date ?? '')}. ` +
         'The reports record no load average.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -133,38 +132,29 @@ export const semiSpace: FigureTable = {
   sources: [INDEX, SEMI_SPACE],
   render(results) {
     const [defaults, small] = [run(results, INDEX), run(results, SEMI_SPACE)];
-    const rssOf = (found: Run, names: string[]) =>
-      range(names.map((name) => found.rssMiB[name] ?? Number.NaN));
-    const cpuOf = (found: Run, names: string[]) =>
+    // The whole system's resident memory is not measured: only its CPU has a row.
+    const rows = [
+      ...SERVICES.map((name) => ({ label: name, names: [name], rss: true })),
+      { label: 'relays (3)', names: RELAYS, rss: true },
+      { label: 'all (with PostgreSQL and Kafka)', names: ['total'], rss: false },
+    ];
+    const rssOf = (found: Run) => (row: (typeof rows)[number]) =>
+      row.rss ? range(row.names.map((name) => found.rssMiB[name] ?? Number.NaN)) : '—';
+    const cpuOf = (found: Run) => (row: (typeof rows)[number]) =>
       range(
-        names.map((name) => cpu(name)(found) ?? Number.NaN),
+        row.names.map((name) => cpu(name)(found) ?? Number.NaN),
         2,
       );
-    const row = (label: string, names: string[]) => [
-      label,
-      rssOf(defaults, names),
-      rssOf(small, names),
-      cpuOf(defaults, names),
-      cpuOf(small, names),
-    ];
     return [
-      markdownTable(
-        [
-          'process',
-          'RSS MiB, V8 default',
-          'RSS MiB, 16 MiB semi-space',
-          'CPU ms per order, default',
-          'CPU ms per order, 16 MiB',
-        ],
-        [
-          ...SERVICES.map((name) => row(name, [name])),
-          row('relays (3)', RELAYS),
-          ['all (with PostgreSQL and Kafka)', '—', '—', cpuOf(defaults, ['total']), cpuOf(small, ['total'])],
-        ],
-      ),
-      '',
+      markdownTableOf(rows, {
+        process: ({ label }) => label,
+        'RSS MiB, V8 default': rssOf(defaults),
+        'RSS MiB, 16 MiB semi-space': rssOf(small),
+        'CPU ms per order, default': cpuOf(defaults),
+        'CPU ms per order, 16 MiB': cpuOf(small),
+      }),
       `Default: ${results.link(INDEX)}; 16 MiB semi-spaces: ${results.link(SEMI_SPACE)}; ${day(small.date)}, ` +
         'one run each; the reports record no load average.',
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -29,8 +29,7 @@ export const brokerFailover: FigureTable = {
           `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
         ]),
       ),
-      '',
       `${link(CLUSTER)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

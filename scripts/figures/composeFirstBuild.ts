@@ -24,12 +24,11 @@ export const composeFirstBuild: FigureTable = {
           ['**all of it**', `**${minutes(result.upSeconds)}**`],
         ],
       ),
-      '',
       `Then an order through the API was ${result.order.status} ${num(result.order.secondsToDecision, 1)} s later, ` +
         `and \`./dev compose down\` took ${num(result.downSeconds)} s. ${link(FIRST_BUILD)}: a fresh clone at ` +
         `\`${result.run.revision}\`, ${day(result.run.startedAt)}, ${result.run.cpuModel} × ${result.machine.cpus}, ` +
         `${load(result.run.loadBefore, result.run.loadAfter)}, ${num(result.loadAverage.while1m.min, 1)} to ` +
         `${num(result.loadAverage.while1m.max, 1)} while it ran, tracing on: this machine's times at that load.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

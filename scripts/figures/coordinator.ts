@@ -52,7 +52,32 @@ function behind(report: ClusterReport): string {
     : `${state} (FAIL)`;
 }
 
-const note = 'Windows and order decisions from each run’s json; the load average from its report.';
+type Column = [header: string, cell: (report: ClusterReport, results: Results, run: Run) => string];
+
+/** One row per run in the columns given, then where its figures come from. */
+function runsTable(runs: Run[], columns: Column[]): FigureTable {
+  return {
+    sources: sourcesOf(runs),
+    render(results) {
+      const rows = runs.map((run) => {
+        const report = onlyReport(results.read<ClusterReport[]>(json(run)), json(run)) as ClusterReport;
+        return columns.map(([, cell]) => cell(report, results, run));
+      });
+      return [
+        markdownTable(
+          columns.map(([header]) => header),
+          rows,
+        ),
+        'Windows and order decisions from each run’s json; the load average from its report.',
+      ].join('\n\n');
+    },
+  };
+}
+
+const PER_GROUP = 'without an event applied, per group (orders / inventory / billing)';
+const DECISION: Column = ['longest order decision', decision];
+const LOAD: Column = ['load average (1 min)', (_, results, run) => loadAverage(results, run)];
+const REPORT: Column = ['report', (_, results, run) => reportLinks(results, run)];
 
 const KILL_RUNS: Run[] = [
   { name: 'chaos.cluster-coordinator-kill.before', loop: 'as in `bfada78`', report: 'before' },
@@ -74,35 +99,13 @@ const KILL_RUNS: Run[] = [
 ];
 
 /** `cluster-coordinator-kill` before and after the consumer loop rejoined on a lost coordinator. */
-export const coordinatorKill: FigureTable = {
-  sources: sourcesOf(KILL_RUNS),
-  render(results) {
-    const rows = KILL_RUNS.map((run) => {
-      const report = onlyReport(results.read<ClusterReport[]>(json(run)), json(run)) as ClusterReport;
-      return [
-        run.loop,
-        perGroup(report),
-        decision(report),
-        loadAverage(results, run),
-        reportLinks(results, run),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'consumer loop',
-          'longest stretch without an event applied, per group (orders / inventory / billing)',
-          'longest order decision',
-          'load average (1 min)',
-          'report',
-        ],
-        rows,
-      ),
-      '',
-      note,
-    ].join('\n');
-  },
-};
+export const coordinatorKill = runsTable(KILL_RUNS, [
+  ['consumer loop', (_, __, run) => run.loop],
+  [`longest stretch ${PER_GROUP}`, perGroup],
+  DECISION,
+  LOAD,
+  REPORT,
+]);
 
 const FROZEN_RUNS: Run[] = [
   ['before', 'rejoining on a lost coordinator', 'before'],
@@ -126,36 +129,15 @@ const FROZEN_RUNS: Run[] = [
 }));
 
 /** `cluster-coordinator-frozen`: each change to the consumer loop and the clients' timeouts, one run each. */
-export const coordinatorFrozen: FigureTable = {
-  sources: sourcesOf(FROZEN_RUNS),
-  render(results) {
-    const rows = FROZEN_RUNS.map((run) => {
-      const report = onlyReport(results.read<ClusterReport[]>(json(run)), json(run)) as ClusterReport;
-      return [
-        run.loop,
-        seconds(report.progress?.longestWithoutPublishingMs),
-        perGroup(report),
-        decision(report),
-        behind(report),
-        loadAverage(results, run),
-        reportLinks(results, run),
-      ];
-    });
-    return [
-      markdownTable(
-        [
-          'consumer loop and clients',
-          'longest stretch without an event published',
-          'without an event applied, per group (orders / inventory / billing)',
-          'longest order decision',
-          'behind 120 s after the load',
-          'load average (1 min)',
-          'report',
-        ],
-        rows,
-      ),
-      '',
-      note,
-    ].join('\n');
-  },
-};
+export const coordinatorFrozen = runsTable(FROZEN_RUNS, [
+  ['consumer loop and clients', (_, __, run) => run.loop],
+  [
+    'longest stretch without an event published',
+    (report) => seconds(report.progress?.longestWithoutPublishingMs),
+  ],
+  [PER_GROUP, perGroup],
+  DECISION,
+  ['behind 120 s after the load', behind],
+  LOAD,
+  REPORT,
+]);

@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { OutboxMigrations } from '../../bench/outbox-migrations.ts';
 import type { RetentionResults } from '../../bench/retention/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -28,7 +28,6 @@ export const writePath: FigureTable = {
     const { latency, throughput } = last.summary;
     return [
       `Ratios, median over ${results.parameters.runs} runs of the paired per-round ratios (latency: + is slower; throughput: − is fewer transactions per second):`,
-      '',
       markdownTable(
         ['comparison', 'c=1 median latency', 'c=1 p99 latency', 'c=8 throughput', 'c=32 throughput'],
         COMPARISONS.map(([name, what]) => [
@@ -39,23 +38,20 @@ export const writePath: FigureTable = {
           change(ratio(`throughput c=32 ${name}`)),
         ]),
       ),
-      '',
       `Absolute figures of the last run (median over ${results.parameters.rounds} rounds):`,
-      '',
       markdownTable(
         ['variant', 'statements per transaction', 'c=1 median ms', 'c=1 p99 ms', 'c=8 tx/s', 'c=32 tx/s'],
         results.variants.map(({ key, label, statementsPerTx }) => [
           `${key}: ${label}`,
           String(statementsPerTx),
-          num(latency[key]?.medianMs ?? Number.NaN, 2),
-          num(latency[key]?.p99Ms ?? Number.NaN, 1),
-          num(throughput['8']?.[key] ?? Number.NaN),
-          num(throughput['32']?.[key] ?? Number.NaN),
+          num(latency[key]?.medianMs, 2),
+          num(latency[key]?.p99Ms, 1),
+          num(throughput['8']?.[key]),
+          num(throughput['32']?.[key]),
         ]),
       ),
-      '',
       `${link(WRITE_PATH)}: ${day(results.date)}, last run at ${load(last.loadavgBefore, last.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -66,39 +62,28 @@ export const retention: FigureTable = {
   render({ read, link }) {
     const results = read<RetentionResults>(RETENTION);
     const { published, retentionDays, days } = results.parameters;
-    const row = (key: 'A' | 'B', name: string) => {
-      const found = results.retention[key];
-      return [
-        name,
-        num(found.rowsDeleted),
-        num(found.totalMs / 1000, 2),
-        num(found.rowsPerSec),
-        num(found.walMiB, 1),
-        `${num(found.claimDuring.medianMs, 1)} / ${num(found.claimDuring.p99Ms, 1)} ms`,
-        `${num(found.baselineClaimDuring.medianMs, 1)} / ${num(found.baselineClaimDuring.p99Ms, 1)} ms`,
-      ];
-    };
+    const ways = [
+      {
+        ...results.retention.A,
+        name: `A: batched delete, ${num(results.parameters.batch)} rows a batch (production)`,
+      },
+      { ...results.retention.B, name: 'B: detach and drop day partitions' },
+    ];
+    const claim = ({ medianMs, p99Ms }: { medianMs: number; p99Ms: number }) =>
+      `${num(medianMs, 1)} / ${num(p99Ms, 1)} ms`;
     return [
       `${num(published)} published rows over ${days} days, those older than ${retentionDays} days removed:`,
-      '',
-      markdownTable(
-        [
-          'retention',
-          'rows removed',
-          'seconds',
-          'rows/s',
-          'WAL MiB',
-          'claim p50 / p99 meanwhile',
-          'claim on a table left alone',
-        ],
-        [
-          row('A', `A: batched delete, ${num(results.parameters.batch)} rows a batch (production)`),
-          row('B', 'B: detach and drop day partitions'),
-        ],
-      ),
-      '',
+      markdownTableOf(ways, {
+        retention: ({ name }) => name,
+        'rows removed': (way) => num(way.rowsDeleted),
+        seconds: (way) => num(way.totalMs / 1000, 2),
+        'rows/s': (way) => num(way.rowsPerSec),
+        'WAL MiB': (way) => num(way.walMiB, 1),
+        'claim p50 / p99 meanwhile': (way) => claim(way.claimDuring),
+        'claim on a table left alone': (way) => claim(way.baselineClaimDuring),
+      }),
       `${link(RETENTION)}: ${day(results.date)}, ${load(results.loadavgBefore, results.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -122,7 +107,6 @@ export const outboxMigrations: FigureTable = {
           ]),
         ),
       ),
-      '',
       runs
         .map(
           ({ path, results }) =>
@@ -130,6 +114,6 @@ export const outboxMigrations: FigureTable = {
         )
         .join('; ')
         .concat(' (a shared machine under heavy load: durations are noisy, their proportions less so).'),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

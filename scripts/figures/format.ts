@@ -15,9 +15,12 @@ const MONTHS = [
   'December',
 ];
 
-/** 6733.8 → "6,734"; digits after the point on request. */
-export function num(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** 6733.8 → "6,734"; digits after the point on request; a figure a run did not record → "NaN". */
+export function num(value: number | null | undefined, digits = 0): string {
+  return (value ?? Number.NaN).toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
 }
 
 /** 0.3527 → "0.35×". */
@@ -40,6 +43,26 @@ export function day(iso: string): string {
 export function load(before: number[] | undefined, after: number[] | undefined): string {
   const first = (values: number[] | undefined) => (values?.[0] === undefined ? '?' : num(values[0], 1));
   return `load average ${first(before)} before, ${first(after)} after`;
+}
+
+/** Clauses joined with "; " as one sentence: a capital first, a full stop last. */
+export function sentence(clauses: string[]): string {
+  const text = clauses.join('; ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+/** "Run 1: <link>, 24 November 2026, load average 0.5 before, 0.7 after. Run 2: …", one per run file. */
+export function runsCaption(
+  paths: readonly string[],
+  runs: { date: string; loadavg: { before: number[]; after: number[] } }[],
+  link: (path: string) => string,
+): string {
+  return runs
+    .map(
+      (run, i) =>
+        `Run ${i + 1}: ${link(paths[i] ?? '')}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
+    )
+    .join(' ');
 }
 
 /** A benchmark's duration flag as written ("20s") → "20 s". */

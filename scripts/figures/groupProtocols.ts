@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import type { PartitionFigure as MemberFigure, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, onlyReport, seconds, when } from './chaos.ts';
-import { day, num, times } from './format.ts';
+import { type ChaosReport, countsOf, onlyReport, seconds, sideBySide, when } from './chaos.ts';
+import { day, num } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 // The two consumer group protocols side by side: the cluster scenarios with every process on
@@ -33,9 +33,9 @@ const chaosPath = (scenario: string, protocol: Protocol) =>
 type ProtocolReport = ChaosReport & Pick<ScenarioReport, 'partitionWindows' | 'stall' | 'run'>;
 
 /** The scenarios run on both protocols; a scenario with one side only is left out. */
-function pairedScenarios(root = repoRoot): string[] {
+function pairedScenarios(): string[] {
   return SCENARIOS.filter((scenario) =>
-    PROTOCOLS.every((protocol) => existsSync(join(root, chaosPath(scenario, protocol)))),
+    PROTOCOLS.every((protocol) => existsSync(join(repoRoot, chaosPath(scenario, protocol)))),
   ).map(String);
 }
 
@@ -49,11 +49,10 @@ function rows(results: Results, scenario: string): string[][] {
     ProtocolReport,
   ];
   // A run whose stack or fault script failed (`error`) measured nothing: said so, not counted as a result.
-  const cellOf = (report: ProtocolReport, cell: (report: ProtocolReport) => string) =>
-    report.error ? 'did not run' : cell(report);
-  const both = (cell: (report: ProtocolReport) => string) => [cellOf(classic, cell), cellOf(consumer, cell)];
+  const pair = sideBySide(scenario, [classic, consumer], 'did not run');
+  const { window, row } = pair;
   const count = (report: ProtocolReport, key: string) =>
-    num(report.invariants.find((found) => found.name === 'no-lost-or-ghost-orders')?.counts[key] ?? 0);
+    num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0);
   /**
    * Effects found more often than once (a duplicate applied) and less (an event never applied),
    * from the applied-exactly-once checker's lines: "<effect>: expected E: N (e.g. <id> (found), …)".
@@ -71,13 +70,6 @@ function rows(results: Results, scenario: string): string[][] {
     }
     return total === 0 ? '0' : `**${num(total)}**`;
   };
-  const name = `\`${scenario}\``;
-  /** A window in both runs, and consumer's ÷ classic's. */
-  const window = (label: string, ms: (report: ProtocolReport) => number | null | undefined) => {
-    const [a, b] = [ms(classic), ms(consumer)];
-    const ratio = a && b != null && !classic.error && !consumer.error ? times(b / a) : '';
-    return [`${name}: ${label}`, ...both((r) => seconds(ms(r))), ratio];
-  };
   return [
     window('longest stretch without an event published', (r) => r.progress?.longestWithoutPublishingMs),
     window('longest stretch without an event applied', (r) => r.progress?.longestWithoutApplyingMs),
@@ -88,43 +80,26 @@ function rows(results: Results, scenario: string): string[][] {
       );
       return gaps.length > 0 ? Math.max(...(gaps as number[])) : null;
     }),
-    ...(classic.partitionWindows || consumer.partitionWindows ? memberRows(window, both, name) : []),
+    ...(classic.partitionWindows || consumer.partitionWindows ? memberRows(pair) : []),
     window('longest order decision', (r) => r.load.decisionMs?.confirmed.max),
-    [
-      `${name}: within the stall target`,
-      ...both((r) =>
-        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
-      ),
-      '',
-    ],
-    [
-      `${name}: events lost / invented / effects applied twice / effects never applied`,
-      ...both(
-        (r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${effects(r, 'more')} / ${effects(r, 'fewer')}`,
-      ),
-      '',
-    ],
+    pair.stall(),
+    row(
+      'events lost / invented / effects applied twice / effects never applied',
+      (r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${effects(r, 'more')} / ${effects(r, 'fewer')}`,
+    ),
     // The stall target has its own row: this one is the invariants the checker counts.
-    [
-      `${name}: every invariant`,
-      ...both((r) => (r.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**')),
-      '',
-    ],
+    row('every invariant', (r) =>
+      r.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**',
+    ),
   ];
 }
-
-type Window = (label: string, ms: (report: ProtocolReport) => number | null | undefined) => string[];
 
 /**
  * The figures per member, for a scenario that measured them: the longest the partitions an
  * instance kept stood still while its twin restarted, and the slowest takeover of a killed
  * member's partitions beside the session timeout.
  */
-function memberRows(
-  window: Window,
-  both: (cell: (report: ProtocolReport) => string) => string[],
-  name: string,
-): string[][] {
+function memberRows({ window, row }: ReturnType<typeof sideBySide<ProtocolReport>>): string[][] {
   const longest = (
     report: ProtocolReport,
     kind: MemberFigure['kind'],
@@ -141,11 +116,9 @@ function memberRows(
     window('a killed instance’s partitions applied again after (the slowest group)', (r) =>
       longest(r, 'takeover', (figure) => figure.consumedAgainAfterMs),
     ),
-    [
-      `${name}: the groups’ session timeout`,
-      ...both((r) => seconds(longest(r, 'takeover', (figure) => figure.sessionTimeoutMs))),
-      '',
-    ],
+    row('the groups’ session timeout', (r) =>
+      seconds(longest(r, 'takeover', (figure) => figure.sessionTimeoutMs)),
+    ),
   ];
 }
 
@@ -159,41 +132,37 @@ function runNote(results: Results, path: string): string {
   return `${results.link(path)} (\`${revision}\`, ${day(report.startedAt)} ${when(report).slice(11)}, ${load})`;
 }
 
-/** The failover windows of the cluster scenarios on the classic and the consumer group protocol. */
-export function groupProtocolsTable(root = repoRoot): FigureTable {
-  const scenarios = pairedScenarios(root);
-  const sources = scenarios.flatMap((scenario) => PROTOCOLS.map((protocol) => chaosPath(scenario, protocol)));
-  return {
-    sources,
-    render(results) {
-      if (scenarios.length === 0)
-        return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
-      // Runs made on different machines name each machine.
-      const cpu = [...new Set(sources.map((path) => read(results, path).run?.cpuModel ?? 'unknown'))].join(
-        ' and ',
-      );
-      const loads = sources.flatMap((path) => {
-        const run = read(results, path).run;
-        return run ? [run.loadBefore[0] ?? 0, run.loadAfter[0] ?? 0] : [];
-      });
-      const loadRange =
-        loads.length > 0
-          ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
-          : 'load average not recorded';
-      return [
-        markdownTable(
-          ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
-          scenarios.flatMap((scenario) => rows(results, scenario)),
-        ),
-        '',
-        `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
-          `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
-          'whose processes did not start within their deadline measured nothing and was run again later, ' +
-          'so the times below give the order the runs kept. ' +
-          `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
-      ].join('\n');
-    },
-  };
-}
+const scenarios = pairedScenarios();
+const sources = scenarios.flatMap((scenario) => PROTOCOLS.map((protocol) => chaosPath(scenario, protocol)));
 
-export const groupProtocols = groupProtocolsTable();
+/** The failover windows of the cluster scenarios on the classic and the consumer group protocol. */
+export const groupProtocols: FigureTable = {
+  sources,
+  render(results) {
+    if (scenarios.length === 0)
+      return 'No cluster scenario run on both group protocols yet (`npm run chaos -- cluster-leader-kill --kafka-client platformatic --group-protocol X`).';
+    // Runs made on different machines name each machine.
+    const cpu = [...new Set(sources.map((path) => read(results, path).run?.cpuModel ?? 'unknown'))].join(
+      ' and ',
+    );
+    const loads = sources.flatMap((path) => {
+      const run = read(results, path).run;
+      return run ? [run.loadBefore[0] ?? 0, run.loadAfter[0] ?? 0] : [];
+    });
+    const loadRange =
+      loads.length > 0
+        ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
+        : 'load average not recorded';
+    return [
+      markdownTable(
+        ['every process on @platformatic/kafka', 'classic', 'consumer (KIP-848)', 'consumer ÷ classic'],
+        scenarios.flatMap((scenario) => rows(results, scenario)),
+      ),
+      `One run of each, the two protocols one after the other per scenario, tracing off, on ${cpu} ` +
+        `(${loadRange}; a 2-core machine, so a load average far above 2 stretches every window). A run ` +
+        'whose processes did not start within their deadline measured nothing and was run again later, ' +
+        'so the times below give the order the runs kept. ' +
+        `Runs: ${sources.map((path) => runNote(results, path)).join(', ')}.`,
+    ].join('\n\n');
+  },
+};

@@ -1,7 +1,7 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { IdleCpu } from '../idle-cpu.ts';
-import { day, load, num } from './format.ts';
+import { day, load, num, sentence } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 /** The idle demo on a host running nothing else, and the same demo with one console page open. */
@@ -20,18 +20,16 @@ export const idleDemo: FigureTable = {
       const found = result.processes.find((candidate) => candidate.name === name);
       return found ? num(found.percentOfCore, 2) : '—';
     };
-    const caption = runs
-      .map(({ path, label, result }) => {
-        const after =
-          result.demoUptimeSeconds === undefined
-            ? ''
-            : `, starting ${num(result.demoUptimeSeconds)} s after \`./dev demo\``;
-        return (
-          `${label}: ${link(path)}, one ${num(result.seconds)} s window${after}, revision \`${result.revision}\`, ` +
-          `${day(result.date)}, ${load(result.loadavg.before, result.loadavg.after)}`
-        );
-      })
-      .join('; ');
+    const caption = runs.map(({ path, label, result }) => {
+      const after =
+        result.demoUptimeSeconds === undefined
+          ? ''
+          : `, starting ${num(result.demoUptimeSeconds)} s after \`./dev demo\``;
+      return (
+        `${label}: ${link(path)}, one ${num(result.seconds)} s window${after}, revision \`${result.revision}\`, ` +
+        `${day(result.date)}, ${load(result.loadavg.before, result.loadavg.after)}`
+      );
+    });
     return [
       markdownTable(
         ['process', ...runs.map(({ label }) => `% of a core, ${label}`)],
@@ -43,8 +41,7 @@ export const idleDemo: FigureTable = {
           ],
         ],
       ),
-      '',
-      `${caption.charAt(0).toUpperCase()}${caption.slice(1)}.`,
-    ].join('\n');
+      sentence(caption),
+    ].join('\n\n');
   },
 };

@@ -4,7 +4,7 @@ import type { InvariantResult, ScenarioReport } from '@outbox/chaos';
 import { markdownTable } from '@outbox/devstack/table';
 import type { Report as KafkaClientsRun } from '../../bench/kafka-clients/report.ts';
 import { RESULTS_DIR, resultsFile } from '../../bench/support/results.ts';
-import { type ChaosReport, onlyReport, seconds } from './chaos.ts';
+import { type ChaosReport, countsOf, onlyReport, sideBySide } from './chaos.ts';
 import { day, load, num, times } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
@@ -60,43 +60,25 @@ function chaosReport(results: Results, path: string): FailoverReport {
 }
 
 function failoverRows(results: Results, scenario: string): string[][] {
-  const [kafkajs, platformatic] = CLIENTS.map((client) => chaosReport(results, chaosPath(scenario, client)));
-  const both = (cell: (report: FailoverReport) => string) => [
-    cell(kafkajs as FailoverReport),
-    cell(platformatic as FailoverReport),
-  ];
-  const count = (report: FailoverReport, invariant: string, key: string) =>
-    num(report.invariants.find((found) => found.name === invariant)?.counts[key] ?? 0);
+  // platformatic's windows beside kafkajs', and its ÷ kafkajs'.
+  const runs = CLIENTS.map((client) => chaosReport(results, chaosPath(scenario, client)));
+  const { window, row, stall } = sideBySide(scenario, runs as [FailoverReport, FailoverReport]);
+  const count = (report: FailoverReport, key: string) =>
+    num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0);
   const twice = (report: FailoverReport) => {
     const found = report.invariants.find((invariant) => invariant.name === 'applied-exactly-once');
     return found?.passed ? '0' : `**${num(found?.violations.length ?? 1)}**`;
-  };
-  const name = `\`${scenario}\``;
-  /** A window in both runs, and platformatic's ÷ kafkajs'. */
-  const window = (label: string, ms: (report: FailoverReport) => number | null | undefined) => {
-    const [a, b] = [ms(kafkajs as FailoverReport), ms(platformatic as FailoverReport)];
-    return [`${name}: ${label}`, seconds(a), seconds(b), a && b != null ? times(b / a) : ''];
   };
   return [
     window('longest stretch without an event published', (r) => r.progress?.longestWithoutPublishingMs),
     window('longest stretch without an event applied', (r) => r.progress?.longestWithoutApplyingMs),
     window('longest order decision', (r) => r.load.decisionMs?.confirmed.max),
-    [
-      `${name}: within the stall target`,
-      ...both((r) =>
-        r.stall ? `${r.stall.withinTarget ? 'yes' : '**no**'} (${seconds(r.stall.targetMs)})` : '–',
-      ),
-      '',
-    ],
-    [
-      `${name}: events lost / invented / applied twice`,
-      ...both(
-        (r) =>
-          `${count(r, 'no-lost-or-ghost-orders', 'lost')} / ${count(r, 'no-lost-or-ghost-orders', 'ghost')} / ${twice(r)}`,
-      ),
-      '',
-    ],
-    [`${name}: every invariant`, ...both((r) => (r.passed ? 'held' : '**broken**')), ''],
+    stall(),
+    row(
+      'events lost / invented / applied twice',
+      (r) => `${count(r, 'lost')} / ${count(r, 'ghost')} / ${twice(r)}`,
+    ),
+    row('every invariant', (r) => (r.passed ? 'held' : '**broken**')),
   ];
 }
 
@@ -126,12 +108,11 @@ export function kafkaClientsTable(root = repoRoot): FigureTable {
           ['', 'kafkajs', '@platformatic/kafka', 'platformatic ÷ kafkajs'],
           [...rows, ...failovers],
         ),
-        '',
         `Throughput and CPU: ${results.link(run)} (label \`${bench.label}\`), ${bench.parameters.rounds} rounds, ` +
           `revision \`${bench.revision ?? 'unknown'}\`, ${day(bench.date)}, ${load(bench.loadavgBefore, bench.loadavgAfter)}; ` +
           'medians over rounds, the ratio paired per round. ' +
           chaosNote,
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }

@@ -54,9 +54,8 @@ export const ordersAtLoad: FigureTable = {
           ],
         ],
       ),
-      '',
       `${runs.map(({ path }) => link(path)).join(', ')}; ${day(runs[0]?.results.date ?? '')}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -86,8 +85,7 @@ export const ordersProfileParts: FigureTable = {
         ['part (first library on the stack)', ...runs.map((results) => `${num(results.rate)}/s`)],
         PARTS.map(([part, label]) => [label, ...runs.map((results) => share(results, part))]),
       ),
-      '',
       `${PROFILED.map((path) => link(path)).join(', ')}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,23 +1,16 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { ReplyLocks } from '../../bench/reply-locks.ts';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num } from './format.ts';
+import { atCapacity, variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
 
-function variant(results: SystemResults<Report>, name: string, path: string): Report {
-  const found = results.reports.find((report) => report.variant === name);
-  if (!found) throw new Error(`no ${name} variant in ${path}`);
-  return found;
-}
-
-const cpuAtCapacity = (report: Report) =>
-  report.steps.filter((step) => step.sustained && step.offeredRate === report.capacity).at(-1)?.cpuMsPerOrder
-    .total;
+const cpuAtCapacity = (report: Report) => atCapacity(report)?.cpuMsPerOrder.total;
 
 const SHIPPED = resultsFile('system.shipped.json');
 const SAMPLED = resultsFile('system.sampled.json');
@@ -34,30 +27,21 @@ export const tracingCost: FigureTable = {
       [SAMPLED_2, 'the same, run 2, variants in the other order'],
       [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
     ];
-    const rows = runs.map(([path, label]) => {
+    const pairs = runs.map(([path, label]) => {
       const results = read<SystemResults<Report>>(path);
       const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
-      const fixed = results.args['fixed-rate'] ?? '?';
-      return [
-        `\`${shipped.revision}\`, ${label} (${link(path)})`,
-        num(shipped.capacity),
-        num(off.capacity),
-        num(shipped.capacity / off.capacity, 2),
-        `${num(cpuAtCapacity(shipped) ?? Number.NaN, 2)} / ${num(cpuAtCapacity(off) ?? Number.NaN, 2)}`,
-        `${num(shipped.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 2)} (${fixed}/s)`,
-      ];
+      return { path, label, shipped, off, fixed: results.args['fixed-rate'] ?? '?' };
     });
-    return markdownTable(
-      [
-        'revision, run',
-        'shipped (orders/s)',
-        'tracing off',
-        'ratio',
-        'CPU ms/order at capacity, shipped / off',
-        'at the fixed rate, shipped / off',
-      ],
-      rows,
-    );
+    return markdownTableOf(pairs, {
+      'revision, run': ({ shipped, label, path }) => `\`${shipped.revision}\`, ${label} (${link(path)})`,
+      'shipped (orders/s)': ({ shipped }) => num(shipped.capacity),
+      'tracing off': ({ off }) => num(off.capacity),
+      ratio: ({ shipped, off }) => num(shipped.capacity / off.capacity, 2),
+      'CPU ms/order at capacity, shipped / off': ({ shipped, off }) =>
+        `${num(cpuAtCapacity(shipped), 2)} / ${num(cpuAtCapacity(off), 2)}`,
+      'at the fixed rate, shipped / off': ({ shipped, off, fixed }) =>
+        `${num(shipped.atFixedRate.cpuMsPerOrder.total, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total, 2)} (${fixed}/s)`,
+    });
   },
 };
 
@@ -65,39 +49,33 @@ export const tracingCost: FigureTable = {
 export const overloadGoodput: FigureTable = {
   sources: [SAMPLED, SAMPLED_2],
   render({ read, link }) {
-    const both = (pick: (step: Step, report: Report) => string, report: Report) =>
-      (report.overload ?? []).map((step) => pick(step, report)).join(' / ');
     const rows = (['current', 'shipped'] as const).flatMap((name) =>
-      [SAMPLED, SAMPLED_2].map((path, index) => {
-        const report = variant(read<SystemResults<Report>>(path), name, path);
-        return [
-          `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
-          both((step) => num(step.offeredRate), report),
-          both((step, r) => `${num(step.achievedRate)} (${num(step.achievedRate / r.capacity, 2)})`, report),
-          `${both((step) => num(step.latencyMs.p99), report)} ms`,
-          (report.overload ?? [])
-            .map(
-              (step) =>
-                `${num(step.answerP99Ms?.accepted ?? Number.NaN)} / ${num(step.answerP99Ms?.shed ?? Number.NaN)} ms`,
-            )
-            .join(', '),
-        ];
-      }),
+      [SAMPLED, SAMPLED_2].map((path, index) => ({
+        run: `${name === 'current' ? 'tracing off' : 'shipped'}, run ${index + 1}`,
+        report: variant(read<SystemResults<Report>>(path), name, path),
+      })),
     );
+    const steps = (report: Report, cell: (step: Step) => string, separator = ' / ') =>
+      (report.overload ?? []).map(cell).join(separator);
     return [
-      markdownTable(
-        [
-          'variant, run',
-          'offered',
-          'accepted/s (goodput ÷ capacity)',
-          'e2e p99 of the accepted',
-          'answer p99, accepted / shed (client side)',
-        ],
-        rows,
-      ),
-      '',
+      markdownTableOf(rows, {
+        'variant, run': ({ run }) => run,
+        offered: ({ report }) => steps(report, (step) => num(step.offeredRate)),
+        'accepted/s (goodput ÷ capacity)': ({ report }) =>
+          steps(
+            report,
+            (step) => `${num(step.achievedRate)} (${num(step.achievedRate / report.capacity, 2)})`,
+          ),
+        'e2e p99 of the accepted': ({ report }) => `${steps(report, (step) => num(step.latencyMs.p99))} ms`,
+        'answer p99, accepted / shed (client side)': ({ report }) =>
+          steps(
+            report,
+            (step) => `${num(step.answerP99Ms?.accepted)} / ${num(step.answerP99Ms?.shed)} ms`,
+            ', ',
+          ),
+      }),
       `Run 1: ${link(SAMPLED)}; run 2: ${link(SAMPLED_2)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -149,8 +127,8 @@ export const leversAtLowRate: FigureTable = {
       const each = (pick: (run: WhereTimeGoes) => string) => runs.map(pick).join(', ');
       return [
         `${label}: ${paths.map((path) => link(path)).join(', ')}`,
-        each((run) => num(run.cpuMsPerOrder.total ?? Number.NaN, 2)),
-        each((run) => num(run.cpuMsPerOrder.kafka ?? Number.NaN, 2)),
+        each((run) => num(run.cpuMsPerOrder.total, 2)),
+        each((run) => num(run.cpuMsPerOrder.kafka, 2)),
         each((run) => num(run.statements.reduce((sum, s) => sum + s.calls, 0) / run.accepted, 1)),
         `${each((run) => `${num(run.latencyMs.p50)} / ${num(run.latencyMs.p99)}`)} ms`,
       ];
@@ -190,7 +168,7 @@ export const replyLocks: FigureTable = {
         num(run.counts.lockCallsPerOrder, 2),
         num(run.counts.lockRowsPerOrder, 2),
         num(run.counts.replyTransactionsPerOrder, 2),
-        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+        num(run.run.loadBefore[0], 1),
       ];
     });
     const atLoad = REPLY_LOCKS_AT_LOAD.map(({ label, path }) => {
@@ -205,7 +183,7 @@ export const replyLocks: FigureTable = {
         num(lock.calls / run.accepted, 2),
         num(lock.rows / run.accepted, 2),
         num(dedup.calls / run.accepted, 2),
-        num(run.run.loadBefore[0] ?? Number.NaN, 1),
+        num(run.run.loadBefore[0], 1),
       ];
     });
     return markdownTable(
@@ -250,7 +228,7 @@ export const batchingAtLowRate: FigureTable = {
     if (!first) throw new Error('no batching run');
     const reference = first.args.reference;
     const half = (report: Report) => report.atHalfCapacity;
-    const halfRate = num(half(first.reports[0] as Report)?.offeredRate ?? Number.NaN);
+    const halfRate = num(half(first.reports[0] as Report)?.offeredRate);
     const perRun = (name: string, pick: (report: Report, ref: Report) => string) =>
       runs
         .map((results, index) =>
@@ -261,7 +239,7 @@ export const batchingAtLowRate: FigureTable = {
         )
         .join(' / ');
     const ratio = (value: number | undefined, of: number | undefined) =>
-      `${num(value ?? Number.NaN, 1)} (${num((value ?? Number.NaN) / (of ?? Number.NaN), 2)}×)`;
+      `${num(value, 1)} (${num((value ?? Number.NaN) / (of ?? Number.NaN), 2)}×)`;
     const rows = first.reports.map((report) => [
       `${report.variant} (\`${report.revision}\`): ${settingsOf(first, report.variant)}`,
       perRun(report.variant, (r, ref) =>
@@ -270,13 +248,9 @@ export const batchingAtLowRate: FigureTable = {
       perRun(report.variant, (r, ref) => ratio(half(r)?.cpuMsPerOrder.total, half(ref)?.cpuMsPerOrder.total)),
       perRun(
         report.variant,
-        (r) =>
-          `${num(r.atFixedRate?.latencyMs.p50 ?? Number.NaN)}, ${num(r.atFixedRate?.latencyMs.p99 ?? Number.NaN)}`,
+        (r) => `${num(r.atFixedRate?.latencyMs.p50)}, ${num(r.atFixedRate?.latencyMs.p99)}`,
       ),
-      perRun(
-        report.variant,
-        (r) => `${num(half(r)?.latencyMs.p50 ?? Number.NaN)}, ${num(half(r)?.latencyMs.p99 ?? Number.NaN)}`,
-      ),
+      perRun(report.variant, (r) => `${num(half(r)?.latencyMs.p50)}, ${num(half(r)?.latencyMs.p99)}`),
     ]);
     const loads = runs.flatMap((results) =>
       results.reports.flatMap((r) => [r.atFixedRate, half(r)].map((step) => step?.loadavg[0] ?? Number.NaN)),
@@ -292,8 +266,7 @@ export const batchingAtLowRate: FigureTable = {
         ],
         rows,
       ),
-      '',
       `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -10,19 +10,14 @@ import type { Report as WritePath } from '../../bench/write-path/report.ts';
 import type { ChaosReport } from './chaos.ts';
 import { day, duration, num, range } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
+import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
 
-function variant(results: SystemResults<Report>, name: string, path: string): Report {
-  const found = results.reports.find((report) => report.variant === name);
-  if (!found) throw new Error(`no ${name} variant in ${path}`);
-  return found;
-}
-
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
 const SYSTEM = resultsFile('system.json');
-export const scalingToday: FigureTable = {
+const scalingToday: FigureTable = {
   sources: [SYSTEM],
   render({ read, link }) {
     const results = read<SystemResults<Report>>(SYSTEM);
@@ -31,7 +26,7 @@ export const scalingToday: FigureTable = {
   },
 };
 
-export const scalingTodayRate: FigureTable = {
+const scalingTodayRate: FigureTable = {
   sources: [SYSTEM],
   render: ({ read }) =>
     `${num(variant(read<SystemResults<Report>>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
@@ -53,7 +48,7 @@ function drainRatio(side: string): FigureTable {
 
 /** What the tracing-off variant accepted at 1.5× its capacity, in both sampled runs, and its worst p99. */
 const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
-export const acceptedAtOneAndAHalf: FigureTable = {
+const acceptedAtOneAndAHalf: FigureTable = {
   sources: SAMPLED,
   render({ read }) {
     const steps = SAMPLED.map((path) => {
@@ -102,14 +97,14 @@ const acceptedP99 = (name: string): FigureTable => ({
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
 const WRITE_PATH = resultsFile('write-path.json');
-export const outboxRowCost: FigureTable = {
+const outboxRowCost: FigureTable = {
   sources: [WRITE_PATH],
   render({ read, link }) {
     const results = read<WritePath>(WRITE_PATH);
     const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
     const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
     const latency = results.runs.at(-1)?.summary.latency;
-    const ms = (key: string) => num(latency?.[key]?.medianMs ?? Number.NaN, 2);
+    const ms = (key: string) => num(latency?.[key]?.medianMs, 2);
     return (
       `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
       `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
@@ -122,7 +117,7 @@ const GUARDED = [
   resultsFile('chaos.postgres-failover-async.json'),
   resultsFile('chaos.postgres-failover-sync.json'),
 ];
-export const guardedFailoverLoad: FigureTable = {
+const guardedFailoverLoad: FigureTable = {
   sources: GUARDED,
   render({ read }) {
     const loads = GUARDED.map((path) => {
@@ -135,7 +130,7 @@ export const guardedFailoverLoad: FigureTable = {
       loads.map((load) => num(pick(load))).join(' and ');
     return (
       `it accepted ${each((load) => load.accepted)} of the ${each((load) => load.sent)} orders its clients sent ` +
-      `(${num(first?.rate ?? Number.NaN)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
+      `(${num(first?.rate)}/s planned for ${num((first?.durationMs ?? Number.NaN) / 1000)} s)`
     );
   },
 };
@@ -149,7 +144,7 @@ const RELAY_STATEMENT_RUNS = [
   resultsFile('where-time-goes.mark-with-next-claim.run-1.json'),
   resultsFile('where-time-goes.mark-with-next-claim.run-2.json'),
 ] as const;
-export const relayStatementsShare: FigureTable = {
+const relayStatementsShare: FigureTable = {
   sources: RELAY_STATEMENT_RUNS,
   render({ read }) {
     const runs = RELAY_STATEMENT_RUNS.map((path) => {

@@ -1,7 +1,7 @@
 import { markdownTable } from '@outbox/devstack/table';
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import { day, load, num, times } from './format.ts';
+import { num, runsCaption, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Summary = RelayVsDebezium['summary'][number];
@@ -46,14 +46,8 @@ export const relayVsDebezium: FigureTable = {
         ],
         sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
       ),
-      '',
       `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round; revision \`${RELAY_VS_DEBEZIUM_REVISION}\`, tracing off. ` +
-        runs
-          .map(
-            (run, i) =>
-              `Run ${i + 1}: ${link(RELAY_VS_DEBEZIUM_RUNS[i] as string)}, ${day(run.date)}, ${load(run.loadavg.before, run.loadavg.after)}.`,
-          )
-          .join(' '),
-    ].join('\n');
+        runsCaption(RELAY_VS_DEBEZIUM_RUNS, runs, link),
+    ].join('\n\n');
   },
 };

@@ -1,11 +1,12 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import type { RetentionResults } from '../../bench/retention/report.ts';
 import type { ScalingReport } from '../../bench/scaling/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { SystemResults } from '../../bench/system/records.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
+import { atCapacity, relaysCpu } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 const SCALING = resultsFile('scaling.json');
@@ -19,38 +20,23 @@ export const scalingMatrix: FigureTable = {
     const cells = [...results.cells].sort(
       (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
     );
-    const rows = cells.map(({ kafka, instances, runs }) => {
-      const run = runs[0];
-      const step = run?.steps.filter((s) => s.sustained && s.offeredRate === run.capacity).at(-1);
-      if (!run || !step) return [KAFKA[kafka], String(instances), 'none sustained', '', '', '', '', ''];
-      return [
-        KAFKA[kafka],
-        String(instances),
-        num(step.offeredRate),
-        `${num(step.latencyMs.p99)} ms`,
-        num(step.cpuMsPerOrder.total ?? Number.NaN, 1),
-        num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2),
-        percent(step.machineBusy),
-        num(step.loadavg[0] ?? Number.NaN, 1),
-      ];
-    });
+    const rows = cells.map((cell) => ({ ...cell, step: cell.runs[0] && atCapacity(cell.runs[0]) }));
+    // A cell with no sustained step says so once, its other figures left empty.
+    const at = (cell: (step: Step) => string) => (row: (typeof rows)[number]) =>
+      row.step ? cell(row.step) : '';
     return [
-      markdownTable(
-        [
-          'Kafka',
-          'n',
-          'capacity (orders/s)',
-          'p99 at capacity',
-          'CPU ms per order at capacity',
-          'our processes, cores',
-          'machine busy',
-          'load average (1 min)',
-        ],
-        rows,
-      ),
-      '',
+      markdownTableOf(rows, {
+        Kafka: ({ kafka }) => KAFKA[kafka],
+        n: ({ instances }) => String(instances),
+        'capacity (orders/s)': ({ step }) => (step ? num(step.offeredRate) : 'none sustained'),
+        'p99 at capacity': at((step) => `${num(step.latencyMs.p99)} ms`),
+        'CPU ms per order at capacity': at((step) => num(step.cpuMsPerOrder.total, 1)),
+        'our processes, cores': at((step) => num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2)),
+        'machine busy': at((step) => percent(step.machineBusy)),
+        'load average (1 min)': at((step) => num(step.loadavg[0], 1)),
+      }),
       `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -64,10 +50,10 @@ export const scalingCosts: FigureTable = {
   sources: [SYSTEM, RELAY, CONSUMER, RETENTION],
   render({ read, link }) {
     const system = read<SystemResults>(SYSTEM).reports.find((report) => report.variant === 'current');
-    const step = system?.steps.filter((s) => s.sustained && s.offeredRate === system.capacity).at(-1);
+    const step = system && atCapacity(system);
     const cpu = step?.cpuMsPerOrder ?? {};
-    const ms = (value: number | undefined) => num(value ?? Number.NaN, 2);
-    const relays = (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
+    const ms = (value: number | undefined) => num(value, 2);
+    const relays = relaysCpu(cpu);
     const relay = read<RelayResults>(RELAY).runs[0]?.summary;
     const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
     const retention = read<RetentionResults>(RETENTION);
@@ -85,7 +71,7 @@ export const scalingCosts: FigureTable = {
         ],
         [
           'one relay on one outbox, draining a backlog',
-          `${num(relay?.eventsPerSec.R1 ?? Number.NaN)} events/s; two relays ${num(relay?.eventsPerSec.R2 ?? Number.NaN)}`,
+          `${num(relay?.eventsPerSec.R1)} events/s; two relays ${num(relay?.eventsPerSec.R2)}`,
           link(RELAY),
         ],
         [
@@ -95,12 +81,12 @@ export const scalingCosts: FigureTable = {
         ],
         [
           'one consumer instance from a backlog',
-          `inventory ${num(consumer?.eventsPerSec.I ?? Number.NaN)} events/s, billing ${num(consumer?.eventsPerSec.B ?? Number.NaN)}`,
+          `inventory ${num(consumer?.eventsPerSec.I)} events/s, billing ${num(consumer?.eventsPerSec.B)}`,
           link(CONSUMER),
         ],
         [
           'outbox table size',
-          `${num(million?.sizes.totalMiB ?? Number.NaN, 1)} MiB per million published rows`,
+          `${num(million?.sizes.totalMiB, 1)} MiB per million published rows`,
           link(RETENTION),
         ],
         [

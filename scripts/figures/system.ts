@@ -1,23 +1,28 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
-import { day, duration, num, times } from './format.ts';
+import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
+import { day, duration, num, sentence, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
 
-function report(results: SystemResults<Report>, variant: string): Report {
-  const found = results.reports.find((candidate) => candidate.variant === variant);
-  if (!found) throw new Error(`no ${variant} variant in a bench:system result of ${results.date}`);
+/** One variant's report of a bench:system results file (`path`, for the error). */
+export function variant<R extends VariantReport>(results: SystemResults<R>, name: string, path: string): R {
+  const found = results.reports.find((candidate) => candidate.variant === name);
+  if (!found) throw new Error(`no ${name} variant in ${path}`);
   return found;
 }
 
 /** The step that set the capacity: the last sustained one at that rate. */
-function atCapacity(found: Report): Step | undefined {
+export function atCapacity(found: Pick<VariantReport, 'steps' | 'capacity'>): Step | undefined {
   return found.steps.filter((step) => step.sustained && step.offeredRate === found.capacity).at(-1);
 }
 
-const cpuAtCapacity = (found: Report) => num(atCapacity(found)?.cpuMsPerOrder.total ?? Number.NaN, 1);
+/** CPU ms per order of the three polling relays together. */
+export const relaysCpu = (cpu: Record<string, number>) =>
+  (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
+
+const cpuAtCapacity = (found: Report) => num(atCapacity(found)?.cpuMsPerOrder.total, 1);
 const latency = (step: Step) => `${num(step.latencyMs.p50)} / ${num(step.latencyMs.p99)} ms`;
 const loadRange = (found: Report) => {
   const loads = found.steps.map((step) => step.loadavg?.[0]).filter((value) => value !== undefined);
@@ -51,45 +56,31 @@ export const systemCapacity: FigureTable = {
   render({ read, link }) {
     const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults<Report>>(run.path) }));
     const fixed = runs[0]?.results.args['fixed-rate'] ?? '?';
-    const rows = ['shipped', 'current'].flatMap((variant) =>
-      runs.map(({ results, label }, index) => {
-        const found = report(results, variant);
-        return [
-          index === 0 ? (VARIANT_LABEL[variant] ?? variant) : '',
-          `\`${found.revision}\`, ${day(results.date)}, ${label}`,
-          `**${num(found.capacity)}**`,
-          cpuAtCapacity(found),
-          num(found.atFixedRate.cpuMsPerOrder.total ?? Number.NaN, 1),
-          latency(found.atFixedRate),
-          offeredAt(found, 1.5),
-          offeredAt(found, 2),
-        ];
+    const rows = ['shipped', 'current'].flatMap((name) =>
+      runs.map(({ path, results, label }, index) => {
+        const found = variant(results, name, path);
+        const run = `\`${found.revision}\`, ${day(results.date)}, ${label}`;
+        return { name: index === 0 ? (VARIANT_LABEL[name] ?? name) : '', run, found };
       }),
     );
-    const sources = runs
-      .map(
-        ({ path, results, label }) =>
-          `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
-          `load average ${loadRange(report(results, 'current'))} over its steps`,
-      )
-      .join('; ');
+    const sources = runs.map(
+      ({ path, results, label }) =>
+        `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
+        `load average ${loadRange(variant(results, 'current', path))} over its steps`,
+    );
     return [
-      markdownTable(
-        [
-          'variant',
-          'run',
-          'capacity, orders/s',
-          'CPU ms per order at capacity',
-          `CPU ms per order at ${fixed}/s`,
-          `p50 / p99 at ${fixed}/s`,
-          'offered 1.5× capacity: accepted ÷ capacity',
-          'offered 2×',
-        ],
-        rows,
-      ),
-      '',
-      `${sources.charAt(0).toUpperCase()}${sources.slice(1)}.`,
-    ].join('\n');
+      markdownTableOf(rows, {
+        variant: ({ name }) => name,
+        run: ({ run }) => run,
+        'capacity, orders/s': ({ found }) => `**${num(found.capacity)}**`,
+        'CPU ms per order at capacity': ({ found }) => cpuAtCapacity(found),
+        [`CPU ms per order at ${fixed}/s`]: ({ found }) => num(found.atFixedRate.cpuMsPerOrder.total, 1),
+        [`p50 / p99 at ${fixed}/s`]: ({ found }) => latency(found.atFixedRate),
+        'offered 1.5× capacity: accepted ÷ capacity': ({ found }) => offeredAt(found, 1.5),
+        'offered 2×': ({ found }) => offeredAt(found, 2),
+      }),
+      sentence(sources),
+    ].join('\n\n');
   },
 };
 
@@ -100,38 +91,24 @@ export const systemPollingVsCdc: FigureTable = {
   render({ read, link }) {
     const results = read<SystemResults<Report>>(POLLING_VS_CDC);
     const fixed = results.args['fixed-rate'] ?? '?';
-    const relays = (cpu: Record<string, number>) =>
-      (cpu['relay-orders'] ?? 0) + (cpu['relay-inventory'] ?? 0) + (cpu['relay-billing'] ?? 0);
-    const rows = ['current', 'cdc'].map((variant) => {
-      const found = report(results, variant);
-      const cpu = found.atFixedRate.cpuMsPerOrder;
-      return [
-        variant === 'current' ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL[variant] ?? variant),
-        num(found.capacity),
-        latency(found.atFixedRate),
-        num(cpu.total ?? Number.NaN, 1),
-        num(cpu.postgres ?? Number.NaN, 1),
-        num(relays(cpu), 1),
-        cpu.connect === undefined ? '—' : num(cpu.connect, 1),
-      ];
-    });
-    const current = report(results, 'current');
+    const [current, cdc] = ['current', 'cdc'].map((name) => variant(results, name, POLLING_VS_CDC)) as [
+      Report,
+      Report,
+    ];
+    const cpu = (found: Report) => found.atFixedRate.cpuMsPerOrder;
     return [
-      markdownTable(
-        [
-          'mode',
-          'capacity, orders/s',
-          `p50 / p99 at ${fixed}/s`,
-          `CPU ms per order at ${fixed}/s`,
-          'of it PostgreSQL',
-          'relays',
-          'Connect',
-        ],
-        rows,
-      ),
-      '',
+      markdownTableOf([current, cdc], {
+        mode: (found) =>
+          found === current ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL.cdc ?? found.variant),
+        'capacity, orders/s': (found) => num(found.capacity),
+        [`p50 / p99 at ${fixed}/s`]: (found) => latency(found.atFixedRate),
+        [`CPU ms per order at ${fixed}/s`]: (found) => num(cpu(found).total, 1),
+        'of it PostgreSQL': (found) => num(cpu(found).postgres, 1),
+        relays: (found) => num(relaysCpu(cpu(found)), 1),
+        Connect: (found) => (cpu(found).connect === undefined ? '—' : num(cpu(found).connect, 1)),
+      }),
       `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
-        `load average ${loadRange(current)} over the polling steps, ${loadRange(report(results, 'cdc'))} over the CDC ones.`,
-    ].join('\n');
+        `load average ${loadRange(current)} over the polling steps, ${loadRange(cdc)} over the CDC ones.`,
+    ].join('\n\n');
   },
 };

@@ -1,9 +1,10 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
-import type { Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num } from './format.ts';
+import { atCapacity } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 /** The run that measures the performance targets against a reference revision, as shipped. */
@@ -24,9 +25,6 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
   );
 }
 
-const atCapacity = (r: VariantReport): Step | undefined =>
-  r.steps.filter((s) => s.sustained && s.offeredRate === r.capacity).at(-1);
-
 /** The same targets at a later revision on a faster host of the same kind, twice, the variants in opposite orders. */
 const TARGETS_RUN_2 = resultsFile('system.targets.run-2.json');
 const TARGETS_RUN_3 = resultsFile('system.targets.run-3.json');
@@ -39,9 +37,8 @@ function targetsOf(run: string): FigureTable {
       const results = read<TargetsResults>(run);
       return [
         targetsTable(results.reports, results.args.reference).join('\n'),
-        '',
         source(results, link, run),
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }
@@ -64,38 +61,24 @@ function summaryOf(run: string): FigureTable {
     render({ read, link }) {
       const results = read<TargetsResults>(run);
       const fixed = results.args['fixed-rate'];
-      const rows = results.reports.map((r) => {
-        const twice = r.overload?.at(-1);
-        return [
-          `${r.variant} (\`${r.revision}\`)`,
-          `**${num(r.capacity ?? Number.NaN)}**`,
-          num(peakAccepted(r) ?? Number.NaN, 1),
-          num(atCapacity(r)?.cpuMsPerOrder.total ?? Number.NaN, 1),
-          num(r.atFixedRate?.cpuMsPerOrder.total ?? Number.NaN, 1),
-          r.atHalfCapacity
-            ? `${num(r.atHalfCapacity.latencyMs.p50)} / ${num(r.atHalfCapacity.latencyMs.p99)} ms`
-            : '—',
-          twice
-            ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
-            : '—',
-        ];
-      });
       return [
-        markdownTable(
-          [
-            'code, as shipped',
-            'capacity, orders/s',
-            'peak accepted/s',
-            'CPU ms per order at capacity',
-            `CPU ms per order at ${fixed}/s`,
-            'p50 / p99 at half capacity',
-            'offered 2× capacity: accepted/s',
-          ],
-          rows,
-        ),
-        '',
+        markdownTableOf(results.reports, {
+          'code, as shipped': (r) => `${r.variant} (\`${r.revision}\`)`,
+          'capacity, orders/s': (r) => `**${num(r.capacity)}**`,
+          'peak accepted/s': (r) => num(peakAccepted(r), 1),
+          'CPU ms per order at capacity': (r) => num(atCapacity(r)?.cpuMsPerOrder.total, 1),
+          [`CPU ms per order at ${fixed}/s`]: (r) => num(r.atFixedRate?.cpuMsPerOrder.total, 1),
+          'p50 / p99 at half capacity': ({ atHalfCapacity: half }) =>
+            half ? `${num(half.latencyMs.p50)} / ${num(half.latencyMs.p99)} ms` : '—',
+          'offered 2× capacity: accepted/s': (r) => {
+            const twice = r.overload?.at(-1);
+            return twice
+              ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
+              : '—';
+          },
+        }),
         source(results, link, run),
-      ].join('\n');
+      ].join('\n\n');
     },
   };
 }
@@ -108,7 +91,7 @@ export const performanceTargetsProcesses: FigureTable = {
     const processes = [
       ...new Set(results.reports.flatMap((r) => Object.keys(r.atFixedRate?.cpuMsPerOrder ?? {}))),
     ].filter((name) => name !== 'total');
-    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name] ?? Number.NaN, 2);
+    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name], 2);
     return [
       markdownTable(
         [
@@ -123,8 +106,7 @@ export const performanceTargetsProcesses: FigureTable = {
           ...results.reports.flatMap((r) => [cell(r.atFixedRate, name), cell(atCapacity(r), name)]),
         ]),
       ),
-      '',
       source(results, link),
-    ].join('\n');
+    ].join('\n\n');
   },
 };

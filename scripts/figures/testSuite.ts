@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { SuiteDurations } from '../../tools/devstack/src/testing/durationsReporter.ts';
 import { day, load, num } from './format.ts';
@@ -15,33 +15,20 @@ export const testSuite: FigureTable = {
   sources: RUNS.map((run) => run.path),
   render({ read, link }) {
     const runs = RUNS.map((run) => ({ ...run, result: read<SuiteDurations>(run.path) }));
-    return [
-      markdownTable(
-        [
-          'run',
-          'files',
-          'failed / skipped',
-          'seconds of tests',
-          'files over budget',
-          'slowest file',
-          'revision, machine, load average',
-        ],
-        runs.map(({ path, label, result }) => {
-          const [slowest] = result.files;
-          const over = result.files.filter((f) => f.seconds > f.budgetSeconds).length;
-          const inState = (state: string) => result.files.filter((f) => f.state === state).length;
-          return [
-            label,
-            num(result.files.length),
-            `${num(inState('failed'))} / ${num(inState('skipped'))}`,
-            `**${num(result.wallSeconds)}**`,
-            num(over),
-            slowest ? `\`${slowest.file.split('/').at(-1)}\`, ${num(slowest.seconds)} s` : '—',
-            `\`${result.revision}\`, ${day(result.date)}, ${result.machine.cpuModel} × ${result.machine.cpus}, ` +
-              `${load(result.loadavgBefore, result.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
-          ];
-        }),
-      ),
-    ].join('\n');
+    const inState = (result: SuiteDurations, state: string) =>
+      num(result.files.filter((file) => file.state === state).length);
+    return markdownTableOf(runs, {
+      run: ({ label }) => label,
+      files: ({ result }) => num(result.files.length),
+      'failed / skipped': ({ result }) => `${inState(result, 'failed')} / ${inState(result, 'skipped')}`,
+      'seconds of tests': ({ result }) => `**${num(result.wallSeconds)}**`,
+      'files over budget': ({ result }) =>
+        num(result.files.filter((f) => f.seconds > f.budgetSeconds).length),
+      'slowest file': ({ result: { files } }) =>
+        files[0] ? `\`${files[0].file.split('/').at(-1)}\`, ${num(files[0].seconds)} s` : '—',
+      'revision, machine, load average': ({ path, result }) =>
+        `\`${result.revision}\`, ${day(result.date)}, ${result.machine.cpuModel} × ${result.machine.cpus}, ` +
+        `${load(result.loadavgBefore, result.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
+    });
   },
 };

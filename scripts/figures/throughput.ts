@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -27,7 +27,7 @@ export const relayThroughput: FigureTable = {
       ['variant', 'events/s', '÷ P1 (paired per round)', 'CPU s per 1,000 events', 'machine busy'],
       results.throughputVariants.map(({ key, label }) => [
         `${key}: ${label}`,
-        num(eventsPerSec[key] ?? Number.NaN),
+        num(eventsPerSec[key]),
         times(
           results.acrossRuns[`throughput ${key}/P1`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / ceiling,
         ),
@@ -39,10 +39,10 @@ export const relayThroughput: FigureTable = {
       ['relays', 'claim ms', 'publish ms', 'mark ms', 'batches'],
       Object.entries(steps).map(([key, step]) => [
         key,
-        num(step.claimMs ?? Number.NaN, 1),
-        num(step.publishMs ?? Number.NaN, 1),
-        num(step.markMs ?? Number.NaN, 1),
-        num(step.batches ?? Number.NaN),
+        num(step.claimMs, 1),
+        num(step.publishMs, 1),
+        num(step.markMs, 1),
+        num(step.batches),
       ]),
     );
     const modes: Record<string, { label: string }> = results.latencyModes;
@@ -62,19 +62,13 @@ export const relayThroughput: FigureTable = {
     );
     return [
       `From a backlog of ${num(events)} events over ${num(aggregates)} aggregates, batches of ${batchSize}, median of ${rounds} rounds:`,
-      '',
       throughput,
-      '',
       'The relay loop, mean ms per call (claims that found nothing included):',
-      '',
       loop,
-      '',
       'Commit → broker ack, one relay, at a steady offered rate:',
-      '',
       ack,
-      '',
       `${link(RELAY)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };
 
@@ -91,27 +85,16 @@ export const consumerThroughput: FigureTable = {
     const { events, partitions, rounds } = results.parameters;
     return [
       `From a backlog of ${num(events)} events on ${partitions} partitions, one consumer, median of ${rounds} rounds:`,
-      '',
-      markdownTable(
-        [
-          'variant',
-          'events/s',
-          '÷ A (paired per round)',
-          'transactions/s',
-          'events per chunk',
-          'CPU s per 1,000 events',
-        ],
-        results.variants.map(({ key, label }) => [
-          `${key}: ${label}`,
-          num(eventsPerSec[key] ?? Number.NaN),
+      markdownTableOf(results.variants, {
+        variant: ({ key, label }) => `${key}: ${label}`,
+        'events/s': ({ key }) => num(eventsPerSec[key]),
+        '÷ A (paired per round)': ({ key }) =>
           times(results.acrossRuns[`${key}/A`]?.median ?? (eventsPerSec[key] ?? Number.NaN) / bare, 3),
-          num(transactionsPerSec[key] ?? 0),
-          meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1),
-          cpu(cpuPer1000[key]),
-        ]),
-      ),
-      '',
+        'transactions/s': ({ key }) => num(transactionsPerSec[key] ?? 0),
+        'events per chunk': ({ key }) => (meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1)),
+        'CPU s per 1,000 events': ({ key }) => cpu(cpuPer1000[key]),
+      }),
       `${link(CONSUMER)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -1,4 +1,4 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { SpanWeight } from '../../bench/zipkin-span-weight.ts';
 import { day, load, num } from './format.ts';
@@ -14,28 +14,18 @@ export const zipkinSpanWeight: FigureTable = {
   render({ read, link }) {
     const [ours, sdk] = [read<SpanWeight>(OURS), read<SpanWeight>(SDK_DEFAULT)];
     return [
-      markdownTable(
-        [
-          'spans stored',
-          'heap after a full GC, our spans',
-          'heap per span, ours',
-          "with the SDK's default resource",
-          'heap per span',
-        ],
-        ours.rows.map((row, index) => {
-          const other = sdk.rows[index];
-          return [
-            num(row.spans),
-            mib(row.heapBytes),
-            `${num(row.bytesPerSpan)} B`,
-            other ? mib(other.heapBytes) : '—',
-            other ? `${num(other.bytesPerSpan)} B` : '—',
-          ];
-        }),
+      markdownTableOf(
+        ours.rows.map((row, index) => ({ row, other: sdk.rows[index] })),
+        {
+          'spans stored': ({ row }) => num(row.spans),
+          'heap after a full GC, our spans': ({ row }) => mib(row.heapBytes),
+          'heap per span, ours': ({ row }) => `${num(row.bytesPerSpan)} B`,
+          "with the SDK's default resource": ({ other }) => (other ? mib(other.heapBytes) : '—'),
+          'heap per span': ({ other }) => (other ? `${num(other.bytesPerSpan)} B` : '—'),
+        },
       ),
-      '',
       `Ours: ${link(OURS)}, ${load(ours.loadavgBefore, ours.loadavgAfter)}; ` +
         `the SDK's default resource: ${link(SDK_DEFAULT)}, ${load(sdk.loadavgBefore, sdk.loadavgAfter)}; ${day(ours.startedAt)}.`,
-    ].join('\n');
+    ].join('\n\n');
   },
 };

@@ -8,13 +8,13 @@ import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';
 import {
+  ALL_SCENARIOS,
   CDC_SCENARIOS,
   CLUSTER_SCENARIOS,
   COMPOSE_SCENARIOS,
   DUAL_WRITES,
   FAILOVER_SCENARIOS,
   findScenario,
-  PROOFS,
   SCENARIOS,
 } from './scenarios/index.ts';
 
@@ -60,17 +60,7 @@ if (
   !Number.isInteger(repeat) ||
   repeat < 1
 ) {
-  const names = [
-    ...SCENARIOS,
-    ...CLUSTER_SCENARIOS,
-    ...CDC_SCENARIOS,
-    ...FAILOVER_SCENARIOS,
-    ...PROOFS,
-    ...DUAL_WRITES,
-    ...COMPOSE_SCENARIOS,
-  ]
-    .map((scenario) => `  ${scenario.name}`)
-    .join('\n');
+  const names = ALL_SCENARIOS.map((scenario) => `  ${scenario.name}`).join('\n');
   console.error(
     `usage: npm run chaos -- <scenario|all|cluster|cdc|failover|dual-writes|compose> [--json file] [--markdown file] [--seed n] [--repeat n] [--kafka-client kafkajs|platformatic] [--group-protocol classic|consumer]\nscenarios:\n${names}`,
   );

@@ -31,7 +31,7 @@ export type GroupObserver = {
 /** The classic members' session timeout (GroupObserver.sessionTimeoutMs). */
 const CLASSIC_SESSION_TIMEOUT_MS = 30_000;
 
-export const partitionKey = (topic: string, partition: number) => `${topic}/${partition}`;
+const partitionKey = (topic: string, partition: number) => `${topic}/${partition}`;
 
 /**
  * One admin client and a connection per coordinator, kept for the run. Each call asks the broker

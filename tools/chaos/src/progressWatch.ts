@@ -15,7 +15,7 @@ export type ProgressGaps = {
   longestWithoutApplyingMsByGroup: Record<DatabaseName, number>;
 };
 
-export type ProgressWatch = { stop(): Promise<ProgressGaps> };
+type ProgressWatch = { stop(): Promise<ProgressGaps> };
 
 /**
  * Counts, a few times a second, the events the relays have marked published and the events the

@@ -19,9 +19,9 @@ import {
 import type { ScenarioReport } from './scenarioReport.ts';
 import { failedReport, finishedReport, judge } from './verdict.ts';
 
-export type { RelayModeOfRun, ScenarioReport } from './scenarioReport.ts';
+export type { ScenarioReport } from './scenarioReport.ts';
 
-export type RunOptions = {
+type RunOptions = {
   /** A broker to share, for scenarios that do not break the broker. Without it each scenario starts one. */
   kafkaBrokers?: string[];
   /** Fixes the load's sequence of orders. */

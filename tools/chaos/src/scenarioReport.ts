@@ -93,7 +93,7 @@ export type ScenarioReport = {
   error?: string;
 };
 
-export type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
+type RelayModeOfRun = 'polling' | 'debezium' | 'debezium exactly-once';
 
 export function relayModeOf(scenario: Scenario): RelayModeOfRun {
   if (scenario.needs?.compose) return scenario.needs.compose.profile === 'cdc' ? 'debezium' : 'polling';

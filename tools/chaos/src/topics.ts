@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { topicFor } from '@outbox/contracts';
+import { AGGREGATE_OF } from '@outbox/devstack/stack-plan';
 import { deadLetterTopic } from '@outbox/inbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { Kafka, logLevel } from 'kafkajs';
 import type { DatabaseName } from './stack.ts';
-
-/** Which database's outbox feeds which topic: each service publishes its own aggregate type. */
-export const AGGREGATE_OF: Record<DatabaseName, string> = {
-  orders: 'order',
-  inventory: 'reservation',
-  billing: 'payment',
-};
 
 /** Which groups consume which databases' topics (a group is named by the database it applies to). */
 export const INPUTS = {

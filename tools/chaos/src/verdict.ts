@@ -13,7 +13,7 @@ import { databaseUrlsOf, type ScenarioEnvironment } from './scenarioEnvironment.
 import { relayModeOf, type ScenarioReport } from './scenarioReport.ts';
 import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
 
-export type Verdict = {
+type Verdict = {
   quiet: Quiescence;
   invariants: InvariantResult[];
   decisionMs: ScenarioReport['load']['decisionMs'];

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export type BrokerCertificates = { keystore: string; password: string; caFile: string };
+type BrokerCertificates = { keystore: string; password: string; caFile: string };
 
 /**
  * A throwaway CA and a broker certificate for 127.0.0.1 signed by it, made with the JDK's keytool:

@@ -36,7 +36,7 @@ export function cdcNames(service: ServiceName): { connector: string; slot: strin
   return { connector: `outbox-${service}`, slot: `outbox_${service}`, publication: 'outbox_cdc' };
 }
 
-export type CdcRelaysOptions = {
+type CdcRelaysOptions = {
   modes: Record<ServiceName, RelayMode>;
   databaseUrls: Record<ServiceName, string>;
   brokers: string[];

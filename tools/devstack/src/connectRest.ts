@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * read its status, stop, reset, resume or delete it. `baseUrl` is a worker's, e.g. ConnectWorker.url.
  */
 
-export type ConnectorStatus = {
+type ConnectorStatus = {
   name: string;
   connector: { state: string; trace?: string };
   tasks: { id: number; state: string; trace?: string }[];

@@ -1,24 +1,14 @@
-import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { pidFromFile, signal, waitForExit } from './processes.ts';
+import { type JvmExit, pidFromFile, spawnJvm, terminate } from './processes.ts';
 import { requireJava } from './tools.ts';
 
-export type ConnectWorkerOptions = {
+type ConnectWorkerOptions = {
   /** Bootstrap servers of the broker the worker keeps its state on and produces to. */
   brokers: string[];
   /**
@@ -44,7 +34,7 @@ export type ConnectWorkerOptions = {
 };
 
 /** How the worker's JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
-export type ConnectExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
+export type ConnectExit = JvmExit;
 
 /**
  * A real Kafka Connect worker in distributed mode, with Debezium's PostgreSQL connector on its
@@ -128,28 +118,11 @@ export class ConnectWorker {
     rmSync(this.#pidFile, { force: true });
     writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
 
-    const log = openSync(this.logFile, 'a');
-    const logStart = fstatSync(log).size; // this run's lines start here
-    let pid: number | undefined;
-    try {
-      writeSync(log, `\n===== devstack: starting Kafka Connect at ${new Date().toISOString()} =====\n`);
-      const child = spawn('java', this.#javaArgs(), {
-        cwd: this.dir,
-        detached: true, // own process group, like the broker: it outlives a CLI that started it
-        stdio: ['ignore', log, log],
-      });
-      child.unref();
-      pid = child.pid;
-      this.#exited = new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
-          resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(this.#logSince(logStart)) });
-        });
-      });
-    } finally {
-      closeSync(log);
-    }
-    if (pid === undefined) throw new Error('Could not spawn java for Kafka Connect; is java on PATH?');
-    writeFileSync(this.#pidFile, `${pid}\n`);
+    this.#exited = spawnJvm('Kafka Connect', this.#javaArgs(), {
+      cwd: this.dir,
+      logFile: this.logFile,
+      pidFile: this.#pidFile,
+    });
   }
 
   /**
@@ -200,15 +173,6 @@ export class ConnectWorker {
     return this.#exited;
   }
 
-  #logSince(offset: number): string {
-    try {
-      const text = readFileSync(this.logFile).subarray(offset);
-      return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
-    } catch {
-      return '';
-    }
-  }
-
   /** Polls the REST API (`GET /`) until it answers; fails fast, with the log, if the JVM exits. */
   async waitUntilReady(timeoutMs = 120_000): Promise<number> {
     const started = Date.now();
@@ -235,31 +199,13 @@ export class ConnectWorker {
   async stop(timeoutMs = 30_000): Promise<boolean> {
     const pid = this.pid;
     rmSync(this.#pidFile, { force: true });
-    if (pid === undefined) return false;
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, timeoutMs))) {
-      signal(pid, 'SIGKILL');
-      await this.#waitGone(pid);
-    }
-    return true;
+    if (pid !== undefined) await terminate(pid, 'Kafka Connect', timeoutMs);
+    return pid !== undefined;
   }
 
   /** `kill -9`: no offset commit; Debezium re-sends from the last committed position after a restart. */
   async kill(): Promise<boolean> {
-    const pid = this.pid;
-    rmSync(this.#pidFile, { force: true });
-    if (pid === undefined) return false;
-    signal(pid, 'SIGKILL');
-    await this.#waitGone(pid);
-    return true;
-  }
-
-  async #waitGone(pid: number): Promise<void> {
-    if (!(await waitForExit(pid, 10_000))) {
-      throw new Error(
-        `Kafka Connect (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`,
-      );
-    }
+    return this.stop(0);
   }
 
   #javaArgs(): string[] {

@@ -21,7 +21,7 @@ import { MissingToolError } from './tools.ts';
  * What answers on a PostgreSQL URL: a server (`up`), nothing at all (`absent`: the connection was
  * refused, so an embedded server may take the port), or a server that refused us (`error`).
  */
-export type PostgresProbe = { state: 'up' } | { state: 'absent' } | { state: 'error'; message: string };
+type PostgresProbe = { state: 'up' } | { state: 'absent' } | { state: 'error'; message: string };
 
 export async function probePostgres(url: string, timeoutMs = 3000): Promise<PostgresProbe> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
@@ -39,7 +39,7 @@ export async function probePostgres(url: string, timeoutMs = 3000): Promise<Post
   }
 }
 
-export type EmbeddedPostgresOptions = {
+type EmbeddedPostgresOptions = {
   port: number;
   /** Default `.local/postgres` for 5432, `.local/postgres-<port>` otherwise. */
   dataDir?: string;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerCertificates } from './brokerCertificates.ts';
@@ -15,7 +15,7 @@ import {
 import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { pidFromFile, signal, waitForExit } from './processes.ts';
+import { pidFromFile, spawnJvm, terminate } from './processes.ts';
 import { requireJava } from './tools.ts';
 
 export type KafkaBrokerOptions = {
@@ -168,22 +168,11 @@ export class KafkaBroker {
     );
     await this.#formatOnce();
 
-    const log = openSync(this.logFile, 'a');
-    let pid: number | undefined;
-    try {
-      writeSync(log, `\n===== devstack: starting Kafka at ${new Date().toISOString()} =====\n`);
-      const child = spawn('java', this.#javaArgs(), {
-        cwd: this.dataDir,
-        detached: true, // own process group: survives the parent, and Ctrl-C in a terminal does not reach it
-        stdio: ['ignore', log, log],
-      });
-      child.unref();
-      pid = child.pid;
-    } finally {
-      closeSync(log); // the child has its own copy of the descriptor
-    }
-    if (pid === undefined) throw new Error('Could not spawn java for the Kafka broker; is java on PATH?');
-    writeFileSync(this.#pidFile, `${pid}\n`);
+    void spawnJvm('Kafka', this.#javaArgs(), {
+      cwd: this.dataDir,
+      logFile: this.logFile,
+      pidFile: this.#pidFile,
+    });
   }
 
   /**
@@ -224,17 +213,9 @@ export class KafkaBroker {
    */
   async stop(timeoutMs = 30_000): Promise<boolean> {
     const pid = this.pid;
-    if (pid === undefined) {
-      rmSync(this.#pidFile, { force: true });
-      return false;
-    }
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, timeoutMs))) {
-      signal(pid, 'SIGKILL');
-      await this.#waitGone(pid);
-    }
+    if (pid !== undefined) await terminate(pid, 'Kafka', timeoutMs);
     rmSync(this.#pidFile, { force: true });
-    return true;
+    return pid !== undefined;
   }
 
   /**
@@ -242,21 +223,7 @@ export class KafkaBroker {
    * same data dir. Resolves once the pid is really gone. Resolves false if nothing was running.
    */
   async kill(): Promise<boolean> {
-    const pid = this.pid;
-    if (pid === undefined) {
-      rmSync(this.#pidFile, { force: true });
-      return false;
-    }
-    signal(pid, 'SIGKILL');
-    await this.#waitGone(pid);
-    rmSync(this.#pidFile, { force: true });
-    return true;
-  }
-
-  /** stop() (if running) and start() again on the same data dir. Call waitUntilReady() afterwards. */
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    return this.stop(0);
   }
 
   #javaArgs(): string[] {
@@ -315,12 +282,6 @@ export class KafkaBroker {
             `\`ss -ltnp 'sport = :${port}'\`, stop it, or choose another port (${variable}=...).`,
         );
       }
-    }
-  }
-
-  async #waitGone(pid: number): Promise<void> {
-    if (!(await waitForExit(pid, 10_000))) {
-      throw new Error(`Kafka (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`);
     }
   }
 }

@@ -7,7 +7,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { KafkaBroker } from './kafkaBroker.ts';
 import { localDir } from './paths.ts';
 
-export type KafkaClusterOptions = {
+type KafkaClusterOptions = {
   /** Names the default data dir, `.local/kafka/<name>`. Default 'cluster'. */
   name?: string;
   /** Holds one data dir per node (`node-1`…) and the cluster id. Kept across restarts. */

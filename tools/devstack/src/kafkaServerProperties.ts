@@ -1,4 +1,4 @@
-export type ServerPropertiesInput = {
+type ServerPropertiesInput = {
   port: number;
   controllerPort: number;
   /** The port advertised to clients, when a proxy sits in front of `port`. Default: `port`. */
@@ -14,7 +14,7 @@ export type ServerPropertiesInput = {
 };
 
 /** An SSL listener serving the PKCS12 `keystore` (brokerCertificates.ts makes one). */
-export type TlsListener = { port: number; keystore: string; password: string };
+type TlsListener = { port: number; keystore: string; password: string };
 
 /**
  * A SASL_PLAINTEXT listener whose clients authenticate as one of `users` (name: password) with

@@ -22,7 +22,7 @@ export function tailFile(path: string, lines: number, maxBytes = 256 * 1024): st
   }
 }
 
-export type FollowedFile = {
+type FollowedFile = {
   /** Reads what is left up to the file's current end, then stops following. */
   stop(): Promise<void>;
 };

@@ -56,7 +56,7 @@ export async function ensureOutboxPublication(url: string, name: string, log = c
  * and Connect's REST API").
  * The password is the demo's, like the superuser's in docker-compose.yml.
  */
-export const CDC_CONNECTOR_ROLE = { name: 'outbox_cdc', password: 'outbox_cdc' } as const;
+const CDC_CONNECTOR_ROLE = { name: 'outbox_cdc', password: 'outbox_cdc' } as const;
 
 // Role creation racing another process's: the catalog's unique index, or the role found at create.
 const DUPLICATE_OBJECT = '42710';

@@ -14,7 +14,7 @@ const run = promisify(execFile);
 /** Debian's PostgreSQL server binaries (`pg_config --bindir`): the npm embedded one has no pg_basebackup. */
 const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 /** What the standby calls itself to the primary (pg_stat_replication.application_name). */
-export const STANDBY_NAME = 'standby';
+const STANDBY_NAME = 'standby';
 
 export type Replication = 'async' | 'sync';
 
@@ -57,7 +57,7 @@ export type PostgresPair = {
   remove(): Promise<void>;
 };
 
-export type PostgresPairOptions = {
+type PostgresPairOptions = {
   /** Part of the data directory's name under .local/postgres-pair/. */
   label: string;
   /** `sync` sets synchronous_standby_names: a commit returns once the standby flushed it. Default async. */

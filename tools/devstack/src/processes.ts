@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -32,7 +33,7 @@ function liveThreadCount(pid: number): number {
 }
 
 /** The command line of a process, or undefined where /proc is unavailable or the process is gone. */
-export function processCommandLine(pid: number): string | undefined {
+function processCommandLine(pid: number): string | undefined {
   return readProcFile(pid, 'cmdline')?.replaceAll('\0', ' ');
 }
 
@@ -63,6 +64,21 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
   return true;
 }
 
+/**
+ * Ends a process: SIGTERM, then SIGKILL after `graceMs` (at once when it is 0). Resolves once the
+ * pid is really gone; throws, naming `what`, if it outlives the SIGKILL by 10 s.
+ */
+export async function terminate(pid: number, what: string, graceMs: number): Promise<void> {
+  if (graceMs > 0) {
+    signal(pid, 'SIGTERM');
+    if (await waitForExit(pid, graceMs)) return;
+  }
+  signal(pid, 'SIGKILL');
+  if (!(await waitForExit(pid, 10_000))) {
+    throw new Error(`${what} (pid ${pid}) is still alive 10 s after SIGKILL; check \`ps -p ${pid}\`.`);
+  }
+}
+
 /** Sends a signal, ignoring "no such process" (it already exited, which is what we wanted). */
 export function signal(pid: number, name: NodeJS.Signals): void {
   try {
@@ -77,5 +93,58 @@ function readProcFile(pid: number, name: string): string | undefined {
     return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch {
     return undefined;
+  }
+}
+
+/** How a JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
+export type JvmExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
+
+type JvmStart = { cwd: string; logFile: string; pidFile: string; env?: NodeJS.ProcessEnv };
+
+/**
+ * Spawns `java` detached, in its own process group (it outlives the Node process that started it,
+ * and Ctrl-C in a terminal does not reach it), appending its output to `logFile` after a line that
+ * says when `what` started, and writes its pid file. Resolves with how it exited, whether the log of
+ * this run names an OutOfMemoryError included.
+ */
+export function spawnJvm(
+  what: string,
+  args: string[],
+  { cwd, logFile, pidFile, env }: JvmStart,
+): Promise<JvmExit> {
+  const log = openSync(logFile, 'a');
+  const logStart = fstatSync(log).size; // this run's lines start here
+  let pid: number | undefined;
+  let exited: Promise<JvmExit>;
+  try {
+    writeSync(log, `\n===== devstack: starting ${what} at ${new Date().toISOString()} =====\n`);
+    const child = spawn('java', args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', log, log],
+      ...(env ? { env } : {}),
+    });
+    child.unref();
+    pid = child.pid;
+    exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(logSince(logFile, logStart)) });
+      });
+    });
+  } finally {
+    closeSync(log); // the child has its own copy of the descriptor
+  }
+  if (pid === undefined) throw new Error(`Could not spawn java for ${what}; is java on PATH?`);
+  writeFileSync(pidFile, `${pid}\n`);
+  return exited;
+}
+
+/** The end (64 KiB at most) of what a log got since `offset`. */
+function logSince(file: string, offset: number): string {
+  try {
+    const text = readFileSync(file).subarray(offset);
+    return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
+  } catch {
+    return '';
   }
 }

@@ -46,7 +46,7 @@ function git(...args: string[]): string | undefined {
   }
 }
 
-export type RunStart = {
+type RunStart = {
   readonly started: Omit<RunRecord, 'finishedAt' | 'loadAfter' | 'tracing'>;
   /** The record, once the run is over: the end time and load now, and the tracing the run had. */
   finish(tracing: string): RunRecord;

@@ -23,7 +23,7 @@ export type ServiceProcess = {
 
 export type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
 
-export type StartServiceOptions = {
+type StartServiceOptions = {
   port: number;
   /** Names the log file, `.local/logs/<label>-<name>-<port>.log`. */
   label: string;

@@ -36,6 +36,13 @@ export type StackSettings = {
   extraEnv?: Partial<Record<ProcessName, Record<string, string>>>;
 };
 
+/** The aggregate type each service database's outbox publishes, which names its topic (topicFor). */
+export const AGGREGATE_OF: Record<'orders' | 'inventory' | 'billing', string> = {
+  orders: 'order',
+  inventory: 'reservation',
+  billing: 'payment',
+};
+
 /** The three services first: they create and migrate the databases the relays then read. */
 export const SERVICES: ProcessName[] = ['orders', 'inventory', 'billing'];
 export const RELAYS: ProcessName[] = ['relay-orders', 'relay-inventory', 'relay-billing'];

@@ -5,7 +5,7 @@
 
 export type Align = 'left' | 'right';
 
-export type TableOptions = {
+type TableOptions = {
   /**
    * Each column's alignment, left when not given. In Markdown a right-aligned column is padded on the
    * left and marked `--:`; with no alignments at all, the rule under the header is dashes only.
@@ -46,6 +46,23 @@ export function markdownTableLines(
 /** The same table as one Markdown string. */
 export function markdownTable(header: readonly string[], rows: Cells, options: TableOptions = {}): string {
   return markdownTableLines(header, rows, options).join('\n');
+}
+
+/**
+ * A Markdown table declared by column: each header beside how a row fills its cell, so a column
+ * cannot drift from its header. The headers are the keys, in the order written.
+ */
+export function markdownTableOf<Row>(
+  rows: readonly Row[],
+  columns: Record<string, (row: Row) => string>,
+  options: TableOptions = {},
+): string {
+  const cells = Object.values(columns);
+  return markdownTable(
+    Object.keys(columns),
+    rows.map((row) => cells.map((cell) => cell(row))),
+    options,
+  );
 }
 
 /** As plain text for a terminal: aligned columns two spaces apart, a rule of `─` under the header. */

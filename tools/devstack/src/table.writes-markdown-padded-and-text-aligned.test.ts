@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownTable, markdownTableLines, textTable } from './table.ts';
+import { markdownTable, markdownTableLines, markdownTableOf, textTable } from './table.ts';
 
 describe('the lab table writer', () => {
   it('pads each Markdown column to its widest cell, at least three wide, as the formatter keeps it', () => {
@@ -28,5 +28,21 @@ describe('the lab table writer', () => {
         { align: ['left', 'right'] },
       ),
     ).toEqual(['kind   sent', '─────  ────', 'plain     3', 'x       120']);
+  });
+
+  it('writes a table declared by column as the same table written by header and rows', () => {
+    const runs = [
+      { name: 'relay', rate: 6734 },
+      { name: 'x', rate: 12 },
+    ];
+    expect(markdownTableOf(runs, { a: (run) => run.name, 'events/s': (run) => String(run.rate) })).toBe(
+      markdownTable(
+        ['a', 'events/s'],
+        [
+          ['relay', '6734'],
+          ['x', '12'],
+        ],
+      ),
+    );
   });
 });

@@ -1,73 +1,37 @@
-import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tailFile } from './logTail.ts';
-import { copyDependencies } from './maven.ts';
+import { ensureJars, pomProperty } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
 import { isPortInUse } from './ports.ts';
-import { pidFromFile, signal, waitForExit } from './processes.ts';
-import { requireJava, requireMaven } from './tools.ts';
+import { type JvmExit, pidFromFile, signal, spawnJvm, waitForExit } from './processes.ts';
+import { requireJava } from './tools.ts';
 
 /** The pom that pins Zipkin's version; its `<zipkin.version>` is the single source of truth. */
-export const zipkinPom = resolve(repoRoot, 'tools/devstack/zipkin/pom.xml');
+const zipkinPom = resolve(repoRoot, 'tools/devstack/zipkin/pom.xml');
 const zipkinLibDir = resolve(localDir, 'zipkin/lib');
-const markerName = '.zipkin-version';
 
 export function zipkinVersion(): string {
-  const version = /<zipkin\.version>([^<]+)<\/zipkin\.version>/.exec(readFileSync(zipkinPom, 'utf8'))?.[1];
-  if (!version) throw new Error(`${zipkinPom} has no <zipkin.version> property; restore it from git.`);
-  return version.trim();
+  return pomProperty(zipkinPom, 'zipkin.version');
 }
-
-const jarOf = (version: string) => join(zipkinLibDir, `zipkin-server-${version}-exec.jar`);
 
 /**
  * Makes sure Zipkin's server jar is in .local/zipkin/lib, downloading it with Maven only when it
- * is missing or the pom's version changed (one jar, about 130 MB, once). As for the Kafka jars, the
- * download goes to a staging folder renamed into place, so an interrupted one leaves nothing behind.
+ * is missing or the pom's version changed (one jar, about 130 MB, once), like the Kafka jars.
  */
 export async function ensureZipkinJar(): Promise<string> {
   const version = zipkinVersion();
-  if (jarPresent(version)) return jarOf(version);
-  requireMaven();
-  const staging = `${zipkinLibDir}.tmp-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  try {
-    await copyDependencies(zipkinPom, staging, "Zipkin's server jar");
-    if (!existsSync(join(staging, `zipkin-server-${version}-exec.jar`))) {
-      throw new Error(`Maven finished but zipkin-server-${version}-exec.jar is not in ${staging}.`);
-    }
-    writeFileSync(join(staging, markerName), `${version}\n`);
-    if (jarPresent(version)) return jarOf(version); // a parallel process was faster
-    rmSync(zipkinLibDir, { recursive: true, force: true });
-    renameSync(staging, zipkinLibDir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return jarOf(version);
-}
-
-function jarPresent(version: string): boolean {
-  try {
-    return (
-      readFileSync(join(zipkinLibDir, markerName), 'utf8').trim() === version && existsSync(jarOf(version))
-    );
-  } catch {
-    return false;
-  }
+  const jar = `zipkin-server-${version}-exec.jar`;
+  await ensureJars({
+    pom: zipkinPom,
+    libDir: zipkinLibDir,
+    jars: [jar],
+    marker: '.zipkin-version',
+    versions: version,
+    what: "Zipkin's server jar",
+  });
+  return join(zipkinLibDir, jar);
 }
 
 /**
@@ -75,7 +39,7 @@ function jarPresent(version: string): boolean {
  * measured by `npm run bench:zipkin-span-weight` (bench/results/zipkin-span-weight/zipkin-span-weight.md), rounded up
  * to 4 KiB. A span is not its JSON (about 0.9 KB): Java strings, maps and the store's indexes.
  */
-export const SPAN_HEAP_BYTES = 4096;
+const SPAN_HEAP_BYTES = 4096;
 
 /**
  * The share of the heap the stored spans may fill. The rest is Zipkin itself (about 30 MiB after
@@ -84,11 +48,11 @@ export const SPAN_HEAP_BYTES = 4096;
 const STORE_SHARE = 0.5;
 
 /** The span bound that keeps the store within its share of a `heapMb` heap (65,536 for 512 MiB). */
-export function spanBoundFor(heapMb: number): number {
+function spanBoundFor(heapMb: number): number {
   return Math.floor((heapMb * 2 ** 20 * STORE_SHARE) / SPAN_HEAP_BYTES);
 }
 
-export type ZipkinServerOptions = {
+type ZipkinServerOptions = {
   /** Names the folder of the pid file and the log, `.local/zipkin/<name>`. Default 'demo'. */
   name?: string;
   /** HTTP port of the API and the UI on 127.0.0.1. Default 9411, Zipkin's own. */
@@ -102,7 +66,7 @@ export type ZipkinServerOptions = {
   maxSpans?: number;
 };
 
-export type ZipkinExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
+export type ZipkinExit = JvmExit;
 
 /**
  * A real Zipkin server (API, UI and in-memory storage in one jar from Maven Central) for the local
@@ -177,29 +141,12 @@ export class ZipkinServer {
     }
     const jar = await ensureZipkinJar();
     mkdirSync(this.dir, { recursive: true });
-    const log = openSync(this.logFile, 'a');
-    const logStart = fstatSync(log).size; // this run's lines start here
-    let pid: number | undefined;
-    try {
-      writeSync(log, `\n===== devstack: starting Zipkin at ${new Date().toISOString()} =====\n`);
-      const child = spawn('java', this.#javaArgs(jar), {
-        cwd: this.dir,
-        detached: true, // own process group: Ctrl-C reaches the demo, which then stops Zipkin itself
-        stdio: ['ignore', log, log],
-        env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: String(this.maxSpans) },
-      });
-      child.unref();
-      pid = child.pid;
-      this.#exited = new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
-          resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(this.#logSince(logStart)) });
-        });
-      });
-    } finally {
-      closeSync(log);
-    }
-    if (pid === undefined) throw new Error('Could not spawn java for Zipkin; is java on PATH?');
-    writeFileSync(this.#pidFile, `${pid}\n`);
+    this.#exited = spawnJvm('Zipkin', this.#javaArgs(jar), {
+      cwd: this.dir,
+      logFile: this.logFile,
+      pidFile: this.#pidFile,
+      env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: String(this.maxSpans) },
+    });
   }
 
   /**
@@ -242,16 +189,6 @@ export class ZipkinServer {
       await waitForExit(pid, 10_000);
     }
     return true;
-  }
-
-  /** The end (64 KiB at most) of what the log got since `offset`. */
-  #logSince(offset: number): string {
-    try {
-      const text = readFileSync(this.logFile).subarray(offset);
-      return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
-    } catch {
-      return '';
-    }
   }
 
   #javaArgs(jar: string): string[] {

@@ -3,7 +3,7 @@ import { getText } from './httpClient.ts';
 export type MetricsUrls = { inventory?: string; billing?: string; orders?: string };
 
 /** Duplicates skipped per consumer, and the services whose /metrics could not be read. */
-export type DuplicateCounts = { byConsumer: Record<string, number>; unreadable: string[] };
+type DuplicateCounts = { byConsumer: Record<string, number>; unreadable: string[] };
 
 /**
  * Read the duplicates each consumer has skipped so far from the services' Prometheus /metrics.

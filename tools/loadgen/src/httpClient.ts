@@ -1,6 +1,6 @@
 import { Agent, type IncomingMessage, request } from 'node:http';
 
-export type HttpResponse = {
+type HttpResponse = {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;

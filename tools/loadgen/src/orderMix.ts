@@ -7,7 +7,7 @@ export const ORDER_KINDS: readonly OrderKind[] = ['valid', 'outOfStock', 'declin
 /** Relative weights of the kinds; a kind left out is never sent. */
 export type OrderMix = Partial<Record<OrderKind, number>>;
 
-export const DEFAULT_MIX: Readonly<Record<OrderKind, number>> = {
+const DEFAULT_MIX: Readonly<Record<OrderKind, number>> = {
   valid: 85,
   outOfStock: 5,
   declined: 5,

@@ -7,7 +7,7 @@ import { type LatencySummary, summarizeLatencies } from './percentiles.ts';
 type Service = 'orders' | 'inventory' | 'billing';
 const SERVICES: readonly Service[] = ['orders', 'inventory', 'billing'];
 
-export type OutcomeOptions = {
+type OutcomeOptions = {
   databaseUrls: Record<Service, string>;
   /** The orders the run created (the accepted ones). */
   orderIds: string[];

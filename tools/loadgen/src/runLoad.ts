@@ -11,7 +11,7 @@ import {
   sendOrder,
 } from './sendOrder.ts';
 
-export type LoadOptions = {
+type LoadOptions = {
   /** The orders API, e.g. http://127.0.0.1:3001. */
   ordersUrl: string;
   /** Orders per second, held steady; omitted with `burst`. */
@@ -84,7 +84,7 @@ export type LoadResult = {
   achievedRate: number;
 };
 
-export const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 16;
 
 /** Drive the orders API with a mix of orders and record what it answered to each. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {

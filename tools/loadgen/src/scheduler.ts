@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type ScheduleOptions = {
+type ScheduleOptions = {
   /** Starts per second. Omitted: start as fast as `concurrency` allows (a burst). */
   rate?: number;
   /** At most this many tasks run at once. */

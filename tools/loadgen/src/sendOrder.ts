@@ -34,7 +34,7 @@ export type SentOrder = {
 };
 
 /** The orders API's answer when it sheds load: it did not start the request, which may be sent again. */
-export const OVERLOADED = 'urn:problem:overloaded';
+const OVERLOADED = 'urn:problem:overloaded';
 
 /**
  * The order's last answer was "overloaded": shed, not failed. Nothing was written for it, and

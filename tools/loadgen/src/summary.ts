@@ -15,7 +15,7 @@ export function formatMarkdown(result: LoadResult, outcome: Outcome): string {
   return [...summaryTables(result, outcome).map(tableAsMarkdown), ...notes(result, outcome)].join('\n\n');
 }
 
-export function summaryTables(result: LoadResult, outcome: Outcome): Table[] {
+function summaryTables(result: LoadResult, outcome: Outcome): Table[] {
   const tables = [sentTable(result), rejectedTable(result), finalStatesTable(outcome), latencyTable(outcome)];
   tables.push(eventsTable(outcome), eventTypesTable(outcome), consumersTable(outcome));
   return tables.filter((table) => table.rows.length > 0);

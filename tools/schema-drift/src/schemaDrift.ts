@@ -16,7 +16,7 @@ import { parsePrismaSchema } from './prismaSchema.ts';
  * side), `compareSchema.ts` with `compareDefault.ts` (the comparison).
  */
 
-export type SchemaDriftOptions = {
+type SchemaDriftOptions = {
   /** Path of the schema.prisma to check. */
   schemaPath: string;
   /** A database the migrations have been applied to. */
@@ -33,22 +33,6 @@ export async function findSchemaDrift(options: SchemaDriftOptions): Promise<stri
   return compareSchema(datamodel, catalog, { ignoreTables: options.ignoreTables ?? [] });
 }
 
-export {
-  type DbCatalog,
-  type DbColumn,
-  type DbForeignKey,
-  type DbIndex,
-  type DbTable,
-  readCatalog,
-} from './catalog.ts';
+export type { DbCatalog, DbColumn, DbTable } from './catalog.ts';
 export { compareSchema } from './compareSchema.ts';
-export {
-  type DmmfDatamodel,
-  type DmmfDefault,
-  type DmmfEnum,
-  type DmmfField,
-  type DmmfIndex,
-  type DmmfModel,
-  parsePrismaSchema,
-  prismaColumnType,
-} from './prismaSchema.ts';
+export { parsePrismaSchema } from './prismaSchema.ts';

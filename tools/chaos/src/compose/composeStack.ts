@@ -12,7 +12,7 @@ import type { ChaosStack, DatabaseName, ProcessName } from '../stack.ts';
 const run = promisify(execFile);
 const repoRoot = join(import.meta.dirname, '../../../..');
 
-export const COMPOSE_PROJECT = 'outbox-reference';
+const COMPOSE_PROJECT = 'outbox-reference';
 /** The broker's EXTERNAL listener, published on the host (docker-compose.yml). */
 export const COMPOSE_KAFKA_BROKERS = ['127.0.0.1:9092'];
 
@@ -40,7 +40,7 @@ export type ComposeControl = {
   reconnect(service: string): Promise<void>;
 };
 
-export type ComposeStack = { stack: ChaosStack; control: ComposeControl };
+type ComposeStack = { stack: ChaosStack; control: ComposeControl };
 
 /** The profiles whose images this process has built: a profile's own images (cdc's Connect) are built with it. */
 const built = new Set<string>();

@@ -1,7 +1,8 @@
 import { type InvariantResult, tally, Violations, verdict } from './result.ts';
 import { orderCreatedEvents, type Snapshot } from './snapshot.ts';
 
-const REPLY_TYPES = [
+/** The replies inventory and billing send the orders saga. */
+export const REPLY_TYPES = [
   'STOCK_RESERVED',
   'STOCK_REJECTED',
   'STOCK_RELEASED',

@@ -1,6 +1,7 @@
 import { topicFor } from '@outbox/contracts';
+import { AGGREGATE_OF } from '@outbox/devstack/stack-plan';
 import { DATABASES, type DatabaseName } from '../stack.ts';
-import { AGGREGATE_OF } from '../topics.ts';
+import { REPLY_TYPES } from './appliedExactlyOnce.ts';
 import { type InvariantResult, Violations, verdict } from './result.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -8,17 +9,7 @@ import type { Snapshot } from './snapshot.ts';
 const CONSUMES: Record<DatabaseName, { from: DatabaseName[]; types: string[] }> = {
   inventory: { from: ['orders'], types: ['ORDER_CREATED', 'ORDER_CANCELLED'] },
   billing: { from: ['orders'], types: ['ORDER_CREATED', 'ORDER_CANCELLED'] },
-  orders: {
-    from: ['inventory', 'billing'],
-    types: [
-      'STOCK_RESERVED',
-      'STOCK_REJECTED',
-      'STOCK_RELEASED',
-      'PAYMENT_AUTHORIZED',
-      'PAYMENT_DECLINED',
-      'PAYMENT_VOIDED',
-    ],
-  },
+  orders: { from: ['inventory', 'billing'], types: REPLY_TYPES },
 };
 
 /**

@@ -78,7 +78,7 @@ export type Snapshot = {
 
 export type RelayMode = 'polling' | 'debezium';
 
-export type SnapshotSource = {
+type SnapshotSource = {
   writeMode: WriteMode;
   relayMode: RelayMode;
   databaseUrls: Record<DatabaseName, string>;

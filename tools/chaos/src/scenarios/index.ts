@@ -110,18 +110,21 @@ export const FAILOVER_SCENARIOS: Scenario[] = [
 ];
 
 /** Run only by name: broken builds that prove the checker can fail (each run must FAIL). */
-export const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
+const PROOFS: Scenario[] = [brokenDedup, postgresFailoverAsyncUnguarded];
 
 export { COMPOSE_SCENARIOS, DUAL_WRITES };
 
+/** Every scenario, each group's in turn: what a run names one by. */
+export const ALL_SCENARIOS: Scenario[] = [
+  ...SCENARIOS,
+  ...CLUSTER_SCENARIOS,
+  ...CDC_SCENARIOS,
+  ...FAILOVER_SCENARIOS,
+  ...PROOFS,
+  ...DUAL_WRITES,
+  ...COMPOSE_SCENARIOS,
+];
+
 export function findScenario(name: string): Scenario | undefined {
-  return [
-    ...SCENARIOS,
-    ...CLUSTER_SCENARIOS,
-    ...CDC_SCENARIOS,
-    ...FAILOVER_SCENARIOS,
-    ...PROOFS,
-    ...DUAL_WRITES,
-    ...COMPOSE_SCENARIOS,
-  ].find((scenario) => scenario.name === name);
+  return ALL_SCENARIOS.find((scenario) => scenario.name === name);
 }

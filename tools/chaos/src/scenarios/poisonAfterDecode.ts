@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 
 /** A valid ORDER_CREATED payload, to be spoiled in ways a lax contract would let through. */
-export const order = (overrides: Record<string, unknown> = {}) => ({
+const order = (overrides: Record<string, unknown> = {}) => ({
   orderId: randomUUID(),
   customerId: 'poison-after-decode',
   currency: 'EUR',

@@ -145,7 +145,7 @@ async function placeTriggerOrder(context: ScenarioContext, timeoutMs = 20_000): 
 }
 
 /** Java's String.hashCode, which Kafka uses to place a group on a `__consumer_offsets` partition. */
-export function javaHash(text: string): number {
+function javaHash(text: string): number {
   let hash = 0;
   for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
   return hash;

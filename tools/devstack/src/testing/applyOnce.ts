@@ -7,7 +7,7 @@ import type { SqlExecutor } from '@outbox/runtime/sql-executor';
 // (recordProcessed) and the same reply write (writeEvents) as the consumer's chunk step, for a
 // chunk of one. The consumer itself always goes through packages/inbox/src/applyChunk.ts.
 
-export type ApplyResult = 'applied' | 'duplicate';
+type ApplyResult = 'applied' | 'duplicate';
 
 /**
  * Apply an event's effect exactly once, however often it is delivered: its processed_events row

@@ -24,7 +24,7 @@ export type SuiteDurations = {
   run?: RunRecord;
 };
 
-export type DurationsReporterOptions = {
+type DurationsReporterOptions = {
   /** Which tier of the suite ran (`default` or `long`), written into the results. */
   tier: string;
   /** Seconds a file may take before the run fails, by path from the repository root. */
@@ -45,7 +45,7 @@ function fileSeconds(module: TestModule): number {
   );
 }
 
-export function durationsMarkdown(run: SuiteDurations, limit = Number.POSITIVE_INFINITY): string {
+function durationsMarkdown(run: SuiteDurations, limit = Number.POSITIVE_INFINITY): string {
   const sum = run.files.reduce((total, f) => total + f.seconds, 0);
   const rows = run.files
     .slice(0, limit)

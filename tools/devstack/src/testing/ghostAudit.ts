@@ -1,18 +1,14 @@
 import { topicFor } from '@outbox/contracts';
 import pg from 'pg';
+import { AGGREGATE_OF } from '../stackPlan.ts';
 import { readTopic } from './topicReader.ts';
 
-export type ServiceDatabase = 'orders' | 'inventory' | 'billing';
-const AGGREGATE: Record<ServiceDatabase, string> = {
-  orders: 'order',
-  inventory: 'reservation',
-  billing: 'payment',
-};
+type ServiceDatabase = 'orders' | 'inventory' | 'billing';
 
 /** One topic read from outside: its messages, and those whose outbox row the database does not have. */
-export type TopicAudit = { topic: string; messages: number; ghosts: number };
+type TopicAudit = { topic: string; messages: number; ghosts: number };
 
-export type GhostAudit = {
+type GhostAudit = {
   topics: TopicAudit[];
   /** Acknowledged (201) orders the orders database does not have. */
   acknowledgedOrdersLost: number;
@@ -38,7 +34,7 @@ export async function auditGhosts(
   const lost = new Set(acknowledged.filter((id) => !orderIds.has(id)));
   for (const database of ['orders', 'inventory', 'billing'] as const) {
     const rows = new Set(await ids(databaseUrls[database], 'select id::text from outbox'));
-    const topic = topicFor(AGGREGATE[database]);
+    const topic = topicFor(AGGREGATE_OF[database]);
     const messages = await readTopic(brokers, topic, { timeoutMs: 120_000 });
     topics.push({
       topic,

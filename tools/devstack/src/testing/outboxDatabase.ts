@@ -45,7 +45,7 @@ export function useOutboxPool(
   return handle;
 }
 
-export type InsertEventsOptions = {
+type InsertEventsOptions = {
   count: number;
   /** Events go round-robin to `<aggregateIdPrefix><n % aggregates>`, n = 0 .. count-1. */
   aggregates: number;
@@ -102,7 +102,7 @@ export async function insertEvents(
   }
 }
 
-export type OutboxRowSummary = {
+type OutboxRowSummary = {
   id: string;
   seq: number;
   aggregate_id: string;

@@ -28,7 +28,7 @@ export type PgBouncer = {
  * of them (statement and idle-in-transaction timeouts, the relay's planner options) are therefore
  * set on the databases behind it (docs/production.md, "Through PgBouncer").
  */
-export const IGNORED_STARTUP_PARAMETERS = [
+const IGNORED_STARTUP_PARAMETERS = [
   'extra_float_digits',
   'options',
   'statement_timeout',

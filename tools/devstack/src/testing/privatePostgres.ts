@@ -17,7 +17,7 @@ export type PrivatePostgres = {
   remove(): Promise<void>;
 };
 
-export type PrivatePostgresOptions = {
+type PrivatePostgresOptions = {
   /**
    * Start it as a standby with `hot_standby = off` and no primary: it runs but refuses every
    * connection with SQLSTATE 57P03 ("the database system is not accepting connections"), as any

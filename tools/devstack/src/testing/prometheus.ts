@@ -12,7 +12,7 @@ export type QueryResponse = {
   data?: { resultType: string; result: unknown[] };
 };
 
-export type Exemplar = { labels: Record<string, string>; value: string; timestamp: number };
+type Exemplar = { labels: Record<string, string>; value: string; timestamp: number };
 export type ExemplarsResponse = {
   status: string;
   error?: string;

@@ -11,7 +11,7 @@ export type TopicMessage = {
   eventId: string | undefined;
 };
 
-export type ReadTopicOptions = {
+type ReadTopicOptions = {
   /**
    * Stop once this returns true for the messages read so far. Default: stop when every partition
    * has been read up to its end offset as of the call (everything published before the call).
