@@ -26,10 +26,12 @@
  * Needs wal_level=logical (scripts/postgres-logical-decoding.sh).
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
+
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { startService } from '@outbox/devstack/service-process';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
@@ -39,7 +41,6 @@ import { defineBench, int, ints } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { quantile, round } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'cdc-latency',
@@ -283,7 +284,7 @@ const markdown = [
   'commit → ack: the broker’s append time − the row’s created_at; → consumer: arrival at a kafkajs',
   'consumer − created_at (milliseconds).',
   '',
-  ...tableOf(latencyRows, {
+  ...markdownTableLinesOf(latencyRows, {
     'offered/s': (r) => r.rate,
     'achieved/s': (r) => r.achievedRate,
     relay: (r) => r.side,
@@ -300,7 +301,7 @@ const markdown = [
   'Inserted (1,000 per transaction) while the relay was stopped and the connector paused; then the',
   'connector resumed, then (after it) the relay started. events/s = backlog ÷ (start → last ack).',
   '',
-  ...tableOf(drainRows, {
+  ...markdownTableLinesOf(drainRows, {
     relay: (r) => r.side,
     events: (r) => r.events,
     'start → last ack ms': (r) => r.startToLastMs,

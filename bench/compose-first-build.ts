@@ -11,13 +11,14 @@
  * Each phase is timed from the line `./dev` prints when it begins. Not a test: it prints a table and
  * writes <out>.json and <out>.md with the run's record.
  */
+
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { defineBench, optional } from './support/bench.ts';
 import { loadavg, type MachineInfo, machineInfo } from './support/environment.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'compose-first-build',
@@ -191,7 +192,7 @@ const markdown = [
   `Docker held ${imagesBefore.length} of the stack's images before the run (${report.firstBuild ? 'a first build' : 'not a first build'}), ${imagesAfter.length} after.`,
   `\`./dev compose up\` ${up.code === 0 ? 'took' : `**failed** (exit ${up.code}) after`} **${report.upSeconds} s**; an order placed through the API: ${order.status}${up.code === 0 ? ` ${report.order.secondsToDecision} s later` : ''}; \`./dev compose down\` took ${report.downSeconds} s.`,
   '',
-  ...tableOf(upPhases, {
+  ...markdownTableLinesOf(upPhases, {
     'phase of `./dev compose up`': (row) => row.phase,
     seconds: (row) => row.seconds.toFixed(1),
   }),

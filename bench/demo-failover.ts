@@ -11,9 +11,11 @@
  * `unguarded` runs the same without the wait, to show what it prevents. Not a test: it prints a
  * table and writes <out>.json and <out>.md with the revision, the CPU and the load average.
  */
+
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { startDemo } from '@outbox/devstack/testing/demo-process';
 import { auditGhosts } from '@outbox/devstack/testing/ghost-audit';
 import { runLoad } from '@outbox/loadgen';
@@ -21,7 +23,6 @@ import pg from 'pg';
 import { defineBench, oneOf, optional } from './support/bench.ts';
 import { machineInfo } from './support/environment.ts';
 import { resultsPath } from './support/results.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'demo-failover',
@@ -108,7 +109,7 @@ try {
     `Revision \`${revision}\`, ${report.at}; ${report.machine.cpuModel}, ${report.machine.cpus} cores; load average ${report.loadavg.before.join(' ')} before, ${report.loadavg.after.join(' ')} after.`,
     `${report.setup.demo}; ${report.setup.load}; ${report.setup.faults}.`,
     '',
-    ...tableOf(audit.topics, {
+    ...markdownTableLinesOf(audit.topics, {
       topic: (t) => t.topic,
       messages: (t) => t.messages,
       'ghost events': (t) => t.ghosts,

@@ -18,14 +18,15 @@
  * changing by the minute) falls on all three alike; the report gives each round and the medians.
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
+
 import { type PostgresPair, type Replication, startPostgresPair } from '@outbox/devstack/postgres-pair';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createMetricsRegistry } from '@outbox/runtime/ops-server';
 import { StandbyWait } from '@outbox/runtime/standby-wait';
 import pg from 'pg';
 import { defineBench, int } from './support/bench.ts';
 import { loadavg, machineInfo } from './support/environment.ts';
 import { quantile, round } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'failover-cost',
@@ -180,7 +181,7 @@ const markdown = [
   `turns for ${params.seconds} s each over ${params.rounds} rounds; in async+wait a relay-like loop waits for the standby every`,
   '10 ms (the real StandbyWait). Medians over the rounds:',
   '',
-  ...tableOf(medians, {
+  ...markdownTableLinesOf(medians, {
     mode: (m) => m.mode,
     'commits/s': (m) => m.commitsPerSecond,
     'commit ms p50': (m) => m.commitMsP50,
@@ -191,7 +192,7 @@ const markdown = [
   '',
   'Each round:',
   '',
-  ...tableOf(results, {
+  ...markdownTableLinesOf(results, {
     round: (r) => r.round,
     mode: (r) => r.mode,
     'commits/s': (r) => r.commitsPerSecond,

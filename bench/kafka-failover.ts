@@ -5,7 +5,9 @@
 // every acknowledged message looked for. Side by side, in one run: a bare kafkajs producer as its
 // README shows it, the same idempotent with one request in flight, and the relay's publisher.
 // Writes bench/results/kafka-failover/kafka-failover.{json,md}.
+
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
 import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
@@ -13,7 +15,6 @@ import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { pino } from 'pino';
 import { defineBench, int } from './support/bench.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'kafka-failover',
@@ -178,7 +179,7 @@ const md = [
     `messages in batches of ${batchSize} with acks=all over 500 keys and 6 partitions, kill -9 of partition 0's ` +
     `leader before batch ${killBeforeBatch}, then the topic read back by message id.`,
   '',
-  ...tableOf(rows, {
+  ...markdownTableLinesOf(rows, {
     producer: (r) => r.producer,
     run: (r) => r.run,
     'broker killed': (r) => r.killed,

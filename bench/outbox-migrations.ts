@@ -22,13 +22,13 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createTestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { outboxMigrationsDir } from '@outbox/outbox';
 import pg from 'pg';
 import { defineBench, int } from './support/bench.ts';
 import { loadavg, machineInfo, type RunHeader } from './support/environment.ts';
 import { round } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'outbox-migrations',
@@ -194,7 +194,7 @@ const markdown = [
   `Command: \`${report.command}\`. The outbox: ${params.rows.toLocaleString('en')} rows (${params.pending} unpublished), table ${report.outboxSize?.table}, with indexes ${report.outboxSize?.total}, vacuumed and analyzed.`,
   `Beside each step a writer inserts one event and a reader reads the newest events, each every ${BESIDE_EVERY_MS} ms on its own connection.`,
   '',
-  ...tableOf(steps, {
+  ...markdownTableLinesOf(steps, {
     step: (s) => s.step,
     'duration ms': (s) => s.durationMs,
     'longest insert beside it ms': (s) => s.writer.longestMs,

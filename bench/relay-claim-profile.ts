@@ -10,13 +10,13 @@
  *
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
 import { defineBench, int, ints } from './support/bench.ts';
 import { median, round } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
 
 const bench = defineBench({
@@ -141,7 +141,7 @@ const markdown = [
   'relay’s session settings; each statement run ' +
     `${repeats} times in a rolled-back transaction, median execution time; buffers and plan of that run.`,
   '',
-  ...tableOf(results, {
+  ...markdownTableLinesOf(results, {
     aggregates: (r) => r.aggregates,
     'claim limit': (r) => r.limit,
     statement: (r) => r.statement,

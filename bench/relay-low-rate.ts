@@ -21,7 +21,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { topicFor } from '@outbox/contracts';
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
@@ -30,7 +30,6 @@ import { defineBench, int, ints, text } from './support/bench.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'relay-low-rate',
@@ -322,7 +321,7 @@ const markdown = [
   '',
   'Every cell:',
   '',
-  ...tableOf(report.cells, {
+  ...markdownTableLinesOf(report.cells, {
     round: (c) => c.round + 1,
     rate: (c) => c.rate,
     variant: (c) => c.variant,

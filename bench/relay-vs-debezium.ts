@@ -18,10 +18,12 @@
  * Needs wal_level=logical (scripts/postgres-logical-decoding.sh).
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
+
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
@@ -33,7 +35,6 @@ import { defineBench, int, ints, optional } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
 import { median, pairedRatio, rotated, round, times } from './support/stats.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'relay-vs-debezium',
@@ -264,7 +265,7 @@ const markdown = [
   'an outbox that a running, idle side publishes; timed from the commit to the broker’s append of',
   `the last message. Relay batch (RELAY_BATCH_SIZE): ${batches.map((b) => b ?? 'the relay default').join(', ')}; ${rounds} rounds, cells rotated.`,
   '',
-  ...tableOf(summary, {
+  ...markdownTableLinesOf(summary, {
     aggregates: (s) => s.aggregates,
     side: (s) => s.label,
     'median ms': (s) => s.medianMs,
@@ -278,7 +279,7 @@ const markdown = [
   'over each drain, mean ms per call of all its relays (claims that found nothing included), and',
   'the batches published.',
   '',
-  ...tableOf(
+  ...markdownTableLinesOf(
     cells.filter((c) => c.steps),
     {
       round: (c) => c.round + 1,

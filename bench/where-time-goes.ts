@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startChaosStack } from '@outbox/chaos';
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
@@ -32,7 +32,6 @@ import { defineBench, env, flag, number, text } from './support/bench.ts';
 import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
-import { tableOf } from './support/table.ts';
 import {
   type BrokerRequests,
   brokerRequests,
@@ -300,7 +299,7 @@ try {
       ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
       : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
     '',
-    ...tableOf(report.statementFamiliesPerOrder, {
+    ...markdownTableLinesOf(report.statementFamiliesPerOrder, {
       'statement family': (f) => f.family,
       'calls per order': (f) => f.perOrder.toFixed(3),
     }),
@@ -311,7 +310,7 @@ try {
       .map(([database, n]) => `${database} ${n}`)
       .join(', ')}.`,
     '',
-    ...tableOf(statements, {
+    ...markdownTableLinesOf(statements, {
       database: (s) => s.database,
       'calls per order': (s) => perOrder(s.calls),
       'mean ms': (s) => s.meanMs,
@@ -321,7 +320,7 @@ try {
     '',
     "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
     '',
-    ...tableOf(outboxes, {
+    ...markdownTableLinesOf(outboxes, {
       database: (o) => o.database,
       'claim ms': (o) => o.claimExecutionMs,
       'claim buffers': (o) => o.claimSharedBlocks,
@@ -340,7 +339,7 @@ try {
         `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
         'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
       '',
-      ...tableOf(shares.parts, {
+      ...markdownTableLinesOf(shares.parts, {
         'part (the first library on the stack)': (p) => p.part,
         'ms per order': (p) => msPerOrder(p.ms),
         'share of busy': (p) => percent(p.ms, shares.busyMs),

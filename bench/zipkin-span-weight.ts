@@ -15,11 +15,11 @@
 
 import { execFileSync } from 'node:child_process';
 import { freePort } from '@outbox/devstack/ports';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/order-trace-spans';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { defineBench, ints, oneOf } from './support/bench.ts';
 import { loadavg, type MachineInfo, machineInfo } from './support/environment.ts';
-import { tableOf } from './support/table.ts';
 
 const bench = defineBench({
   name: 'zipkin-span-weight',
@@ -143,7 +143,7 @@ const markdown = [
   `Spans shaped like ours (tools/devstack/src/testing/orderTraceSpans.ts), resource \`${resource}\`, ${Math.round(postedBytes / posted)} B of JSON each;`,
   `heap in use after a full GC, over a baseline of ${baseline.spans} spans (${(baseline.heap / 2 ** 20).toFixed(1)} MiB).`,
   '',
-  ...tableOf(rows, {
+  ...markdownTableLinesOf(rows, {
     'spans stored': (row) => row.spans,
     'heap after GC (MiB)': (row) => (row.heapBytes / 2 ** 20).toFixed(1),
     'heap per span (B)': (row) => Math.round(row.bytesPerSpan),

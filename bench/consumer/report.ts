@@ -1,11 +1,10 @@
 /** The results file: what the report records, and its Markdown. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
 import { type OverRuns, overRunsView } from '../support/runs.ts';
 import { round, times } from '../support/stats.ts';
-import { tableOf } from '../support/table.ts';
 import type { Measurement } from './measure.ts';
 import { params, type Variant, variants } from './params.ts';
 import { comparisons, type RunSummary } from './summary.ts';
@@ -31,7 +30,7 @@ export function markdownReport(result: Report): string {
     '',
   );
   lines.push(
-    ...tableOf(variants, {
+    ...markdownTableLinesOf(variants, {
       variant: (v) => `${v.key}: ${v.label}`,
       'events/s': (v) => last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
       '÷ A': (v) => (v.key === 'A' ? '1.00×' : times(ratio(`${v.key}/A`), 3)),
@@ -62,7 +61,7 @@ export function markdownReport(result: Report): string {
       '',
       `${chunks} chunk transactions for ${events} events (${round(events / chunks, 1)} events per chunk); execution time of all statements ${total.toFixed(1)} ms per 1,000 events (exec only: no round trip, no commit flush).`,
       '',
-      ...tableOf(
+      ...markdownTableLinesOf(
         rows.filter((row) => row.callsPerChunk >= 0.01),
         {
           statement: (row) => `\`${row.query.replaceAll('|', '\\|')}\``,

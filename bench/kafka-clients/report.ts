@@ -1,10 +1,10 @@
 /** The results file: each round's measurements, the medians per client, the ratio, and its Markdown. */
 
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { ThroughputRound } from '../relay/throughputVariants.ts';
 import type { RunHeader } from '../support/environment.ts';
 import { median, pairedRatio, round, times } from '../support/stats.ts';
-import { tableOf } from '../support/table.ts';
 import type { ApplyMeasurement } from './consumerApply.ts';
 import { CLIENTS, params } from './params.ts';
 
@@ -108,7 +108,7 @@ export function markdownReport(report: Report): string {
     '',
     '## Medians over rounds',
     '',
-    ...tableOf(report.metrics, {
+    ...markdownTableLinesOf(report.metrics, {
       '': (m) => m.label,
       kafkajs: (m) => figure(m.byClient.kafkajs.median),
       '@platformatic/kafka': (m) => figure(m.byClient.platformatic.median),
@@ -119,7 +119,7 @@ export function markdownReport(report: Report): string {
     '',
     '## Every round',
     '',
-    ...tableOf(report.rounds, {
+    ...markdownTableLinesOf(report.rounds, {
       round: (r) => r.round + 1,
       client: (r) => r.client,
       'relay events/s': (r) => r.relay.eventsPerSec.toFixed(0),

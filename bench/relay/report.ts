@@ -1,11 +1,10 @@
 /** The results file: what the report records, and its Markdown. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
 import { type OverRuns, overRunsView, type RunStamp } from '../support/runs.ts';
 import { times } from '../support/stats.ts';
-import { tableOf } from '../support/table.ts';
 import type { ClaimProbeRound } from './claimProbe.ts';
 import type { LatencyRound } from './latency.ts';
 import { modeInfo, params } from './params.ts';
@@ -148,7 +147,7 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
       ]),
     ),
     '',
-    ...tableOf(
+    ...markdownTableLinesOf(
       Object.keys(result.acrossRuns).filter((k) => k.startsWith('claim probe')),
       {
         'ratio (events/s)': (name) => name.replace('claim probe ', ''),
@@ -204,7 +203,7 @@ function latencySection({ result, last, ratio, runsNote }: Context): string[] {
     lines.push(
       `Paired ratios (${runsNote}):`,
       '',
-      ...tableOf(latencyRatios, {
+      ...markdownTableLinesOf(latencyRatios, {
         ratio: (name) => name.replace('latency ', ''),
         value: (name) => times(ratio(name), 3),
       }),

@@ -1,8 +1,7 @@
 /** The Markdown of the results file. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
-import { tableOf } from '../support/table.ts';
 import type { ClaimPhase, ClaimSummary, LoopSummary } from './claims.ts';
 import { claimers } from './claims.ts';
 import { params } from './params.ts';
@@ -168,7 +167,7 @@ function retentionSection(retention: Retention): string[] {
       ],
     ),
     '',
-    ...tableOf(B.partitions, {
+    ...markdownTableLinesOf(B.partitions, {
       partition: (p) => p.partition,
       rows: (p) => int(p.rows),
       'guard ms': (p) => fmt(p.guardMs),
@@ -178,7 +177,7 @@ function retentionSection(retention: Retention): string[] {
     '',
     `### Partition DDL behind a transaction holding ACCESS SHARE on the parent for ${params.blockerMs} ms`,
     '',
-    ...tableOf(retention.lockDemo, {
+    ...markdownTableLinesOf(retention.lockDemo, {
       method: (d) => d.method,
       'DDL ms': (d) => fmt(d.ddlMs),
       'claims during': (d) => d.claimsDuring,

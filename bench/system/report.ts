@@ -1,6 +1,5 @@
 /** The Markdown of bench:system's results file. */
-import { markdownTableLines } from '@outbox/devstack/table';
-import { tableOf } from '../support/table.ts';
+import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import type { Step, VariantReport } from './records.ts';
 import { targetsTable } from './targets.ts';
 
@@ -105,7 +104,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
   const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
   const lines = ['', `## ${r.variant} (${r.revision}): every step`, ''];
   lines.push(
-    ...tableOf(
+    ...markdownTableLinesOf(
       [
         ...r.steps,
         ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
@@ -142,7 +141,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
     lines.push('', `At capacity (${r.capacity}/s), per process:`, '');
     const names = Object.keys(atCapacity.cpuMsPerOrder).filter((n) => n !== 'total');
     lines.push(
-      ...tableOf(names, {
+      ...markdownTableLinesOf(names, {
         process: (n) => n,
         'CPU ms/order': (n) => atCapacity.cpuMsPerOrder[n],
         'RSS MiB': (n) => atCapacity.rssMiB[n] ?? '—',
@@ -155,7 +154,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
 
 /** Steps at a share of the capacity: what was accepted and shed, how fast, by whose clock. */
 function offeredTable(steps: Step[], capacity: number): string[] {
-  return tableOf(steps, {
+  return markdownTableLinesOf(steps, {
     'offered/s': (s) => s.offeredRate,
     'accepted/s': (s) => s.achievedRate.toFixed(1),
     'goodput ÷ capacity': (s) => (s.achievedRate / capacity).toFixed(2),

@@ -49,20 +49,29 @@ export function markdownTable(header: readonly string[], rows: Cells, options: T
 }
 
 /**
- * A Markdown table declared by column: each header beside how a row fills its cell, so a column
- * cannot drift from its header. The headers are the keys, in the order written.
+ * A Markdown table declared by column, one string per line: each header beside how a row fills its
+ * cell, so a column cannot drift from its header. The headers are the keys, in the order written.
  */
-export function markdownTableOf<Row>(
+export function markdownTableLinesOf<Row>(
   rows: readonly Row[],
-  columns: Record<string, (row: Row) => string>,
+  columns: Record<string, (row: Row) => unknown>,
   options: TableOptions = {},
-): string {
+): string[] {
   const cells = Object.values(columns);
-  return markdownTable(
+  return markdownTableLines(
     Object.keys(columns),
-    rows.map((row) => cells.map((cell) => cell(row))),
+    rows.map((row) => cells.map((cell) => String(cell(row)))),
     options,
   );
+}
+
+/** The same table as one Markdown string. */
+export function markdownTableOf<Row>(
+  rows: readonly Row[],
+  columns: Record<string, (row: Row) => unknown>,
+  options: TableOptions = {},
+): string {
+  return markdownTableLinesOf(rows, columns, options).join('\n');
 }
 
 /** As plain text for a terminal: aligned columns two spaces apart, a rule of `─` under the header. */
