@@ -34,10 +34,12 @@ import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import {
   bfada78Vs400e20f,
   performanceTargets,
+  performanceTargetsLingers,
   performanceTargetsProcesses,
   performanceTargetsRun2,
   performanceTargetsRun3,
   performanceTargetsSummary,
+  performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
   performanceTargetsSummaryRun3,
 } from './targets.ts';
@@ -57,6 +59,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets-run-3': performanceTargetsRun3,
   'performance-targets-summary-run-2': performanceTargetsSummaryRun2,
   'performance-targets-summary-run-3': performanceTargetsSummaryRun3,
+  'performance-targets-lingers': performanceTargetsLingers,
+  'performance-targets-summary-lingers': performanceTargetsSummaryLingers,
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,

@@ -89,7 +89,7 @@ const LEVERS: { label: string; paths: string[] }[] = [
     paths: [resultsFile('where-time-goes.commit-every-second.json')],
   },
   {
-    label: "relay linger 0 (today's default), runs 1 and 2",
+    label: 'relay linger 0 (the default at the time), runs 1 and 2',
     paths: [
       resultsFile('where-time-goes.linger-0.run-1.json'),
       resultsFile('where-time-goes.linger-0.run-2.json'),

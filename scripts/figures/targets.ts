@@ -11,7 +11,17 @@ import type { FigureTable } from './types.ts';
 const TARGETS_RUN = resultsFile('system.targets.json');
 
 /** A targets run is given --reference: its flags name the reference variant. */
-type TargetsResults = Written<SystemResults> & { args: { reference: string } };
+type TargetsResults = Written<SystemResults> & { args: { reference: string; 'variant-env'?: string[] } };
+
+/** "shipped-linger25 with RELAY_LINGER_MS=25, KAFKA_CHUNK_LINGER_MS=25": each named variant's settings. */
+function variantSettings(results: TargetsResults): string {
+  const settings = new Map<string, string[]>();
+  for (const spec of results.args['variant-env'] ?? []) {
+    const [name = '', setting = ''] = [spec.slice(0, spec.indexOf(':')), spec.slice(spec.indexOf(':') + 1)];
+    settings.set(name, [...(settings.get(name) ?? []), `\`${setting}\``]);
+  }
+  return [...settings].map(([name, list]) => `, ${name} with ${list.join(', ')}`).join('');
+}
 
 /** Where the run took place and how, under each of its tables. */
 function source(results: TargetsResults, link: (path: string) => string, run = TARGETS_RUN): string {
@@ -21,7 +31,8 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
   return (
     `${link(run)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
     `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
-    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, both variants as shipped, tracing ${results.run.tracing}.`
+    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, ` +
+    `${results.reports.length === 2 ? 'both variants' : 'every variant'} as shipped${variantSettings(results)}, tracing ${results.run.tracing}.`
   );
 }
 
@@ -46,6 +57,11 @@ function targetsOf(run: string): FigureTable {
 export const performanceTargets: FigureTable = targetsOf(TARGETS_RUN);
 export const performanceTargetsRun2: FigureTable = targetsOf(TARGETS_RUN_2);
 export const performanceTargetsRun3: FigureTable = targetsOf(TARGETS_RUN_3);
+
+/** The reference beside today's code with 25 and 50 ms of linger at every hop. */
+const TARGETS_LINGERS = resultsFile('system.targets-lingers.json');
+export const performanceTargetsLingers: FigureTable = targetsOf(TARGETS_LINGERS);
+export const performanceTargetsSummaryLingers: FigureTable = summaryOf(TARGETS_LINGERS);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);

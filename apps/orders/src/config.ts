@@ -98,7 +98,7 @@ const settings = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
   /** The replies of inventory and billing that arrive within this many ms are applied in one transaction. */
-  KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs(5),
+  KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs,
   INBOX_RETENTION_HOURS: inboxRetentionHours,
   ...standbySettings,
   /**

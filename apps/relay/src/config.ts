@@ -75,15 +75,16 @@ const settings = z.object({
   RELAY_POLL_INTERVAL_MS: timerMs().default(1000),
   /**
    * How long an idle relay waits after a NOTIFY before it claims, so that the rows committed
-   * meanwhile go out as one batch (fewer claims, marks and consumer transactions at low rates, at
-   * the price of this much latency). 0 (default) claims at once; a relay catching up never waits.
+   * meanwhile go out as one batch (fewer claims, marks and consumer transactions, at the price of
+   * this much latency; docs/performance.md has both sides measured). 0 claims at once; a relay
+   * catching up never waits.
    */
   RELAY_LINGER_MS: z.coerce
     .number()
     .int('a whole number of milliseconds')
     .min(0, 'from 0 (claim at once) to 1000 ms')
     .max(1000, 'from 0 (claim at once) to 1000 ms: a longer linger is latency, not batching')
-    .default(0),
+    .default(50),
   /**
    * How long an idle relay keeps the mark of a batch the broker acknowledged for its next claim,
    * so that both go to the database as one statement (fewer statements and round trips per event

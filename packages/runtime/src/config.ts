@@ -151,12 +151,11 @@ export const kafkaCommitIntervalMs = timerMs().optional();
 /**
  * How long a consumer's chunk waits for the chunks of its other partitions, so that all of them are
  * applied in one transaction (packages/inbox/src/combinedChunks.ts); 0 applies each partition's
- * chunk in its own. Orders waits 5 ms by default: both replies of an order, from two topics, then
- * usually lock the order once (docs/performance.md, "One lock per order").
+ * chunk in its own. Every service waits 50 ms by default, as the relays linger (RELAY_LINGER_MS):
+ * fewer transactions per event for that much latency per hop (docs/performance.md); in orders, both
+ * replies of an order, from two topics, then lock the order once ("One lock per order").
  */
-export function kafkaChunkLingerMs(defaultMs: number) {
-  return z.coerce.number().int().min(0).max(1_000).default(defaultMs);
-}
+export const kafkaChunkLingerMs = z.coerce.number().int().min(0).max(1_000).default(50);
 
 /**
  * Announce only what the database's standby holds, so that a failover to it cannot take back a
@@ -227,7 +226,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
-    KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs(0),
+    KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs,
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),
     INBOX_RETENTION_HOURS: inboxRetentionHours,
