@@ -38,10 +38,12 @@ import {
   performanceTargetsProcesses,
   performanceTargetsRun2,
   performanceTargetsRun3,
+  performanceTargetsRun4,
   performanceTargetsSummary,
   performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
   performanceTargetsSummaryRun3,
+  performanceTargetsSummaryRun4,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -61,6 +63,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets-summary-run-3': performanceTargetsSummaryRun3,
   'performance-targets-lingers': performanceTargetsLingers,
   'performance-targets-summary-lingers': performanceTargetsSummaryLingers,
+  'performance-targets-run-4': performanceTargetsRun4,
+  'performance-targets-summary-run-4': performanceTargetsSummaryRun4,
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,
