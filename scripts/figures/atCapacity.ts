@@ -142,3 +142,20 @@ export const batchesAtCapacity: FigureTable = {
     return `${claims} events per claim for the orders, inventory and billing relays, and ${chunks} per transaction for the orders (replies), inventory and billing consumers`;
   },
 };
+
+/** Today's defaults (the waits on) near their capacity, tracing off. */
+const WAITING = resultsFile('where-time-goes.rate-450.5b10aaf.json');
+
+/** "3.0 ms of CPU per order at 450/s: the orders process 0.81, PostgreSQL 1.14, the rest 1.05 together". */
+export const costWithWaits: FigureTable = {
+  sources: [WAITING],
+  render({ read }) {
+    const results = read<WhereTimeGoes>(WAITING);
+    const { total = Number.NaN, orders = Number.NaN, postgres = Number.NaN } = results.cpuMsPerOrder;
+    return (
+      `${num(total, 1)} ms of CPU per order at ${num(results.rate)}/s (revision \`${results.run.revision}\`, ` +
+      `tracing ${results.run.tracing}): the orders process ${num(orders, 2)} ms, PostgreSQL ${num(postgres, 2)}, ` +
+      `the three relays, both consumers and the broker ${num(total - orders - postgres, 2)} together`
+    );
+  },
+};

@@ -3,6 +3,7 @@ import {
   batchedCostPerEvent,
   batchesAtCapacity,
   costAtCapacity,
+  costWithWaits,
   statementsAtCapacity,
 } from './atCapacity.ts';
 import { brokerRequestsAtLowRate } from './brokerRequests.ts';
@@ -112,4 +113,5 @@ export const FIGURES: Record<string, FigureTable> = {
   'statements-at-capacity': statementsAtCapacity,
   'batched-cost-per-event': batchedCostPerEvent,
   'batches-at-capacity': batchesAtCapacity,
+  'cost-with-waits': costWithWaits,
 };
