@@ -145,15 +145,15 @@ const REPLY_LOCKS = [
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
     path: resultsFile('reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: resultsFile('reply-locks.linger-5.json') },
-  { label: 'as configured (5 ms), run 2', path: resultsFile('reply-locks.linger-5.run-2.json') },
+  { label: 'a 5 ms linger', path: resultsFile('reply-locks.linger-5.json') },
+  { label: 'a 5 ms linger, run 2', path: resultsFile('reply-locks.linger-5.run-2.json') },
 ];
 const REPLY_LOCKS_AT_LOAD = [
   {
     label: 'each partition alone (`KAFKA_CHUNK_LINGER_MS=0`)',
     path: resultsFile('where-time-goes.reply-locks.linger-0.json'),
   },
-  { label: 'as configured (5 ms)', path: resultsFile('where-time-goes.reply-locks.linger-5.json') },
+  { label: 'a 5 ms linger', path: resultsFile('where-time-goes.reply-locks.linger-5.json') },
 ];
 
 /** The reply consumer's lock statement: a fixed set of orders, then a saturated 40/s window. */
