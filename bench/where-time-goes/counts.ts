@@ -2,21 +2,28 @@
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { postgresUrl } from '../support/stack.ts';
 
+/** The families other code reads by name: the relays' claims, and the consumers' inbox inserts. */
+export const FAMILY = {
+  markWithNextClaim: 'relay: mark with the next claim',
+  claim: 'relay: claim',
+  inbox: 'services: inbox (processed_events)',
+} as const;
+
 /**
  * A statement's family, from its text as pg_stat_statements normalizes it: the relay's outbox
  * statements one by one (claimSql.ts, outboxStore.ts), then what every service runs. SQL, so it
  * reads the whole text (the report keeps only its first 140 characters).
  */
 export const statementFamilySql = `case
-    when s.query ~* 'with marked as' and s.query ~* 'candidates as' then 'relay: mark with the next claim'
+    when s.query ~* 'with marked as' and s.query ~* 'candidates as' then '${FAMILY.markWithNextClaim}'
     when s.query ~* 'with marked as' then 'relay: mark alone'
-    when s.query ~* 'candidates as' then 'relay: claim'
+    when s.query ~* 'candidates as' then '${FAMILY.claim}'
     when s.query ~* 'set lease_expires_at = now' then 'relay: lease renewal'
     when s.query ~* 'update outbox' then 'relay: retry, dead letter, redrive'
     when s.query ~* 'from outbox' then 'relay: stats and retention'
     when s.query ~* '^\\s*(begin|commit|rollback)' then 'transaction control (begin, commit, rollback)'
     when s.query ~* 'insert into "?(public"\\.")?outbox' then 'services: outbox insert'
-    when s.query ~* 'processed_events' then 'services: inbox (processed_events)'
+    when s.query ~* 'processed_events' then '${FAMILY.inbox}'
     when s.query ~* 'listen|pg_notify' then 'listen, notify'
     else 'services: their own rows'
   end`;

@@ -1,8 +1,9 @@
-import { markdownTable } from '@outbox/devstack/table';
+import { markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
+import { FAMILY } from '../../bench/where-time-goes/counts.ts';
 import type { WhereTimeGoes as Report } from '../../bench/where-time-goes.ts';
 import { day, load, num, percent, range } from './format.ts';
 import type { FigureTable } from './types.ts';
@@ -14,9 +15,16 @@ const PLAIN = resultsFile('where-time-goes.rate-200.5a00e36.json');
 const PROFILED = resultsFile('where-time-goes.cpu-prof-200.5a00e36.json');
 const RELAY = resultsFile('relay-throughput.json');
 const CONSUMER = resultsFile('consumer-throughput.json');
+/** The throughput runs predate the writers' run records: their records are in the index of such files. */
+const RUNS = 'bench/results/RUNS.json';
+type Runs = {
+  files: Record<string, { revision: { value: string | null }; tracing: { value: string | null } }>;
+};
 
 const DATABASES = ['orders', 'inventory', 'billing'];
 const PROCESSES = ['orders', 'inventory', 'billing', 'relay-orders', 'relay-inventory', 'relay-billing'];
+/** A relay's claim is either alone or carries the mark of the batch before it. */
+const CLAIMS = [FAMILY.markWithNextClaim, FAMILY.claim];
 
 /** "Prisma 49%, HTTP 19%": the two parts with the most busy samples, named by their first word. */
 function largestParts(results: WhereTimeGoes, process: string): string {
@@ -34,25 +42,16 @@ export const costAtCapacity: FigureTable = {
   render({ read, link }) {
     const plain = read<WhereTimeGoes>(PLAIN);
     const profiled = read<WhereTimeGoes>(PROFILED);
-    const cpu = (results: WhereTimeGoes, process: string) =>
-      num(results.cpuMsPerOrder[process] ?? Number.NaN, 2);
-    const rows = [...PROCESSES, 'kafka', 'postgres', 'total'].map((process) => [
-      process,
-      cpu(plain, process),
-      cpu(profiled, process),
-      PROCESSES.includes(process) ? largestParts(profiled, process) : '—',
-    ]);
+    const cpu = (results: WhereTimeGoes) => (process: string) => num(results.cpuMsPerOrder[process], 2);
     const runs = [plain, profiled];
     return [
-      markdownTable(
-        [
-          'process',
-          `CPU ms per order at ${num(plain.rate)}/s`,
-          'the same, profiled',
-          'largest parts of its busy samples (profiled)',
-        ],
-        rows,
-      ),
+      markdownTableOf([...PROCESSES, 'kafka', 'postgres', 'total'], {
+        process: (process) => process,
+        [`CPU ms per order at ${num(plain.rate)}/s`]: cpu(plain),
+        'the same, profiled': cpu(profiled),
+        'largest parts of its busy samples (profiled)': (process) =>
+          PROCESSES.includes(process) ? largestParts(profiled, process) : '—',
+      }),
       '',
       `${link(PLAIN)}, ${link(PROFILED)}: ${day(plain.date)}, revision \`${plain.run.revision}\`, ` +
         `${plain.machine.cpuModel} ${plain.machine.cpus} vCPU, nothing else running (` +
@@ -79,7 +78,7 @@ export const statementsAtCapacity: FigureTable = {
 };
 
 /** Events each order sent through the relays and through the consumers' inboxes in the run. */
-function eventsPerOrder(results: WhereTimeGoes, families: string[], databases = DATABASES): number {
+function eventsPerOrder(results: WhereTimeGoes, families: readonly string[], databases = DATABASES): number {
   const rows = results.statements
     .filter((s) => families.includes(s.family) && databases.includes(s.database))
     .reduce((sum, s) => sum + s.rows, 0);
@@ -92,8 +91,9 @@ function eventsPerOrder(results: WhereTimeGoes, families: string[], databases = 
  * the two consumers and the broker cost in the run: "0.19 ms … 0.13–0.14 ms …: 1.1 ms against 3.7".
  */
 export const batchedCostPerEvent: FigureTable = {
-  sources: [RELAY, CONSUMER, PLAIN],
-  render({ read }) {
+  sources: [RELAY, CONSUMER, PLAIN, RUNS],
+  render({ read, link }) {
+    const record = read<Runs>(RUNS).files['relay-throughput/relay-throughput.json'];
     const relay = read<RelayResults>(RELAY);
     const consumer = read<ConsumerResults>(CONSUMER);
     const run = read<WhereTimeGoes>(PLAIN);
@@ -101,12 +101,8 @@ export const batchedCostPerEvent: FigureTable = {
       Object.values(parts ?? {}).reduce((sum, seconds) => sum + seconds, 0);
     const relayMs = perEvent(relay.runs[0]?.summary.cpuPer1000.R1);
     const consumerMs = ['I', 'B'].map((key) => perEvent(consumer.runs[0]?.summary.cpuPer1000[key]));
-    const publishes = eventsPerOrder(run, ['relay: mark with the next claim', 'relay: claim']);
-    const applications = eventsPerOrder(
-      run,
-      ['services: inbox (processed_events)'],
-      ['inventory', 'billing'],
-    );
+    const publishes = eventsPerOrder(run, CLAIMS);
+    const applications = eventsPerOrder(run, [FAMILY.inbox], ['inventory', 'billing']);
     const batched = publishes * relayMs + applications * Math.max(...consumerMs);
     const today = ['relay-orders', 'relay-inventory', 'relay-billing', 'inventory', 'billing', 'kafka']
       .map((process) => run.cpuMsPerOrder[process] ?? Number.NaN)
@@ -114,8 +110,9 @@ export const batchedCostPerEvent: FigureTable = {
     return (
       `${num(relayMs, 2)} ms of CPU per event for a relay in batches of ${num(relay.parameters.batchSize)} ` +
       `and ${range(consumerMs, 2)} ms for inventory's and billing's consumers in chunks of about ` +
-      `${num(consumer.runs[0]?.summary.meanBatchSize.I ?? Number.NaN)} (each with its share of the broker ` +
-      `and PostgreSQL; ${relay.machine.cpuModel}, ${day(relay.date)}): the run's ${num(publishes, 1)} ` +
+      `${num(consumer.runs[0]?.summary.meanBatchSize.I)} (each with its share of the broker ` +
+      `and PostgreSQL; ${link(RELAY)}, ${link(CONSUMER)}: ${relay.machine.cpuModel}, ${day(relay.date)}, ` +
+      `revision \`${record?.revision.value ?? '?'}\` (inferred from git), tracing ${record?.tracing.value ?? '?'}): the run's ${num(publishes, 1)} ` +
       `publishes and ${num(applications, 1)} applications in inventory and billing per order would cost about ${num(batched, 1)} ms, ` +
       `where the relays, the two consumers and the broker alone spent ${num(today, 1)} ms per order ` +
       'in the run above, their statements not counted'
@@ -124,7 +121,7 @@ export const batchedCostPerEvent: FigureTable = {
 };
 
 /** Rows per call of some statement families in one database: the events a claim or a chunk carried. */
-function rowsPerCall(results: WhereTimeGoes, database: string, families: string[]): number {
+function rowsPerCall(results: WhereTimeGoes, database: string, families: readonly string[]): number {
   const matching = results.statements.filter((s) => s.database === database && families.includes(s.family));
   const calls = matching.reduce((sum, s) => sum + s.calls, 0);
   return matching.reduce((sum, s) => sum + s.rows, 0) / calls;
@@ -135,10 +132,10 @@ export const batchesAtCapacity: FigureTable = {
   sources: [PLAIN],
   render({ read }) {
     const results = read<WhereTimeGoes>(PLAIN);
-    const per = (families: string[]) =>
+    const per = (families: readonly string[]) =>
       DATABASES.map((database) => num(rowsPerCall(results, database, families), 1)).join(', ');
-    const claims = per(['relay: mark with the next claim', 'relay: claim']);
-    const chunks = per(['services: inbox (processed_events)']);
+    const claims = per(CLAIMS);
+    const chunks = per([FAMILY.inbox]);
     return `${claims} events per claim for the orders, inventory and billing relays, and ${chunks} per transaction for the orders (replies), inventory and billing consumers`;
   },
 };

@@ -17,8 +17,9 @@ type TargetsResults = Written<SystemResults> & { args: { reference: string; 'var
 function variantSettings(results: TargetsResults): string {
   const settings = new Map<string, string[]>();
   for (const spec of results.args['variant-env'] ?? []) {
-    const [name = '', setting = ''] = [spec.slice(0, spec.indexOf(':')), spec.slice(spec.indexOf(':') + 1)];
-    settings.set(name, [...(settings.get(name) ?? []), `\`${setting}\``]);
+    const at = spec.indexOf(':');
+    const name = spec.slice(0, at);
+    settings.set(name, [...(settings.get(name) ?? []), `\`${spec.slice(at + 1)}\``]);
   }
   return [...settings].map(([name, list]) => `, ${name} with ${list.join(', ')}`).join('');
 }
