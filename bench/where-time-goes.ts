@@ -46,6 +46,7 @@ import {
   transactionsSoFar,
 } from './where-time-goes/counts.ts';
 import { type OutboxState, outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
+import { postgresClients } from './where-time-goes/postgresClients.ts';
 import { profilesOf } from './where-time-goes/profiles.ts';
 
 const bench = defineBench({
@@ -99,6 +100,8 @@ export type WhereTimeGoes = {
   accepted: number;
   latencyMs: LatencySummary;
   cpuMsPerOrder: Record<string, number>;
+  /** PostgreSQL's CPU ms per order by client (application_name), and the whole server's (`server`). */
+  postgresByClient?: Record<string, number>;
   waitMsPerOrder: Record<string, number>;
   rssMiB: Record<string, number>;
   transactionsPerOrder: Record<string, number>;
@@ -166,6 +169,7 @@ try {
       [names],
     )
   ).map((row) => row.pid);
+  const clients = await postgresClients(postgresUrl, names);
   const withStatements = await statementsAvailable();
   if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
   const transactionsBefore = await transactionsSoFar(names);
@@ -180,6 +184,7 @@ try {
     );
   const brokerLogFrom = logOffset(broker.logFile);
   const before = ticks();
+  const clientsBefore = clients.snapshot();
   const waitedBefore = waits();
   const nowUs = () => Number(process.hrtime.bigint() / 1000n); // the clock V8 stamps samples with
   const window = { fromUs: nowUs(), toUs: 0 };
@@ -192,6 +197,7 @@ try {
     concurrency: 256,
   });
   const after = ticks();
+  const clientsAfter = clients.snapshot();
   const waitedAfter = waits();
   const requests = args.brokerRequests
     ? brokerRequests(broker.logFile, brokerLogFrom, logOffset(broker.logFile), load.accepted)
@@ -263,6 +269,7 @@ try {
     accepted: load.accepted,
     latencyMs: outcome.latencyMs,
     cpuMsPerOrder,
+    postgresByClient: clients.msPerOrder(clientsBefore, clientsAfter, load.accepted),
     waitMsPerOrder,
     rssMiB: rss,
     transactionsPerOrder: transactions,
@@ -293,6 +300,13 @@ try {
         String(waitMsPerOrder[name] ?? '—'),
         String(rss[name] ?? '—'),
       ]),
+    ),
+    '',
+    "PostgreSQL's CPU ms per order by client (the stack's backends by application_name), and the whole server's (`server`: every process of it, those that ended in the window included, e.g. autovacuum workers, the WAL writer):",
+    '',
+    ...markdownTableLines(
+      ['client', 'CPU ms per order'],
+      Object.entries(report.postgresByClient ?? {}).map(([client, ms]) => [client, String(ms)]),
     ),
     '',
     withStatements

@@ -4,7 +4,7 @@ import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
 import express from 'express';
 import type { Logger } from 'pino';
-import { defaultAdmission } from './config.ts';
+import { defaultAdmission, defaultOrderBatches } from './config.ts';
 import type { Prisma } from './db.ts';
 import { Admission, type AdmissionOptions, type BacklogReader } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
@@ -12,7 +12,7 @@ import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
 import { type OrderPlacer, ordersRouter } from './http/ordersRouter.ts';
 import { NOT_FOUND, ordersProblems } from './http/problem.ts';
-import { placeOrder } from './orders/placeOrder.ts';
+import { OrderBatches, type OrderBatchOptions } from './orders/orderBatches.ts';
 
 export type AppDeps = {
   prisma: Prisma;
@@ -20,15 +20,22 @@ export type AppDeps = {
   registry: MetricsRegistry;
   /** The saga reply consumer's state and counters, reported on /healthz (as inventory and billing do). */
   replies?: () => object;
-  /** The demo's and the chaos suite's writer (src/demo/); production has none: placeOrder. */
+  /** The demo's and the chaos suite's writer (src/demo/); production's is outboxWriter. */
   writer?: OrderPlacer;
   /** The local demo's PUT /admin/write-mode (src/demo/); without it the route does not exist. */
   admin?: express.Router;
+  /** How POST /orders groups concurrent orders into transactions (orders/orderBatches.ts). */
+  orderBatches?: OrderBatchOptions;
   /** The admission limit in front of the routes' database work (config.ts: admissionOptions). */
   admission?: AdmissionOptions;
   /** The saga's backlog, which moves an adaptive admission limit (saga/sagaBacklog.ts). */
   sagaBacklog?: BacklogReader;
 };
+
+/** Production's writer: every order with its event, grouped into transactions under load. */
+export function outboxWriter(batches: OrderBatches): OrderPlacer {
+  return { mode: 'outbox', place: (request, key) => batches.place(request, key) };
+}
 
 /** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
 export function createApp({
@@ -36,7 +43,8 @@ export function createApp({
   logger,
   registry,
   replies,
-  writer = { mode: 'outbox', place: (request, key) => placeOrder(prisma, request, key) },
+  orderBatches = defaultOrderBatches,
+  writer = outboxWriter(new OrderBatches(prisma, orderBatches)),
   admin,
   admission = defaultAdmission,
   sagaBacklog,

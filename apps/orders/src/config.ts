@@ -20,6 +20,7 @@ import { kafkaSecuritySettings, refineKafkaSecurity } from '@outbox/runtime/kafk
 import { z } from 'zod';
 import { demoSettings, refineDemoSettings } from './demo/index.ts';
 import type { AdmissionOptions } from './http/admission.ts';
+import type { OrderBatchOptions } from './orders/orderBatches.ts';
 
 /**
  * Connections of the pool kept out of the admission limit's reach: /healthz, the saga's timeout
@@ -79,6 +80,16 @@ const settings = z.object({
   ADMISSION_SAGA_BACKLOG_MS: timerMs(50).default(1_000),
   /** The Retry-After of a refused request. */
   ADMISSION_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(1),
+  /**
+   * Orders written in one transaction at most (orders/orderBatches.ts): the orders that arrive while
+   * every writing transaction is busy are written together by the next. 1: every order alone.
+   */
+  ORDER_WRITE_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(16),
+  /**
+   * Transactions writing orders at once, each on one pooled connection. Two: one commits while the
+   * next batch gathers; more spread the same orders over smaller batches (docs/performance.md).
+   */
+  ORDER_WRITE_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   /**
    * Idempotency keys are kept this long, then deleted (a retry after that creates a new order);
    * 0 keeps them for ever. 24 h, like Stripe's keys: retries come within minutes, not days.
@@ -181,8 +192,16 @@ export function admissionOptions(config: z.output<typeof admissionSettings>): Ad
   };
 }
 
+const orderBatchSettings = settings.pick({ ORDER_WRITE_BATCH_MAX: true, ORDER_WRITE_CONCURRENCY: true });
+
+/** How POST /orders groups the orders that wait into transactions (orders/orderBatches.ts). */
+export function orderBatchOptions(config: z.output<typeof orderBatchSettings>): OrderBatchOptions {
+  return { maxBatch: config.ORDER_WRITE_BATCH_MAX, concurrency: config.ORDER_WRITE_CONCURRENCY };
+}
+
 const defaults = admissionSettings.parse({});
 
 /** The pool and the admission limit with every default: what createApp and the tests use when not told. */
 export const defaultPoolSize = defaults.DATABASE_POOL_SIZE;
 export const defaultAdmission: AdmissionOptions = admissionOptions(defaults);
+export const defaultOrderBatches: OrderBatchOptions = orderBatchOptions(orderBatchSettings.parse({}));

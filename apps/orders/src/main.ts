@@ -4,12 +4,13 @@ import '@outbox/runtime/tracing-register';
 import { startConsumerService } from '@outbox/inbox';
 import { onShutdown } from '@outbox/runtime/shutdown';
 import { shutdownTracing } from '@outbox/runtime/tracing';
-import { createApp, listen } from './app.ts';
-import { admissionOptions, configSchema } from './config.ts';
+import { createApp, listen, outboxWriter } from './app.ts';
+import { admissionOptions, configSchema, orderBatchOptions } from './config.ts';
 import { createPrisma, migrate } from './db.ts';
 import { replyConsumerFaults, startOrdersDemo } from './demo/index.ts';
 import { EVENT_SOURCE } from './orders/createOrder.ts';
 import { startIdempotencyKeyRetention } from './orders/idempotencyRetention.ts';
+import { OrderBatches } from './orders/orderBatches.ts';
 import { replyHandlers } from './saga/replyHandlers.ts';
 import { startSagaBacklog } from './saga/sagaBacklog.ts';
 import { startSagaTimeout } from './saga/sagaTimeout.ts';
@@ -48,9 +49,11 @@ const sagaTimeout = startSagaTimeout({
   intervalMs: config.SAGA_SWEEP_INTERVAL_MS,
 });
 
-// The demo's naive write modes and the chaos suite's fault points, when its switches are on and
-// allowed (src/demo/); without them, as in production, POST /orders is placeOrder.
-const demo = startOrdersDemo(config, { prisma, logger });
+// POST /orders writes each order with its event, the orders that wait for a transaction grouped into
+// one (orders/orderBatches.ts). The demo's naive write modes and the chaos suite's fault points,
+// when their switches are on and allowed (src/demo/), write their own way; production has none.
+const batches = new OrderBatches(prisma, orderBatchOptions(config));
+const demo = startOrdersDemo(config, { prisma, logger, batches });
 
 // The adaptive admission limit shrinks when the saga falls behind: its backlog, read a few times a second.
 const admission = admissionOptions(config);
@@ -63,7 +66,7 @@ const app = createApp({
   replies: () => replies.health(),
   admission,
   ...(sagaBacklog ? { sagaBacklog } : {}),
-  ...(demo ? { writer: demo.writer } : {}),
+  writer: demo?.writer ?? outboxWriter(batches),
   ...(demo?.admin ? { admin: demo.admin } : {}),
 });
 const server = await listen(app, config.PORT, config.HOST);

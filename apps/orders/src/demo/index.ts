@@ -16,6 +16,7 @@ import type { Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
+import type { OrderBatches } from '../orders/orderBatches.ts';
 import { NaivePublisher } from './naivePublisher.ts';
 import { OrderWriter } from './orderWriter.ts';
 import { writeModeRouter } from './writeModeRouter.ts';
@@ -98,7 +99,7 @@ type KafkaConfig = KafkaSecuritySettings & {
 /** The order writer the switches of `config` ask for; none (production: placeOrder) without any. */
 export function startOrdersDemo(
   config: DemoConfig & KafkaConfig,
-  { prisma, logger }: { prisma: Prisma; logger: Logger },
+  { prisma, logger, batches }: { prisma: Prisma; logger: Logger; batches: OrderBatches },
 ): OrdersDemo | undefined {
   const naive = config.WRITE_MODE !== 'outbox' || config.WRITE_MODES_SWITCHABLE;
   const faults = {
@@ -118,6 +119,7 @@ export function startOrdersDemo(
     : undefined;
   const writer = new OrderWriter({
     prisma,
+    batches,
     mode: config.WRITE_MODE,
     ...(publisher ? { publisher } : {}),
     faults,

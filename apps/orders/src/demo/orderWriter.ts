@@ -3,6 +3,7 @@ import type { WriteMode } from '@outbox/contracts';
 import type { Logger } from 'pino';
 import type { Prisma } from '../db.ts';
 import { catalogPricesOf } from '../orders/catalogPrices.ts';
+import type { OrderBatches } from '../orders/orderBatches.ts';
 import type { OrderRequest } from '../orders/orderRequest.ts';
 import { keyClaim, type PlaceOrderResult, placeOrder, writeOrder } from '../orders/placeOrder.ts';
 import type { NaivePublisher } from './naivePublisher.ts';
@@ -18,6 +19,8 @@ export type WriteFaults = {
 
 export type OrderWriterOptions = {
   prisma: Prisma;
+  /** How the outbox mode without fault points places its orders, as production does. */
+  batches?: OrderBatches;
   mode?: WriteMode;
   /** Sends ORDER_CREATED from the request; needed by the naive modes only. */
   publisher?: NaivePublisher;
@@ -58,7 +61,9 @@ export class OrderWriter {
     const { prisma, faults } = this.#options;
     const mode = this.mode; // one mode per request, even if the demo switches meanwhile
     if (mode === 'outbox' && !faults?.killBetweenWritesAt && !faults?.failCommitEvery)
-      return placeOrder(prisma, request, idempotencyKey);
+      return this.#options.batches
+        ? this.#options.batches.place(request, idempotencyKey)
+        : placeOrder(prisma, request, idempotencyKey);
     let written = 0;
     const result = await prisma.$transaction(async (tx) => {
       const claim = keyClaim(request, idempotencyKey);

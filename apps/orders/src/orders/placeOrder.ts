@@ -36,6 +36,9 @@ export type WriteResult =
   | Exclude<PlaceOrderResult, { kind: 'created' }>
   | { kind: 'created'; order: CreatedOrder; event: OutboxInsert };
 
+/** One POST /orders to place: its validated body, and its Idempotency-Key if it sent one. */
+export type OrderToPlace = { request: OrderRequest; idempotencyKey?: string | undefined };
+
 /**
  * The heart of the pattern. The order, its items and its ORDER_CREATED event are written in ONE
  * interactive transaction: if any statement fails, none of them exists; if the commit succeeds,
@@ -48,22 +51,45 @@ export async function placeOrder(
   request: OrderRequest,
   idempotencyKey?: string,
 ): Promise<PlaceOrderResult> {
+  const [placed] = await placeOrders(prisma, [{ request, idempotencyKey }]);
+  if (!placed) throw new Error('placeOrders answered no order');
+  return placed;
+}
+
+/**
+ * Several orders in ONE transaction, each written exactly as placeOrder writes one (its order, items
+ * and event together): the group commit of orderBatches.ts. One result per order, in their order.
+ * Rejects when the transaction failed before its COMMIT was sent, and then nothing was written.
+ * If the answer to the COMMIT is lost, each created order's fate is asked for (commitOutcome.ts):
+ * that order's promise settles with what happened, the others' answers stand.
+ */
+export async function placeOrders(
+  prisma: Prisma,
+  orders: OrderToPlace[],
+): Promise<Promise<PlaceOrderResult>[]> {
   const catalog = catalogPricesOf(prisma);
-  const claim = keyClaim(request, idempotencyKey);
-  // Chosen before the transaction: if the answer to its COMMIT is lost, this id finds out what happened.
-  const orderId = randomUUID();
-  let committing = false;
-  const placed = prisma.$transaction(async (tx): Promise<PlaceOrderResult> => {
-    const written = await writeOrder(tx, catalog, orderId, request, claim);
-    committing = written.kind === 'created';
-    return written;
-  });
-  return placed.catch(async (err: unknown): Promise<PlaceOrderResult> => {
-    // Until the callback returns the order, no COMMIT was sent and the failure wrote nothing.
-    // After, the server may have committed before the connection broke: ask it.
-    if (!committing) throw err;
-    return { kind: 'created', order: await outcomeOfLostCommit(prisma, orderId, err) };
-  });
+  // Chosen before the transaction: if the answer to its COMMIT is lost, these ids find out what happened.
+  const orderIds = orders.map(() => randomUUID());
+  const written: PlaceOrderResult[] = [];
+  try {
+    await prisma.$transaction(async (tx) => {
+      for (const [i, { request, idempotencyKey }] of orders.entries()) {
+        const claim = keyClaim(request, idempotencyKey);
+        written.push(await writeOrder(tx, catalog, orderIds[i] as string, request, claim));
+      }
+    });
+  } catch (err: unknown) {
+    // Until the callback returns the orders, no COMMIT was sent and the failure wrote nothing.
+    // After, the server may have committed before the connection broke: ask it, order by order.
+    if (written.length < orders.length || !written.some((result) => result.kind === 'created')) throw err;
+    return written.map(
+      async (result, i): Promise<PlaceOrderResult> =>
+        result.kind === 'created'
+          ? { kind: 'created', order: await outcomeOfLostCommit(prisma, orderIds[i] as string, err) }
+          : result,
+    );
+  }
+  return written.map((result) => Promise.resolve(result));
 }
 
 export function keyClaim(request: OrderRequest, idempotencyKey: string | undefined): KeyClaim | undefined {

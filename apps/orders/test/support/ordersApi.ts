@@ -7,6 +7,7 @@ import { createApp, listen } from '../../src/app.ts';
 import { defaultPoolSize } from '../../src/config.ts';
 import { createPrisma, migrate, type Prisma } from '../../src/db.ts';
 import type { AdmissionOptions } from '../../src/http/admission.ts';
+import type { OrderBatchOptions } from '../../src/orders/orderBatches.ts';
 
 /**
  * An admission limit that queues every request rather than shedding any: for the tests that send
@@ -24,8 +25,8 @@ export type OrdersApi = { db: TestDatabase; prisma: Prisma; baseUrl: string; clo
 /**
  * The orders API from its factory, on an ephemeral port, over a fresh migrated database of its
  * own. `databaseUrl` overrides the database the app talks to (e.g. one that is not there), or
- * rewrites the URL of its own (e.g. to go through a proxy); `timeouts` and `admission` replace the
- * defaults.
+ * rewrites the URL of its own (e.g. to go through a proxy); `timeouts`, `admission` and
+ * `orderBatches` replace the defaults.
  */
 export async function startOrdersApi(
   label: string,
@@ -33,6 +34,7 @@ export async function startOrdersApi(
     databaseUrl?: string | ((own: string) => string);
     timeouts?: DatabaseTimeouts;
     admission?: AdmissionOptions;
+    orderBatches?: OrderBatchOptions;
   } = {},
 ): Promise<OrdersApi> {
   const db = await createTestDatabase(label);
@@ -48,6 +50,7 @@ export async function startOrdersApi(
     logger: pino({ level: 'silent' }),
     registry: createMetricsRegistry('orders-test'),
     ...(options.admission ? { admission: options.admission } : {}),
+    ...(options.orderBatches ? { orderBatches: options.orderBatches } : {}),
   });
   const server = await listen(app, 0, '127.0.0.1');
   return {

@@ -1,0 +1,73 @@
+import type { Prisma } from '../db.ts';
+import type { OrderRequest } from './orderRequest.ts';
+import { type OrderToPlace, type PlaceOrderResult, placeOrder, placeOrders } from './placeOrder.ts';
+
+export type OrderBatchOptions = {
+  /** Orders in one transaction at most; 1 places every order in a transaction of its own. */
+  maxBatch: number;
+  /** Transactions writing orders at once at most: each holds one pooled connection. */
+  concurrency: number;
+};
+
+type Waiting = OrderToPlace & {
+  resolve: (result: PlaceOrderResult) => void;
+  reject: (err: unknown) => void;
+};
+
+/**
+ * Group commit for POST /orders. A request that finds a transaction slot free is written at once,
+ * alone, as before; requests that arrive while every slot is busy wait, and the next slot to come
+ * free writes all of them (up to `maxBatch`) in ONE transaction, each order with its own event
+ * (placeOrders). Nothing waits on a timer: at low rates every order still commits alone, and under
+ * load the batches grow with the queue, so the BEGIN, the COMMIT and its WAL flush, and the
+ * round trips around them are paid once per batch instead of once per order.
+ *
+ * One order's failure must not fail the others: when a batch's transaction fails before its
+ * COMMIT (nothing was written), each of its orders is placed again in a transaction of its own,
+ * and only the order that fails alone answers with its error.
+ */
+export class OrderBatches {
+  readonly #prisma: Prisma;
+  readonly #options: OrderBatchOptions;
+  readonly #waiting: Waiting[] = [];
+  #writing = 0;
+
+  constructor(prisma: Prisma, options: OrderBatchOptions) {
+    this.#prisma = prisma;
+    this.#options = options;
+  }
+
+  place(request: OrderRequest, idempotencyKey?: string): Promise<PlaceOrderResult> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ request, idempotencyKey, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    while (this.#writing < this.#options.concurrency && this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, this.#options.maxBatch);
+      this.#writing++;
+      void this.#write(batch).finally(() => {
+        this.#writing--;
+        this.#next();
+      });
+    }
+  }
+
+  async #write(batch: Waiting[]): Promise<void> {
+    let placed: Promise<PlaceOrderResult>[];
+    try {
+      placed = await placeOrders(this.#prisma, batch);
+    } catch (err) {
+      if (batch.length === 1) batch[0]?.reject(err);
+      else await Promise.all(batch.map((order) => this.#alone(order)));
+      return;
+    }
+    await Promise.all(placed.map((result, i) => result.then(batch[i]?.resolve, batch[i]?.reject)));
+  }
+
+  #alone(order: Waiting): Promise<void> {
+    return placeOrder(this.#prisma, order.request, order.idempotencyKey).then(order.resolve, order.reject);
+  }
+}
