@@ -17,6 +17,7 @@ import { brokerFailover } from './clusterFailover.ts';
 import { composeFirstBuild } from './composeFirstBuild.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
+import { groupCommit, outsideTheStackRun5 } from './groupCommit.ts';
 import { groupProtocols } from './groupProtocols.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
@@ -40,11 +41,13 @@ import {
   performanceTargetsRun2,
   performanceTargetsRun3,
   performanceTargetsRun4,
+  performanceTargetsRun5,
   performanceTargetsSummary,
   performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
   performanceTargetsSummaryRun3,
   performanceTargetsSummaryRun4,
+  performanceTargetsSummaryRun5,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -66,6 +69,9 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets-summary-lingers': performanceTargetsSummaryLingers,
   'performance-targets-run-4': performanceTargetsRun4,
   'performance-targets-summary-run-4': performanceTargetsSummaryRun4,
+  'performance-targets-run-5': performanceTargetsRun5,
+  'performance-targets-summary-run-5': performanceTargetsSummaryRun5,
+  'group-commit': groupCommit,
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,
@@ -114,4 +120,5 @@ export const FIGURES: Record<string, FigureTable> = {
   'batched-cost-per-event': batchedCostPerEvent,
   'batches-at-capacity': batchesAtCapacity,
   'cost-with-waits': costWithWaits,
+  'outside-the-stack-run-5': outsideTheStackRun5,
 };

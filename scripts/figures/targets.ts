@@ -69,6 +69,11 @@ const TARGETS_RUN_4 = resultsFile('system.targets.run-4.json');
 export const performanceTargetsRun4: FigureTable = targetsOf(TARGETS_RUN_4);
 export const performanceTargetsSummaryRun4: FigureTable = summaryOf(TARGETS_RUN_4);
 
+/** The reference beside today's code with group commit, on a slower host of the same kind. */
+const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
+export const performanceTargetsRun5: FigureTable = targetsOf(TARGETS_RUN_5);
+export const performanceTargetsSummaryRun5: FigureTable = summaryOf(TARGETS_RUN_5);
+
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
 export const performanceTargetsSummaryRun2: FigureTable = summaryOf(TARGETS_RUN_2);

@@ -1,0 +1,76 @@
+import { markdownTableOf } from '@outbox/devstack/table';
+import type { Written } from '../../bench/support/environment.ts';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
+import type { WhereTimeGoes as Report } from '../../bench/where-time-goes.ts';
+import { day, num, percent, range } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+type WhereTimeGoes = Written<Report>;
+
+/** The orders API's writes alone, grouped (the default), and grouped over four writing transactions. */
+const VARIANTS = [
+  { name: 'alone', label: 'each order in its own transaction (`ORDER_WRITE_BATCH_MAX=1`)' },
+  { name: 'default', label: 'grouped, two writing transactions (the default)' },
+  { name: 'concurrency-4', label: 'grouped, four writing transactions (`ORDER_WRITE_CONCURRENCY=4`)' },
+];
+const RUNS = [1, 2];
+const fileOf = (variant: string, run: number) =>
+  resultsFile(`where-time-goes.group-commit.${variant}.run-${run}.json`);
+const FILES = VARIANTS.flatMap(({ name }) => RUNS.map((run) => fileOf(name, run)));
+
+/** Offered more than the host takes, each way of writing: what it accepted, and what each order cost. */
+export const groupCommit: FigureTable = {
+  sources: FILES,
+  render({ read, link }) {
+    const runsOf = (variant: string) => RUNS.map((run) => read<WhereTimeGoes>(fileOf(variant, run)));
+    const spread = (variant: string, figure: (r: WhereTimeGoes) => number, digits = 0) =>
+      range(runsOf(variant).map(figure), digits);
+    const first = read<WhereTimeGoes>(fileOf('alone', 1));
+    const all = FILES.map((file) => read<WhereTimeGoes>(file));
+    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    return [
+      markdownTableOf(VARIANTS, {
+        'orders written': (v) => v.label,
+        [`accepted of ${num(first.rate * first.seconds)} offered in ${num(first.seconds)} s`]: (v) =>
+          spread(v.name, (r) => r.accepted),
+        'CPU ms per order, all': (v) => spread(v.name, (r) => r.cpuMsPerOrder.total ?? Number.NaN, 2),
+        'orders API': (v) => spread(v.name, (r) => r.cpuMsPerOrder.orders ?? Number.NaN, 2),
+        PostgreSQL: (v) => spread(v.name, (r) => r.cpuMsPerOrder.postgres ?? Number.NaN, 2),
+        'transactions per order, orders database': (v) =>
+          spread(v.name, (r) => r.transactionsPerOrder.orders ?? Number.NaN, 2),
+        'end-to-end p99': (v) => `${spread(v.name, (r) => r.latencyMs.p99)} ms`,
+      }),
+      '',
+      `${RUNS.length} runs of each, interleaved (${FILES.map(link).join(', ')}): ${day(first.date)}, ` +
+        `revision \`${first.run.revision}\`, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running ` +
+        `(load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), ` +
+        `${num(first.rate)} orders/s offered for ${num(first.seconds)} s after ${num(first.warmup.seconds)} s at ` +
+        `${num(first.warmup.rate)}/s, tracing ${first.run.tracing}, pg_stat_statements loaded.`,
+    ].join('\n');
+  },
+};
+
+const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
+
+/**
+ * "24% … against 11% at capacity": the machine's busy share that none of the stack's processes
+ * used, with twice the capacity offered and at capacity, in the grouped variant of the run.
+ */
+export const outsideTheStackRun5: FigureTable = {
+  sources: [TARGETS_RUN_5],
+  render({ read }) {
+    const results = read<Written<SystemResults>>(TARGETS_RUN_5);
+    const shipped = results.reports.find((r) => r.variant === 'shipped');
+    const twice = shipped?.overload?.at(-1);
+    const capacity = shipped?.steps.find((s) => s.offeredRate === shipped.capacity);
+    const outside = (step: Step | undefined) =>
+      step
+        ? step.machineBusy - (step.cpuSeconds.total ?? 0) / (results.machine.cpus * step.seconds)
+        : Number.NaN;
+    return (
+      `${percent(outside(twice))} of the machine's ${num(results.machine.cpus)} cores, offered ${num(twice?.offeredRate)} orders/s, ` +
+      `against ${percent(outside(capacity))} at capacity`
+    );
+  },
+};
