@@ -29,7 +29,7 @@ import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
 import { defineBench, env, flag, number, text } from './support/bench.ts';
-import { procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
+import { cpuSince, cpuSnapshot, procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import {
@@ -98,6 +98,13 @@ export type WhereTimeGoes = {
   rate: number;
   seconds: number;
   accepted: number;
+  /** Orders the API refused with 503 overloaded (each sent once). */
+  shed?: number;
+  /**
+   * The machine over the load window: its busy share of every core, and this process's CPU (the
+   * load generator's, and the bench's own bookkeeping) per accepted order.
+   */
+  loadWindow?: { machineBusy: number; loadGeneratorMsPerOrder: number };
   latencyMs: LatencySummary;
   cpuMsPerOrder: Record<string, number>;
   /** PostgreSQL's CPU ms per order by client (application_name), and the whole server's (`server`). */
@@ -184,6 +191,7 @@ try {
     );
   const brokerLogFrom = logOffset(broker.logFile);
   const before = ticks();
+  const machineBefore = cpuSnapshot({});
   const clientsBefore = clients.snapshot();
   const waitedBefore = waits();
   const nowUs = () => Number(process.hrtime.bigint() / 1000n); // the clock V8 stamps samples with
@@ -197,6 +205,7 @@ try {
     concurrency: 256,
   });
   const after = ticks();
+  const machineWindow = cpuSince(machineBefore, {});
   const clientsAfter = clients.snapshot();
   const waitedAfter = waits();
   const requests = args.brokerRequests
@@ -267,6 +276,13 @@ try {
     rate,
     seconds,
     accepted: load.accepted,
+    shed: load.shed,
+    loadWindow: {
+      machineBusy: machineWindow.machineBusy,
+      loadGeneratorMsPerOrder: Number(
+        (((machineWindow.seconds.bench ?? 0) * 1000) / Math.max(1, load.accepted)).toFixed(2),
+      ),
+    },
     latencyMs: outcome.latencyMs,
     cpuMsPerOrder,
     postgresByClient: clients.msPerOrder(clientsBefore, clientsAfter, load.accepted),
@@ -289,7 +305,8 @@ try {
             .join(' ')}\``
         : 'none'
     }; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
-      `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted; ` +
+      `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted, ${load.shed} shed; ` +
+      `the machine ${Math.round(machineWindow.machineBusy * 100)}% busy, the load generator ${report.loadWindow?.loadGeneratorMsPerOrder} ms of CPU per accepted order; ` +
       `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
     '',
     ...markdownTableLines(

@@ -3,11 +3,16 @@
 // made deterministic with a real lock: a session holds the orders table, so the first order's
 // transaction waits on it while the others queue in the API; releasing it lets one slot write the
 // queue in batches. The API's own gauge says when every request is waiting.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
+import { eventually } from '@outbox/devstack/testing/stack';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrderBatches } from '../src/orders/orderBatches.ts';
 import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
@@ -46,17 +51,9 @@ async function requestsInFlight(): Promise<number> {
   return Number(inFlight?.[1] ?? 0);
 }
 
-async function untilInFlight(n: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((await requestsInFlight()) < n) {
-    if (Date.now() > deadline) throw new Error(`fewer than ${n} requests reached the API in 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
- * Send `bodies` (each with its headers) while a session locks the orders table, wait until all
- * of them are in the API, release the lock; the responses, in order.
+ * Send `requests` (each a body, with its headers) while a session locks the orders table, wait
+ * until all of them are in the API, release the lock; the responses, in order.
  */
 async function sendQueued(requests: { body: unknown; headers?: Record<string, string> }[]) {
   const lock = new pg.Client({ connectionString: api.db.url });
@@ -68,7 +65,9 @@ async function sendQueued(requests: { body: unknown; headers?: Record<string, st
     for (const [i, { body, headers }] of requests.entries()) {
       responses.push(postOrder(api.baseUrl, body, headers));
       // One at a time, so the queue's order is the order sent in.
-      await untilInFlight(i + 1);
+      await eventually(`${i + 1} requests in the API`, async () =>
+        (await requestsInFlight()) > i ? true : undefined,
+      );
     }
     await lock.query('commit');
     return await Promise.all(responses);
@@ -131,5 +130,42 @@ describe('POST /orders, many at once', () => {
     const [a, b] = await Promise.all([first?.json(), second?.json()]);
     expect(b).toEqual(a);
     expect(await written(['same-key'])).toHaveLength(1);
+  });
+
+  it('keeps each order’s own trace with its event, whichever request’s transaction writes it', async () => {
+    // What a traced service registers; the requests' contexts are made here, one trace each.
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    try {
+      const batches = new OrderBatches(api.prisma, { maxBatch: MAX_BATCH, concurrency: 1 });
+      const traceIds = Array.from({ length: 4 }, () => randomBytes(16).toString('hex'));
+      const customers = traceIds.map((_, i) => `traced-${i}`);
+      // The first is written at once, alone; the three after it wait for its slot, and one
+      // transaction writes them, started in none of their requests' contexts.
+      const placed = await Promise.all(
+        traceIds.map((traceId, i) => {
+          const span = { traceId, spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.SAMPLED };
+          return context.with(trace.setSpanContext(ROOT_CONTEXT, span), () =>
+            batches.place(order(customers[i] as string)),
+          );
+        }),
+      );
+      expect(placed.map((result) => result.kind)).toEqual(customers.map(() => 'created'));
+      const rows = await queryOnce<{ customer_id: string; traceparent: string; tx: string }>(
+        api.db.url,
+        `select o.customer_id, e.headers->>'traceparent' as traceparent, o.xmin::text as tx
+           from orders o join outbox e on e.aggregate_id = o.id::text
+          where o.customer_id = any($1)`,
+        [customers],
+      );
+      const byCustomer = new Map(rows.map((row) => [row.customer_id, row]));
+      expect(customers.map((customer) => byCustomer.get(customer)?.traceparent.split('-')[1])).toEqual(
+        traceIds,
+      );
+      expect(new Set(customers.slice(1).map((customer) => byCustomer.get(customer)?.tx)).size).toBe(1);
+    } finally {
+      context.disable();
+      propagation.disable();
+    }
   });
 });

@@ -1,6 +1,7 @@
+import { context } from '@opentelemetry/api';
 import type { Prisma } from '../db.ts';
 import type { OrderRequest } from './orderRequest.ts';
-import { type OrderToPlace, type PlaceOrderResult, placeOrder, placeOrders } from './placeOrder.ts';
+import { type OrderToPlace, type PlaceOrderResult, placeOrders } from './placeOrder.ts';
 
 export type OrderBatchOptions = {
   /** Orders in one transaction at most; 1 places every order in a transaction of its own. */
@@ -38,8 +39,10 @@ export class OrderBatches {
   }
 
   place(request: OrderRequest, idempotencyKey?: string): Promise<PlaceOrderResult> {
+    // The request's trace, taken now: the transaction that writes this order may be another's.
+    const traceContext = context.active();
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ request, idempotencyKey, resolve, reject });
+      this.#waiting.push({ request, idempotencyKey, traceContext, resolve, reject });
       this.#next();
     });
   }
@@ -68,6 +71,8 @@ export class OrderBatches {
   }
 
   #alone(order: Waiting): Promise<void> {
-    return placeOrder(this.#prisma, order.request, order.idempotencyKey).then(order.resolve, order.reject);
+    return placeOrders(this.#prisma, [order])
+      .then(([placed]) => placed ?? Promise.reject(new Error('placeOrders answered no order')))
+      .then(order.resolve, order.reject);
   }
 }

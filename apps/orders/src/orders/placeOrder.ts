@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Context, context } from '@opentelemetry/api';
 import { type OutboxInsert, prepareEvent } from '@outbox/outbox';
 import type { Prisma, Tx } from '../db.ts';
 import { type CatalogPrices, catalogPricesOf, type UnorderableLine } from './catalogPrices.ts';
@@ -36,8 +37,16 @@ export type WriteResult =
   | Exclude<PlaceOrderResult, { kind: 'created' }>
   | { kind: 'created'; order: CreatedOrder; event: OutboxInsert };
 
-/** One POST /orders to place: its validated body, and its Idempotency-Key if it sent one. */
-export type OrderToPlace = { request: OrderRequest; idempotencyKey?: string | undefined };
+/**
+ * One POST /orders to place: its validated body, its Idempotency-Key if it sent one, and the trace
+ * context of its request (default: the active one), in which its statement runs and which its
+ * event keeps, whichever request's transaction writes it.
+ */
+export type OrderToPlace = {
+  request: OrderRequest;
+  idempotencyKey?: string | undefined;
+  traceContext?: Context;
+};
 
 /**
  * The heart of the pattern. The order, its items and its ORDER_CREATED event are written in ONE
@@ -73,9 +82,10 @@ export async function placeOrders(
   const written: PlaceOrderResult[] = [];
   try {
     await prisma.$transaction(async (tx) => {
-      for (const [i, { request, idempotencyKey }] of orders.entries()) {
+      for (const [i, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
         const claim = keyClaim(request, idempotencyKey);
-        written.push(await writeOrder(tx, catalog, orderIds[i] as string, request, claim));
+        const id = orderIds[i] as string;
+        written.push(await context.with(traceContext, () => writeOrder(tx, catalog, id, request, claim)));
       }
     });
   } catch (err: unknown) {
