@@ -74,3 +74,27 @@ export const outsideTheStackRun5: FigureTable = {
     );
   },
 };
+
+const OVERLOAD = resultsFile('where-time-goes.overload-400.9ca94df.json');
+
+/** Offered twice what the host takes, grouped: what went through, the machine, the orders process's parts. */
+export const overloadGrouped: FigureTable = {
+  sources: [OVERLOAD],
+  render({ read, link }) {
+    const r = read<WhereTimeGoes>(OVERLOAD);
+    const profile = r.profiles.orders;
+    const share = (part: string) =>
+      percent(
+        (profile?.parts.find((p) => p.part.startsWith(part))?.ms ?? Number.NaN) / (profile?.busyMs ?? 1),
+      );
+    return (
+      `${num(r.accepted)} accepted and ${num(r.shed ?? 0)} refused of ${num(r.rate * r.seconds)} offered in ` +
+      `${num(r.seconds)} s (the load generator holds at most 256 requests in flight and waits for a free place, so the rest were not sent before the time ran out); ` +
+      `the machine ${percent(r.loadWindow?.machineBusy ?? Number.NaN)} busy, the load generator ` +
+      `${num(r.loadWindow?.loadGeneratorMsPerOrder, 1)} ms of CPU per accepted order, the stack ` +
+      `${num(r.cpuMsPerOrder.total, 1)} ms, the orders process ${num(r.cpuMsPerOrder.orders, 2)} ms of it, ` +
+      `Prisma ${share('Prisma')} and HTTP ${share('HTTP')} of its busy samples (${link(OVERLOAD)}, revision ` +
+      `\`${r.run.revision}\`, ${day(r.date)}, tracing ${r.run.tracing})`
+    );
+  },
+};

@@ -17,7 +17,7 @@ import { brokerFailover } from './clusterFailover.ts';
 import { composeFirstBuild } from './composeFirstBuild.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
-import { groupCommit, outsideTheStackRun5 } from './groupCommit.ts';
+import { groupCommit, outsideTheStackRun5, overloadGrouped } from './groupCommit.ts';
 import { groupProtocols } from './groupProtocols.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
@@ -121,4 +121,5 @@ export const FIGURES: Record<string, FigureTable> = {
   'batches-at-capacity': batchesAtCapacity,
   'cost-with-waits': costWithWaits,
   'outside-the-stack-run-5': outsideTheStackRun5,
+  'overload-grouped': overloadGrouped,
 };
