@@ -73,6 +73,9 @@ export const performanceTargetsSummaryRun4: FigureTable = summaryOf(TARGETS_RUN_
 const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
 export const performanceTargetsRun5: FigureTable = targetsOf(TARGETS_RUN_5);
 export const performanceTargetsSummaryRun5: FigureTable = summaryOf(TARGETS_RUN_5);
+/** The same on the same host, today's code first. */
+const TARGETS_RUN_6 = resultsFile('system.targets.run-6.json');
+export const performanceTargetsRun6: FigureTable = targetsOf(TARGETS_RUN_6);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
