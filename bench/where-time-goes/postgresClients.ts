@@ -16,7 +16,8 @@ function statFields(pid: number): string[] {
 
 /** CPU ticks of every process of the server so far, the children it reaped included. */
 function serverTicks(postmaster: number): number {
-  const reaped = Number(statFields(postmaster)[13]) + Number(statFields(postmaster)[14]);
+  const fields = statFields(postmaster);
+  const reaped = Number(fields[13]) + Number(fields[14]);
   let live = procTicks(postmaster);
   for (const entry of readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').split(' ')) {
     const ticks = entry.trim() ? procTicks(Number(entry)) : Number.NaN;

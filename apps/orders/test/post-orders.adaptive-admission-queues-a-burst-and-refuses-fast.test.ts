@@ -13,7 +13,7 @@ import { loadConfig } from '@outbox/runtime/config';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { admissionOptions, configSchema } from '../src/config.ts';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { metric, type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
@@ -62,14 +62,6 @@ async function stall(api: OrdersApi) {
 }
 
 /** The sum of the series of `name` on /metrics whose labels include `label`. */
-async function metric(api: OrdersApi, name: string, label = ''): Promise<number> {
-  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(name) && line.includes(label))
-    .reduce((sum, line) => sum + Number(line.split(' ')[1]), 0);
-}
-
 /** Requests the admission limit has seen so far: in flight, queued, and refused. */
 async function admitted(api: OrdersApi): Promise<number> {
   const [inFlight, queued, shed] = await Promise.all([

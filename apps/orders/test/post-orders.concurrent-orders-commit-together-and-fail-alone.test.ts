@@ -13,7 +13,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderBatches } from '../src/orders/orderBatches.ts';
-import { type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
+import { metric, type OrdersApi, postOrder, startOrdersApi } from './support/ordersApi.ts';
 
 useLeakGuard();
 
@@ -45,12 +45,6 @@ const order = (customerId: string) => ({
   items: [{ sku: 'MS-202', quantity: 1 }],
 });
 
-async function requestsInFlight(): Promise<number> {
-  const metrics = await (await fetch(`${api.baseUrl}/metrics`)).text();
-  const inFlight = /^http_admission_requests\{[^}]*state="in_flight"[^}]*\} (\S+)/m.exec(metrics);
-  return Number(inFlight?.[1] ?? 0);
-}
-
 /**
  * Send `requests` (each a body, with its headers) while a session locks the orders table, wait
  * until all of them are in the API, release the lock; the responses, in order.
@@ -66,7 +60,7 @@ async function sendQueued(requests: { body: unknown; headers?: Record<string, st
       responses.push(postOrder(api.baseUrl, body, headers));
       // One at a time, so the queue's order is the order sent in.
       await eventually(`${i + 1} requests in the API`, async () =>
-        (await requestsInFlight()) > i ? true : undefined,
+        (await metric(api, 'http_admission_requests', 'state="in_flight"')) > i ? true : undefined,
       );
     }
     await lock.query('commit');

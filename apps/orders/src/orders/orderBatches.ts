@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
 import type { Prisma } from '../db.ts';
 import type { OrderRequest } from './orderRequest.ts';
-import { type OrderToPlace, type PlaceOrderResult, placeOrders } from './placeOrder.ts';
+import { type OrderToPlace, type PlaceOrderResult, placeOrder, placeOrders } from './placeOrder.ts';
 
 export type OrderBatchOptions = {
   /** Orders in one transaction at most; 1 places every order in a transaction of its own. */
@@ -70,9 +70,15 @@ export class OrderBatches {
     await Promise.all(placed.map((result, i) => result.then(batch[i]?.resolve, batch[i]?.reject)));
   }
 
-  #alone(order: Waiting): Promise<void> {
-    return placeOrders(this.#prisma, [order])
-      .then(([placed]) => placed ?? Promise.reject(new Error('placeOrders answered no order')))
-      .then(order.resolve, order.reject);
+  #alone({
+    request,
+    idempotencyKey,
+    traceContext = context.active(),
+    resolve,
+    reject,
+  }: Waiting): Promise<void> {
+    return context
+      .with(traceContext, () => placeOrder(this.#prisma, request, idempotencyKey))
+      .then(resolve, reject);
   }
 }

@@ -89,3 +89,12 @@ export async function rowsOfCustomer(api: OrdersApi, customerId: string) {
   );
   return row;
 }
+
+/** The sum of the series of `name` on the API's /metrics whose line contains `label` (e.g. `state="queued"`). */
+export async function metric(api: OrdersApi, name: string, label = ''): Promise<number> {
+  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name) && line.includes(label))
+    .reduce((sum, line) => sum + Number(line.split(' ')[1]), 0);
+}
