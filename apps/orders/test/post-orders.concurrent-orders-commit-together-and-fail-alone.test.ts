@@ -2,7 +2,8 @@
 // each with its own event; an order that fails inside such a batch fails alone. The batches are
 // made deterministic with a real lock: a session holds the orders table, so the first order's
 // transaction waits on it while the others queue in the API; releasing it lets one slot write the
-// queue in batches. The API's own gauge says when every request is waiting.
+// queue in batches. The API's own gauge says when every request is waiting. A statement-level
+// trigger records which orders each INSERT wrote, so a batch's one statement is seen as such.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -34,7 +35,16 @@ beforeAll(async () => {
        if new.customer_id = 'poison' then raise exception 'poisoned order'; end if;
        return new;
      end $$;
-     create trigger reject_poison before insert on orders for each row execute function reject_poison()`,
+     create trigger reject_poison before insert on orders for each row execute function reject_poison();
+     create table order_statements (customers text[] not null);
+     create function record_order_statement() returns trigger language plpgsql as $$
+     begin
+       insert into order_statements select array_agg(customer_id) from inserted having count(*) > 0;
+       return null;
+     end $$;
+     create trigger record_order_statement after insert on orders referencing new table as inserted
+       for each statement execute function record_order_statement();
+     insert into products (sku, name, currency, unit_price_cents) values ('BATCH-PRICE', 'Repriced', 'EUR', 1000)`,
   );
 });
 afterAll(() => api?.close());
@@ -49,7 +59,10 @@ const order = (customerId: string) => ({
  * Send `requests` (each a body, with its headers) while a session locks the orders table, wait
  * until all of them are in the API, release the lock; the responses, in order.
  */
-async function sendQueued(requests: { body: unknown; headers?: Record<string, string> }[]) {
+async function sendQueued(
+  requests: { body: unknown; headers?: Record<string, string> }[],
+  beforeRelease?: (lock: pg.Client) => Promise<unknown>,
+) {
   const lock = new pg.Client({ connectionString: api.db.url });
   await lock.connect();
   try {
@@ -63,12 +76,25 @@ async function sendQueued(requests: { body: unknown; headers?: Record<string, st
         (await metric(api, 'http_admission_requests', 'state="in_flight"')) > i ? true : undefined,
       );
     }
+    await beforeRelease?.(lock);
     await lock.query('commit');
     return await Promise.all(responses);
   } finally {
     await lock.end();
   }
 }
+
+/** How many of `customers`' orders each INSERT statement into orders wrote, ascending. */
+const ordersPerStatement = async (customers: string[]) =>
+  (
+    await queryOnce<{ n: number }>(
+      api.db.url,
+      'select cardinality(customers) as n from order_statements where customers && $1::text[]',
+      [customers],
+    )
+  )
+    .map((row) => row.n)
+    .sort((a, b) => a - b);
 
 type Written = { customer_id: string; order_tx: string; event_tx: string | null };
 
@@ -95,6 +121,55 @@ describe('POST /orders, many at once', () => {
     const perTransaction = new Map<string, number>();
     for (const row of rows) perTransaction.set(row.order_tx, (perTransaction.get(row.order_tx) ?? 0) + 1);
     expect([...perTransaction.values()].sort((a, b) => a - b)).toEqual([1, MAX_BATCH, MAX_BATCH]);
+    // And each batch by one statement.
+    expect(await ordersPerStatement(customers)).toEqual([1, MAX_BATCH, MAX_BATCH]);
+  });
+
+  it('answers each order of a batch as it would alone: an unknown sku, a price changed since it was read', async () => {
+    const repriced = (customerId: string) => ({
+      customerId,
+      currency: 'EUR',
+      items: [{ sku: 'BATCH-PRICE', quantity: 2 }],
+    });
+    // The API now remembers BATCH-PRICE at 1000 cents.
+    expect((await postOrder(api.baseUrl, repriced('price-read'))).status).toBe(201);
+    const responses = await sendQueued(
+      [
+        { body: order('mixed-first') },
+        { body: order('mixed-0') },
+        {
+          body: {
+            customerId: 'mixed-unknown',
+            currency: 'EUR',
+            items: [{ sku: 'NO-SUCH-SKU', quantity: 1 }],
+          },
+        },
+        { body: repriced('mixed-repriced') },
+        { body: order('mixed-1') },
+      ],
+      // Committed with the lock's release, before the batch's statement runs.
+      (lock) => lock.query(`update products set unit_price_cents = 1250 where sku = 'BATCH-PRICE'`),
+    );
+    expect(responses.map((res) => res.status)).toEqual([201, 201, 422, 201, 201]);
+    const unknown = await responses[2]?.json();
+    expect(unknown.errors).toEqual([{ pointer: '#/items/0/sku', detail: 'unknown sku NO-SUCH-SKU' }]);
+    const placed = await responses[3]?.json();
+    expect([placed.totalCents, placed.items[0].unitPriceCents]).toEqual(['2500', '1250']);
+    const [event] = await queryOnce<{ payload: { totalCents: string } }>(
+      api.db.url,
+      'select payload from outbox where aggregate_id = $1',
+      [placed.id],
+    );
+    expect(event?.payload.totalCents).toBe('2500');
+
+    const customers = ['mixed-first', 'mixed-0', 'mixed-unknown', 'mixed-repriced', 'mixed-1'];
+    const rows = await written(customers);
+    expect(rows.map((row) => row.customer_id).sort()).toEqual(
+      ['mixed-0', 'mixed-1', 'mixed-first', 'mixed-repriced'].sort(),
+    );
+    expect(rows.filter((row) => row.event_tx !== row.order_tx)).toEqual([]);
+    // The two orders the batch's statement could write, by it; the repriced one after, alone.
+    expect(await ordersPerStatement(customers)).toEqual([1, 1, 2]);
   });
 
   it('fails only the order that fails: the rest of its batch is written, each alone', async () => {

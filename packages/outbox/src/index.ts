@@ -16,6 +16,7 @@ export {
   envelopeOf,
   insertOutboxRow,
   insertOutboxRows,
+  insertOutboxRowsFrom,
   type OutboxInsert,
   type OutboxRow,
   outboxColumnArrays,

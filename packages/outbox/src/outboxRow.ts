@@ -55,12 +55,21 @@ export function outboxValues(row: OutboxInsert): (string | number | null)[] {
  * in the arrays' order (`with ordinality`), so the events of one aggregate get increasing `seq`s
  * in that order.
  */
-export const insertOutboxRows = `
+export const insertOutboxRows = `${insertOutboxRowsFrom(1)}
+   order by e.n`;
+
+/**
+ * insertOutboxRows with its arrays from `$first` on and its rows named `e`, ending where a caller
+ * may go on: with a join that keeps only the rows whose business row was written (orders' one
+ * statement for a batch: `join o on o.id::text = e.aggregate_id`), then `order by e.n`.
+ */
+export function insertOutboxRowsFrom(first: number): string {
+  return `
   insert into outbox (${columnList})
-  select ${columnList}
-    from unnest(${COLUMNS.map((column, k) => `$${k + 1}::${column.type}[]`).join(', ')})
-         with ordinality as e (${columnList}, n)
-   order by n`;
+  select ${COLUMNS.map((column) => `e.${column.name}`).join(', ')}
+    from unnest(${COLUMNS.map((column, k) => `$${first + k}::${column.type}[]`).join(', ')})
+         with ordinality as e (${columnList}, n)`;
+}
 
 /** The parameters of insertOutboxRows: one array per column. */
 export function outboxColumnArrays(rows: readonly OutboxInsert[]): (string | number)[][] {

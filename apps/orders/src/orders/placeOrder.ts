@@ -13,6 +13,7 @@ import {
   orderCreated,
   type WriteOutcome,
 } from './createOrder.ts';
+import { insertOrdersWithEvents, type OrderWithEvent } from './createOrders.ts';
 import { earlierRequest, requestHash } from './idempotency.ts';
 import type { OrderRequest } from './orderRequest.ts';
 
@@ -82,11 +83,7 @@ export async function placeOrders(
   const written: PlaceOrderResult[] = [];
   try {
     await prisma.$transaction(async (tx) => {
-      for (const [i, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
-        const claim = keyClaim(request, idempotencyKey);
-        const id = orderIds[i] as string;
-        written.push(await context.with(traceContext, () => writeOrder(tx, catalog, id, request, claim)));
-      }
+      written.push(...(await writeOrders(tx, catalog, orders, orderIds)));
     });
   } catch (err: unknown) {
     // Until the callback returns the orders, no COMMIT was sent and the failure wrote nothing.
@@ -100,6 +97,47 @@ export async function placeOrders(
     );
   }
   return written.map((result) => Promise.resolve(result));
+}
+
+/**
+ * The orders of one transaction, each with the id chosen for it. Two or more are written by ONE
+ * statement (createOrders.ts), each priced from the catalog as this process last read it and its
+ * event prepared in its own request's trace context. An order that statement did not write (a
+ * line the catalog cannot sell, a price that changed, a key held before or by an order earlier in
+ * the batch) takes writeOrder's path alone, which answers it as it answers a single order.
+ */
+async function writeOrders(
+  tx: Tx,
+  catalog: CatalogPrices,
+  orders: OrderToPlace[],
+  orderIds: string[],
+): Promise<WriteResult[]> {
+  const batch: (OrderWithEvent & { index: number })[] = [];
+  if (orders.length > 1) {
+    for (const [index, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
+      const pricing = await catalog.price(tx, request, false);
+      if (pricing.unorderable.length > 0) continue;
+      const order = newOrder(orderIds[index] as string, request, pricing.lines);
+      const event = prepareEvent(EVENT_SOURCE, orderCreated(order), traceContext);
+      batch.push({ index, order, event, claim: keyClaim(request, idempotencyKey) });
+    }
+  }
+  const outcomes = batch.length > 0 ? await insertOrdersWithEvents(tx, batch) : [];
+  const created = new Map<number, WriteResult>();
+  batch.forEach(({ index, event }, k) => {
+    const outcome = outcomes[k];
+    if (outcome?.written) created.set(index, { kind: 'created', order: outcome.order, event });
+  });
+  const written: WriteResult[] = [];
+  for (const [index, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
+    const claim = keyClaim(request, idempotencyKey);
+    const id = orderIds[index] as string;
+    written.push(
+      created.get(index) ??
+        (await context.with(traceContext, () => writeOrder(tx, catalog, id, request, claim))),
+    );
+  }
+  return written;
 }
 
 export function keyClaim(request: OrderRequest, idempotencyKey: string | undefined): KeyClaim | undefined {
