@@ -8,48 +8,65 @@ import type { FigureTable } from './types.ts';
 
 type WhereTimeGoes = Written<Report>;
 
+type Variant = { name: string; label: string };
+
+/**
+ * where-time-goes run twice per variant, interleaved, offered more than the host takes: what each
+ * accepted, and what each order cost. Files `where-time-goes.<prefix>.<variant>.run-<n>.json`; a
+ * variant's revision is named in its row when the variants ran different revisions.
+ */
+function overloadedVariants(prefix: string, variants: Variant[]): FigureTable {
+  const runs = [1, 2];
+  const fileOf = (variant: string, run: number) =>
+    resultsFile(`where-time-goes.${prefix}.${variant}.run-${run}.json`);
+  const files = variants.flatMap(({ name }) => runs.map((run) => fileOf(name, run)));
+  return {
+    sources: files,
+    render({ read, link }) {
+      const runsOf = (variant: string) => runs.map((run) => read<WhereTimeGoes>(fileOf(variant, run)));
+      const spread = (variant: string, figure: (r: WhereTimeGoes) => number, digits = 0) =>
+        range(runsOf(variant).map(figure), digits);
+      const first = read<WhereTimeGoes>(fileOf(variants[0]?.name ?? '', 1));
+      const all = files.map((file) => read<WhereTimeGoes>(file));
+      const revisions = new Set(all.map((r) => r.run.revision));
+      const revisionOf = (v: Variant) => runsOf(v.name)[0]?.run.revision;
+      const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+      return [
+        markdownTableOf(variants, {
+          'orders written': (v) => (revisions.size > 1 ? `${v.label} (\`${revisionOf(v)}\`)` : v.label),
+          [`accepted of ${num(first.rate * first.seconds)} offered in ${num(first.seconds)} s`]: (v) =>
+            spread(v.name, (r) => r.accepted),
+          'CPU ms per order, all': (v) => spread(v.name, (r) => r.cpuMsPerOrder.total ?? Number.NaN, 2),
+          'orders API': (v) => spread(v.name, (r) => r.cpuMsPerOrder.orders ?? Number.NaN, 2),
+          PostgreSQL: (v) => spread(v.name, (r) => r.cpuMsPerOrder.postgres ?? Number.NaN, 2),
+          'transactions per order, orders database': (v) =>
+            spread(v.name, (r) => r.transactionsPerOrder.orders ?? Number.NaN, 2),
+          'end-to-end p99': (v) => `${spread(v.name, (r) => r.latencyMs.p99)} ms`,
+        }),
+        '',
+        `${runs.length} runs of each, interleaved (${files.map(link).join(', ')}): ${day(first.date)}, ` +
+          (revisions.size > 1 ? 'revisions in the first column' : `revision \`${first.run.revision}\``) +
+          `, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running ` +
+          `(load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), ` +
+          `${num(first.rate)} orders/s offered for ${num(first.seconds)} s after ${num(first.warmup.seconds)} s at ` +
+          `${num(first.warmup.rate)}/s, tracing ${first.run.tracing}, pg_stat_statements loaded.`,
+      ].join('\n');
+    },
+  };
+}
+
 /** The orders API's writes alone, grouped (the default), and grouped over four writing transactions. */
-const VARIANTS = [
+export const groupCommit = overloadedVariants('group-commit', [
   { name: 'alone', label: 'each order in its own transaction (`ORDER_WRITE_BATCH_MAX=1`)' },
   { name: 'default', label: 'grouped, two writing transactions (the default)' },
   { name: 'concurrency-4', label: 'grouped, four writing transactions (`ORDER_WRITE_CONCURRENCY=4`)' },
-];
-const RUNS = [1, 2];
-const fileOf = (variant: string, run: number) =>
-  resultsFile(`where-time-goes.group-commit.${variant}.run-${run}.json`);
-const FILES = VARIANTS.flatMap(({ name }) => RUNS.map((run) => fileOf(name, run)));
+]);
 
-/** Offered more than the host takes, each way of writing: what it accepted, and what each order cost. */
-export const groupCommit: FigureTable = {
-  sources: FILES,
-  render({ read, link }) {
-    const runsOf = (variant: string) => RUNS.map((run) => read<WhereTimeGoes>(fileOf(variant, run)));
-    const spread = (variant: string, figure: (r: WhereTimeGoes) => number, digits = 0) =>
-      range(runsOf(variant).map(figure), digits);
-    const first = read<WhereTimeGoes>(fileOf('alone', 1));
-    const all = FILES.map((file) => read<WhereTimeGoes>(file));
-    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
-    return [
-      markdownTableOf(VARIANTS, {
-        'orders written': (v) => v.label,
-        [`accepted of ${num(first.rate * first.seconds)} offered in ${num(first.seconds)} s`]: (v) =>
-          spread(v.name, (r) => r.accepted),
-        'CPU ms per order, all': (v) => spread(v.name, (r) => r.cpuMsPerOrder.total ?? Number.NaN, 2),
-        'orders API': (v) => spread(v.name, (r) => r.cpuMsPerOrder.orders ?? Number.NaN, 2),
-        PostgreSQL: (v) => spread(v.name, (r) => r.cpuMsPerOrder.postgres ?? Number.NaN, 2),
-        'transactions per order, orders database': (v) =>
-          spread(v.name, (r) => r.transactionsPerOrder.orders ?? Number.NaN, 2),
-        'end-to-end p99': (v) => `${spread(v.name, (r) => r.latencyMs.p99)} ms`,
-      }),
-      '',
-      `${RUNS.length} runs of each, interleaved (${FILES.map(link).join(', ')}): ${day(first.date)}, ` +
-        `revision \`${first.run.revision}\`, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running ` +
-        `(load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), ` +
-        `${num(first.rate)} orders/s offered for ${num(first.seconds)} s after ${num(first.warmup.seconds)} s at ` +
-        `${num(first.warmup.rate)}/s, tracing ${first.run.tracing}, pg_stat_statements loaded.`,
-    ].join('\n');
-  },
-};
+/** A batch written order by order, each with its statement, against all of it by one statement. */
+export const oneStatementPerBatch = overloadedVariants('batch-statement', [
+  { name: 'per-order', label: 'grouped, one statement per order' },
+  { name: 'per-batch', label: 'grouped, one statement per batch (the default)' },
+]);
 
 const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
 
