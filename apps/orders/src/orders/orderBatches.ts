@@ -18,10 +18,11 @@ type Waiting = OrderToPlace & {
 /**
  * Group commit for POST /orders. A request that finds a transaction slot free is written at once,
  * alone, as before; requests that arrive while every slot is busy wait, and the next slot to come
- * free writes all of them (up to `maxBatch`) in ONE transaction, each order with its own event
- * (placeOrders). Nothing waits on a timer: at low rates every order still commits alone, and under
- * load the batches grow with the queue, so the BEGIN, the COMMIT and its WAL flush, and the
- * round trips around them are paid once per batch instead of once per order.
+ * free writes all of them (up to `maxBatch`) in ONE transaction and one statement, each order with
+ * its own event (placeOrders). Nothing waits on a timer: at low rates every order still commits
+ * alone, and under load the batches grow with the queue, so the BEGIN, the statement's parse and
+ * plan, the COMMIT and its WAL flush, and the round trips around them are paid once per batch
+ * instead of once per order.
  *
  * One order's failure must not fail the others: when a batch's transaction fails before its
  * COMMIT (nothing was written), each of its orders is placed again in a transaction of its own,

@@ -67,8 +67,8 @@ export async function placeOrder(
 }
 
 /**
- * Several orders in ONE transaction, each written exactly as placeOrder writes one (its order, items
- * and event together): the group commit of orderBatches.ts. One result per order, in their order.
+ * Several orders in ONE transaction, each written as placeOrder writes one (its order, items and
+ * event together), all by one statement (writeOrders): the group commit of orderBatches.ts. One result per order, in their order.
  * Rejects when the transaction failed before its COMMIT was sent, and then nothing was written.
  * If the answer to the COMMIT is lost, each created order's fate is asked for (commitOutcome.ts):
  * that order's promise settles with what happened, the others' answers stand.
