@@ -65,7 +65,7 @@ export const groupCommit = overloadedVariants('group-commit', [
 /** A batch written order by order, each with its statement, against all of it by one statement. */
 export const oneStatementPerBatch = overloadedVariants('batch-statement', [
   { name: 'per-order', label: 'grouped, one statement per order' },
-  { name: 'per-batch', label: 'grouped, one statement per batch (the default)' },
+  { name: 'per-batch', label: 'grouped, one statement per batch, the default' },
 ]);
 
 const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');

@@ -17,7 +17,7 @@ import { brokerFailover } from './clusterFailover.ts';
 import { composeFirstBuild } from './composeFirstBuild.ts';
 import { coordinatorFrozen, coordinatorKill } from './coordinator.ts';
 import { outboxMigrations, retention, writePath } from './database.ts';
-import { groupCommit, outsideTheStackRun5, overloadGrouped } from './groupCommit.ts';
+import { groupCommit, oneStatementPerBatch, outsideTheStackRun5, overloadGrouped } from './groupCommit.ts';
 import { groupProtocols } from './groupProtocols.ts';
 import { idleDemo } from './idle.ts';
 import { kafkaClients } from './kafkaClients.ts';
@@ -43,12 +43,14 @@ import {
   performanceTargetsRun4,
   performanceTargetsRun5,
   performanceTargetsRun6,
+  performanceTargetsRun7,
   performanceTargetsSummary,
   performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
   performanceTargetsSummaryRun3,
   performanceTargetsSummaryRun4,
   performanceTargetsSummaryRun5,
+  performanceTargetsSummaryRun7,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -73,7 +75,10 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets-run-5': performanceTargetsRun5,
   'performance-targets-summary-run-5': performanceTargetsSummaryRun5,
   'performance-targets-run-6': performanceTargetsRun6,
+  'performance-targets-run-7': performanceTargetsRun7,
+  'performance-targets-summary-run-7': performanceTargetsSummaryRun7,
   'group-commit': groupCommit,
+  'one-statement-per-batch': oneStatementPerBatch,
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'consumer-throughput': consumerThroughput,

@@ -76,6 +76,10 @@ export const performanceTargetsSummaryRun5: FigureTable = summaryOf(TARGETS_RUN_
 /** The same on the same host, today's code first. */
 const TARGETS_RUN_6 = resultsFile('system.targets.run-6.json');
 export const performanceTargetsRun6: FigureTable = targetsOf(TARGETS_RUN_6);
+/** The same with one statement per batch, beside the revision before it. */
+const TARGETS_RUN_7 = resultsFile('system.targets.run-7.json');
+export const performanceTargetsRun7: FigureTable = targetsOf(TARGETS_RUN_7);
+export const performanceTargetsSummaryRun7: FigureTable = summaryOf(TARGETS_RUN_7);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
