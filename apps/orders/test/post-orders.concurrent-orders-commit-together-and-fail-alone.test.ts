@@ -151,10 +151,14 @@ describe('POST /orders, many at once', () => {
       (lock) => lock.query(`update products set unit_price_cents = 1250 where sku = 'BATCH-PRICE'`),
     );
     expect(responses.map((res) => res.status)).toEqual([201, 201, 422, 201, 201]);
-    const unknown = await responses[2]?.json();
+    const unknown = (await responses[2]?.json()) as { errors: unknown };
     expect(unknown.errors).toEqual([{ pointer: '#/items/0/sku', detail: 'unknown sku NO-SUCH-SKU' }]);
-    const placed = await responses[3]?.json();
-    expect([placed.totalCents, placed.items[0].unitPriceCents]).toEqual(['2500', '1250']);
+    const placed = (await responses[3]?.json()) as {
+      id: string;
+      totalCents: string;
+      items: { unitPriceCents: string }[];
+    };
+    expect([placed.totalCents, placed.items[0]?.unitPriceCents]).toEqual(['2500', '1250']);
     const [event] = await queryOnce<{ payload: { totalCents: string } }>(
       api.db.url,
       'select payload from outbox where aggregate_id = $1',
