@@ -162,6 +162,22 @@ describe('Admission with the adaptive limit', () => {
     await running;
   });
 
+  it('waits out a pause: work slowed for a moment does not refuse what the queue serves in time', async () => {
+    const clock = { ms: 0 };
+    const admission = new Admission(adaptive({ limit: 1 }), undefined, undefined, () => clock.ms);
+    await measured(admission, clock, 200, 2); // typically 2 ms a request
+    await measured(admission, clock, 5, 200); // then a pause: five requests of 200 ms each
+    const held = heldWork();
+    const running = admission.run(held.work);
+    // Ten queued wait about ten typical requests (under 7 ms each on average, with the pause), within
+    // the 100 ms bound, though the recent requests took 200 ms each.
+    const burst = Array.from({ length: 10 }, (_, i) => refusal(admission.run(async () => i)));
+    expect(admission.queued).toBe(10);
+    held.end();
+    expect(await Promise.all(burst)).toEqual(burst.map(() => undefined));
+    await running;
+  });
+
   it('refuses on arrival once no slot has come free for as long as a queued request may wait (a stall)', async () => {
     const clock = { ms: 0 };
     const admission = new Admission(

@@ -84,9 +84,13 @@ export class AdaptiveLimit {
     return Math.floor(this.#limit);
   }
 
-  /** The recent average time of the admitted work, for the queue's expected wait (undefined until measured). */
-  get recentMs(): number | undefined {
-    return this.#recent.value;
+  /**
+   * The long-term average time of the admitted work (undefined until measured): the queue's
+   * expected wait is reckoned with it, so that a pause, which the recent average follows at once,
+   * does not refuse the requests that arrive during it; a lasting slowdown moves it within seconds.
+   */
+  get typicalMs(): number | undefined {
+    return this.#long.value;
   }
 
   /** The age of the saga's oldest undecided order, as last read (sagaBacklog.ts). */

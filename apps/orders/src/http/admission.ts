@@ -12,9 +12,11 @@ import { AdaptiveLimit } from './adaptiveLimit.ts';
  *
  * With `adaptive`, `limit` is the most the limit may grow to: the limit itself follows the latency
  * of the work and the saga's backlog (adaptiveLimit.ts), and a request that finds every slot taken
- * joins the queue only if its expected wait (its place in the queue times the recent time of the
+ * joins the queue only if its expected wait (its place in the queue times the typical time of the
  * work, over the limit) is within `expectedWaitMs`; otherwise it is refused on arrival. A refusal
- * is then immediate, and a pause (a GC, a checkpoint) is waited out by the queue rather than shed.
+ * is then immediate, and a pause (a GC, a checkpoint) is waited out by the queue rather than shed:
+ * the typical time is the long-term average, which a pause hardly moves (the recent one cuts the
+ * limit instead, adaptiveLimit.ts).
  */
 export type AdmissionOptions = {
   /** Requests in their database work at once (adaptive: at most); fewer than the connection pool holds. */
@@ -154,14 +156,14 @@ export class Admission {
 
   /**
    * How long a request joining the queue now should wait for a slot: the slots free up at about
-   * `limit` per recent time of the work (Little's law), and the queue ahead goes first. Once every
+   * `limit` per typical time of the work (Little's law), and the queue ahead goes first. Once every
    * slot has been taken, and none has come free, for as long as a queued request may wait (a stall:
    * a lock, a database that stopped answering), a newcomer would only be refused later: it is
    * refused on arrival instead.
    */
   #expectedWaitMs(): number {
     if (this.#now() - this.#lastProgress > this.options.queueTimeoutMs) return Number.POSITIVE_INFINITY;
-    return ((this.#queue.length + 1) * (this.#adaptive?.recentMs ?? 0)) / Math.max(1, this.limit);
+    return ((this.#queue.length + 1) * (this.#adaptive?.typicalMs ?? 0)) / Math.max(1, this.limit);
   }
 
   /** The freed slot goes to the longest waiter, if the limit (which may have moved) allows it. */
