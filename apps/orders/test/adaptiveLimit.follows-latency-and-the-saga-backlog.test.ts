@@ -31,7 +31,7 @@ describe('AdaptiveLimit', () => {
     expect(limit.limit).toBe(10);
     samples(2_000, 20);
     expect(limit.limit).toBe(10);
-    expect(limit.recentMs).toBe(20);
+    expect(limit.typicalMs).toBe(20);
   });
 
   it('cuts by a tenth when the recent latency passes twice its long-term average, once per cooldown', () => {
@@ -40,6 +40,8 @@ describe('AdaptiveLimit', () => {
     samples(10, 100);
     expect(limit.limit).toBe(9);
     expect(limit.lastCutReason).toBe('latency');
+    // The typical time, which the queue's expected wait uses, hardly moved: (100 × 20 + 10 × 100) / 110.
+    expect(limit.typicalMs).toBeCloseTo(27.3, 1);
     samples(10, 100); // the same slow spell within the cooldown: no second cut
     expect(limit.limit).toBe(9);
     advance(250);
