@@ -34,6 +34,10 @@ import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
 import { systemCapacity, systemPollingVsCdc } from './system.ts';
 import {
+  admissionTypical,
+  admissionTypicalSummary,
+  autovacuumOn,
+  autovacuumOnSummary,
   bfada78Vs400e20f,
   performanceTargets,
   performanceTargetsLingers,
@@ -44,6 +48,7 @@ import {
   performanceTargetsRun5,
   performanceTargetsRun6,
   performanceTargetsRun7,
+  performanceTargetsRun8,
   performanceTargetsSummary,
   performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
@@ -51,6 +56,7 @@ import {
   performanceTargetsSummaryRun4,
   performanceTargetsSummaryRun5,
   performanceTargetsSummaryRun7,
+  performanceTargetsSummaryRun8,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -77,6 +83,12 @@ export const FIGURES: Record<string, FigureTable> = {
   'performance-targets-run-6': performanceTargetsRun6,
   'performance-targets-run-7': performanceTargetsRun7,
   'performance-targets-summary-run-7': performanceTargetsSummaryRun7,
+  'performance-targets-run-8': performanceTargetsRun8,
+  'performance-targets-summary-run-8': performanceTargetsSummaryRun8,
+  'admission-typical': admissionTypical,
+  'admission-typical-summary': admissionTypicalSummary,
+  'autovacuum-on': autovacuumOn,
+  'autovacuum-on-summary': autovacuumOnSummary,
   'group-commit': groupCommit,
   'one-statement-per-batch': oneStatementPerBatch,
   'bfada78-vs-400e20f': bfada78Vs400e20f,

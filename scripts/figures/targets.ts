@@ -80,6 +80,18 @@ export const performanceTargetsRun6: FigureTable = targetsOf(TARGETS_RUN_6);
 const TARGETS_RUN_7 = resultsFile('system.targets.run-7.json');
 export const performanceTargetsRun7: FigureTable = targetsOf(TARGETS_RUN_7);
 export const performanceTargetsSummaryRun7: FigureTable = summaryOf(TARGETS_RUN_7);
+/** Once more on the same host, faster that hour, today's code first. */
+const TARGETS_RUN_8 = resultsFile('system.targets.run-8.json');
+export const performanceTargetsRun8: FigureTable = targetsOf(TARGETS_RUN_8);
+export const performanceTargetsSummaryRun8: FigureTable = summaryOf(TARGETS_RUN_8);
+/** The queue's expected wait on the recent time of the work, then on its typical time, side by side. */
+const ADMISSION_TYPICAL = resultsFile('system.admission-typical.json');
+export const admissionTypical: FigureTable = targetsOf(ADMISSION_TYPICAL);
+export const admissionTypicalSummary: FigureTable = summaryOf(ADMISSION_TYPICAL);
+/** Today's code alone, with the server's autovacuum on. */
+const AUTOVACUUM_ON = resultsFile('system.autovacuum-on.json');
+export const autovacuumOn: FigureTable = targetsOf(AUTOVACUUM_ON);
+export const autovacuumOnSummary: FigureTable = summaryOf(AUTOVACUUM_ON);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
