@@ -49,6 +49,7 @@ import {
   performanceTargetsRun6,
   performanceTargetsRun7,
   performanceTargetsRun8,
+  performanceTargetsRun9,
   performanceTargetsSummary,
   performanceTargetsSummaryLingers,
   performanceTargetsSummaryRun2,
@@ -57,6 +58,7 @@ import {
   performanceTargetsSummaryRun5,
   performanceTargetsSummaryRun7,
   performanceTargetsSummaryRun8,
+  performanceTargetsSummaryRun9,
 } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -89,6 +91,8 @@ export const FIGURES: Record<string, FigureTable> = {
   'admission-typical-summary': admissionTypicalSummary,
   'autovacuum-on': autovacuumOn,
   'autovacuum-on-summary': autovacuumOnSummary,
+  'performance-targets-run-9': performanceTargetsRun9,
+  'performance-targets-summary-run-9': performanceTargetsSummaryRun9,
   'group-commit': groupCommit,
   'one-statement-per-batch': oneStatementPerBatch,
   'bfada78-vs-400e20f': bfada78Vs400e20f,

@@ -92,6 +92,10 @@ export const admissionTypicalSummary: FigureTable = summaryOf(ADMISSION_TYPICAL)
 const AUTOVACUUM_ON = resultsFile('system.autovacuum-on.json');
 export const autovacuumOn: FigureTable = targetsOf(AUTOVACUUM_ON);
 export const autovacuumOnSummary: FigureTable = summaryOf(AUTOVACUUM_ON);
+/** The targets with autovacuum on, the reference first. */
+const TARGETS_RUN_9 = resultsFile('system.targets.run-9.json');
+export const performanceTargetsRun9: FigureTable = targetsOf(TARGETS_RUN_9);
+export const performanceTargetsSummaryRun9: FigureTable = summaryOf(TARGETS_RUN_9);
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
