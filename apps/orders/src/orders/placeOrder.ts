@@ -68,7 +68,8 @@ export async function placeOrder(
 
 /**
  * Several orders in ONE transaction, each written as placeOrder writes one (its order, items and
- * event together), all by one statement (writeOrders): the group commit of orderBatches.ts. One result per order, in their order.
+ * event together), all by one statement (writeOrders): the group commit of orderBatches.ts. One
+ * result per order, in their order.
  * Rejects when the transaction failed before its COMMIT was sent, and then nothing was written.
  * If the answer to the COMMIT is lost, each created order's fate is asked for (commitOutcome.ts):
  * that order's promise settles with what happened, the others' answers stand.
@@ -112,14 +113,15 @@ async function writeOrders(
   orders: OrderToPlace[],
   orderIds: string[],
 ): Promise<WriteResult[]> {
+  const claims = orders.map(({ request, idempotencyKey }) => keyClaim(request, idempotencyKey));
   const batch: (OrderWithEvent & { index: number })[] = [];
   if (orders.length > 1) {
-    for (const [index, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
+    for (const [index, { request, traceContext = context.active() }] of orders.entries()) {
       const pricing = await catalog.price(tx, request, false);
       if (pricing.unorderable.length > 0) continue;
       const order = newOrder(orderIds[index] as string, request, pricing.lines);
       const event = prepareEvent(EVENT_SOURCE, orderCreated(order), traceContext);
-      batch.push({ index, order, event, claim: keyClaim(request, idempotencyKey) });
+      batch.push({ index, order, event, claim: claims[index] });
     }
   }
   const outcomes = batch.length > 0 ? await insertOrdersWithEvents(tx, batch) : [];
@@ -129,12 +131,11 @@ async function writeOrders(
     if (outcome?.written) created.set(index, { kind: 'created', order: outcome.order, event });
   });
   const written: WriteResult[] = [];
-  for (const [index, { request, idempotencyKey, traceContext = context.active() }] of orders.entries()) {
-    const claim = keyClaim(request, idempotencyKey);
+  for (const [index, { request, traceContext = context.active() }] of orders.entries()) {
     const id = orderIds[index] as string;
     written.push(
       created.get(index) ??
-        (await context.with(traceContext, () => writeOrder(tx, catalog, id, request, claim))),
+        (await context.with(traceContext, () => writeOrder(tx, catalog, id, request, claims[index]))),
     );
   }
   return written;
