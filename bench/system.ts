@@ -303,6 +303,11 @@ if (args.reference !== undefined && !variants.includes(args.reference))
   throw new Error(`--reference ${args.reference} is not one of --variants ${args.variants.join(',')}`);
 for (const variant of variants) checkoutOf(variant); // prepare the baseline before anything runs
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);
+// Read before the run: without autovacuum every table grows with dead rows through the run, and its
+// last steps pay for all the earlier ones (docs/performance.md, "autovacuum on").
+const server = await postgresInfo(postgresUrl, ['autovacuum']);
+if (server.autovacuum !== 'on')
+  log('warning: PostgreSQL runs with autovacuum off; the late steps will pay for it');
 const { broker, dispose } = await startTestBroker('bench-system');
 const reports: VariantReport[] = [];
 const stopping = async () => {
@@ -318,7 +323,7 @@ try {
 const meta = {
   date: new Date().toISOString(),
   machine: machineInfo(),
-  postgres: (await postgresInfo(postgresUrl)).version,
+  postgres: `${server.version}, autovacuum ${server.autovacuum}`,
   criteria: DEFAULT_CRITERIA,
   args: bench.given as Parameters<typeof markdown>[1]['args'],
 };
