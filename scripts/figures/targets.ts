@@ -59,43 +59,39 @@ export const performanceTargets: FigureTable = targetsOf(TARGETS_RUN);
 export const performanceTargetsRun2: FigureTable = targetsOf(TARGETS_RUN_2);
 export const performanceTargetsRun3: FigureTable = targetsOf(TARGETS_RUN_3);
 
+/** A run's two tables: its targets (targetsOf) and each variant in a line (summaryOf). */
+function tablesOf(name: string): { targets: FigureTable; summary: FigureTable } {
+  const run = resultsFile(name);
+  return { targets: targetsOf(run), summary: summaryOf(run) };
+}
+
 /** The reference beside today's code with 25 and 50 ms of linger at every hop. */
-const TARGETS_LINGERS = resultsFile('system.targets-lingers.json');
-export const performanceTargetsLingers: FigureTable = targetsOf(TARGETS_LINGERS);
-export const performanceTargetsSummaryLingers: FigureTable = summaryOf(TARGETS_LINGERS);
-
+export const { targets: performanceTargetsLingers, summary: performanceTargetsSummaryLingers } = tablesOf(
+  'system.targets-lingers.json',
+);
 /** The reference beside today's code as shipped, the waits on by default. */
-const TARGETS_RUN_4 = resultsFile('system.targets.run-4.json');
-export const performanceTargetsRun4: FigureTable = targetsOf(TARGETS_RUN_4);
-export const performanceTargetsSummaryRun4: FigureTable = summaryOf(TARGETS_RUN_4);
-
+export const { targets: performanceTargetsRun4, summary: performanceTargetsSummaryRun4 } =
+  tablesOf('system.targets.run-4.json');
 /** The reference beside today's code with group commit, on a slower host of the same kind. */
-const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
-export const performanceTargetsRun5: FigureTable = targetsOf(TARGETS_RUN_5);
-export const performanceTargetsSummaryRun5: FigureTable = summaryOf(TARGETS_RUN_5);
+export const { targets: performanceTargetsRun5, summary: performanceTargetsSummaryRun5 } =
+  tablesOf('system.targets.run-5.json');
 /** The same on the same host, today's code first. */
-const TARGETS_RUN_6 = resultsFile('system.targets.run-6.json');
-export const performanceTargetsRun6: FigureTable = targetsOf(TARGETS_RUN_6);
+export const performanceTargetsRun6: FigureTable = targetsOf(resultsFile('system.targets.run-6.json'));
 /** The same with one statement per batch, beside the revision before it. */
-const TARGETS_RUN_7 = resultsFile('system.targets.run-7.json');
-export const performanceTargetsRun7: FigureTable = targetsOf(TARGETS_RUN_7);
-export const performanceTargetsSummaryRun7: FigureTable = summaryOf(TARGETS_RUN_7);
+export const { targets: performanceTargetsRun7, summary: performanceTargetsSummaryRun7 } =
+  tablesOf('system.targets.run-7.json');
 /** Once more on the same host, faster that hour, today's code first. */
-const TARGETS_RUN_8 = resultsFile('system.targets.run-8.json');
-export const performanceTargetsRun8: FigureTable = targetsOf(TARGETS_RUN_8);
-export const performanceTargetsSummaryRun8: FigureTable = summaryOf(TARGETS_RUN_8);
+export const { targets: performanceTargetsRun8, summary: performanceTargetsSummaryRun8 } =
+  tablesOf('system.targets.run-8.json');
 /** The queue's expected wait on the recent time of the work, then on its typical time, side by side. */
-const ADMISSION_TYPICAL = resultsFile('system.admission-typical.json');
-export const admissionTypical: FigureTable = targetsOf(ADMISSION_TYPICAL);
-export const admissionTypicalSummary: FigureTable = summaryOf(ADMISSION_TYPICAL);
+export const { targets: admissionTypical, summary: admissionTypicalSummary } = tablesOf(
+  'system.admission-typical.json',
+);
 /** Today's code alone, with the server's autovacuum on. */
-const AUTOVACUUM_ON = resultsFile('system.autovacuum-on.json');
-export const autovacuumOn: FigureTable = targetsOf(AUTOVACUUM_ON);
-export const autovacuumOnSummary: FigureTable = summaryOf(AUTOVACUUM_ON);
+export const { targets: autovacuumOn, summary: autovacuumOnSummary } = tablesOf('system.autovacuum-on.json');
 /** The targets with autovacuum on, the reference first. */
-const TARGETS_RUN_9 = resultsFile('system.targets.run-9.json');
-export const performanceTargetsRun9: FigureTable = targetsOf(TARGETS_RUN_9);
-export const performanceTargetsSummaryRun9: FigureTable = summaryOf(TARGETS_RUN_9);
+export const { targets: performanceTargetsRun9, summary: performanceTargetsSummaryRun9 } =
+  tablesOf('system.targets.run-9.json');
 
 /** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
 export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
