@@ -52,14 +52,13 @@ export function createApp({
   const app = express();
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
-  app.use(jsonBody());
 
   app.use(
     '/orders',
     rememberMountPath,
     ordersRouter(prisma, writer, new Admission(admission, registry, sagaBacklog)),
   );
-  if (admin) app.use('/admin', admin);
+  if (admin) app.use('/admin', jsonBody(), admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does
   // not decide it: with Kafka away the API still takes orders (the outbox's point). Autovacuum off

@@ -1,6 +1,6 @@
-// Past its admission limit the orders API refuses a request at once: 503 overloaded with a
-// Retry-After, nothing written, instead of holding it for seconds on the connection pool and then
-// calling the database unavailable. Here the limit is one slot and no queue, and the
+// Past its admission limit the orders API refuses a request at once, before reading its body: 503
+// overloaded with a Retry-After, nothing written, instead of holding it for seconds on the
+// connection pool and then calling the database unavailable. Here the limit is one slot and no queue, and the
 // request in that slot is held inside its transaction by a lock the test takes on `orders`.
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
@@ -76,21 +76,38 @@ describe('POST /orders beyond the admission limit', () => {
     expect(body).toMatchObject({ type: 'urn:problem:overloaded', status: 503 });
     expect(elapsedMs).toBeLessThan(SHED_WITHIN_MS);
 
+    // Refused on arrival, before its body is read: a body that is not even JSON is not looked at
+    // (400 malformed-json once the API has room), and the connection still serves the next request.
+    const unread = await fetch(`${api.baseUrl}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"customerId": "unread", "items": [',
+    });
+    expect(unread.status).toBe(503);
+    expect(((await unread.json()) as { type: string }).type).toBe('urn:problem:overloaded');
+
     // Reads hold a pooled connection too, so they take a slot and are refused the same way.
     const read = await fetch(`${api.baseUrl}/orders`);
     expect(read.status).toBe(503);
     expect(((await read.json()) as { type: string }).type).toBe('urn:problem:overloaded');
 
     expect(await metric('http_admission_requests', 'state="in_flight"')).toBe(1);
-    expect(await metric('http_admission_shed_total', 'reason="queue_full"')).toBe(2);
+    expect(await metric('http_admission_shed_total', 'reason="queue_full"')).toBe(3);
     // Counted under their route, like the accepted ones: the alert divides one by the other.
-    expect(await metric('http_requests_total', 'method="POST",route="/orders",status="503"')).toBe(1);
+    expect(await metric('http_requests_total', 'method="POST",route="/orders",status="503"')).toBe(2);
 
     await locker.query('rollback');
     expect((await held).status).toBe(201);
     const after = await postOrder(api.baseUrl, order('after'));
     expect(after.status).toBe(201);
     expect(await metric('http_admission_requests', 'state="in_flight"')).toBe(0);
+    const malformed = await fetch(`${api.baseUrl}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"customerId": "unread", "items": [',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { type: string }).type).toBe('urn:problem:malformed-json');
 
     expect(await rowsOfCustomer(api, 'shed')).toEqual({ orders: 0, events: 0 });
     expect(await rowsOfCustomer(api, 'held')).toEqual({ orders: 1, events: 1 });

@@ -120,7 +120,7 @@ export class Admission {
     try {
       await this.#acquire();
     } catch (err) {
-      this.#shed?.seconds.observe((performance.now() - (arrivedAt ?? asked)) / 1000);
+      this.#observeRefusal(arrivedAt ?? asked);
       throw err;
     }
     const started = this.#now();
@@ -131,6 +131,28 @@ export class Admission {
     }
   }
 
+  /**
+   * The refusal a request arriving now meets, counted, or undefined if it would take a slot or join
+   * the queue. Asked before a request is read, it spares a request that would be refused anyway
+   * the parsing and validation of its body: past capacity, that work would be taken from the
+   * requests being served. `arrivedAt` as for `run`.
+   */
+  refuseOnArrival(arrivedAt?: number): Overloaded | undefined {
+    const reason = this.#refusal();
+    if (reason === undefined) return undefined;
+    this.#observeRefusal(arrivedAt ?? performance.now());
+    return this.#refuse(reason);
+  }
+
+  /** Why a request arriving now would be refused at once, if it would. */
+  #refusal(): ShedReason | undefined {
+    if (this.#inFlight < this.limit && this.#queue.length === 0) return undefined;
+    if (this.#queue.length >= this.options.queueLength) return 'queue_full';
+    if (this.#expectedWaitMs() > (this.options.adaptive?.expectedWaitMs ?? Number.POSITIVE_INFINITY))
+      return 'expected_wait';
+    return undefined;
+  }
+
   #acquire(): Promise<void> {
     if (this.#inFlight < this.limit && this.#queue.length === 0) {
       // A slot was free until now: a stall is counted from when the last slot was taken, not from
@@ -139,9 +161,8 @@ export class Admission {
       this.#inFlight++;
       return Promise.resolve();
     }
-    if (this.#queue.length >= this.options.queueLength) return Promise.reject(this.#refuse('queue_full'));
-    if (this.#expectedWaitMs() > (this.options.adaptive?.expectedWaitMs ?? Number.POSITIVE_INFINITY))
-      return Promise.reject(this.#refuse('expected_wait'));
+    const refusal = this.#refusal();
+    if (refusal) return Promise.reject(this.#refuse(refusal));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         admit: resolve,
@@ -182,6 +203,10 @@ export class Admission {
       this.#inFlight++;
       next.admit();
     }
+  }
+
+  #observeRefusal(arrivedAt: number): void {
+    this.#shed?.seconds.observe((performance.now() - arrivedAt) / 1000);
   }
 
   #refuse(reason: ShedReason): Overloaded {

@@ -1,5 +1,5 @@
 import { HttpProblem } from '@outbox/runtime/problem';
-import { type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
 import type { UnorderableLine } from '../orders/catalogPrices.ts';
@@ -8,6 +8,7 @@ import { listOrders, listOrdersQuery } from '../orders/listOrders.ts';
 import { type OrderRequest, orderRequest } from '../orders/orderRequest.ts';
 import type { PlaceOrderResult } from '../orders/placeOrder.ts';
 import type { Admission } from './admission.ts';
+import { jsonBody } from './jsonBody.ts';
 import { NOT_FOUND, validationProblem } from './problem.ts';
 
 /** Places the orders of POST /orders: placeOrder, or the demo's writer (src/demo/). */
@@ -90,13 +91,22 @@ const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as
 
 /**
  * Every route's database work runs in an admission slot (admission.ts): past capacity a request is
- * refused in milliseconds, after its validation and before its transaction, rather than queued on
- * the pool for seconds. Reads take a slot too: they hold a pooled connection like a write does.
+ * refused in milliseconds, before its transaction, rather than queued on the pool for seconds.
+ * Reads take a slot too: they hold a pooled connection like a write does. An order that would be
+ * refused on arrival is refused before its body is read, parsed and validated (so under overload a
+ * malformed one is answered 503 too, and 400 when it is sent again); one that may queue is validated
+ * first, and asks for its slot after.
  */
 export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Admission): Router {
   const router = Router();
 
-  router.post('/', async (req, res) => {
+  const refuseOnArrival: RequestHandler = (_req, res, next) => {
+    const refused = admission.refuseOnArrival(arrivedAt(res));
+    if (refused) throw refused;
+    next();
+  };
+
+  router.post('/', refuseOnArrival, jsonBody(), async (req, res) => {
     if (!req.is('application/json')) {
       throw new HttpProblem(
         415,
