@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 useLeakGuard();
 
-const POOL_SIZE = 12; // DATABASE_POOL_SIZE's default
+const POOL_SIZE = 22; // DATABASE_POOL_SIZE's default
 const ADMITTED = POOL_SIZE - 2; // ADMISSION_LIMIT's default: the pool less 2 kept for /healthz and background work
 const REQUESTS = POOL_SIZE + 5;
 

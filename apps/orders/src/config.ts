@@ -36,14 +36,17 @@ const settings = z.object({
   DATABASE_URL: postgresUrl,
   ...databaseTimeoutSettings,
   /**
-   * The API's connection pool: node-postgres' `max` under Prisma. 12: the 10 connections
-   * node-postgres gives by default all go to requests, as before the admission limit, plus the 2 kept.
+   * The API's connection pool: node-postgres' `max` under Prisma, and by default the admission
+   * limit's ceiling less the 2 kept. 22: 20 requests at once. Admitted orders do not hold a
+   * connection each (at most ORDER_WRITE_CONCURRENCY transactions write them), but their batches
+   * are drawn from those admitted: too few slots and the batches stay small past capacity, too
+   * many and every order waits longer (docs/performance.md, "How many orders in flight").
    */
   DATABASE_POOL_SIZE: z.coerce
     .number()
     .int()
     .min(RESERVED_CONNECTIONS + 1)
-    .default(12),
+    .default(22),
   /**
    * How many requests (POST /orders, GET /orders, GET /orders/:id) do their database work at once
    * (http/admission.ts). `adaptive` (default): a limit that follows the latency of that work and

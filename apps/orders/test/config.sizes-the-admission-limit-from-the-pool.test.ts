@@ -10,12 +10,12 @@ const env = { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/orders', KAFKA
 describe('orders config: the admission limit', () => {
   it('is adaptive by default, up to the pool less 2, queueing only short expected waits', () => {
     expect(admissionOptions(loadConfig('orders', configSchema, env))).toEqual({
-      limit: 10,
+      limit: 20,
       queueLength: 256,
       queueTimeoutMs: 500,
       retryAfterSeconds: 1,
       // The cuts may at most halve the limit.
-      adaptive: { minLimit: 5, expectedWaitMs: 250, sagaBacklogMs: 1_000 },
+      adaptive: { minLimit: 10, expectedWaitMs: 250, sagaBacklogMs: 1_000 },
     });
     expect(
       admissionOptions(loadConfig('orders', configSchema, { ...env, DATABASE_POOL_SIZE: '20' })),
@@ -26,7 +26,7 @@ describe('orders config: the admission limit', () => {
     expect(
       admissionOptions(loadConfig('orders', configSchema, { ...env, ADMISSION_LIMITER: 'fixed' })),
     ).toEqual({
-      limit: 10,
+      limit: 20,
       queueLength: 16,
       queueTimeoutMs: 25,
       retryAfterSeconds: 1,

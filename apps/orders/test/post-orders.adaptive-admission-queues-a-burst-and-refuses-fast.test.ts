@@ -1,7 +1,7 @@
 // The orders API's default, adaptive admission limit against the fixed one it replaced, on the real
 // API and database (src/http/admission.ts, src/config.ts). A burst of 40 orders arrives while a lock
-// the test holds stalls the 10 admitted ones, as a pause (a checkpoint, a GC) stalls them: the fixed
-// limit's 25 ms queue refuses the 30 beyond its slots; the adaptive queue takes them, since each
+// the test holds stalls the 20 admitted ones, as a pause (a checkpoint, a GC) stalls them: the fixed
+// limit's 25 ms queue refuses the 20 beyond its slots; the adaptive queue takes them, since each
 // should get a slot soon, and all 40 are created once the lock goes. Then a stall outlasts the queue's
 // timeout: the requests that arrive after it are refused on arrival, within 50 ms of it by the API's
 // own clock (http_admission_refusal_seconds), and write nothing.
@@ -27,7 +27,7 @@ const order = (customerId: string) => ({
   items: [{ sku: 'KB-101', quantity: 1 }],
 });
 const BURST = 40;
-const SLOTS = 10; // the pool's 12 less the 2 kept: the default limit, and the adaptive one's ceiling
+const SLOTS = 20; // the pool's 22 less the 2 kept: the default limit, and the adaptive one's ceiling
 
 const apis: OrdersApi[] = [];
 const lockers: pg.Client[] = [];
