@@ -37,10 +37,6 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
   );
 }
 
-/** The same targets at a later revision on a faster host of the same kind, twice, the variants in opposite orders. */
-const TARGETS_RUN_2 = resultsFile('system.targets.run-2.json');
-const TARGETS_RUN_3 = resultsFile('system.targets.run-3.json');
-
 /** The targets, each variant against the reference of the run (bench/system/targets.ts decides). */
 function targetsOf(run: string): FigureTable {
   return {
@@ -55,48 +51,47 @@ function targetsOf(run: string): FigureTable {
   };
 }
 
-export const performanceTargets: FigureTable = targetsOf(TARGETS_RUN);
-export const performanceTargetsRun2: FigureTable = targetsOf(TARGETS_RUN_2);
-export const performanceTargetsRun3: FigureTable = targetsOf(TARGETS_RUN_3);
+/**
+ * The bench:system runs the docs show, by figure id: each as its targets (`<id>`) and as a line per
+ * variant (`<id>-summary`).
+ */
+const RUNS: Record<string, string> = {
+  // The reference beside today's code, as shipped.
+  'performance-targets': 'system.targets.json',
+  // The same on a faster host of the same kind, twice, the variants in opposite orders.
+  'performance-targets-run-2': 'system.targets.run-2.json',
+  'performance-targets-run-3': 'system.targets.run-3.json',
+  // With 25 and 50 ms of linger at every hop.
+  'performance-targets-lingers': 'system.targets-lingers.json',
+  // The waits on by default.
+  'performance-targets-run-4': 'system.targets.run-4.json',
+  // With group commit, on a slower host; then today's code first.
+  'performance-targets-run-5': 'system.targets.run-5.json',
+  'performance-targets-run-6': 'system.targets.run-6.json',
+  // One statement per batch, beside the revision before it; then today's code first.
+  'performance-targets-run-7': 'system.targets.run-7.json',
+  'performance-targets-run-8': 'system.targets.run-8.json',
+  // The queue's expected wait on the recent time of the work, then on its typical time.
+  'admission-typical': 'system.admission-typical.json',
+  // Today's code alone with the server's autovacuum on; then the targets so.
+  'autovacuum-on': 'system.autovacuum-on.json',
+  'performance-targets-run-9': 'system.targets.run-9.json',
+  // On an Intel host, autovacuum on: before and after the refusal on arrival.
+  'performance-targets-run-10': 'system.targets.run-10.json',
+  'refuse-on-arrival-run-1': 'system.refuse-on-arrival.run-1.json',
+  'refuse-on-arrival-run-2': 'system.refuse-on-arrival.run-2.json',
+  'performance-targets-run-11': 'system.targets.run-11.json',
+};
 
-/** A run's two tables: its targets (targetsOf) and each variant in a line (summaryOf). */
-function tablesOf(name: string): { targets: FigureTable; summary: FigureTable } {
-  const run = resultsFile(name);
-  return { targets: targetsOf(run), summary: summaryOf(run) };
-}
-
-/** The reference beside today's code with 25 and 50 ms of linger at every hop. */
-export const { targets: performanceTargetsLingers, summary: performanceTargetsSummaryLingers } = tablesOf(
-  'system.targets-lingers.json',
+export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
+  Object.entries(RUNS).flatMap(([id, name]) => {
+    const run = resultsFile(name);
+    return [
+      [id, targetsOf(run)],
+      [`${id}-summary`, summaryOf(run)],
+    ];
+  }),
 );
-/** The reference beside today's code as shipped, the waits on by default. */
-export const { targets: performanceTargetsRun4, summary: performanceTargetsSummaryRun4 } =
-  tablesOf('system.targets.run-4.json');
-/** The reference beside today's code with group commit, on a slower host of the same kind. */
-export const { targets: performanceTargetsRun5, summary: performanceTargetsSummaryRun5 } =
-  tablesOf('system.targets.run-5.json');
-/** The same on the same host, today's code first. */
-export const performanceTargetsRun6: FigureTable = targetsOf(resultsFile('system.targets.run-6.json'));
-/** The same with one statement per batch, beside the revision before it. */
-export const { targets: performanceTargetsRun7, summary: performanceTargetsSummaryRun7 } =
-  tablesOf('system.targets.run-7.json');
-/** Once more on the same host, faster that hour, today's code first. */
-export const { targets: performanceTargetsRun8, summary: performanceTargetsSummaryRun8 } =
-  tablesOf('system.targets.run-8.json');
-/** The queue's expected wait on the recent time of the work, then on its typical time, side by side. */
-export const { targets: admissionTypical, summary: admissionTypicalSummary } = tablesOf(
-  'system.admission-typical.json',
-);
-/** Today's code alone, with the server's autovacuum on. */
-export const { targets: autovacuumOn, summary: autovacuumOnSummary } = tablesOf('system.autovacuum-on.json');
-/** The targets with autovacuum on, the reference first. */
-export const { targets: performanceTargetsRun9, summary: performanceTargetsSummaryRun9 } =
-  tablesOf('system.targets.run-9.json');
-
-/** Each variant in a line: capacity, peak, CPU per order, latency, what it refused at twice its capacity. */
-export const performanceTargetsSummary: FigureTable = summaryOf(TARGETS_RUN);
-export const performanceTargetsSummaryRun2: FigureTable = summaryOf(TARGETS_RUN_2);
-export const performanceTargetsSummaryRun3: FigureTable = summaryOf(TARGETS_RUN_3);
 
 /** The two revisions before today's, side by side in one run: where the reference lost its capacity. */
 export const bfada78Vs400e20f: FigureTable = summaryOf(resultsFile('system.bfada78-vs-400e20f.json'));
