@@ -15,9 +15,10 @@ const MONTHS = [
   'December',
 ];
 
-/** 6733.8 → "6,734"; digits after the point on request; a figure a run did not record → "NaN". */
+/** 6733.8 → "6,734"; digits after the point on request; a figure a run did not record → "—". */
 export function num(value: number | null | undefined, digits = 0): string {
-  return (value ?? Number.NaN).toLocaleString('en-US', {
+  if (value === null || value === undefined || Number.isNaN(value)) return '—';
+  return value.toLocaleString('en-US', {
     minimumFractionDigits: digits,
     maximumFractionDigits: digits,
   });

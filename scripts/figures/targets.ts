@@ -81,6 +81,12 @@ const RUNS: Record<string, string> = {
   'refuse-on-arrival-run-1': 'system.refuse-on-arrival.run-1.json',
   'refuse-on-arrival-run-2': 'system.refuse-on-arrival.run-2.json',
   'performance-targets-run-11': 'system.targets.run-11.json',
+  // How many orders may be in flight at once (the admission slots), side by side; then the targets.
+  'admission-slots-run-1': 'system.admission-slots.run-1.json',
+  'admission-slots-run-2': 'system.admission-slots.run-2.json',
+  'admission-slots-run-3': 'system.admission-slots.run-3.json',
+  'admission-slots-run-4': 'system.admission-slots.run-4.json',
+  'performance-targets-run-12': 'system.targets.run-12.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(

@@ -89,6 +89,15 @@ const orderWithHistory = (prisma: Prisma, id: string) =>
 /** When the request arrived (httpMetrics.ts), for the admission limit's refusal times. */
 const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as number | undefined;
 
+/** Before the body is read: the refusal a request arriving now would meet anyway (admission.ts). */
+const refuseOnArrival =
+  (admission: Admission): RequestHandler =>
+  (_req, res, next) => {
+    const refused = admission.refuseOnArrival(arrivedAt(res));
+    if (refused) throw refused;
+    next();
+  };
+
 /**
  * Every route's database work runs in an admission slot (admission.ts): past capacity a request is
  * refused in milliseconds, before its transaction, rather than queued on the pool for seconds.
@@ -100,13 +109,7 @@ const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as
 export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Admission): Router {
   const router = Router();
 
-  const refuseOnArrival: RequestHandler = (_req, res, next) => {
-    const refused = admission.refuseOnArrival(arrivedAt(res));
-    if (refused) throw refused;
-    next();
-  };
-
-  router.post('/', refuseOnArrival, jsonBody(), async (req, res) => {
+  router.post('/', refuseOnArrival(admission), jsonBody(), async (req, res) => {
     if (!req.is('application/json')) {
       throw new HttpProblem(
         415,
