@@ -40,7 +40,7 @@ const settings = z.object({
    * limit's ceiling less the 2 kept. 22: 20 requests at once. Admitted orders do not hold a
    * connection each (at most ORDER_WRITE_CONCURRENCY transactions write them), but their batches
    * are drawn from those admitted: too few slots and the batches stay small past capacity, too
-   * many and every order waits longer (docs/performance.md, "How many orders in flight").
+   * many and every order waits longer (docs/performance.md, "On an Intel host").
    */
   DATABASE_POOL_SIZE: z.coerce
     .number()

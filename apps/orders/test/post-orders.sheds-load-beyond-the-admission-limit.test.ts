@@ -55,6 +55,14 @@ async function metric(name: string, label: string): Promise<number | undefined> 
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
 
+/** An order whose body is not even JSON. */
+const postUnparsable = () =>
+  fetch(`${api.baseUrl}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"customerId": "unread", "items": [',
+  });
+
 describe('POST /orders beyond the admission limit', () => {
   it('is refused at once with 503 overloaded and Retry-After, writes nothing, and the next request after the held one is accepted', async () => {
     locker = new pg.Client({ connectionString: api.db.url });
@@ -78,11 +86,7 @@ describe('POST /orders beyond the admission limit', () => {
 
     // Refused on arrival, before its body is read: a body that is not even JSON is not looked at
     // (400 malformed-json once the API has room), and the connection still serves the next request.
-    const unread = await fetch(`${api.baseUrl}/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"customerId": "unread", "items": [',
-    });
+    const unread = await postUnparsable();
     expect(unread.status).toBe(503);
     expect(((await unread.json()) as { type: string }).type).toBe('urn:problem:overloaded');
 
@@ -101,11 +105,7 @@ describe('POST /orders beyond the admission limit', () => {
     const after = await postOrder(api.baseUrl, order('after'));
     expect(after.status).toBe(201);
     expect(await metric('http_admission_requests', 'state="in_flight"')).toBe(0);
-    const malformed = await fetch(`${api.baseUrl}/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"customerId": "unread", "items": [',
-    });
+    const malformed = await postUnparsable();
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { type: string }).type).toBe('urn:problem:malformed-json');
 
