@@ -87,6 +87,9 @@ const RUNS: Record<string, string> = {
   'admission-slots-run-3': 'system.admission-slots.run-3.json',
   'admission-slots-run-4': 'system.admission-slots.run-4.json',
   'performance-targets-run-12': 'system.targets.run-12.json',
+  // Traced and untraced, side by side, twice the capacity offered.
+  'tracing-at-overload-run-1': 'system.tracing-at-overload.run-1.json',
+  'tracing-at-overload-run-2': 'system.tracing-at-overload.run-2.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
