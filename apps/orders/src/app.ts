@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
+import { untraceRequests } from '@outbox/runtime/tracing';
 import express from 'express';
 import type { Logger } from 'pino';
 import { defaultAdmission, defaultOrderBatches } from './config.ts';
@@ -32,6 +33,9 @@ export type AppDeps = {
   sagaBacklog?: BacklogReader;
 };
 
+/** The path of POST /orders, as a request arrives (with or without a query or a trailing slash). */
+const ORDERS_COLLECTION = /^\/orders\/?(\?|$)/i;
+
 /** Production's writer: every order with its event, grouped into transactions under load. */
 export function outboxWriter(batches: OrderBatches): OrderPlacer {
   return { mode: 'outbox', place: (request, key) => batches.place(request, key) };
@@ -53,11 +57,15 @@ export function createApp({
   app.disable('x-powered-by');
   app.use(httpMetrics(registry));
 
-  app.use(
-    '/orders',
-    rememberMountPath,
-    ordersRouter(prisma, writer, new Admission(admission, registry, sagaBacklog)),
+  const admissionLimit = new Admission(admission, registry, sagaBacklog);
+  // An order the admission limit refuses on arrival starts no span: past capacity most requests
+  // are refusals (counted by http_admission_shed_total), and a span each would take CPU from the
+  // orders being served (docs/tracing.md).
+  untraceRequests(
+    (req) =>
+      req.method === 'POST' && ORDERS_COLLECTION.test(req.url ?? '') && admissionLimit.wouldRefuseOnArrival(),
   );
+  app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, admissionLimit));
   if (admin) app.use('/admin', jsonBody(), admin);
 
   // Up means the API can take orders: its database answers. The reply consumer is reported but does

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { trace } from '@opentelemetry/api';
 
 /**
@@ -30,6 +31,26 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** The tracer of this repository's own spans (relay publish, consumer process). */
 export const tracer = trace.getTracer('@outbox/runtime');
+
+/** Says whether a request, as it arrives, is one the app answers without a span. */
+export type UntracedRequests = (request: IncomingMessage) => boolean;
+
+let untraced: UntracedRequests | undefined;
+
+/**
+ * Requests that start no span, besides the reads (tracingSdk.ts): the app knows which of its
+ * answers are not worth a trace, such as the orders API's refusals under overload, where a span
+ * for every refused request would take CPU from the orders being served. Asked as each request
+ * arrives, before the HTTP instrumentation starts its span; one filter per process, the last set.
+ */
+export function untraceRequests(filter: UntracedRequests): void {
+  untraced = filter;
+}
+
+/** Whether the app said `request` starts no span (untraceRequests). */
+export function startsNoSpan(request: IncomingMessage): boolean {
+  return untraced?.(request) ?? false;
+}
 
 type Sdk = { shutdown(): Promise<void> };
 let sdk: Promise<Sdk | undefined> | undefined;

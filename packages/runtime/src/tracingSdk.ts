@@ -9,6 +9,7 @@ import { register as registerLoaderHooks, supportsSyncHooks } from 'import-in-th
 import { loadConfigOrExit, trustIncomingTraceparent } from './config.ts';
 import { linkCallerContext, setCallerContextAside } from './incomingTraceContext.ts';
 import { samplerFor, samplingConfigSchema } from './traceSampler.ts';
+import { startsNoSpan } from './tracing.ts';
 
 /**
  * The OpenTelemetry Node SDK, configured by the standard OTEL_* variables (exporter, endpoint,
@@ -33,10 +34,13 @@ const INSTRUMENTED_MODULES = ['http', 'https', 'express'];
  */
 const isRead = (req: { method?: string }) => req.method === 'GET' || req.method === 'HEAD';
 
-/** Which requests start no span; the others' caller context is set aside unless trusted. */
+/**
+ * Which requests start no span (reads, and those the app says: tracing.ts's untraceRequests); the
+ * others' caller context is set aside unless trusted.
+ */
 function ignoreIncoming(trustCaller: boolean) {
   return (req: IncomingMessage) => {
-    if (isRead(req)) return true;
+    if (isRead(req) || startsNoSpan(req)) return true;
     if (!trustCaller) setCallerContextAside(req);
     return false;
   };

@@ -144,6 +144,11 @@ export class Admission {
     return this.#refuse(reason);
   }
 
+  /** Whether a request arriving now would be refused on arrival; nothing is counted. */
+  wouldRefuseOnArrival(): boolean {
+    return this.#refusal() !== undefined;
+  }
+
   /** Why a request arriving now would be refused at once, if it would. */
   #refusal(): ShedReason | undefined {
     if (this.#inFlight < this.limit && this.#queue.length === 0) return undefined;
