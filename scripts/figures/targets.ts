@@ -90,6 +90,11 @@ const RUNS: Record<string, string> = {
   // Traced and untraced, side by side, twice the capacity offered.
   'tracing-at-overload-run-1': 'system.tracing-at-overload.run-1.json',
   'tracing-at-overload-run-2': 'system.tracing-at-overload.run-2.json',
+  // On an AMD host: the targets as found; a refusal without a span, side by side; then the targets.
+  'performance-targets-run-13': 'system.targets.run-13.json',
+  'untraced-refusals-run-1': 'system.untraced-refusals.run-1.json',
+  'untraced-refusals-run-2': 'system.untraced-refusals.run-2.json',
+  'performance-targets-run-14': 'system.targets.run-14.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
