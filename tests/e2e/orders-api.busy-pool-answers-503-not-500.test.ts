@@ -7,12 +7,9 @@
 //
 // Reproduced deterministically: a lock held by the test keeps the first requests (as many as the
 // admission limit) inside their transactions; the others are answered while it is still held.
-import { randomBytes } from 'node:crypto';
-import { freePort } from '@outbox/devstack/ports';
-import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
-import { eventually } from '@outbox/devstack/testing/stack';
-import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { eventually, startOrdersAlone } from '@outbox/devstack/testing/stack';
 import { createTestDatabase, queryOnce, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,17 +24,7 @@ let db: TestDatabase;
 let orders: ServiceProcess | undefined;
 beforeAll(async () => {
   db = await createTestDatabase('busypool_orders');
-  const prefix = `busypool-${randomBytes(3).toString('hex')}.`;
-  orders = await startService(
-    'orders',
-    {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: sharedKafkaBrokers().join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_GROUP_ID: `${prefix}orders`,
-    },
-    { port: await freePort(), label: 'busypool', name: 'orders' },
-  );
+  orders = await startOrdersAlone('busypool', db.url);
 });
 afterAll(async () => {
   await orders?.stop();

@@ -5,13 +5,10 @@
 // Deterministic: the orders API admits one request at a time with no queue, a lock held by the test
 // keeps the admitted order inside its transaction, and every order sent meanwhile is refused on
 // arrival. Every request would be traced otherwise: the rate limit is far above the few sent.
-import { randomBytes } from 'node:crypto';
-import { freePort } from '@outbox/devstack/ports';
-import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import type { ServiceProcess } from '@outbox/devstack/service-process';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { type OtlpReceiver, startOtlpReceiver } from '@outbox/devstack/testing/otlp-receiver';
-import { eventually } from '@outbox/devstack/testing/stack';
-import { sharedKafkaBrokers } from '@outbox/devstack/testing/test-broker';
+import { eventually, startOrdersAlone } from '@outbox/devstack/testing/stack';
 import { createTestDatabase, type TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,22 +23,13 @@ let orders: ServiceProcess | undefined;
 beforeAll(async () => {
   db = await createTestDatabase('untraced_refusals');
   receiver = await startOtlpReceiver();
-  const prefix = `untraced-refusals-${randomBytes(3).toString('hex')}.`;
-  orders = await startService(
-    'orders',
-    {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: sharedKafkaBrokers().join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_GROUP_ID: `${prefix}orders`,
-      ADMISSION_LIMITER: 'fixed',
-      ADMISSION_LIMIT: '1',
-      ADMISSION_QUEUE_LENGTH: '0',
-      TRACING_MAX_TRACES_PER_SECOND: '1000',
-      ...receiver.tracingEnv('orders'),
-    },
-    { port: await freePort(), label: 'untraced', name: 'orders' },
-  );
+  orders = await startOrdersAlone('untraced', db.url, {
+    ADMISSION_LIMITER: 'fixed',
+    ADMISSION_LIMIT: '1',
+    ADMISSION_QUEUE_LENGTH: '0',
+    TRACING_MAX_TRACES_PER_SECOND: '1000',
+    ...receiver.tracingEnv('orders'),
+  });
 });
 afterAll(async () => {
   await orders?.stop();

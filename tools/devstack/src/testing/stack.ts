@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../ports.ts';
 import { type ServiceProcess, startService, startTogether } from '../serviceProcess.ts';
 import { type ProcessName, planStack, RELAYS, SERVICES, type StackSettings } from '../stackPlan.ts';
+import { sharedKafkaBrokers } from './testBroker.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 export type Stack = {
@@ -97,4 +98,27 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${description}`);
     await sleep(200);
   }
+}
+
+/**
+ * The orders API alone, on `databaseUrl`, against the shared test broker with topics and a consumer
+ * group of its own: for tests of the API's own behaviour that need no relay and no consumer.
+ */
+export async function startOrdersAlone(
+  label: string,
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const prefix = `${label}-${randomBytes(3).toString('hex')}.`;
+  return startService(
+    'orders',
+    {
+      DATABASE_URL: databaseUrl,
+      KAFKA_BROKERS: sharedKafkaBrokers().join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_GROUP_ID: `${prefix}orders`,
+      ...extraEnv,
+    },
+    { port: await freePort(), label, name: 'orders' },
+  );
 }
