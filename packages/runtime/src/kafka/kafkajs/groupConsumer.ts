@@ -4,6 +4,7 @@ import { CONSUMER_RETRY } from '../clientOptions.ts';
 import type { GroupMember, GroupMemberOptions, PartitionBatch } from '../ports.ts';
 import { asRejoinIfCoordinatorLost } from './coordinatorLoss.ts';
 import { type StartMember, superviseMember } from './groupMember.ts';
+import type { CommitOutcomes } from './memberWatchdog.ts';
 
 /**
  * The kafkajs adapter of the project's group member (GroupMember, ports.ts): a kafkajs consumer
@@ -28,7 +29,7 @@ export async function kafkajsGroupMember(kafka: Kafka, options: GroupMemberOptio
 /** A new kafkajs consumer in the group, subscribed and running; what it opened is closed if it fails. */
 function memberStarter(kafka: Kafka, options: GroupMemberOptions): StartMember {
   const { groupId, topics, heartbeatIntervalMs, logger } = options;
-  return async (watch) => {
+  return async (watch, commits) => {
     const consumer = kafka.consumer({
       groupId,
       allowAutoTopicCreation: false,
@@ -52,7 +53,7 @@ function memberStarter(kafka: Kafka, options: GroupMemberOptions): StartMember {
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
         eachBatch: (payload) =>
           heartbeatWhile(payload.heartbeat, heartbeatIntervalMs, logger, () =>
-            options.eachBatch(partitionBatch(payload)),
+            options.eachBatch(partitionBatch(payload, commits)),
           ),
       });
       return consumer;
@@ -68,7 +69,7 @@ function memberStarter(kafka: Kafka, options: GroupMemberOptions): StartMember {
  * gone becomes an error kafkajs answers by rejoining at once, which finds the new coordinator
  * (coordinatorLoss.ts). Not the payload itself: the loop keeps the commit functions, not the batch.
  */
-function partitionBatch(payload: EachBatchPayload): PartitionBatch {
+function partitionBatch(payload: EachBatchPayload, commits: CommitOutcomes): PartitionBatch {
   const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const { commitOffsetsIfNecessary, uncommittedOffsets } = payload;
   return {
@@ -81,8 +82,16 @@ function partitionBatch(payload: EachBatchPayload): PartitionBatch {
     isRunning,
     isStale,
     uncommittedOffsets,
-    // With offsets given, kafkajs commits them unconditionally (its runner.js).
-    commitOffsetsIfNecessary,
+    // With offsets given, kafkajs commits them unconditionally (its runner.js). How each commit
+    // ended tells the watchdog whether the member is stuck on a coordinator that moved.
+    commitOffsetsIfNecessary: (offsets) =>
+      commitOffsetsIfNecessary(offsets).then(
+        () => commits.committed(),
+        (err: unknown) => {
+          commits.refused(err);
+          throw err;
+        },
+      ),
   };
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { exponentialDelayMs } from '../../backoff.ts';
 import { settleWithin } from '../settleWithin.ts';
 import { MemberLife } from './memberLife.ts';
-import { MemberWatchdog } from './memberWatchdog.ts';
+import { type CommitOutcomes, MemberWatchdog } from './memberWatchdog.ts';
 
 /**
  * A member silent this long (no heartbeat answered, no join, no batch) is replaced by a new one
@@ -26,8 +26,11 @@ const DISCONNECT_BOUND_MS = 5_000;
 const REPLACE_BASE_MS = 1_000;
 const REPLACE_CAP_MS = 30_000;
 
-/** Starts a new member; `watch` is called with its consumer before it connects. */
-export type StartMember = (watch: (consumer: Consumer) => void) => Promise<Consumer>;
+/**
+ * Starts a new member; `watch` is called with its consumer before it connects, and `commits` is
+ * told how each of its offset commits ended (memberWatchdog.ts reads a stuck member from them).
+ */
+export type StartMember = (watch: (consumer: Consumer) => void, commits: CommitOutcomes) => Promise<Consumer>;
 
 export type SupervisedMember = {
   /** The member now in the group: a replaced one is never handed out again. */
@@ -50,8 +53,9 @@ type Supervision = {
 
 /**
  * This process's one member of the consumer group, started, then replaced when kafkajs has given
- * up on it (a crash it does not restart, a stop nobody asked for: memberLife.ts) or, as a last
- * resort, when it has been silent for minutes (memberWatchdog.ts). A member kafkajs is restarting
+ * up on it (a crash it does not restart, a stop nobody asked for: memberLife.ts), when its offset
+ * commits have gone for 20 s to a coordinator that moved, with no rejoin, or, as a last resort,
+ * when it has been silent for minutes (both memberWatchdog.ts). A member kafkajs is restarting
  * is left to kafkajs. The member replaced leaves the group if the coordinator answers, its
  * uncommitted offsets are forgotten (their chunks are redelivered and skipped as duplicates), and
  * a new kafkajs consumer looks the coordinator up and joins afresh.
@@ -88,7 +92,7 @@ class MemberSupervisor implements SupervisedMember {
 
   async start(): Promise<void> {
     try {
-      this.#member = await this.#startMember(this.#watch);
+      this.#member = await this.#startMember(this.#watch, this.#watchdog);
     } catch (err) {
       this.#watchdog.close();
       throw err;
@@ -175,14 +179,16 @@ class MemberSupervisor implements SupervisedMember {
     );
     // A start can hang (a join kafkajs keeps retrying while the brokers are still coming back):
     // past the bound it is given up, and tried again after a backoff.
-    const started = await settleWithin(this.#startMember(this.#watch), START_BOUND_MS).catch(async (err) => {
-      const starting = this.#starting;
-      if (starting) {
-        this.#lifeOf(starting)?.leaving();
-        await settleWithin(starting.disconnect(), DISCONNECT_BOUND_MS).catch(() => {});
-      }
-      throw err;
-    });
+    const started = await settleWithin(this.#startMember(this.#watch, this.#watchdog), START_BOUND_MS).catch(
+      async (err) => {
+        const starting = this.#starting;
+        if (starting) {
+          this.#lifeOf(starting)?.leaving();
+          await settleWithin(starting.disconnect(), DISCONNECT_BOUND_MS).catch(() => {});
+        }
+        throw err;
+      },
+    );
     if (this.#stopped) {
       this.#lifeOf(started)?.leaving();
       await started.disconnect();
