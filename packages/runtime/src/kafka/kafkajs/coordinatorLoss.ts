@@ -41,9 +41,19 @@ class CoordinatorLostError extends Error {
 }
 
 function coordinatorLost(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (UNREACHABLE.has(e.name)) return true;
-    if (COORDINATOR_MOVED.has((e as { type?: unknown }).type as string)) return true;
-  }
+  return anyCause(
+    err,
+    (e) => UNREACHABLE.has(e.name) || COORDINATOR_MOVED.has((e as { type?: unknown }).type as string),
+  );
+}
+
+/** A request answered by a broker that does not coordinate the group (kafkajs's protocol error). */
+export function refusedAsNotTheCoordinator(err: unknown): boolean {
+  return anyCause(err, (e) => (e as { type?: unknown }).type === 'NOT_COORDINATOR_FOR_GROUP');
+}
+
+/** Whether `err` or an error in its chain of causes meets `test`. */
+function anyCause(err: unknown, test: (e: Error) => boolean): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (test(e)) return true;
   return false;
 }

@@ -1,5 +1,6 @@
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { refusedAsNotTheCoordinator } from './coordinatorLoss.ts';
 
 /**
  * Offset commits refused with "not the coordinator" for this long, with no join and no heartbeat
@@ -100,12 +101,4 @@ export class MemberWatchdog implements CommitOutcomes {
         this.#restarting = false;
       });
   }
-}
-
-/** kafkajs's protocol error for a request sent to a broker that does not coordinate the group. */
-function refusedAsNotTheCoordinator(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if ((e as { type?: unknown }).type === 'NOT_COORDINATOR_FOR_GROUP') return true;
-  }
-  return false;
 }
