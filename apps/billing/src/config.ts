@@ -19,6 +19,8 @@ const settings = consumerServiceSchema({ port: 3004, groupId: 'billing' }).exten
   PAYMENT_LIMIT_CENTS: z.coerce.bigint().positive().default(1_000_000n),
   /** Test and demo switch: share of provider calls that fail as if it were down (0..1); such events are retried. */
   PAYMENT_FAULT_RATE: z.coerce.number().min(0).max(1).default(0),
+  /** With a fault rate: the same seed fails the same calls in every run (unset: by chance). */
+  PAYMENT_FAULT_SEED: z.string().min(1).optional(),
   /** Test and demo switch: latency added to every provider call, in milliseconds. */
   PAYMENT_LATENCY_MS: timerMs(0).default(0),
   /** A provider call without an answer after this long fails, and the event is retried. */

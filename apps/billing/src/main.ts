@@ -6,7 +6,7 @@ import { EVENT_SOURCE } from './authorizePayment.ts';
 import { configSchema } from './config.ts';
 import { migrate } from './db.ts';
 import { billingHandlers } from './handlers.ts';
-import { PaymentProvider } from './paymentProvider.ts';
+import { PaymentProvider, seededDraws } from './paymentProvider.ts';
 
 await runConsumerService({
   name: 'billing',
@@ -22,6 +22,7 @@ await runConsumerService({
       new PaymentProvider({
         limitCents: config.PAYMENT_LIMIT_CENTS,
         faultRate: config.PAYMENT_FAULT_RATE,
+        draw: config.PAYMENT_FAULT_SEED === undefined ? Math.random : seededDraws(config.PAYMENT_FAULT_SEED),
         latencyMs: config.PAYMENT_LATENCY_MS,
         timeoutMs: config.PAYMENT_TIMEOUT_MS,
         remember: config.PAYMENT_KEYS_REMEMBERED,

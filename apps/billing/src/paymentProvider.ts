@@ -24,6 +24,8 @@ export type ProviderOptions = {
   limitCents: bigint;
   /** Share of calls (0..1) that fail as if the provider were down; for demos and tests. */
   faultRate: number;
+  /** Draws in [0, 1) deciding which calls fail; default Math.random, `seededDraws` to repeat a run's faults. */
+  draw?: () => number;
   /** Added to every call, in milliseconds. */
   latencyMs: number;
   /** A call that has not answered after this long fails as unavailable (and is retried); default 3 s. */
@@ -45,7 +47,7 @@ export class PaymentProvider {
   readonly #voided: BoundedMap<string, true>;
 
   constructor(options: ProviderOptions) {
-    this.#options = { timeoutMs: 3_000, remember: 100_000, ...options };
+    this.#options = { timeoutMs: 3_000, remember: 100_000, draw: Math.random, ...options };
     this.#answers = new BoundedMap(this.#options.remember);
     this.#voided = new BoundedMap(this.#options.remember);
   }
@@ -81,9 +83,18 @@ export class PaymentProvider {
       throw new PaymentProviderUnavailable(`payment provider: no answer to ${what} within ${timeoutMs} ms`);
     }
     if (latencyMs > 0) await sleep(latencyMs);
-    if (Math.random() < this.#options.faultRate)
+    if (this.#options.faultRate > 0 && this.#options.draw() < this.#options.faultRate)
       throw new PaymentProviderUnavailable('payment provider unavailable');
   }
+}
+
+/**
+ * Draws that repeat for a seed: the n-th provider call of every run with the same seed fails or
+ * not alike, so a test that needs a fault to happen can count on it instead of on chance.
+ */
+export function seededDraws(seed: string): () => number {
+  let calls = 0;
+  return () => createHash('sha256').update(`${seed}:${calls++}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /** Deterministic per idempotency key, so a retried authorization gets the same reference. */
