@@ -51,7 +51,14 @@ export type VariantReport = {
   underload?: Step[];
   atHalfCapacity?: Step;
   atNinetyPercent?: Step;
+  /**
+   * At --fixed-rate: with `fixedRateAt: 'start'`, right after the warm-up, before any other step;
+   * in the runs that do not say, after every other step.
+   */
   atFixedRate?: Step;
+  fixedRateAt?: 'start';
+  /** The fixed rate again after every other step, on the tables the search grew. */
+  atFixedRateAfterSearch?: Step;
   /** Offered above capacity (1.5× and 2×): what the admission limit keeps. */
   overload?: Step[];
 };

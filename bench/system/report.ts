@@ -54,6 +54,7 @@ function summaryTable(reports: VariantReport[], fixedRate: string): string[] {
       `p50 / p99 at ${fixedRate}/s`,
       'CPU ms/order at capacity',
       `CPU ms/order at ${fixedRate}/s`,
+      `CPU ms/order at ${fixedRate}/s after the search`,
     ],
     reports.map((r) => {
       const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
@@ -67,6 +68,7 @@ function summaryTable(reports: VariantReport[], fixedRate: string): string[] {
         r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
         String(atCapacity?.cpuMsPerOrder.total ?? '—'),
         String(r.atFixedRate?.cpuMsPerOrder.total ?? '—'),
+        String(r.atFixedRateAfterSearch?.cpuMsPerOrder.total ?? '—'),
       ];
     }),
   );
@@ -110,6 +112,7 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
         ...(r.atHalfCapacity ? [r.atHalfCapacity] : []),
         ...(r.atNinetyPercent ? [r.atNinetyPercent] : []),
         ...(r.atFixedRate ? [r.atFixedRate] : []),
+        ...(r.atFixedRateAfterSearch ? [r.atFixedRateAfterSearch] : []),
       ],
       {
         'offered/s': (s) => s.offeredRate,

@@ -32,9 +32,16 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
   return (
     `${link(run)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
     `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
-    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s, ` +
+    `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s ${fixedRateWhen(results)}, ` +
     `${results.reports.length === 2 ? 'both variants' : 'every variant'} as shipped${variantSettings(results)}, tracing ${results.run.tracing}.`
   );
+}
+
+/** When the run measured its fixed rate: first, on the stack as every variant starts, or last. */
+function fixedRateWhen(results: TargetsResults): string {
+  return results.reports.every((r) => r.fixedRateAt === 'start')
+    ? 'measured right after the warm-up, before any other step (and again after the others, in parentheses)'
+    : 'measured after every other step';
 }
 
 /** The targets, each variant against the reference of the run (bench/system/targets.ts decides). */
@@ -122,7 +129,9 @@ function summaryOf(run: string): FigureTable {
           'capacity, orders/s': (r) => `**${num(r.capacity)}**`,
           'peak accepted/s': (r) => num(peakAccepted(r), 1),
           'CPU ms per order at capacity': (r) => num(atCapacity(r)?.cpuMsPerOrder.total, 1),
-          [`CPU ms per order at ${fixed}/s`]: (r) => num(r.atFixedRate?.cpuMsPerOrder.total, 1),
+          [`CPU ms per order at ${fixed}/s`]: (r) =>
+            num(r.atFixedRate?.cpuMsPerOrder.total, 1) +
+            (r.atFixedRateAfterSearch ? ` (${num(r.atFixedRateAfterSearch.cpuMsPerOrder.total, 1)})` : ''),
           'p50 / p99 at half capacity': ({ atHalfCapacity: half }) =>
             half ? `${num(half.latencyMs.p50)} / ${num(half.latencyMs.p99)} ms` : '—',
           'offered 2× capacity: accepted/s': (r) => {
