@@ -98,7 +98,7 @@ const settings = z.object({
    * where it would commit alone): fewer transactions per order for that much latency on its answer.
    * 0 writes it at once.
    */
-  ORDER_WRITE_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(0),
+  ORDER_WRITE_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /**
    * Idempotency keys are kept this long, then deleted (a retry after that creates a new order);
    * 0 keeps them for ever. 24 h, like Stripe's keys: retries come within minutes, not days.
