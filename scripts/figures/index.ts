@@ -28,6 +28,7 @@ import {
   overloadGoodput,
   replyLocks,
   tracingCost,
+  writeLinger,
 } from './performance.ts';
 import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
@@ -77,6 +78,7 @@ export const FIGURES: Record<string, FigureTable> = {
   admission,
   'levers-at-low-rate': leversAtLowRate,
   'batching-at-low-rate': batchingAtLowRate,
+  'write-linger': writeLinger,
   'broker-requests-at-low-rate': brokerRequestsAtLowRate,
   'reply-locks': replyLocks,
   'cost-at-capacity': costAtCapacity,

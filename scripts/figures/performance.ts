@@ -270,3 +270,55 @@ export const batchingAtLowRate: FigureTable = {
     ].join('\n\n');
   },
 };
+
+const WRITE_LINGER = [
+  resultsFile('system.write-linger.run-1.json'),
+  resultsFile('system.write-linger.run-2.json'),
+] as const;
+
+/**
+ * What a linger on the orders' group commit buys at low rates: each variant's CPU per order, the
+ * orders API's and PostgreSQL's share of it, and the POST's answer time, at the fixed rate on the
+ * fresh stack, at half the given capacity and at the fixed rate again at the end; two runs, the
+ * variants in opposite orders.
+ */
+export const writeLinger: FigureTable = {
+  sources: [...WRITE_LINGER],
+  render({ read, link }) {
+    const runs = WRITE_LINGER.map((path) => ({ path, results: read<Written<SystemResults<Report>>>(path) }));
+    const [first] = runs;
+    if (!first) throw new Error('no write-linger run');
+    const fixed = first.results.args['fixed-rate'];
+    const both = (name: string, pick: (report: Report) => string) =>
+      runs.map(({ path, results }) => pick(variant(results, name, path))).join(' / ');
+    const cpu = (step: Step | undefined, part = 'total') => num(step?.cpuMsPerOrder[part], 2);
+    const rows = first.results.reports.map((report) => [
+      `${report.variant}: ${settingsOf(first.results, report.variant).replace('the defaults', "that revision's defaults, no linger")}`,
+      both(report.variant, (r) => cpu(r.atFixedRate)),
+      both(report.variant, (r) => `${cpu(r.atFixedRate, 'orders')}, ${cpu(r.atFixedRate, 'postgres')}`),
+      both(report.variant, (r) => num(r.atFixedRate?.answerP99Ms?.accepted)),
+      both(report.variant, (r) => cpu(r.atHalfCapacity)),
+      both(report.variant, (r) => cpu(r.atFixedRateAfterSearch)),
+    ]);
+    const loads = runs.flatMap(({ results }) =>
+      results.reports.flatMap((r) =>
+        [r.atFixedRate, r.atHalfCapacity, r.atFixedRateAfterSearch].map((s) => s?.loadavg[0] ?? Number.NaN),
+      ),
+    );
+    const half = num(first.results.reports[0]?.atHalfCapacity?.offeredRate);
+    return [
+      markdownTable(
+        [
+          'variant: settings',
+          `CPU ms per order at ${fixed}/s, run 1 / run 2`,
+          `of it the orders API, PostgreSQL`,
+          `POST answer p99 at ${fixed}/s (ms)`,
+          `CPU ms per order at ${half}/s`,
+          `at ${fixed}/s again, at the end`,
+        ],
+        rows,
+      ),
+      `${runs.map(({ path }) => link(path)).join(', ')}: ${day(first.results.date)}, ${first.results.machine.cpuModel} ${first.results.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.results.args.step}, revision \`${first.results.reports[0]?.revision}\`, every variant as shipped, tracing ${first.results.run.tracing}; run 2 ran the variants in the opposite order.`,
+    ].join('\n\n');
+  },
+};
