@@ -206,11 +206,11 @@ const BATCHING = [
 ] as const;
 
 /** A variant's extra environment as its run gave it (`--variant-env name:KEY=VALUE`), or "defaults". */
-function settingsOf(results: SystemResults<Report>, name: string): string {
+function settingsOf(results: SystemResults<Report>, name: string, none = 'the defaults'): string {
   const env = ((results.args['variant-env'] ?? []) as string[])
     .filter((spec) => spec.startsWith(`${name}:`))
     .map((spec) => `\`${spec.slice(name.length + 1)}\``);
-  return env.length ? env.join(', ') : 'the defaults';
+  return env.length ? env.join(', ') : none;
 }
 
 /**
@@ -293,7 +293,7 @@ export const writeLinger: FigureTable = {
       runs.map(({ path, results }) => pick(variant(results, name, path))).join(' / ');
     const cpu = (step: Step | undefined, part = 'total') => num(step?.cpuMsPerOrder[part], 2);
     const rows = first.results.reports.map((report) => [
-      `${report.variant}: ${settingsOf(first.results, report.variant).replace('the defaults', "that revision's defaults, no linger")}`,
+      `${report.variant}: ${settingsOf(first.results, report.variant, "that revision's defaults, no linger")}`,
       both(report.variant, (r) => cpu(r.atFixedRate)),
       both(report.variant, (r) => `${cpu(r.atFixedRate, 'orders')}, ${cpu(r.atFixedRate, 'postgres')}`),
       both(report.variant, (r) => num(r.atFixedRate?.answerP99Ms?.accepted)),

@@ -22,7 +22,7 @@ await runConsumerService({
       new PaymentProvider({
         limitCents: config.PAYMENT_LIMIT_CENTS,
         faultRate: config.PAYMENT_FAULT_RATE,
-        draw: config.PAYMENT_FAULT_SEED === undefined ? Math.random : seededDraws(config.PAYMENT_FAULT_SEED),
+        ...(config.PAYMENT_FAULT_SEED === undefined ? {} : { draw: seededDraws(config.PAYMENT_FAULT_SEED) }),
         latencyMs: config.PAYMENT_LATENCY_MS,
         timeoutMs: config.PAYMENT_TIMEOUT_MS,
         remember: config.PAYMENT_KEYS_REMEMBERED,

@@ -13,14 +13,12 @@ export type OrderBatchOptions = {
    * it at once. The batch is written when its oldest order has waited this long, or when it is full.
    */
   lingerMs?: number;
-  /** Milliseconds, monotonic; tests pass their own. */
-  now?: () => number;
 };
 
 type Waiting = OrderToPlace & {
   resolve: (result: PlaceOrderResult) => void;
   reject: (err: unknown) => void;
-  /** When it was handed to the batches (`now`). */
+  /** When it was handed to the batches (performance.now()). */
   arrivedAt: number;
 };
 
@@ -41,21 +39,26 @@ export class OrderBatches {
   readonly #prisma: Prisma;
   readonly #options: OrderBatchOptions;
   readonly #waiting: Waiting[] = [];
-  readonly #now: () => number;
   #writing = 0;
   #wakeUp: NodeJS.Timeout | undefined;
 
   constructor(prisma: Prisma, options: OrderBatchOptions) {
     this.#prisma = prisma;
     this.#options = options;
-    this.#now = options.now ?? (() => performance.now());
   }
 
   place(request: OrderRequest, idempotencyKey?: string): Promise<PlaceOrderResult> {
     // The request's trace, taken now: the transaction that writes this order may be another's.
     const traceContext = context.active();
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ request, idempotencyKey, traceContext, resolve, reject, arrivedAt: this.#now() });
+      this.#waiting.push({
+        request,
+        idempotencyKey,
+        traceContext,
+        resolve,
+        reject,
+        arrivedAt: performance.now(),
+      });
       this.#next();
     });
   }
@@ -84,7 +87,7 @@ export class OrderBatches {
     const { lingerMs = 0, maxBatch } = this.#options;
     const oldest = this.#waiting[0];
     if (lingerMs === 0 || !oldest || this.#waiting.length >= maxBatch) return 0;
-    return oldest.arrivedAt + lingerMs - this.#now();
+    return oldest.arrivedAt + lingerMs - performance.now();
   }
 
   async #write(batch: Waiting[]): Promise<void> {
