@@ -85,7 +85,9 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   const machineBefore = cpuSnapshot({});
   const ordersUrls = options.ordersUrls ?? [stack.process('orders').url];
   const scrapedBefore = await scrapeOrders(ordersUrls[0] ?? '');
+  const loadGeneratorBefore = process.cpuUsage();
   const load = await loadAll(ordersUrls, rate, durationMs);
+  const loadGenerator = process.cpuUsage(loadGeneratorBefore);
   const refusals = refusalsBetween(scrapedBefore, await scrapeOrders(ordersUrls[0] ?? ''));
   const after = ticksOf(pids);
   const { machineBusy } = cpuSince(machineBefore, {});
@@ -138,6 +140,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
     cpuMsPerOrder,
     cpuSeconds,
     rssMiB: rss,
+    loadGeneratorCpuSeconds: round((loadGenerator.user + loadGenerator.system) / 1e6, 2),
     machineBusy,
     loadavg: loadavg(),
   };

@@ -34,6 +34,11 @@ export type Step = {
   cpuSeconds: Record<string, number>;
   /** Resident memory at the end of the load, MiB (summed over a kind's processes). */
   rssMiB: Record<string, number>;
+  /**
+   * CPU seconds the load generator itself spent over the load (the benchmark's own process, on the
+   * same cores as the system): not in `cpuSeconds`, which counts the system alone.
+   */
+  loadGeneratorCpuSeconds?: number;
   /** Busy share of all the machine's cores over the load, 0..1 (every process, ours or not). */
   machineBusy: number;
   /** The machine's 1, 5 and 15-minute load averages at the end of the load. */

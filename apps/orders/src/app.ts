@@ -1,14 +1,14 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import { notFound, problemHandler } from '@outbox/runtime/problem';
-import { untraceRequests } from '@outbox/runtime/tracing';
 import express from 'express';
 import type { Logger } from 'pino';
 import { defaultAdmission, defaultOrderBatches } from './config.ts';
 import type { Prisma } from './db.ts';
 import { Admission, type AdmissionOptions, type BacklogReader } from './http/admission.ts';
 import { answerClientErrors } from './http/clientErrors.ts';
+import { frontDoor } from './http/frontDoor.ts';
 import { httpMetrics, rememberMountPath } from './http/httpMetrics.ts';
 import { jsonBody } from './http/jsonBody.ts';
 import { type OrderPlacer, ordersRouter } from './http/ordersRouter.ts';
@@ -33,15 +33,16 @@ export type AppDeps = {
   sagaBacklog?: BacklogReader;
 };
 
-/** The path of POST /orders, as a request arrives (with or without a query or a trailing slash). */
-const ORDERS_COLLECTION = /^\/orders\/?(\?|$)/i;
-
 /** Production's writer: every order with its event, grouped into transactions under load. */
 export function outboxWriter(batches: OrderBatches): OrderPlacer {
   return { mode: 'outbox', place: (request, key) => batches.place(request, key) };
 }
 
-/** Build the HTTP app without listening, so tests can drive it on an ephemeral port. */
+/**
+ * Build the HTTP app without listening, so tests can drive it on an ephemeral port: the Express
+ * app behind its front door (http/frontDoor.ts), which refuses on arrival what the admission limit
+ * would refuse anyway.
+ */
 export function createApp({
   prisma,
   logger,
@@ -52,19 +53,13 @@ export function createApp({
   admin,
   admission = defaultAdmission,
   sagaBacklog,
-}: AppDeps): express.Express {
+}: AppDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
-  app.use(httpMetrics(registry));
+  const metrics = httpMetrics(registry);
+  app.use(metrics.middleware);
 
   const admissionLimit = new Admission(admission, registry, sagaBacklog);
-  // An order the admission limit refuses on arrival starts no span: past capacity most requests
-  // are refusals (counted by http_admission_shed_total), and a span each would take CPU from the
-  // orders being served (docs/tracing.md).
-  untraceRequests(
-    (req) =>
-      req.method === 'POST' && ORDERS_COLLECTION.test(req.url ?? '') && admissionLimit.wouldRefuseOnArrival(),
-  );
   app.use('/orders', rememberMountPath, ordersRouter(prisma, writer, admissionLimit));
   if (admin) app.use('/admin', jsonBody(), admin);
 
@@ -97,11 +92,11 @@ export function createApp({
     next(notFound(`No route for ${req.method} ${req.path}.`, { type: NOT_FOUND })),
   );
   app.use(problemHandler(logger, ordersProblems(logger, admission.retryAfterSeconds)));
-  return app;
+  return frontDoor(app, admissionLimit, metrics, admission.retryAfterSeconds);
 }
 
 /** Serve `app` on host:port, answering malformed HTTP as problem+json too; resolves once listening. */
-export function listen(app: express.Express, port: number, host: string): Promise<Server> {
+export function listen(app: RequestListener, port: number, host: string): Promise<Server> {
   const server = createServer(app);
   answerClientErrors(server);
   return new Promise((resolve, reject) => {

@@ -110,10 +110,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }),
   };
   const startedAt = Date.now();
+  const { onProgress } = options;
   const report = () => {
+    if (!onProgress) return;
     progress.elapsedMs = Date.now() - startedAt;
     progress.rate = progress.elapsedMs > 0 ? (progress.sent * 1000) / progress.elapsedMs : 0;
-    options.onProgress?.({ ...progress });
+    onProgress({ ...progress });
   };
 
   const pool = createConnectionPool(concurrency);

@@ -133,15 +133,16 @@ export class Admission {
 
   /**
    * The refusal a request arriving now meets, counted, or undefined if it would take a slot or join
-   * the queue. Asked before a request is read, it spares a request that would be refused anyway
-   * the parsing and validation of its body: past capacity, that work would be taken from the
-   * requests being served. `arrivedAt` as for `run`.
+   * the queue. Asked before a request is read (frontDoor.ts), it spares a request that would be
+   * refused anyway the parsing and validation of its body: past capacity, that work would be taken
+   * from the requests being served. `arrivedAt` as for `run`.
    */
-  refuseOnArrival(arrivedAt?: number): Overloaded | undefined {
+  shedOnArrival(arrivedAt: number): ShedReason | undefined {
     const reason = this.#refusal();
     if (reason === undefined) return undefined;
-    this.#observeRefusal(arrivedAt ?? performance.now());
-    return this.#refuse(reason);
+    this.#observeRefusal(arrivedAt);
+    this.#shed?.count.inc({ reason });
+    return reason;
   }
 
   /** Whether a request arriving now would be refused on arrival; nothing is counted. */

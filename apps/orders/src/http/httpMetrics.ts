@@ -3,12 +3,19 @@ import type { MetricsRegistry } from '@outbox/runtime/ops-server';
 import type { RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 
+export type HttpMetrics = {
+  /** Express middleware: every answer counted under its matched route pattern, and timed. */
+  middleware: RequestHandler;
+  /** An answer given before Express (frontDoor.ts), counted and timed the same way. */
+  record(method: string, route: string, status: number, seconds: number): void;
+};
+
 /**
  * RED metrics for the API: rate and errors (http_requests_total by status) and duration.
  * The route label is the matched route pattern (`/orders/:id`), never the raw path, so an id in
  * the URL cannot explode the number of series.
  */
-export function httpMetrics(registry: MetricsRegistry): RequestHandler {
+export function httpMetrics(registry: MetricsRegistry): HttpMetrics {
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status code.',
@@ -23,7 +30,7 @@ export function httpMetrics(registry: MetricsRegistry): RequestHandler {
     registers: [registry],
     enableExemplars: true,
   });
-  return (req, res, next) => {
+  const middleware: RequestHandler = (req, res, next) => {
     const started = performance.now();
     // The admission limit times its refusals from here: the request's arrival (admission.ts).
     res.locals.arrivedAt = started;
@@ -38,6 +45,14 @@ export function httpMetrics(registry: MetricsRegistry): RequestHandler {
       duration.observe({ labels: { method: req.method, route }, value: seconds, exemplarLabels });
     });
     next();
+  };
+  return {
+    middleware,
+    record(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      // No span, so no exemplar (the histogram takes its observations in the exemplar form).
+      duration.observe({ labels: { method, route }, value: seconds, exemplarLabels: {} });
+    },
   };
 }
 

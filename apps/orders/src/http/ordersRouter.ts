@@ -1,5 +1,5 @@
 import { HttpProblem } from '@outbox/runtime/problem';
-import { type RequestHandler, type Response, Router } from 'express';
+import { type Response, Router } from 'express';
 import { z } from 'zod';
 import type { Prisma } from '../db.ts';
 import type { UnorderableLine } from '../orders/catalogPrices.ts';
@@ -89,27 +89,18 @@ const orderWithHistory = (prisma: Prisma, id: string) =>
 /** When the request arrived (httpMetrics.ts), for the admission limit's refusal times. */
 const arrivedAt = (res: Response): number | undefined => res.locals.arrivedAt as number | undefined;
 
-/** Before the body is read: the refusal a request arriving now would meet anyway (admission.ts). */
-const refuseOnArrival =
-  (admission: Admission): RequestHandler =>
-  (_req, res, next) => {
-    const refused = admission.refuseOnArrival(arrivedAt(res));
-    if (refused) throw refused;
-    next();
-  };
-
 /**
  * Every route's database work runs in an admission slot (admission.ts): past capacity a request is
  * refused in milliseconds, before its transaction, rather than queued on the pool for seconds.
  * Reads take a slot too: they hold a pooled connection like a write does. An order that would be
- * refused on arrival is refused before its body is read, parsed and validated (so under overload a
- * malformed one is answered 503 too, and 400 when it is sent again); one that may queue is validated
- * first, and asks for its slot after.
+ * refused on arrival never gets here: the front door (frontDoor.ts) answers it before its body is
+ * read (so under overload a malformed one is answered 503 too, and 400 when it is sent again); one
+ * that may queue is validated first, and asks for its slot after.
  */
 export function ordersRouter(prisma: Prisma, writer: OrderPlacer, admission: Admission): Router {
   const router = Router();
 
-  router.post('/', refuseOnArrival(admission), jsonBody(), async (req, res) => {
+  router.post('/', jsonBody(), async (req, res) => {
     if (!req.is('application/json')) {
       throw new HttpProblem(
         415,
