@@ -40,9 +40,8 @@
 // can be compared as shipped too (shipped-fixed:ADMISSION_LIMITER=fixed).
 // CPU ms per order per process (/proc utime+stime over the load) and resident memory at capacity.
 // Results: bench/results/system/system.json and .md; docs/benchmarks.md explains them.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type * as StackModule from '@outbox/chaos';
 import { type OwnConnect, startOwnConnect } from '@outbox/chaos/own-connect';
 import { freePort } from '@outbox/devstack/ports';
@@ -53,6 +52,7 @@ import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { environment, positiveNumber } from './support/args.ts';
 import { defineBench, duration, env, list, number, optional, repeated, text } from './support/bench.ts';
+import { checkoutOf as checkoutAt, revisionOf } from './support/checkouts.ts';
 import { machineInfo, postgresInfo } from './support/environment.ts';
 import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import { DEFAULT_CRITERIA } from './system/capacitySearch.ts';
@@ -131,20 +131,10 @@ async function startZipkin(): Promise<ZipkinServer> {
   return zipkin;
 }
 
-/** The code of the variant's revision in its own worktree with its packages installed, or this checkout. */
+/** The code of the variant's revision (support/checkouts.ts), or this checkout. */
 function checkoutOf(variant: Variant): string {
-  const { kind, rev: named } = parseVariant(variant);
-  const wanted = named ?? (kind === 'baseline' ? args.baselineRev : undefined);
-  if (wanted === undefined) return resolve('.');
-  const rev = execFileSync('git', ['rev-parse', '--short', wanted], { encoding: 'utf8' }).trim();
-  const dir = resolve(`.local/bench/baseline-${rev}`);
-  if (!existsSync(join(dir, 'node_modules'))) {
-    log(`preparing ${variant}: ${rev} in ${dir} (git worktree, npm install, prisma generate)`);
-    if (!existsSync(dir))
-      execFileSync('git', ['worktree', 'add', '--detach', dir, rev], { stdio: 'inherit' });
-    execFileSync('bash', ['-c', 'source scripts/setup.sh'], { cwd: dir, stdio: 'inherit' });
-  }
-  return dir;
+  const { kind, rev } = parseVariant(variant);
+  return checkoutAt(rev ?? (kind === 'baseline' ? args.baselineRev : undefined), log);
 }
 
 async function startStack(
@@ -244,10 +234,7 @@ async function measureFactors(
 
 async function benchVariant(variant: Variant, brokers: string[], brokerPid: number | undefined) {
   const checkout = checkoutOf(variant);
-  const revision = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-    cwd: checkout,
-    encoding: 'utf8',
-  }).trim();
+  const revision = revisionOf(checkout);
   log(`${variant} (${revision}): starting the stack`);
   const { stack, connect, observability } = await startStack(variant, brokers);
   const report: VariantReport = { variant, checkout, revision, steps: [] };
