@@ -1,4 +1,5 @@
 import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
+import type { RefusalCost } from '../../bench/refusal-cost.ts';
 import type { ReplyLocks } from '../../bench/reply-locks.ts';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
@@ -319,6 +320,29 @@ export const writeLinger: FigureTable = {
         rows,
       ),
       `${runs.map(({ path }) => link(path)).join(', ')}: ${day(first.results.date)}, ${first.results.machine.cpuModel} ${first.results.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.results.args.step}, revision \`${first.results.reports[0]?.revision}\`, every variant as shipped, tracing ${first.results.run.tracing}; run 2 ran the variants in the opposite order.`,
+    ].join('\n\n');
+  },
+};
+
+const REFUSAL_COST = resultsFile('refusal-cost.json');
+
+/** What one refusal on arrival costs the orders API, revision beside revision (bench/refusal-cost.ts). */
+export const refusalCost: FigureTable = {
+  sources: [REFUSAL_COST],
+  render({ read, link }) {
+    const results = read<Written<RefusalCost>>(REFUSAL_COST);
+    const [first] = results.variants;
+    const { run } = results;
+    return [
+      markdownTableOf(results.variants, {
+        revision: (v) => `\`${v.revision}\``,
+        "the API's CPU per refusal, µs (median)": (v) => num(v.apiCpuUsPerRefusal),
+        [`÷ \`${first?.revision}\``]: (v) => num(v.apiCpuUsPerRefusal / (first?.apiCpuUsPerRefusal ?? 1), 2),
+        'each round': (v) => v.rounds.map((m) => num(m.apiCpuUsPerRefusal)).join(', '),
+        'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
+        'answer p99, ms': (v) => num(v.answerP99Ms, 1),
+      }),
+      `${link(REFUSAL_COST)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, nothing else running (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
     ].join('\n\n');
   },
 };

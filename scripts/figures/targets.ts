@@ -106,6 +106,8 @@ const RUNS: Record<string, string> = {
   'performance-targets-run-15': 'system.targets.run-15.json',
   // With the orders' write linger.
   'performance-targets-run-16': 'system.targets.run-16.json',
+  // With the refusal at the front door, on a slower host.
+  'performance-targets-run-17': 'system.targets.run-17.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(

@@ -68,6 +68,41 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return err instanceof Error && CONNECTION_LOST.test(err.message);
 }
 
+/**
+ * SQLSTATEs of a statement the server cancelled before it finished: `statement_timeout` (or a
+ * cancel request) and `lock_timeout`. The database is there, but this request's transaction did not
+ * get done in time (a lock held elsewhere, a server too busy) and was rolled back: nothing was
+ * written, and the same request may be sent again. Not a bug, so not a 500.
+ */
+const TIMEOUT_CODES = new Set(['57014', '55P03']);
+
+/** The SQLSTATEs an error carries: Prisma's raw-query error (`P2010`) in `meta.code`, the adapter's in its cause. */
+function sqlStatesOf(err: object): unknown[] {
+  const { meta, cause } = err as { meta?: unknown; cause?: unknown };
+  const { code, driverAdapterError } = (meta ?? {}) as {
+    code?: unknown;
+    driverAdapterError?: { cause?: unknown };
+  };
+  const adapterCause = (err as Error).name === 'DriverAdapterError' ? cause : driverAdapterError?.cause;
+  return [code, (adapterCause as { code?: unknown } | undefined)?.code];
+}
+
+/** A statement of the request's transaction was cancelled by a timeout (TIMEOUT_CODES): rolled back. */
+export function isDatabaseTimeout(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  return sqlStatesOf(err).some((code) => typeof code === 'string' && TIMEOUT_CODES.has(code));
+}
+
+/** 503 with Retry-After: the statement timed out and its transaction was rolled back. */
+export function databaseTimeoutProblem(): HttpProblem {
+  return new HttpProblem(
+    503,
+    'Database timeout',
+    `The orders database did not finish this request in time (a statement or lock timeout). Nothing was written; retry in ${RETRY_AFTER_SECONDS} seconds.`,
+    { type: 'urn:problem:database-timeout', headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+  );
+}
+
 /** 503 with Retry-After: the transaction was rolled back, so the same request may simply be sent again. */
 export function databaseUnavailableProblem(): HttpProblem {
   return new HttpProblem(

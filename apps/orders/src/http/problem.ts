@@ -5,7 +5,9 @@ import { CommitOutcomeUnknown } from '../orders/commitOutcome.ts';
 import { Overloaded } from './admission.ts';
 import {
   commitOutcomeUnknownProblem,
+  databaseTimeoutProblem,
   databaseUnavailableProblem,
+  isDatabaseTimeout,
   isDatabaseUnavailable,
 } from './databaseUnavailable.ts';
 import { isPoolExhausted, overloadedProblem } from './overload.ts';
@@ -60,8 +62,9 @@ export function toPointer(path: readonly PropertyKey[]): string {
 }
 
 /**
- * What problemHandler cannot know by itself: a database that is away is a 503, not a 500; so is an
- * order whose commit may or may not have happened, but that one says so; so is a request shed
+ * What problemHandler cannot know by itself: a database that is away is a 503, not a 500; so is a
+ * statement the server cancelled on a timeout (rolled back); so is an order whose commit may or may
+ * not have happened, but that one says so; so is a request shed
  * under overload (refused by the admission limit, or finding no free pooled connection), which
  * says that and nothing else: the database is fine.
  */
@@ -76,6 +79,10 @@ export function ordersProblems(logger: Logger, retryAfterSeconds: number): Probl
     if (err instanceof CommitOutcomeUnknown) {
       logger.error({ err, orderId: err.orderId }, 'commit outcome unknown');
       return commitOutcomeUnknownProblem(err.orderId);
+    }
+    if (isDatabaseTimeout(err)) {
+      logger.warn({ err }, 'a statement timed out: answered 503, nothing written');
+      return databaseTimeoutProblem();
     }
     if (!isDatabaseUnavailable(err)) return undefined;
     logger.warn({ err }, 'database unavailable');
