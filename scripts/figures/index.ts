@@ -7,6 +7,7 @@ import {
   statementsAtCapacity,
 } from './atCapacity.ts';
 import { brokerRequestsAtLowRate } from './brokerRequests.ts';
+import { costByRateAndWait, costOfASecond } from './cadence.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
@@ -27,6 +28,7 @@ import {
   leversAtLowRate,
   overloadGoodput,
   refusalCost,
+  refusalCostIntel,
   replyLocks,
   tracingCost,
   writeLinger,
@@ -52,6 +54,9 @@ export const FIGURES: Record<string, FigureTable> = {
   'bfada78-vs-400e20f': bfada78Vs400e20f,
   'relay-throughput': relayThroughput,
   'refusal-cost': refusalCost,
+  'refusal-cost-intel': refusalCostIntel,
+  'cost-of-a-second': costOfASecond,
+  'cost-by-rate-and-wait': costByRateAndWait,
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,

@@ -324,25 +324,34 @@ export const writeLinger: FigureTable = {
   },
 };
 
-const REFUSAL_COST = resultsFile('refusal-cost.json');
-
 /** What one refusal on arrival costs the orders API, revision beside revision (bench/refusal-cost.ts). */
-export const refusalCost: FigureTable = {
-  sources: [REFUSAL_COST],
-  render({ read, link }) {
-    const results = read<Written<RefusalCost>>(REFUSAL_COST);
-    const [first] = results.variants;
-    const { run } = results;
-    return [
-      markdownTableOf(results.variants, {
-        revision: (v) => `\`${v.revision}\``,
-        "the API's CPU per refusal, µs (median)": (v) => num(v.apiCpuUsPerRefusal),
-        [`÷ \`${first?.revision}\``]: (v) => num(v.apiCpuUsPerRefusal / (first?.apiCpuUsPerRefusal ?? 1), 2),
-        'each round': (v) => v.rounds.map((m) => num(m.apiCpuUsPerRefusal)).join(', '),
-        'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
-        'answer p99, ms': (v) => num(v.answerP99Ms, 1),
-      }),
-      `${link(REFUSAL_COST)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, nothing else running (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
-    ].join('\n\n');
-  },
+const refusalCostOf = (name: string, machine = 'nothing else running'): FigureTable => {
+  const REFUSAL_COST = resultsFile(name);
+  return {
+    sources: [REFUSAL_COST],
+    render({ read, link }) {
+      const results = read<Written<RefusalCost>>(REFUSAL_COST);
+      const [first] = results.variants;
+      const { run } = results;
+      return [
+        markdownTableOf(results.variants, {
+          revision: (v) => `\`${v.revision}\``,
+          "the API's CPU per refusal, µs (median)": (v) => num(v.apiCpuUsPerRefusal),
+          [`÷ \`${first?.revision}\``]: (v) =>
+            num(v.apiCpuUsPerRefusal / (first?.apiCpuUsPerRefusal ?? 1), 2),
+          'each round': (v) => v.rounds.map((m) => num(m.apiCpuUsPerRefusal)).join(', '),
+          'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
+          'answer p99, ms': (v) => num(v.answerP99Ms, 1),
+        }),
+        `${link(REFUSAL_COST)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, ${machine} (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
+      ].join('\n\n');
+    },
+  };
 };
+
+export const refusalCost = refusalCostOf('refusal-cost.json');
+/** The same bench again, at a clean revision on an Intel host. */
+export const refusalCostIntel = refusalCostOf(
+  'refusal-cost.intel.json',
+  'nothing else running but a rendering of the docs during the second round',
+);

@@ -1,0 +1,80 @@
+import { markdownTableOf } from '@outbox/devstack/table';
+import type { Written } from '../../bench/support/environment.ts';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { Step, SystemResults } from '../../bench/system/records.ts';
+import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
+import { day, num } from './format.ts';
+import type { FigureTable } from './types.ts';
+
+const RUN_19 = resultsFile('system.targets.run-19.json');
+
+const perSecond = (step: Step, ...processes: string[]) =>
+  num(processes.reduce((sum, name) => sum + (step.cpuSeconds[name] ?? 0), 0) * (1000 / step.seconds));
+
+/**
+ * What a second of the whole system costs at each rate its capacity search offered and it took,
+ * by process: a cost that hardly moves with the rate is paid per second (per batch, per wake-up),
+ * not per order.
+ */
+export const costOfASecond: FigureTable = {
+  sources: [RUN_19],
+  render({ read, link }) {
+    const results = read<Written<SystemResults>>(RUN_19);
+    const rows = results.reports.flatMap((report) =>
+      report.steps
+        .filter((step) => step.sustained)
+        .sort((a, b) => a.offeredRate - b.offeredRate)
+        .map((step) => ({ report, step })),
+    );
+    const loads = rows.map(({ step }) => step.loadavg[0] ?? Number.NaN);
+    return [
+      markdownTableOf(rows, {
+        code: ({ report }) => `${report.variant} (\`${report.revision}\`)`,
+        'orders/s taken': ({ step }) => num(step.accepted / step.seconds),
+        'CPU ms per second, all': ({ step }) => perSecond(step, 'total'),
+        'orders API': ({ step }) => perSecond(step, 'orders'),
+        'three relays': ({ step }) => perSecond(step, 'relay-orders', 'relay-inventory', 'relay-billing'),
+        'inventory, billing': ({ step }) => perSecond(step, 'inventory', 'billing'),
+        Kafka: ({ step }) => perSecond(step, 'kafka'),
+        PostgreSQL: ({ step }) => perSecond(step, 'postgres'),
+        Zipkin: ({ step }) => perSecond(step, 'zipkin'),
+        'CPU ms per order': ({ step }) => num(step.cpuMsPerOrder.total, 2),
+      }),
+      `The sustained steps of the capacity search in ${link(RUN_19)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of these steps), steps of ${results.args.step}, both as shipped, tracing ${results.run.tracing}.`,
+    ].join('\n\n');
+  },
+};
+
+const WHERE = (name: string) => resultsFile(`where-time-goes.intel.${name}.json`);
+const LOW_RATES: [string, string][] = [
+  ['rate-2', 'the defaults'],
+  ['rate-25', 'the defaults'],
+  ['rate-80.run-1', 'the defaults, run 1'],
+  ['rate-80.run-2', 'the defaults, run 2'],
+  ['linger-100.run-1', '`RELAY_LINGER_MS=100`, `KAFKA_CHUNK_LINGER_MS=100`, run 1'],
+  ['linger-100.run-2', 'the same, run 2'],
+];
+
+/** The stack at a low rate, by rate, and at 80 orders/s with twice the waits at its hops. */
+export const costByRateAndWait: FigureTable = {
+  sources: LOW_RATES.map(([name]) => WHERE(name)),
+  render({ read, link }) {
+    const runs = LOW_RATES.map(([name, label]) => ({
+      file: WHERE(name),
+      label,
+      r: read<Written<WhereTimeGoes>>(WHERE(name)),
+    }));
+    const loads = runs.flatMap(({ r }) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const first = runs[0]?.r;
+    return [
+      markdownTableOf(runs, {
+        'orders/s': ({ r }) => num(r.rate),
+        settings: ({ label, file }) => `${label} (${link(file)})`,
+        'CPU ms per order, all': ({ r }) => num(r.cpuMsPerOrder.total, 2),
+        'CPU ms per second': ({ r }) => num((r.cpuMsPerOrder.total ?? 0) * r.rate),
+        'end-to-end p50 / p99': ({ r }) => `${num(r.latencyMs.p50)} / ${num(r.latencyMs.p99)} ms`,
+      }),
+      `\`bench:where-time-goes --rate N --seconds 30 --tracing\`, one run each (at 80/s the defaults and the longer waits in turn, then 2 and 25/s): ${first ? day(first.date) : ''}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after); spans to an OTLP receiver inside the bench (not counted), so the totals are below bench:system's, which counts Zipkin.`,
+    ].join('\n\n');
+  },
+};
