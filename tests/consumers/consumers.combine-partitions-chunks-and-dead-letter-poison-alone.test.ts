@@ -100,6 +100,7 @@ function startCombiningConsumer(prefix: string, client: KafkaClientName): EventC
     registry: createMetricsRegistry(`${prefix}consumer`),
     retry: { baseMs: 50, capMs: 500 },
     chunkLingerMs: LINGER_MS,
+    chunkGatherMs: LINGER_MS,
   });
 }
 

@@ -2,12 +2,20 @@ import type { ChunkHandler, ChunkItem, ChunkResult } from './chunk.ts';
 
 export type CombineOptions = {
   /**
-   * How long the first chunk waits for chunks of other partitions before the lot is applied. The
-   * replies of one order come from two services on two topics, a few milliseconds apart: without
-   * the wait, the two usually land in two transactions that lock the same order one after the other.
+   * The wait from one lot to the next: a lot that is not full is applied at once (after
+   * `gatherMs`), and its callers are answered the rest of this long (`lingerMs - gatherMs`) after
+   * its transaction. The client fetches again only once the chunks of its last fetch are answered,
+   * so what arrives in the meantime comes as the next lot, one transaction. The replies of one
+   * order come from two services on two topics, a few milliseconds apart: without the wait, the
+   * two usually land in two transactions that lock the same order one after the other.
    */
   lingerMs: number;
-  /** Applied at once, without waiting out the linger, when the waiting chunks hold this many events. */
+  /**
+   * How long the first chunk of a lot waits for the chunks of other partitions handed over with
+   * it (one fetch's partitions come within the same moment); at most `lingerMs`.
+   */
+  gatherMs: number;
+  /** Applied at once, and answered without waiting out the linger, when the lot holds this many events. */
   maxEvents: number;
 };
 
@@ -19,9 +27,16 @@ type Waiting = {
 
 /**
  * The chunk step, shared by the partitions the member consumes at once: chunks that arrive within
- * `lingerMs` of each other are applied in ONE call of `handleChunk`, i.e. one transaction, each
+ * `gatherMs` of the first are applied in ONE call of `handleChunk`, i.e. one transaction, each
  * partition's events in its offset order, and each caller gets the results of its own events.
  * Every caller still resolves its partition's offsets only after that transaction committed.
+ *
+ * The wait that makes lots larger at low rates comes after the transaction, not before it: the
+ * events in hand are applied at once, and the callers are answered the rest of the linger later,
+ * which holds the client's next fetch back that long. So the consumer works as often as with the
+ * whole wait before the transaction, and an event does not wait out the linger once fetched (docs/performance.md, "The consumers'
+ * wait, after the transaction"). A full lot (`maxEvents`) is answered at once: a consumer
+ * catching up never waits.
  *
  * A combined transaction that fails is not diagnosed as one: each partition's chunk is then
  * applied on its own, one after the other, as without combining, and what that attempt throws goes to its
@@ -30,6 +45,8 @@ type Waiting = {
  * partition only.
  */
 export function combineChunks(handleChunk: ChunkHandler, options: CombineOptions): ChunkHandler {
+  const gatherMs = Math.min(options.gatherMs, options.lingerMs);
+  const holdMs = options.lingerMs - gatherMs;
   let waiting: Waiting[] = [];
   let events = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -38,9 +55,10 @@ export function combineChunks(handleChunk: ChunkHandler, options: CombineOptions
     clearTimeout(timer);
     timer = undefined;
     const lot = waiting;
+    const full = events >= options.maxEvents;
     waiting = [];
     events = 0;
-    void applyLot(handleChunk, lot);
+    void applyLot(handleChunk, full || holdMs === 0 ? lot : answeredAfter(lot, holdMs));
   };
 
   return (items) =>
@@ -48,8 +66,16 @@ export function combineChunks(handleChunk: ChunkHandler, options: CombineOptions
       waiting.push({ items, resolve, reject });
       events += items.length;
       if (events >= options.maxEvents) flush();
-      else timer ??= setTimeout(flush, options.lingerMs);
+      else timer ??= setTimeout(flush, gatherMs);
     });
+}
+
+/** The lot's chunks, each answered with its results `holdMs` after it was applied; a failure at once. */
+function answeredAfter(lot: Waiting[], holdMs: number): Waiting[] {
+  return lot.map((chunk) => ({
+    ...chunk,
+    resolve: (results) => setTimeout(() => chunk.resolve(results), holdMs),
+  }));
 }
 
 async function applyLot(handleChunk: ChunkHandler, lot: Waiting[]): Promise<void> {

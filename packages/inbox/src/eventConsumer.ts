@@ -32,6 +32,7 @@ type LoopTuning = Pick<
   | 'heartbeatIntervalMs'
   | 'commitIntervalMs'
   | 'chunkLingerMs'
+  | 'chunkGatherMs'
   | 'untilStandbyHolds'
 >;
 
@@ -68,7 +69,7 @@ export type EventConsumerOptions<Tx extends SqlExecutor> = {
 /** The loop's tuning from the consumer's options, only the ones given. */
 function loopTuning(options: LoopTuning): LoopTuning {
   const { maxChunk, partitionsConsumedConcurrently, retry, sessionTimeoutMs, heartbeatIntervalMs } = options;
-  const { commitIntervalMs, chunkLingerMs, untilStandbyHolds } = options;
+  const { commitIntervalMs, chunkLingerMs, chunkGatherMs, untilStandbyHolds } = options;
   return {
     maxChunk,
     partitionsConsumedConcurrently,
@@ -77,6 +78,7 @@ function loopTuning(options: LoopTuning): LoopTuning {
     heartbeatIntervalMs,
     commitIntervalMs,
     chunkLingerMs,
+    ...(chunkGatherMs === undefined ? {} : { chunkGatherMs }),
     ...(untilStandbyHolds ? { untilStandbyHolds } : {}),
   };
 }

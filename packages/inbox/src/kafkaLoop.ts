@@ -48,10 +48,16 @@ export type RunConsumerOptions = {
    */
   commitIntervalMs?: number;
   /**
-   * A chunk waits this long for the chunks of the member's other partitions, and all of them are
-   * applied in one transaction (combinedChunks.ts); 0 or unset: each chunk in its own.
+   * The chunks of the member's partitions that come together are applied in one transaction, and
+   * the member fetches again no sooner than this long after such a lot began (combinedChunks.ts);
+   * 0 or unset: each chunk in its own transaction, fetched again at once.
    */
   chunkLingerMs?: number;
+  /**
+   * With `chunkLingerMs`, how long a chunk waits for the chunks of the other partitions of its
+   * fetch before they are applied together (default CHUNK_GATHER_MS).
+   */
+  chunkGatherMs?: number;
   /**
    * Resolves once the database's standby holds every transaction committed so far; throws when it
    * does not within its bound (runtime's standbyWait.ts). Offsets are committed only after it, so
@@ -147,12 +153,19 @@ export async function runConsumer(options: RunConsumerOptions): Promise<RunningC
   };
 }
 
+/**
+ * How long a chunk waits for the other partitions' chunks of its fetch: a client hands them over
+ * within the same moment, so a few milliseconds find them on a busy machine too.
+ */
+export const CHUNK_GATHER_MS = 5;
+
 /** The chunk step the partitions use, and how many of them run at once (default). */
 function chunkSharing(options: RunConsumerOptions, maxChunk: number) {
   const lingerMs = options.chunkLingerMs;
   if (!lingerMs) return { handleChunk: options.handleChunk, concurrency: 3 };
+  const gatherMs = options.chunkGatherMs ?? CHUNK_GATHER_MS;
   return {
-    handleChunk: combineChunks(options.handleChunk, { lingerMs, maxEvents: maxChunk }),
+    handleChunk: combineChunks(options.handleChunk, { lingerMs, gatherMs, maxEvents: maxChunk }),
     // Combined chunks share a transaction, so every partition may wait in the lot at once: the two
     // replies of an order are on the same partition number of two topics, which a limit of 3
     // would otherwise rarely let in together.

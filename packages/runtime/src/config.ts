@@ -149,11 +149,13 @@ export const inboxRetentionHours = z.coerce
 export const kafkaCommitIntervalMs = timerMs().optional();
 
 /**
- * How long a consumer's chunk waits for the chunks of its other partitions, so that all of them are
- * applied in one transaction (packages/inbox/src/combinedChunks.ts); 0 applies each partition's
- * chunk in its own. Every service waits 50 ms by default, as the relays linger (RELAY_LINGER_MS):
- * fewer transactions per event for that much latency per hop (docs/performance.md); in orders, both
- * replies of an order, from two topics, then lock the order once ("One lock per order").
+ * How long a consumer waits from one transaction to the next while events trickle in: it applies
+ * what a fetch brought at once, all partitions in one transaction, and fetches again no sooner
+ * than this long after (packages/inbox/src/combinedChunks.ts); 0 applies each partition's chunk in
+ * its own transaction and fetches again at once. Every service waits 50 ms by default, as the
+ * relays linger (RELAY_LINGER_MS): fewer transactions per event, for up to that much latency per
+ * hop (docs/performance.md); in orders, both replies of an order, from two topics, then lock the
+ * order once ("One lock per order").
  */
 export const kafkaChunkLingerMs = z.coerce.number().int().min(0).max(1_000).default(50);
 
