@@ -78,3 +78,41 @@ export const costByRateAndWait: FigureTable = {
     ].join('\n\n');
   },
 };
+
+const CONSUMER_WAIT = (when: 'before' | 'after', rate: number, run: number) =>
+  resultsFile(`where-time-goes.consumer-wait.${when}.rate-${rate}.run-${run}.json`);
+const WAIT_ROWS = [225, 80].flatMap((rate) =>
+  (['before', 'after'] as const).map((when) => ({
+    rate,
+    when,
+    files: [1, 2].map((run) => CONSUMER_WAIT(when, rate, run)),
+  })),
+);
+
+/** The consumers' wait before their transaction (as it was) and after it, at two rates, twice each. */
+export const consumerWait: FigureTable = {
+  sources: WAIT_ROWS.flatMap((row) => row.files),
+  render({ read, link }) {
+    const rows = WAIT_ROWS.map((row) => ({
+      ...row,
+      runs: row.files.map((f) => read<Written<WhereTimeGoes>>(f)),
+    }));
+    const both = (runs: Written<WhereTimeGoes>[], figure: (r: Written<WhereTimeGoes>) => string) =>
+      runs.map(figure).join(' / ');
+    const all = rows.flatMap((row) => row.runs);
+    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const revisionOf = (when: string) => rows.find((row) => row.when === when)?.runs[0]?.run;
+    const [before, after] = [revisionOf('before'), revisionOf('after')];
+    return [
+      markdownTableOf(rows, {
+        'orders/s': (row) => num(row.rate),
+        'the wait': (row) =>
+          row.when === 'before' ? 'before the transaction (as it was)' : 'after the transaction',
+        'CPU ms per order, run 1 / run 2': (row) => both(row.runs, (r) => num(r.cpuMsPerOrder.total, 2)),
+        'end-to-end p50, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p50)),
+        'end-to-end p99, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p99)),
+      }),
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 30 --tracing\`, the two codes in turn at each rate (${rows.flatMap((row) => row.files.map(link)).join(', ')}): ${before ? day(rows[0]?.runs[0]?.date ?? '') : ''}, the wait before the transaction at \`${before?.revision}\`, after it at \`${after?.revision}\` with the change uncommitted (committed as it ran, the revision after), ${rows[0]?.runs[0]?.machine.cpuModel} 2 vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench.`,
+    ].join('\n\n');
+  },
+};

@@ -7,7 +7,7 @@ import {
   statementsAtCapacity,
 } from './atCapacity.ts';
 import { brokerRequestsAtLowRate } from './brokerRequests.ts';
-import { costByRateAndWait, costOfASecond } from './cadence.ts';
+import { consumerWait, costByRateAndWait, costOfASecond } from './cadence.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
@@ -57,6 +57,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'refusal-cost-intel': refusalCostIntel,
   'cost-of-a-second': costOfASecond,
   'cost-by-rate-and-wait': costByRateAndWait,
+  'consumer-wait': consumerWait,
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,
