@@ -112,6 +112,8 @@ const RUNS: Record<string, string> = {
   'performance-targets-run-18': 'system.targets.run-18.json',
   // On an Intel host, the reference keeping up with the fixed rate.
   'performance-targets-run-19': 'system.targets.run-19.json',
+  // The consumers' wait after the transaction, on the same host.
+  'performance-targets-run-20': 'system.targets.run-20.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
