@@ -34,13 +34,13 @@ type Waiting = {
  * The wait that makes lots larger at low rates comes after the transaction, not before it: the
  * events in hand are applied at once, and the callers are answered the rest of the linger later,
  * which holds the client's next fetch back that long. So the consumer works as often as with the
- * whole wait before the transaction, and an event does not wait out the linger once fetched (docs/performance.md, "The consumers'
- * wait, after the transaction"). A full lot (`maxEvents`) is answered at once: a consumer
- * catching up never waits.
+ * whole wait before the transaction, and an event does not wait out the linger once fetched
+ * (docs/performance.md, "The consumers' wait, after the transaction"). A full lot (`maxEvents`) is
+ * answered at once: a consumer catching up never waits.
  *
  * A combined transaction that fails is not diagnosed as one: each partition's chunk is then
- * applied on its own, one after the other, as without combining, and what that attempt throws goes to its
- * caller (chunkOutcomes.ts: dead letter, retry, one at a time). So a poison event costs the other
+ * applied on its own, one after the other, as without combining, and what that attempt throws
+ * goes to its caller (chunkOutcomes.ts: dead letter, retry, one at a time). So a poison event costs the other
  * partitions one rolled-back attempt, never their progress, and is dead-lettered from its own
  * partition only.
  */
