@@ -101,8 +101,8 @@ export const consumerWait: FigureTable = {
       runs.map(figure).join(' / ');
     const all = rows.flatMap((row) => row.runs);
     const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
-    const revisionOf = (when: string) => rows.find((row) => row.when === when)?.runs[0]?.run;
-    const [before, after] = [revisionOf('before'), revisionOf('after')];
+    const runOf = (when: string) => rows.find((row) => row.when === when)?.runs[0];
+    const [before, after] = [runOf('before'), runOf('after')];
     return [
       markdownTableOf(rows, {
         'orders/s': (row) => num(row.rate),
@@ -112,7 +112,7 @@ export const consumerWait: FigureTable = {
         'end-to-end p50, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p50)),
         'end-to-end p99, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p99)),
       }),
-      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 30 --tracing\`, the two codes in turn at each rate (${rows.flatMap((row) => row.files.map(link)).join(', ')}): ${before ? day(rows[0]?.runs[0]?.date ?? '') : ''}, the wait before the transaction at \`${before?.revision}\`, after it at \`${after?.revision}\` with the change uncommitted (committed as it ran, the revision after), ${rows[0]?.runs[0]?.machine.cpuModel} 2 vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench.`,
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 30 --tracing\`, the two codes in turn at each rate (${rows.flatMap((row) => row.files.map(link)).join(', ')}): ${day(before?.date ?? '')}, the wait before the transaction at \`${before?.run.revision}\`, after it at \`${after?.run.revision}\` with the change uncommitted (committed unchanged as \`68f47ae\`), ${before?.machine.cpuModel} ${before?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench.`,
     ].join('\n\n');
   },
 };

@@ -326,11 +326,11 @@ export const writeLinger: FigureTable = {
 
 /** What one refusal on arrival costs the orders API, revision beside revision (bench/refusal-cost.ts). */
 const refusalCostOf = (name: string, machine = 'nothing else running'): FigureTable => {
-  const REFUSAL_COST = resultsFile(name);
+  const file = resultsFile(name);
   return {
-    sources: [REFUSAL_COST],
+    sources: [file],
     render({ read, link }) {
-      const results = read<Written<RefusalCost>>(REFUSAL_COST);
+      const results = read<Written<RefusalCost>>(file);
       const [first] = results.variants;
       const { run } = results;
       return [
@@ -343,7 +343,7 @@ const refusalCostOf = (name: string, machine = 'nothing else running'): FigureTa
           'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
           'answer p99, ms': (v) => num(v.answerP99Ms, 1),
         }),
-        `${link(REFUSAL_COST)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, ${machine} (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
+        `${link(file)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, ${machine} (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
       ].join('\n\n');
     },
   };

@@ -129,8 +129,8 @@ describe.each<KafkaClientName>(['kafkajs', 'platformatic'])('the orders reply co
       handlers: replyHandlers,
       logger: pino({ level: 'silent' }),
       registry: createMetricsRegistry(`${prefix}orders`),
-      // The mechanism the shipped linger turns on, with a gathering window wide enough that the test does
-      // not depend on how fast a starved machine hands over the partitions of one fetch.
+      // The mechanism the shipped linger turns on, with a gathering window wide enough that the
+      // test does not depend on how fast a starved machine hands over the partitions of one fetch.
       chunkLingerMs: TEST_LINGER_MS,
       chunkGatherMs: TEST_LINGER_MS,
     });

@@ -40,9 +40,9 @@ type Waiting = {
  *
  * A combined transaction that fails is not diagnosed as one: each partition's chunk is then
  * applied on its own, one after the other, as without combining, and what that attempt throws
- * goes to its caller (chunkOutcomes.ts: dead letter, retry, one at a time). So a poison event costs the other
- * partitions one rolled-back attempt, never their progress, and is dead-lettered from its own
- * partition only.
+ * goes to its caller (chunkOutcomes.ts: dead letter, retry, one at a time). So a poison event
+ * costs the other partitions one rolled-back attempt, never their progress, and is dead-lettered
+ * from its own partition only.
  */
 export function combineChunks(handleChunk: ChunkHandler, options: CombineOptions): ChunkHandler {
   const gatherMs = Math.min(options.gatherMs, options.lingerMs);
