@@ -300,7 +300,7 @@ for (const variant of variants) checkoutOf(variant); // prepare the baseline bef
 log(`criteria: ${JSON.stringify(DEFAULT_CRITERIA)}`);
 // Read before the run: without autovacuum every table grows with dead rows through the run, and its
 // last steps pay for all the earlier ones (docs/performance.md, "autovacuum on").
-const server = await postgresInfo(postgresUrl, ['autovacuum', 'autovacuum_naptime']);
+const server = await postgresInfo(postgresUrl, ['autovacuum', 'autovacuum_naptime', 'max_wal_size']);
 if (server.autovacuum !== 'on')
   log('warning: PostgreSQL runs with autovacuum off; the late steps will pay for it');
 const { broker, dispose } = await startTestBroker('bench-system');
@@ -318,7 +318,7 @@ try {
 const meta = {
   date: new Date().toISOString(),
   machine: machineInfo(),
-  postgres: `${server.version}, autovacuum ${server.autovacuum} (naptime ${server.autovacuum_naptime})`,
+  postgres: `${server.version}, autovacuum ${server.autovacuum} (naptime ${server.autovacuum_naptime}), max_wal_size ${server.max_wal_size}`,
   criteria: DEFAULT_CRITERIA,
   args: bench.given as Parameters<typeof markdown>[1]['args'],
 };

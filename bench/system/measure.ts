@@ -27,6 +27,21 @@ export async function backendPids(stack: Stack): Promise<number[]> {
   return rows.map((row) => row.pid);
 }
 
+/**
+ * The server's write-ahead log position and how many checkpoints it has begun: read before and
+ * after a step, they give the WAL written per order and the checkpoints within the step (a
+ * checkpoint makes the next change of every page write the whole page to the WAL).
+ */
+async function walReading(): Promise<{ lsnBytes: bigint; checkpoints: number }> {
+  const [row] = await queryOnce<{ lsn: string; checkpoints: number }>(
+    postgresUrl,
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as lsn,
+            (checkpoints_timed + checkpoints_req)::int as checkpoints
+       from pg_stat_bgwriter`,
+  );
+  return { lsnBytes: BigInt(row?.lsn ?? '0'), checkpoints: row?.checkpoints ?? 0 };
+}
+
 const ticksOf = (pids: Record<string, number[]>) =>
   Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map(procTicks)]));
 
@@ -82,6 +97,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   const { stack, rate, durationMs, drainMs } = options;
   const pids = { ...options.pids, postgres: await backendPids(stack) };
   const before = ticksOf(pids);
+  const walBefore = await walReading();
   const machineBefore = cpuSnapshot({});
   const ordersUrls = options.ordersUrls ?? [stack.process('orders').url];
   const scrapedBefore = await scrapeOrders(ordersUrls[0] ?? '');
@@ -90,6 +106,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   const loadGenerator = process.cpuUsage(loadGeneratorBefore);
   const refusals = refusalsBetween(scrapedBefore, await scrapeOrders(ordersUrls[0] ?? ''));
   const after = ticksOf(pids);
+  const walAfter = await walReading();
   const { machineBusy } = cpuSince(machineBefore, {});
   const [{ pending } = { pending: 0 }] = await queryOnce<{ pending: number }>(
     stack.databases.orders.url,
@@ -142,6 +159,8 @@ export async function measureStep(options: StepOptions): Promise<Step> {
     rssMiB: rss,
     loadGeneratorCpuSeconds: round((loadGenerator.user + loadGenerator.system) / 1e6, 2),
     machineBusy,
+    walKiBPerOrder: round(Number(walAfter.lsnBytes - walBefore.lsnBytes) / 1024 / Math.max(1, load.accepted)),
+    checkpoints: walAfter.checkpoints - walBefore.checkpoints,
     loadavg: loadavg(),
   };
 }
@@ -174,7 +193,7 @@ function cpuCost(before: Record<string, number[]>, after: Record<string, number[
 
 /** One line for the log. */
 export const describeStep = (step: Step) =>
-  `${step.offeredRate}/s: ${step.sustained ? 'sustained' : 'NOT sustained'} — accepted ${step.achievedRate.toFixed(1)}/s, p50 ${step.latencyMs.p50} ms, p99 ${step.latencyMs.p99} ms, ${step.cpuMsPerOrder.total} ms CPU/order, load ${step.loadavg.join(' ')}${step.reasons.length ? ` (${step.reasons.join('; ')})` : ''}`;
+  `${step.offeredRate}/s: ${step.sustained ? 'sustained' : 'NOT sustained'} — accepted ${step.achievedRate.toFixed(1)}/s, p50 ${step.latencyMs.p50} ms, p99 ${step.latencyMs.p99} ms, ${step.cpuMsPerOrder.total} ms CPU/order, ${step.walKiBPerOrder ?? '—'} KiB WAL/order, ${step.checkpoints ?? '—'} checkpoints, load ${step.loadavg.join(' ')}${step.reasons.length ? ` (${step.reasons.join('; ')})` : ''}`;
 
 export type SearchOptions = {
   measure: (rate: number) => Promise<Step>;

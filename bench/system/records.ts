@@ -41,6 +41,10 @@ export type Step = {
   loadGeneratorCpuSeconds?: number;
   /** Busy share of all the machine's cores over the load, 0..1 (every process, ours or not). */
   machineBusy: number;
+  /** Write-ahead log the whole server wrote over the load, KiB per accepted order. */
+  walKiBPerOrder?: number;
+  /** Checkpoints the server began over the load (by time or by WAL volume, max_wal_size). */
+  checkpoints?: number;
   /** The machine's 1, 5 and 15-minute load averages at the end of the load. */
   loadavg: number[];
 };

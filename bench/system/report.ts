@@ -123,6 +123,8 @@ function variantSection(r: VariantReport, fixedRate: string): string[] {
         'pending at end': (s) => s.pendingAtEnd,
         verdict: (s) => (s.sustained ? 'sustained' : s.reasons.join('; ')),
         'CPU ms/order': (s) => s.cpuMsPerOrder.total,
+        'WAL KiB/order, checkpoints': (s) =>
+          s.walKiBPerOrder === undefined ? '—' : `${s.walKiBPerOrder}, ${s.checkpoints}`,
       },
     ),
   );
