@@ -36,7 +36,7 @@ import {
 import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
-import { systemCapacity, systemPollingVsCdc } from './system.ts';
+import { maxWalSize, systemCapacity, systemPollingVsCdc } from './system.ts';
 import { bfada78Vs400e20f, performanceTargetsProcesses, TARGETS_FIGURES } from './targets.ts';
 import { testSuite } from './testSuite.ts';
 import { consumerThroughput, relayThroughput } from './throughput.ts';
@@ -46,6 +46,7 @@ import { zipkinSpanWeight } from './zipkin.ts';
 /** Every table of figures the docs may hold, by the id its markers name. */
 export const FIGURES: Record<string, FigureTable> = {
   'system-capacity': systemCapacity,
+  'max-wal-size': maxWalSize,
   'system-polling-vs-cdc': systemPollingVsCdc,
   ...TARGETS_FIGURES,
   'performance-targets-processes': performanceTargetsProcesses,

@@ -1,7 +1,8 @@
 import { markdownTableOf } from '@outbox/devstack/table';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
-import { day, duration, num, sentence, times } from './format.ts';
+import { day, duration, num, range, sentence, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
@@ -109,6 +110,51 @@ export const systemPollingVsCdc: FigureTable = {
       }),
       `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
         `load average ${loadRange(current)} over the polling steps, ${loadRange(cdc)} over the CDC ones.`,
+    ].join('\n\n');
+  },
+};
+
+const WAL_RUNS = [1, 2].flatMap((run) =>
+  (['1gb', '8gb'] as const).map((size) => ({
+    run,
+    file: resultsFile(`system.max-wal-size-${size}.run-${run}.json`),
+  })),
+);
+
+/** The server's max_wal_size at its default and eight times it, the same steps, twice each in turn. */
+export const maxWalSize: FigureTable = {
+  sources: WAL_RUNS.map((run) => run.file),
+  render({ read, link }) {
+    const runs = WAL_RUNS.map((run) => {
+      const results = read<Written<SystemResults>>(run.file);
+      return { ...run, results, found: variant(results, 'shipped', run.file) };
+    });
+    const at = (found: VariantReport, factor: number) =>
+      [...(found.underload ?? []), ...(found.overload ?? [])]
+        .filter((step) => step.offeredRate === Math.round(800 * factor))
+        .map((step) => num(step.achievedRate))
+        .join(', ');
+    const loadSteps = (found: VariantReport) => [...(found.underload ?? []), ...(found.overload ?? [])];
+    const loads = runs.flatMap(({ results }) => [
+      results.run.loadBefore?.[0] ?? 0,
+      results.run.loadAfter?.[0] ?? 0,
+    ]);
+    const first = runs[0]?.results;
+    return [
+      markdownTableOf(runs, {
+        run: ({ run, file }) => `${run} (${link(file)})`,
+        max_wal_size: ({ results }) => results.postgres?.match(/max_wal_size (\S+)/)?.[1] ?? '?',
+        'offered 800/s: accepted/s, first and second step': ({ found }) => at(found, 1),
+        'offered 1,600/s: accepted/s': ({ found }) => at(found, 2),
+        'WAL KiB per order': ({ found }) =>
+          range(
+            loadSteps(found).map((step) => step.walKiBPerOrder ?? Number.NaN),
+            1,
+          ),
+        'checkpoints in the four steps': ({ found }) =>
+          num(loadSteps(found).reduce((sum, step) => sum + (step.checkpoints ?? 0), 0)),
+      }),
+      `\`bench:system --variants shipped --capacity 800 --factors 1,2,1,2 --fixed-rate 80 --step 20s\`, the two settings in turn, a checkpoint forced before each run: ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), as shipped (tracing sampled to Zipkin).`,
     ].join('\n\n');
   },
 };
