@@ -121,6 +121,7 @@ const RUNS: Record<string, string> = {
   'performance-targets-run-23': 'system.targets.run-23.json',
   // The same host with the steps of a minute the definition asks for.
   'performance-targets-run-24': 'system.targets.run-24.json',
+  'performance-targets-run-25': 'system.targets.run-25.json',
 };
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
