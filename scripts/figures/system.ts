@@ -129,12 +129,13 @@ export const maxWalSize: FigureTable = {
       const results = read<Written<SystemResults>>(run.file);
       return { ...run, results, found: variant(results, 'shipped', run.file) };
     });
+    const loadSteps = (found: VariantReport) => [...(found.underload ?? []), ...(found.overload ?? [])];
+    // The steps offered `factor` times the capacity given (--capacity), in the order they ran.
     const at = (found: VariantReport, factor: number) =>
-      [...(found.underload ?? []), ...(found.overload ?? [])]
-        .filter((step) => step.offeredRate === Math.round(800 * factor))
+      loadSteps(found)
+        .filter((step) => step.offeredRate === Math.round((found.capacity ?? 0) * factor))
         .map((step) => num(step.achievedRate))
         .join(', ');
-    const loadSteps = (found: VariantReport) => [...(found.underload ?? []), ...(found.overload ?? [])];
     const loads = runs.flatMap(({ results }) => [
       results.run.loadBefore?.[0] ?? 0,
       results.run.loadAfter?.[0] ?? 0,
@@ -154,7 +155,7 @@ export const maxWalSize: FigureTable = {
         'checkpoints in the four steps': ({ found }) =>
           num(loadSteps(found).reduce((sum, step) => sum + (step.checkpoints ?? 0), 0)),
       }),
-      `\`bench:system --variants shipped --capacity 800 --factors 1,2,1,2 --fixed-rate 80 --step 20s\`, the two settings in turn, a checkpoint forced before each run: ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), as shipped (tracing sampled to Zipkin).`,
+      `\`bench:system --variants shipped --capacity 800 --factors 1,2,1,2 --fixed-rate 80 --step 20s\`, the two settings in turn, a checkpoint forced before each run: ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), as shipped; tracing ${first?.run.tracing}.`,
     ].join('\n\n');
   },
 };
