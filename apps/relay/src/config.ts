@@ -84,7 +84,7 @@ const settings = z.object({
     .int('a whole number of milliseconds')
     .min(0, 'from 0 (claim at once) to 1000 ms')
     .max(1000, 'from 0 (claim at once) to 1000 ms: a longer linger is latency, not batching')
-    .default(50),
+    .default(75),
   /**
    * How long an idle relay keeps the mark of a batch the broker acknowledged for its next claim,
    * so that both go to the database as one statement (fewer statements and round trips per event

@@ -152,12 +152,12 @@ export const kafkaCommitIntervalMs = timerMs().optional();
  * How long a consumer waits from one transaction to the next while events trickle in: it applies
  * what a fetch brought at once, all partitions in one transaction, and fetches again no sooner
  * than this long after (packages/inbox/src/combinedChunks.ts); 0 applies each partition's chunk in
- * its own transaction and fetches again at once. Every service waits 50 ms by default, as the
+ * its own transaction and fetches again at once. Every service waits 75 ms by default, as the
  * relays linger (RELAY_LINGER_MS): fewer transactions per event, for up to that much latency per
  * hop (docs/performance.md); in orders, both replies of an order, from two topics, then lock the
  * order once ("One lock per order").
  */
-export const kafkaChunkLingerMs = z.coerce.number().int().min(0).max(1_000).default(50);
+export const kafkaChunkLingerMs = z.coerce.number().int().min(0).max(1_000).default(75);
 
 /**
  * Announce only what the database's standby holds, so that a failover to it cannot take back a
