@@ -116,3 +116,43 @@ export const consumerWait: FigureTable = {
     ].join('\n\n');
   },
 };
+
+const AMD_WAIT = (wait: number, run: string) => resultsFile(`where-time-goes.amd.wait-${wait}.${run}.json`);
+const WAITS = [50, 75, 100].map((wait) => ({
+  wait,
+  at80: ['rate-80.run-1', 'rate-80.run-2'].map((run) => AMD_WAIT(wait, run)),
+  atHalf: AMD_WAIT(wait, 'rate-375'),
+}));
+const WAIT_FILES = WAITS.flatMap((row) => [...row.at80, row.atHalf]);
+
+/** Both waits at 50, 75 and 100 ms: CPU per order at the fixed rate, latency there and at half of capacity. */
+export const waitLength: FigureTable = {
+  sources: WAIT_FILES,
+  render({ read, link }) {
+    const rows = WAITS.map((row) => ({
+      ...row,
+      runs80: row.at80.map((f) => read<Written<WhereTimeGoes>>(f)),
+      half: read<Written<WhereTimeGoes>>(row.atHalf),
+    }));
+    const all = rows.flatMap((row) => [...row.runs80, row.half]);
+    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const latency = (r: Written<WhereTimeGoes>) => `${num(r.latencyMs.p50)} / ${num(r.latencyMs.p99)}`;
+    const settings = (r: Written<WhereTimeGoes>) =>
+      Object.entries(r.env ?? {})
+        .map(([key, value]) => `\`${key}=${value}\``)
+        .join(', ');
+    const first = all[0];
+    return [
+      markdownTableOf(rows, {
+        'both waits': (row) => `${row.wait} ms (${settings(row.half)})`,
+        'CPU ms per order at 80/s, run 1 / run 2': (row) =>
+          row.runs80.map((r) => num(r.cpuMsPerOrder.total, 2)).join(' / '),
+        'end-to-end p50 / p99 at 80/s (ms), run 1; run 2': (row) => row.runs80.map(latency).join('; '),
+        [`CPU ms per order at ${num(rows[0]?.half.rate ?? 0)}/s`]: (row) =>
+          num(row.half.cpuMsPerOrder.total, 2),
+        [`end-to-end p50 / p99 at ${num(rows[0]?.half.rate ?? 0)}/s (ms)`]: (row) => latency(row.half),
+      }),
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 60 --tracing\` (${WAIT_FILES.map(link).join(', ')}): ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench; at 80/s after a warm-up of 20 orders/s for 10 s, the settings in turn, at ${num(rows[0]?.half.rate ?? 0)}/s (about half of this host's capacity) after 100 orders/s for 20 s.`,
+    ].join('\n\n');
+  },
+};

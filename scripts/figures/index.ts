@@ -7,7 +7,7 @@ import {
   statementsAtCapacity,
 } from './atCapacity.ts';
 import { brokerRequestsAtLowRate } from './brokerRequests.ts';
-import { consumerWait, costByRateAndWait, costOfASecond } from './cadence.ts';
+import { consumerWait, costByRateAndWait, costOfASecond, waitLength } from './cadence.ts';
 import { cdcSideBySide, pollingOrCdc } from './cdc.ts';
 import { cdcClusterLeaderThenConnect } from './cdcCluster.ts';
 import { chaosAll, chaosCluster, chaosFailover, dualWrites, dualWritesCounts, overload } from './chaos.ts';
@@ -59,6 +59,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'cost-of-a-second': costOfASecond,
   'cost-by-rate-and-wait': costByRateAndWait,
   'consumer-wait': consumerWait,
+  'wait-length': waitLength,
   'consumer-throughput': consumerThroughput,
   'cdc-side-by-side': cdcSideBySide,
   'polling-or-cdc': pollingOrCdc,
