@@ -1,11 +1,28 @@
 import { createServer } from 'node:net';
 
+/** Ports this process has handed out: the OS may assign a port again as soon as it is closed. */
+const handedOut = new Set<number>();
+
 /**
  * A TCP port on 127.0.0.1 that was free a moment ago. The OS picks it (port 0), so parallel test
- * runs do not collide the way hard-coded ports do. There is a small race between closing and the
- * caller binding it; that is acceptable for tests, which is what this is for.
+ * runs do not collide the way hard-coded ports do. Never one this process has handed out before:
+ * a broker's controller and TLS listener, asked for one after the other, once got the same port,
+ * since the OS is free to assign a port again the moment it is closed. There is still a small race
+ * with other processes between closing and the caller binding it; that is acceptable for tests,
+ * which is what this is for.
  */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await portTheOsAssigns();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('The OS kept assigning ports this process had handed out already.');
+}
+
+function portTheOsAssigns(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
