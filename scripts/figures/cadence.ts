@@ -141,18 +141,20 @@ export const waitLength: FigureTable = {
       Object.entries(r.env ?? {})
         .map(([key, value]) => `\`${key}=${value}\``)
         .join(', ');
-    const first = all[0];
+    const warmup = (r: Written<WhereTimeGoes> | undefined) =>
+      `${num(r?.warmup.rate)} orders/s for ${num(r?.warmup.seconds)} s`;
+    const [fixed, half] = [rows[0]?.runs80[0], rows[0]?.half];
+    const halfRate = num(half?.rate);
     return [
       markdownTableOf(rows, {
         'both waits': (row) => `${row.wait} ms (${settings(row.half)})`,
         'CPU ms per order at 80/s, run 1 / run 2': (row) =>
           row.runs80.map((r) => num(r.cpuMsPerOrder.total, 2)).join(' / '),
         'end-to-end p50 / p99 at 80/s (ms), run 1; run 2': (row) => row.runs80.map(latency).join('; '),
-        [`CPU ms per order at ${num(rows[0]?.half.rate ?? 0)}/s`]: (row) =>
-          num(row.half.cpuMsPerOrder.total, 2),
-        [`end-to-end p50 / p99 at ${num(rows[0]?.half.rate ?? 0)}/s (ms)`]: (row) => latency(row.half),
+        [`CPU ms per order at ${halfRate}/s`]: (row) => num(row.half.cpuMsPerOrder.total, 2),
+        [`end-to-end p50 / p99 at ${halfRate}/s (ms)`]: (row) => latency(row.half),
       }),
-      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 60 --tracing\` (${WAIT_FILES.map(link).join(', ')}): ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench; at 80/s after a warm-up of 20 orders/s for 10 s, the settings in turn, at ${num(rows[0]?.half.rate ?? 0)}/s (about half of this host's capacity) after 100 orders/s for 20 s.`,
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds ${num(fixed?.seconds)} --tracing\` (${WAIT_FILES.map(link).join(', ')}): ${day(fixed?.date ?? '')}, revision \`${fixed?.run.revision}\`, ${fixed?.machine.cpuModel} ${fixed?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench; at 80/s after a warm-up of ${warmup(fixed)}, at ${halfRate}/s (about half of this host's capacity) after ${warmup(half)}.`,
     ].join('\n\n');
   },
 };

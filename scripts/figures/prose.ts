@@ -173,22 +173,22 @@ const relayStatementsShare: FigureTable = {
   },
 };
 
+const RUN_26 = resultsFile('system.targets.run-26.json');
+const WAIT_75_ALONE = resultsFile('system.wait-75-alone.json');
+
 /**
  * The POST's answer p99 at the steps of today's code offered at most 80 orders/s: in run 26, whose
  * answers stalled, and in the same code's run alone right after it.
  */
-const RUN_26 = resultsFile('system.targets.run-26.json');
-const WAIT_75_ALONE = resultsFile('system.wait-75-alone.json');
 function lowRateAnswers(path: string): FigureTable {
   return {
     sources: [path],
     render({ read }) {
       const report = variant(read<SystemResults<Report>>(path), 'shipped', path);
-      const steps = [report.atFixedRate, ...report.steps, ...(report.underload ?? [])].filter(
-        (step) => step !== undefined && step.offeredRate <= 80,
+      const steps = [report.atFixedRate, ...report.steps, ...(report.underload ?? [])].flatMap((step) =>
+        step && step.offeredRate <= 80 ? [step] : [],
       );
-      const p99s = steps.map((step) => step?.answerP99Ms?.accepted ?? Number.NaN);
-      return `${range(p99s)} ms`;
+      return `${range(steps.map((step) => step.answerP99Ms?.accepted ?? Number.NaN))} ms`;
     },
   };
 }

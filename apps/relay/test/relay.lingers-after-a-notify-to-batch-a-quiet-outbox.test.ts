@@ -110,7 +110,7 @@ describe('an idle relay woken by NOTIFY', () => {
 describe('RELAY_LINGER_MS', () => {
   const env = { DATABASE_URL: testPostgresUrl, KAFKA_BROKERS: '127.0.0.1:9092' };
 
-  it('is 50 ms unless set, and refuses a value beyond a second or not a whole number, naming it', () => {
+  it('is 75 ms unless set, and refuses a value beyond a second or not a whole number, naming it', () => {
     expect(loadConfig('relay', configSchema, env).RELAY_LINGER_MS).toBe(75);
     expect(loadConfig('relay', configSchema, { ...env, RELAY_LINGER_MS: '20' }).RELAY_LINGER_MS).toBe(20);
     for (const bad of ['1001', '-1', '2.5', 'soon']) {
