@@ -3,7 +3,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
-import { day, num } from './format.ts';
+import { day, loadsOf, num, quietHost } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 const RUN_19 = resultsFile('system.targets.run-19.json');
@@ -40,7 +40,7 @@ export const costOfASecond: FigureTable = {
         Zipkin: ({ step }) => perSecond(step, 'zipkin'),
         'CPU ms per order': ({ step }) => num(step.cpuMsPerOrder.total, 2),
       }),
-      `The sustained steps of the capacity search in ${link(RUN_19)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of these steps), steps of ${results.args.step}, both as shipped, tracing ${results.run.tracing}.`,
+      `The sustained steps of the capacity search in ${link(RUN_19)}: ${day(results.date)}, ${quietHost(results.machine, loads, 'at the ends of these steps')}, steps of ${results.args.step}, both as shipped, tracing ${results.run.tracing}.`,
     ].join('\n\n');
   },
 };
@@ -64,7 +64,7 @@ export const costByRateAndWait: FigureTable = {
       label,
       r: read<Written<WhereTimeGoes>>(WHERE(name)),
     }));
-    const loads = runs.flatMap(({ r }) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const loads = loadsOf(runs.map(({ r }) => r));
     const first = runs[0]?.r;
     return [
       markdownTableOf(runs, {
@@ -74,7 +74,7 @@ export const costByRateAndWait: FigureTable = {
         'CPU ms per second': ({ r }) => num((r.cpuMsPerOrder.total ?? 0) * r.rate),
         'end-to-end p50 / p99': ({ r }) => `${num(r.latencyMs.p50)} / ${num(r.latencyMs.p99)} ms`,
       }),
-      `\`bench:where-time-goes --rate N --seconds 30 --tracing\`, one run each (at 80/s the defaults and the longer waits in turn, then 2 and 25/s): ${first ? day(first.date) : ''}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after); spans to an OTLP receiver inside the bench (not counted), so the totals are below bench:system's, which counts Zipkin.`,
+      `\`bench:where-time-goes --rate N --seconds 30 --tracing\`, one run each (at 80/s the defaults and the longer waits in turn, then 2 and 25/s): ${first ? day(first.date) : ''}, revision \`${first?.run.revision}\`, ${quietHost(first?.machine, loads, 'before and after')}; spans to an OTLP receiver inside the bench (not counted), so the totals are below bench:system's, which counts Zipkin.`,
     ].join('\n\n');
   },
 };
@@ -100,7 +100,7 @@ export const consumerWait: FigureTable = {
     const both = (runs: Written<WhereTimeGoes>[], figure: (r: Written<WhereTimeGoes>) => string) =>
       runs.map(figure).join(' / ');
     const all = rows.flatMap((row) => row.runs);
-    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const loads = loadsOf(all);
     const runOf = (when: string) => rows.find((row) => row.when === when)?.runs[0];
     const [before, after] = [runOf('before'), runOf('after')];
     return [
@@ -112,7 +112,7 @@ export const consumerWait: FigureTable = {
         'end-to-end p50, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p50)),
         'end-to-end p99, ms': (row) => both(row.runs, (r) => num(r.latencyMs.p99)),
       }),
-      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 30 --tracing\`, the two codes in turn at each rate (${rows.flatMap((row) => row.files.map(link)).join(', ')}): ${day(before?.date ?? '')}, the wait before the transaction at \`${before?.run.revision}\`, after it at \`${after?.run.revision}\` with the change uncommitted (committed unchanged as \`68f47ae\`), ${before?.machine.cpuModel} ${before?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench.`,
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds 30 --tracing\`, the two codes in turn at each rate (${rows.flatMap((row) => row.files.map(link)).join(', ')}): ${day(before?.date ?? '')}, the wait before the transaction at \`${before?.run.revision}\`, after it at \`${after?.run.revision}\` with the change uncommitted (committed unchanged as \`68f47ae\`), ${quietHost(before?.machine, loads, 'before and after')}, spans to an OTLP receiver inside the bench.`,
     ].join('\n\n');
   },
 };
@@ -135,7 +135,7 @@ export const waitLength: FigureTable = {
       half: read<Written<WhereTimeGoes>>(row.atHalf),
     }));
     const all = rows.flatMap((row) => [...row.runs80, row.half]);
-    const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+    const loads = loadsOf(all);
     const latency = (r: Written<WhereTimeGoes>) => `${num(r.latencyMs.p50)} / ${num(r.latencyMs.p99)}`;
     const settings = (r: Written<WhereTimeGoes>) =>
       Object.entries(r.env ?? {})
@@ -154,7 +154,7 @@ export const waitLength: FigureTable = {
         [`CPU ms per order at ${halfRate}/s`]: (row) => num(row.half.cpuMsPerOrder.total, 2),
         [`end-to-end p50 / p99 at ${halfRate}/s (ms)`]: (row) => latency(row.half),
       }),
-      `${all.length} runs of \`bench:where-time-goes --rate N --seconds ${num(fixed?.seconds)} --tracing\` (${WAIT_FILES.map(link).join(', ')}): ${day(fixed?.date ?? '')}, revision \`${fixed?.run.revision}\`, ${fixed?.machine.cpuModel} ${fixed?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), spans to an OTLP receiver inside the bench; at 80/s after a warm-up of ${warmup(fixed)}, at ${halfRate}/s (about half of this host's capacity) after ${warmup(half)}.`,
+      `${all.length} runs of \`bench:where-time-goes --rate N --seconds ${num(fixed?.seconds)} --tracing\` (${WAIT_FILES.map(link).join(', ')}): ${day(fixed?.date ?? '')}, revision \`${fixed?.run.revision}\`, ${quietHost(fixed?.machine, loads, 'before and after')}, spans to an OTLP receiver inside the bench; at 80/s after a warm-up of ${warmup(fixed)}, at ${halfRate}/s (about half of this host's capacity) after ${warmup(half)}.`,
     ].join('\n\n');
   },
 };

@@ -76,3 +76,22 @@ export function range(values: number[], digits = 0): string {
   const [low, high] = [num(Math.min(...values), digits), num(Math.max(...values), digits)];
   return low === high ? low : `${low}–${high}`;
 }
+
+/** The spread of 1-minute load averages, both ends always: [0.3, 1.2, 0.8] → "0.3–1.2". */
+export function loadSpread(loads: number[]): string {
+  return `${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)}`;
+}
+
+/** The 1-minute load average at the start and at the end of each run, from its run record. */
+export function loadsOf(runs: { run: { loadBefore?: number[]; loadAfter?: number[] } }[]): number[] {
+  return runs.flatMap(({ run }) => [run.loadBefore?.[0] ?? 0, run.loadAfter?.[0] ?? 0]);
+}
+
+/** "AMD EPYC 2 vCPU, nothing else running (load average 0.3–1.2 before and after)": where quiet runs ran. */
+export function quietHost(
+  machine: { cpuModel: string; cpus: number } | undefined,
+  loads: number[],
+  when: string,
+): string {
+  return `${machine?.cpuModel} ${machine?.cpus} vCPU, nothing else running (load average ${loadSpread(loads)} ${when})`;
+}

@@ -3,7 +3,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes as Report } from '../../bench/where-time-goes.ts';
-import { day, num, percent, range } from './format.ts';
+import { day, loadsOf, num, percent, quietHost, range } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type WhereTimeGoes = Written<Report>;
@@ -30,7 +30,7 @@ function overloadedVariants(prefix: string, variants: Variant[]): FigureTable {
       const all = files.map((file) => read<WhereTimeGoes>(file));
       const revisions = new Set(all.map((r) => r.run.revision));
       const revisionOf = (v: Variant) => runsOf(v.name)[0]?.run.revision;
-      const loads = all.flatMap((r) => [r.run.loadBefore?.[0] ?? 0, r.run.loadAfter?.[0] ?? 0]);
+      const loads = loadsOf(all);
       return [
         markdownTableOf(variants, {
           'orders written': (v) => (revisions.size > 1 ? `${v.label} (\`${revisionOf(v)}\`)` : v.label),
@@ -46,8 +46,7 @@ function overloadedVariants(prefix: string, variants: Variant[]): FigureTable {
         '',
         `${runs.length} runs of each, interleaved (${files.map(link).join(', ')}): ${day(first.date)}, ` +
           (revisions.size > 1 ? 'revisions in the first column' : `revision \`${first.run.revision}\``) +
-          `, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running ` +
-          `(load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), ` +
+          `, ${quietHost(first.machine, loads, 'before and after')}, ` +
           `${num(first.rate)} orders/s offered for ${num(first.seconds)} s after ${num(first.warmup.seconds)} s at ` +
           `${num(first.warmup.rate)}/s, tracing ${first.run.tracing}, pg_stat_statements loaded.`,
       ].join('\n');

@@ -4,7 +4,7 @@ import type { PartitionFigure as MemberFigure, ScenarioReport } from '@outbox/ch
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, countsOf, onlyReport, seconds, sideBySide, when } from './chaos.ts';
-import { day, num } from './format.ts';
+import { day, loadSpread, num } from './format.ts';
 import type { FigureTable, Results } from './types.ts';
 
 // The two consumer group protocols side by side: the cluster scenarios with every process on
@@ -151,7 +151,7 @@ export const groupProtocols: FigureTable = {
     });
     const loadRange =
       loads.length > 0
-        ? `load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the runs' starts and ends`
+        ? `load average ${loadSpread(loads)} at the runs' starts and ends`
         : 'load average not recorded';
     return [
       markdownTable(

@@ -5,7 +5,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
-import { day, num } from './format.ts';
+import { day, num, quietHost } from './format.ts';
 import { atCapacity, variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
@@ -267,7 +267,7 @@ export const batchingAtLowRate: FigureTable = {
         ],
         rows,
       ),
-      `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${first.machine.cpuModel} ${first.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
+      `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${quietHost(first.machine, loads, 'at the ends of the steps')}, steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
     ].join('\n\n');
   },
 };
@@ -319,7 +319,7 @@ export const writeLinger: FigureTable = {
         ],
         rows,
       ),
-      `${runs.map(({ path }) => link(path)).join(', ')}: ${day(first.results.date)}, ${first.results.machine.cpuModel} ${first.results.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of the steps), steps of ${first.results.args.step}, revision \`${first.results.reports[0]?.revision}\`, every variant as shipped, tracing ${first.results.run.tracing}; run 2 ran the variants in the opposite order.`,
+      `${runs.map(({ path }) => link(path)).join(', ')}: ${day(first.results.date)}, ${quietHost(first.results.machine, loads, 'at the ends of the steps')}, steps of ${first.results.args.step}, revision \`${first.results.reports[0]?.revision}\`, every variant as shipped, tracing ${first.results.run.tracing}; run 2 ran the variants in the opposite order.`,
     ].join('\n\n');
   },
 };

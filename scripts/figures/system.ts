@@ -2,7 +2,7 @@ import { markdownTableOf } from '@outbox/devstack/table';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
-import { day, duration, num, range, sentence, times } from './format.ts';
+import { day, duration, loadSpread, loadsOf, num, quietHost, range, sentence, times } from './format.ts';
 import type { FigureTable } from './types.ts';
 
 type Report = MeasuredReport;
@@ -25,10 +25,8 @@ export const relaysCpu = (cpu: Record<string, number>) =>
 
 const cpuAtCapacity = (found: Report) => num(atCapacity(found)?.cpuMsPerOrder.total, 1);
 const latency = (step: Step) => `${num(step.latencyMs.p50)} / ${num(step.latencyMs.p99)} ms`;
-const loadRange = (found: Report) => {
-  const loads = found.steps.map((step) => step.loadavg?.[0]).filter((value) => value !== undefined);
-  return `${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)}`;
-};
+const loadRange = (found: Report) =>
+  loadSpread(found.steps.map((step) => step.loadavg?.[0]).filter((value) => value !== undefined));
 
 const SAMPLED = [resultsFile('system.sampled.json'), resultsFile('system.sampled.run-2.json')] as const;
 const VARIANT_LABEL: Record<string, string> = {
@@ -136,10 +134,7 @@ export const maxWalSize: FigureTable = {
         .filter((step) => step.offeredRate === Math.round((found.capacity ?? 0) * factor))
         .map((step) => num(step.achievedRate))
         .join(', ');
-    const loads = runs.flatMap(({ results }) => [
-      results.run.loadBefore?.[0] ?? 0,
-      results.run.loadAfter?.[0] ?? 0,
-    ]);
+    const loads = loadsOf(runs.map(({ results }) => results));
     const first = runs[0]?.results;
     return [
       markdownTableOf(runs, {
@@ -155,7 +150,7 @@ export const maxWalSize: FigureTable = {
         'checkpoints in the four steps': ({ found }) =>
           num(loadSteps(found).reduce((sum, step) => sum + (step.checkpoints ?? 0), 0)),
       }),
-      `\`bench:system --variants shipped --capacity 800 --factors 1,2,1,2 --fixed-rate 80 --step 20s\`, the two settings in turn, a checkpoint forced before each run: ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${first?.machine.cpuModel} ${first?.machine.cpus} vCPU, nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} before and after), as shipped; tracing ${first?.run.tracing}.`,
+      `\`bench:system --variants shipped --capacity 800 --factors 1,2,1,2 --fixed-rate 80 --step 20s\`, the two settings in turn, a checkpoint forced before each run: ${day(first?.date ?? '')}, revision \`${first?.run.revision}\`, ${quietHost(first?.machine, loads, 'before and after')}, as shipped; tracing ${first?.run.tracing}.`,
     ].join('\n\n');
   },
 };

@@ -3,7 +3,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
-import { day, num } from './format.ts';
+import { day, num, quietHost } from './format.ts';
 import { atCapacity } from './system.ts';
 import type { FigureTable } from './types.ts';
 
@@ -30,8 +30,7 @@ function source(results: TargetsResults, link: (path: string) => string, run = T
     [...r.steps, ...(r.underload ?? []), ...(r.overload ?? [])].map((s) => s.loadavg[0] ?? 0),
   );
   return (
-    `${link(run)}: ${day(results.date)}, ${results.machine.cpuModel} ${results.machine.cpus} vCPU, ` +
-    `nothing else running (load average ${num(Math.min(...loads), 1)}–${num(Math.max(...loads), 1)} at the ends of its steps), ` +
+    `${link(run)}: ${day(results.date)}, ${quietHost(results.machine, loads, 'at the ends of its steps')}, ` +
     `steps of ${results.args.step}, the fixed rate ${results.args['fixed-rate']} orders/s ${fixedRateWhen(results)}, ` +
     `${results.reports.length === 2 ? 'both variants' : 'every variant'} as shipped${variantSettings(results)}, tracing ${results.run.tracing}.`
   );
