@@ -6,7 +6,7 @@ import { resultsFile } from '../../bench/support/results.ts';
 import { FAMILY } from '../../bench/where-time-goes/counts.ts';
 import type { WhereTimeGoes as Report } from '../../bench/where-time-goes.ts';
 import { day, load, num, percent, range } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type WhereTimeGoes = Written<Report>;
 
@@ -64,18 +64,14 @@ export const costAtCapacity: FigureTable = {
 };
 
 /** "14.9 statements and 4.5 transactions per order (orders 1.7, inventory 0.9, billing 2.0)". */
-export const statementsAtCapacity: FigureTable = {
-  sources: [PLAIN],
-  render({ read }) {
-    const results = read<WhereTimeGoes>(PLAIN);
-    const statements = results.statementFamiliesPerOrder.reduce((sum, family) => sum + family.perOrder, 0);
-    const { all = Number.NaN, ...perDatabase } = results.transactionsPerOrder;
-    const databases = Object.entries(perDatabase)
-      .map(([database, count]) => `${database} ${num(count, 1)}`)
-      .join(', ');
-    return `${num(statements, 1)} statements and ${num(all, 1)} transactions per order (${databases})`;
-  },
-};
+export const statementsAtCapacity = ofFile<WhereTimeGoes>(PLAIN, (results) => {
+  const statements = results.statementFamiliesPerOrder.reduce((sum, family) => sum + family.perOrder, 0);
+  const { all = Number.NaN, ...perDatabase } = results.transactionsPerOrder;
+  const databases = Object.entries(perDatabase)
+    .map(([database, count]) => `${database} ${num(count, 1)}`)
+    .join(', ');
+  return `${num(statements, 1)} statements and ${num(all, 1)} transactions per order (${databases})`;
+});
 
 /** Events each order sent through the relays and through the consumers' inboxes in the run. */
 function eventsPerOrder(results: WhereTimeGoes, families: readonly string[], databases = DATABASES): number {
@@ -128,31 +124,23 @@ function rowsPerCall(results: WhereTimeGoes, database: string, families: readonl
 }
 
 /** "3.8, 2.5 and 2.2 events per claim …; 12.4, 2.4 and 1.5 per chunk …", from the rows each statement returned. */
-export const batchesAtCapacity: FigureTable = {
-  sources: [PLAIN],
-  render({ read }) {
-    const results = read<WhereTimeGoes>(PLAIN);
-    const per = (families: readonly string[]) =>
-      DATABASES.map((database) => num(rowsPerCall(results, database, families), 1)).join(', ');
-    const claims = per(CLAIMS);
-    const chunks = per([FAMILY.inbox]);
-    return `${claims} events per claim for the orders, inventory and billing relays, and ${chunks} per transaction for the orders (replies), inventory and billing consumers`;
-  },
-};
+export const batchesAtCapacity = ofFile<WhereTimeGoes>(PLAIN, (results) => {
+  const per = (families: readonly string[]) =>
+    DATABASES.map((database) => num(rowsPerCall(results, database, families), 1)).join(', ');
+  const claims = per(CLAIMS);
+  const chunks = per([FAMILY.inbox]);
+  return `${claims} events per claim for the orders, inventory and billing relays, and ${chunks} per transaction for the orders (replies), inventory and billing consumers`;
+});
 
 /** Today's defaults (the waits on) near their capacity, tracing off. */
 const WAITING = resultsFile('where-time-goes.rate-450.5b10aaf.json');
 
 /** "3.0 ms of CPU per order at 450/s: the orders process 0.81, PostgreSQL 1.14, the rest 1.05 together". */
-export const costWithWaits: FigureTable = {
-  sources: [WAITING],
-  render({ read }) {
-    const results = read<WhereTimeGoes>(WAITING);
-    const { total = Number.NaN, orders = Number.NaN, postgres = Number.NaN } = results.cpuMsPerOrder;
-    return (
-      `${num(total, 1)} ms of CPU per order at ${num(results.rate)}/s (revision \`${results.run.revision}\`, ` +
-      `tracing ${results.run.tracing}): the orders process ${num(orders, 2)} ms, PostgreSQL ${num(postgres, 2)}, ` +
-      `the three relays, both consumers and the broker ${num(total - orders - postgres, 2)} together`
-    );
-  },
-};
+export const costWithWaits = ofFile<WhereTimeGoes>(WAITING, (results) => {
+  const { total = Number.NaN, orders = Number.NaN, postgres = Number.NaN } = results.cpuMsPerOrder;
+  return (
+    `${num(total, 1)} ms of CPU per order at ${num(results.rate)}/s (revision \`${results.run.revision}\`, ` +
+    `tracing ${results.run.tracing}): the orders process ${num(orders, 2)} ms, PostgreSQL ${num(postgres, 2)}, ` +
+    `the three relays, both consumers and the broker ${num(total - orders - postgres, 2)} together`
+  );
+});

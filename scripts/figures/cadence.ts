@@ -4,7 +4,7 @@ import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, loadsOf, num, quietHost } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 const RUN_19 = resultsFile('system.targets.run-19.json');
 
@@ -16,34 +16,30 @@ const perSecond = (step: Step, ...processes: string[]) =>
  * by process: a cost that hardly moves with the rate is paid per second (per batch, per wake-up),
  * not per order.
  */
-export const costOfASecond: FigureTable = {
-  sources: [RUN_19],
-  render({ read, link }) {
-    const results = read<Written<SystemResults>>(RUN_19);
-    const rows = results.reports.flatMap((report) =>
-      report.steps
-        .filter((step) => step.sustained)
-        .sort((a, b) => a.offeredRate - b.offeredRate)
-        .map((step) => ({ report, step })),
-    );
-    const loads = rows.map(({ step }) => step.loadavg[0] ?? Number.NaN);
-    return [
-      markdownTableOf(rows, {
-        code: ({ report }) => `${report.variant} (\`${report.revision}\`)`,
-        'orders/s taken': ({ step }) => num(step.accepted / step.seconds),
-        'CPU ms per second, all': ({ step }) => perSecond(step, 'total'),
-        'orders API': ({ step }) => perSecond(step, 'orders'),
-        'three relays': ({ step }) => perSecond(step, 'relay-orders', 'relay-inventory', 'relay-billing'),
-        'inventory, billing': ({ step }) => perSecond(step, 'inventory', 'billing'),
-        Kafka: ({ step }) => perSecond(step, 'kafka'),
-        PostgreSQL: ({ step }) => perSecond(step, 'postgres'),
-        Zipkin: ({ step }) => perSecond(step, 'zipkin'),
-        'CPU ms per order': ({ step }) => num(step.cpuMsPerOrder.total, 2),
-      }),
-      `The sustained steps of the capacity search in ${link(RUN_19)}: ${day(results.date)}, ${quietHost(results.machine, loads, 'at the ends of these steps')}, steps of ${results.args.step}, both as shipped, tracing ${results.run.tracing}.`,
-    ].join('\n\n');
-  },
-};
+export const costOfASecond = ofFile<Written<SystemResults>>(RUN_19, (results, link) => {
+  const rows = results.reports.flatMap((report) =>
+    report.steps
+      .filter((step) => step.sustained)
+      .sort((a, b) => a.offeredRate - b.offeredRate)
+      .map((step) => ({ report, step })),
+  );
+  const loads = rows.map(({ step }) => step.loadavg[0] ?? Number.NaN);
+  return [
+    markdownTableOf(rows, {
+      code: ({ report }) => `${report.variant} (\`${report.revision}\`)`,
+      'orders/s taken': ({ step }) => num(step.accepted / step.seconds),
+      'CPU ms per second, all': ({ step }) => perSecond(step, 'total'),
+      'orders API': ({ step }) => perSecond(step, 'orders'),
+      'three relays': ({ step }) => perSecond(step, 'relay-orders', 'relay-inventory', 'relay-billing'),
+      'inventory, billing': ({ step }) => perSecond(step, 'inventory', 'billing'),
+      Kafka: ({ step }) => perSecond(step, 'kafka'),
+      PostgreSQL: ({ step }) => perSecond(step, 'postgres'),
+      Zipkin: ({ step }) => perSecond(step, 'zipkin'),
+      'CPU ms per order': ({ step }) => num(step.cpuMsPerOrder.total, 2),
+    }),
+    `The sustained steps of the capacity search in ${link(RUN_19)}: ${day(results.date)}, ${quietHost(results.machine, loads, 'at the ends of these steps')}, steps of ${results.args.step}, both as shipped, tracing ${results.run.tracing}.`,
+  ].join('\n\n');
+});
 
 const WHERE = (name: string) => resultsFile(`where-time-goes.intel.${name}.json`);
 const LOW_RATES: [string, string][] = [

@@ -2,7 +2,7 @@ import { DUAL_WRITE_COUNTS, type ScenarioReport } from '@outbox/chaos';
 import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { num, times } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type Load = ScenarioReport['load'];
 type Percentiles = Pick<Load['decisionMs']['confirmed'], 'p50' | 'p99'>;
@@ -43,53 +43,50 @@ const percentiles = (figures: Percentiles | undefined) =>
 
 const OVERLOAD = resultsFile('chaos.overload.json');
 
-export const overload: FigureTable = {
-  sources: [OVERLOAD],
-  render({ read, link }) {
-    const report = onlyReport(read<ChaosReport[]>(OVERLOAD), OVERLOAD);
-    const { load } = report;
-    const seconds = num(load.durationMs / 1000);
-    const held = report.invariants.filter((invariant) => invariant.passed).length;
-    const timeouts = load.rejected['network error'] ?? 0;
-    return [
-      markdownTable(
-        ['the load generator', `over ${seconds} s`, 'per second'],
+export const overload = ofFile<ChaosReport[]>(OVERLOAD, (reports, link) => {
+  const report = onlyReport(reports, OVERLOAD);
+  const { load } = report;
+  const seconds = num(load.durationMs / 1000);
+  const held = report.invariants.filter((invariant) => invariant.passed).length;
+  const timeouts = load.rejected['network error'] ?? 0;
+  return [
+    markdownTable(
+      ['the load generator', `over ${seconds} s`, 'per second'],
+      [
+        ['rate asked', '', `${num(load.rate)}/s`],
         [
-          ['rate asked', '', `${num(load.rate)}/s`],
-          [
-            'orders started (at most 512 in flight; a shed order keeps its slot while it waits to retry)',
-            num(load.sent),
-            perSecond(load.sent, load.durationMs),
-          ],
-          [
-            'requests sent, retries included',
-            num(load.sent + load.retries),
-            perSecond(load.sent + load.retries, load.durationMs),
-          ],
-          ['orders accepted (201)', num(load.accepted), perSecond(load.accepted, load.durationMs)],
-          [
-            'answers shed (503 overloaded)',
-            num(load.shedAnswers ?? 0),
-            perSecond(load.shedAnswers ?? 0, load.durationMs),
-          ],
-          ['orders still shed at their last attempt', num(load.shed ?? 0), ''],
-          ['orders ended on a client timeout', num(timeouts), ''],
+          'orders started (at most 512 in flight; a shed order keeps its slot while it waits to retry)',
+          num(load.sent),
+          perSecond(load.sent, load.durationMs),
         ],
-      ),
-      markdownTable(
-        ['on the client’s clock', 'p50 / p99'],
         [
-          ['answer of an accepted order', percentiles(load.answerMs?.accepted)],
-          ['answer of a shed request', percentiles(load.answerMs?.shed)],
-          ['created → confirmed', percentiles(load.decisionMs?.confirmed)],
-          ['created → cancelled', percentiles(load.decisionMs?.cancelled)],
+          'requests sent, retries included',
+          num(load.sent + load.retries),
+          perSecond(load.sent + load.retries, load.durationMs),
         ],
-      ),
-      `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
-        `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
-    ].join('\n\n');
-  },
-};
+        ['orders accepted (201)', num(load.accepted), perSecond(load.accepted, load.durationMs)],
+        [
+          'answers shed (503 overloaded)',
+          num(load.shedAnswers ?? 0),
+          perSecond(load.shedAnswers ?? 0, load.durationMs),
+        ],
+        ['orders still shed at their last attempt', num(load.shed ?? 0), ''],
+        ['orders ended on a client timeout', num(timeouts), ''],
+      ],
+    ),
+    markdownTable(
+      ['on the client’s clock', 'p50 / p99'],
+      [
+        ['answer of an accepted order', percentiles(load.answerMs?.accepted)],
+        ['answer of a shed request', percentiles(load.answerMs?.shed)],
+        ['created → confirmed', percentiles(load.decisionMs?.confirmed)],
+        ['created → cancelled', percentiles(load.decisionMs?.cancelled)],
+      ],
+    ),
+    `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
+      `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
+  ].join('\n\n');
+});
 
 const DUAL_WRITES = resultsFile('chaos.dual-writes.json');
 const WRITE_MODE: Record<string, string> = {
@@ -98,74 +95,66 @@ const WRITE_MODE: Record<string, string> = {
   outbox: 'transactional outbox',
 };
 
-export const dualWrites: FigureTable = {
-  sources: [DUAL_WRITES],
-  render({ read, link }) {
-    const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const count = (report: ChaosReport, key: string) => countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0;
-    const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
-    return [
-      markdownTable(
-        [
-          'how orders writes `ORDER_CREATED`',
-          'orders committed',
-          'events lost',
-          'events invented',
-          'every invariant',
-        ],
-        reports.map((report) =>
-          report.error
-            ? [
-                WRITE_MODE[report.writeMode] ?? report.writeMode,
-                '—',
-                '—',
-                '—',
-                `not run to the end: ${errorLine(report)}`,
-              ]
-            : [
-                WRITE_MODE[report.writeMode] ?? report.writeMode,
-                num(count(report, 'committed')),
-                bold(count(report, 'lost')),
-                bold(count(report, 'ghost')),
-                report.passed ? 'held' : 'broken',
-              ],
-        ),
+export const dualWrites = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, link) => {
+  const count = (report: ChaosReport, key: string) => countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0;
+  const bold = (value: number) => (value > 0 ? `**${num(value)}**` : '0');
+  return [
+    markdownTable(
+      [
+        'how orders writes `ORDER_CREATED`',
+        'orders committed',
+        'events lost',
+        'events invented',
+        'every invariant',
+      ],
+      reports.map((report) =>
+        report.error
+          ? [
+              WRITE_MODE[report.writeMode] ?? report.writeMode,
+              '—',
+              '—',
+              '—',
+              `not run to the end: ${errorLine(report)}`,
+            ]
+          : [
+              WRITE_MODE[report.writeMode] ?? report.writeMode,
+              num(count(report, 'committed')),
+              bold(count(report, 'lost')),
+              bold(count(report, 'ghost')),
+              report.passed ? 'held' : 'broken',
+            ],
       ),
-      `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
-        "the chaos report beside it gives each scenario's load and faults (it records no load average).",
-    ].join('\n\n');
-  },
-};
+    ),
+    `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
+      "the chaos report beside it gives each scenario's load and faults (it records no load average).",
+  ].join('\n\n');
+});
 
 /** Every count the checker's no-lost-or-ghost-orders invariant keeps, per write mode, with the load it ran under. */
-export const dualWritesCounts: FigureTable = {
-  sources: [DUAL_WRITES],
-  render({ read, link }) {
-    const reports = read<ChaosReport[]>(DUAL_WRITES);
-    const counted = Object.entries(DUAL_WRITE_COUNTS).map(([key, heading]) => [
-      heading,
-      (report: ChaosReport) =>
-        report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
-    ]);
-    return [
-      markdownTableOf(reports, {
-        'write mode': (report) => `\`${report.writeMode}\``,
-        verdict: (report) => (report.error ? 'not run to the end' : verdict(report)),
-        'orders accepted / sent': (report) =>
-          report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
-        ...Object.fromEntries(counted),
-      }),
-      `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
-        (reports.some((report) => report.error)
-          ? `; ${reports
-              .filter((report) => report.error)
-              .map((report) => `\`${report.writeMode}\`: ${errorLine(report)}`)
-              .join('; ')}`
-          : '') +
-        '.',
-    ].join('\n\n');
-  },
-};
+export const dualWritesCounts = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, link) => {
+  const counted = Object.entries(DUAL_WRITE_COUNTS).map(([key, heading]) => [
+    heading,
+    (report: ChaosReport) =>
+      report.error ? '—' : num(countsOf(report, 'no-lost-or-ghost-orders')[key] ?? 0),
+  ]);
+  return [
+    markdownTableOf(reports, {
+      'write mode': (report) => `\`${report.writeMode}\``,
+      verdict: (report) => (report.error ? 'not run to the end' : verdict(report)),
+      'orders accepted / sent': (report) =>
+        report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
+      ...Object.fromEntries(counted),
+    }),
+    `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
+      (reports.some((report) => report.error)
+        ? `; ${reports
+            .filter((report) => report.error)
+            .map((report) => `\`${report.writeMode}\`: ${errorLine(report)}`)
+            .join('; ')}`
+        : '') +
+      '.',
+  ].join('\n\n');
+});
 
 export const TOPICS = ['order.events', 'reservation.events', 'payment.events'];
 const CONSUMERS = ['inventory', 'billing', 'orders'];
@@ -244,20 +233,16 @@ const COLUMNS = {
 
 /** One row per scenario of the run in `path`, in the columns named, from the checker's counts. */
 function scenariosTable(path: string, columns: (keyof typeof COLUMNS)[]): FigureTable {
-  return {
-    sources: [path],
-    render({ read, link }) {
-      const reports = read<AllReport[]>(path);
-      const picked: Column[] = columns.map((name) => COLUMNS[name]);
-      return [
-        markdownTable(
-          picked.map(([header]) => header),
-          reports.map((report) => picked.map(([, cell]) => cell(report))),
-        ),
-        `${link(path)}, started ${when(reports[0])}.`,
-      ].join('\n\n');
-    },
-  };
+  return ofFile<AllReport[]>(path, (reports, link) => {
+    const picked: Column[] = columns.map((name) => COLUMNS[name]);
+    return [
+      markdownTable(
+        picked.map(([header]) => header),
+        reports.map((report) => picked.map(([, cell]) => cell(report))),
+      ),
+      `${link(path)}, started ${when(reports[0])}.`,
+    ].join('\n\n');
+  });
 }
 
 /** The summary of a chaos run: one row per scenario. */

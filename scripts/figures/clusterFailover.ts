@@ -1,7 +1,7 @@
 import { markdownTable } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import { type ChaosReport, seconds } from './chaos.ts';
-import type { FigureTable } from './types.ts';
+import { ofFile } from './types.ts';
 
 const CLUSTER = resultsFile('chaos.cluster.json');
 
@@ -16,20 +16,16 @@ const WHAT_BREAKS: Record<string, string> = {
 };
 
 /** `npm run chaos -- cluster` for production.md: what each fault cost, without the chaos suite's detail. */
-export const brokerFailover: FigureTable = {
-  sources: [CLUSTER],
-  render({ read, link }) {
-    const reports = read<ChaosReport[]>(CLUSTER);
-    return [
-      markdownTable(
-        ['what breaks', 'every invariant', 'longest stretch with nothing published / nothing applied'],
-        reports.map((report) => [
-          WHAT_BREAKS[report.scenario] ?? `\`${report.scenario}\``,
-          report.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**',
-          `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
-        ]),
-      ),
-      `${link(CLUSTER)}.`,
-    ].join('\n\n');
-  },
-};
+export const brokerFailover = ofFile<ChaosReport[]>(CLUSTER, (reports, link) =>
+  [
+    markdownTable(
+      ['what breaks', 'every invariant', 'longest stretch with nothing published / nothing applied'],
+      reports.map((report) => [
+        WHAT_BREAKS[report.scenario] ?? `\`${report.scenario}\``,
+        report.invariants.every((invariant) => invariant.passed) ? 'held' : '**broken**',
+        `${seconds(report.progress?.longestWithoutPublishingMs)} / ${seconds(report.progress?.longestWithoutApplyingMs)}`,
+      ]),
+    ),
+    `${link(CLUSTER)}.`,
+  ].join('\n\n'),
+);

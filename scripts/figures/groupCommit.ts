@@ -4,7 +4,7 @@ import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import type { WhereTimeGoes as Report } from '../../bench/where-time-goes.ts';
 import { day, loadsOf, num, percent, quietHost, range } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type WhereTimeGoes = Written<Report>;
 
@@ -73,44 +73,34 @@ const TARGETS_RUN_5 = resultsFile('system.targets.run-5.json');
  * "24% … against 11% at capacity": the machine's busy share that none of the stack's processes
  * used, with twice the capacity offered and at capacity, in the grouped variant of the run.
  */
-export const outsideTheStackRun5: FigureTable = {
-  sources: [TARGETS_RUN_5],
-  render({ read }) {
-    const results = read<Written<SystemResults>>(TARGETS_RUN_5);
-    const shipped = results.reports.find((r) => r.variant === 'shipped');
-    const twice = shipped?.overload?.at(-1);
-    const capacity = shipped?.steps.find((s) => s.offeredRate === shipped.capacity);
-    const outside = (step: Step | undefined) =>
-      step
-        ? step.machineBusy - (step.cpuSeconds.total ?? 0) / (results.machine.cpus * step.seconds)
-        : Number.NaN;
-    return (
-      `${percent(outside(twice))} of the machine's ${num(results.machine.cpus)} cores, offered ${num(twice?.offeredRate)} orders/s, ` +
-      `against ${percent(outside(capacity))} at capacity`
-    );
-  },
-};
+export const outsideTheStackRun5 = ofFile<Written<SystemResults>>(TARGETS_RUN_5, (results) => {
+  const shipped = results.reports.find((r) => r.variant === 'shipped');
+  const twice = shipped?.overload?.at(-1);
+  const capacity = shipped?.steps.find((s) => s.offeredRate === shipped.capacity);
+  const outside = (step: Step | undefined) =>
+    step
+      ? step.machineBusy - (step.cpuSeconds.total ?? 0) / (results.machine.cpus * step.seconds)
+      : Number.NaN;
+  return (
+    `${percent(outside(twice))} of the machine's ${num(results.machine.cpus)} cores, offered ${num(twice?.offeredRate)} orders/s, ` +
+    `against ${percent(outside(capacity))} at capacity`
+  );
+});
 
 const OVERLOAD = resultsFile('where-time-goes.overload-400.9ca94df.json');
 
 /** Offered twice what the host takes, grouped: what went through, the machine, the orders process's parts. */
-export const overloadGrouped: FigureTable = {
-  sources: [OVERLOAD],
-  render({ read, link }) {
-    const r = read<WhereTimeGoes>(OVERLOAD);
-    const profile = r.profiles.orders;
-    const share = (part: string) =>
-      percent(
-        (profile?.parts.find((p) => p.part.startsWith(part))?.ms ?? Number.NaN) / (profile?.busyMs ?? 1),
-      );
-    return (
-      `${num(r.accepted)} accepted and ${num(r.shed ?? 0)} refused of ${num(r.rate * r.seconds)} offered in ` +
-      `${num(r.seconds)} s (the load generator holds at most 256 requests in flight and waits for a free place, so the rest were not sent before the time ran out); ` +
-      `the machine ${percent(r.loadWindow?.machineBusy ?? Number.NaN)} busy, the load generator ` +
-      `${num(r.loadWindow?.loadGeneratorMsPerOrder, 1)} ms of CPU per accepted order, the stack ` +
-      `${num(r.cpuMsPerOrder.total, 1)} ms, the orders process ${num(r.cpuMsPerOrder.orders, 2)} ms of it, ` +
-      `Prisma ${share('Prisma')} and HTTP ${share('HTTP')} of its busy samples (${link(OVERLOAD)}, revision ` +
-      `\`${r.run.revision}\`, ${day(r.date)}, tracing ${r.run.tracing})`
-    );
-  },
-};
+export const overloadGrouped = ofFile<WhereTimeGoes>(OVERLOAD, (r, link) => {
+  const profile = r.profiles.orders;
+  const share = (part: string) =>
+    percent((profile?.parts.find((p) => p.part.startsWith(part))?.ms ?? Number.NaN) / (profile?.busyMs ?? 1));
+  return (
+    `${num(r.accepted)} accepted and ${num(r.shed ?? 0)} refused of ${num(r.rate * r.seconds)} offered in ` +
+    `${num(r.seconds)} s (the load generator holds at most 256 requests in flight and waits for a free place, so the rest were not sent before the time ran out); ` +
+    `the machine ${percent(r.loadWindow?.machineBusy ?? Number.NaN)} busy, the load generator ` +
+    `${num(r.loadWindow?.loadGeneratorMsPerOrder, 1)} ms of CPU per accepted order, the stack ` +
+    `${num(r.cpuMsPerOrder.total, 1)} ms, the orders process ${num(r.cpuMsPerOrder.orders, 2)} ms of it, ` +
+    `Prisma ${share('Prisma')} and HTTP ${share('HTTP')} of its busy samples (${link(OVERLOAD)}, revision ` +
+    `\`${r.run.revision}\`, ${day(r.date)}, tracing ${r.run.tracing})`
+  );
+});

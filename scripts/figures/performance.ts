@@ -7,7 +7,7 @@ import type { MeasuredReport, Step, SystemResults } from '../../bench/system/rec
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num, quietHost } from './format.ts';
 import { atCapacity, variant } from './system.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type Report = MeasuredReport;
 
@@ -327,26 +327,21 @@ export const writeLinger: FigureTable = {
 /** What one refusal on arrival costs the orders API, revision beside revision (bench/refusal-cost.ts). */
 const refusalCostOf = (name: string, machine = 'nothing else running'): FigureTable => {
   const file = resultsFile(name);
-  return {
-    sources: [file],
-    render({ read, link }) {
-      const results = read<Written<RefusalCost>>(file);
-      const [first] = results.variants;
-      const { run } = results;
-      return [
-        markdownTableOf(results.variants, {
-          revision: (v) => `\`${v.revision}\``,
-          "the API's CPU per refusal, µs (median)": (v) => num(v.apiCpuUsPerRefusal),
-          [`÷ \`${first?.revision}\``]: (v) =>
-            num(v.apiCpuUsPerRefusal / (first?.apiCpuUsPerRefusal ?? 1), 2),
-          'each round': (v) => v.rounds.map((m) => num(m.apiCpuUsPerRefusal)).join(', '),
-          'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
-          'answer p99, ms': (v) => num(v.answerP99Ms, 1),
-        }),
-        `${link(file)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, ${machine} (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
-      ].join('\n\n');
-    },
-  };
+  return ofFile<Written<RefusalCost>>(file, (results, link) => {
+    const [first] = results.variants;
+    const { run } = results;
+    return [
+      markdownTableOf(results.variants, {
+        revision: (v) => `\`${v.revision}\``,
+        "the API's CPU per refusal, µs (median)": (v) => num(v.apiCpuUsPerRefusal),
+        [`÷ \`${first?.revision}\``]: (v) => num(v.apiCpuUsPerRefusal / (first?.apiCpuUsPerRefusal ?? 1), 2),
+        'each round': (v) => v.rounds.map((m) => num(m.apiCpuUsPerRefusal)).join(', '),
+        'the load generator, µs per request': (v) => num(v.loadGeneratorCpuUsPerRequest),
+        'answer p99, ms': (v) => num(v.answerP99Ms, 1),
+      }),
+      `${link(file)}: ${day(run.startedAt)}, ${run.cpuModel} ${run.cpus} vCPU, ${machine} (load average ${num(results.loadAverage.before[0], 1)} before, ${num(results.loadAverage.after[0], 1)} after), ${results.variants[0]?.rounds.length} rounds of ${num(results.variants[0]?.rounds[0]?.refused)} refusals each per revision, the revisions in turn; tracing: ${run.tracing}.`,
+    ].join('\n\n');
+  });
 };
 
 export const refusalCost = refusalCostOf('refusal-cost.json');

@@ -11,26 +11,21 @@ import type { ChaosReport } from './chaos.ts';
 import { day, duration, num, range } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import { variant } from './system.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type Report = MeasuredReport;
 
 /** The capacity of one stack that scaling.md multiplies: the run its table of costs reads. */
 const SYSTEM = resultsFile('system.json');
-const scalingToday: FigureTable = {
-  sources: [SYSTEM],
-  render({ read, link }) {
-    const results = read<SystemResults<Report>>(SYSTEM);
-    const { capacity } = variant(results, 'current', SYSTEM);
-    return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
-  },
-};
+const scalingToday = ofFile<SystemResults<Report>>(SYSTEM, (results, link) => {
+  const { capacity } = variant(results, 'current', SYSTEM);
+  return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
+});
 
-const scalingTodayRate: FigureTable = {
-  sources: [SYSTEM],
-  render: ({ read }) =>
-    `${num(variant(read<SystemResults<Report>>(SYSTEM), 'current', SYSTEM).capacity)} orders/s`,
-};
+const scalingTodayRate = ofFile<SystemResults<Report>>(
+  SYSTEM,
+  (results) => `${num(variant(results, 'current', SYSTEM).capacity)} orders/s`,
+);
 
 /** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
 function drainRatio(side: string): FigureTable {
@@ -97,20 +92,16 @@ const acceptedP99 = (name: string): FigureTable => ({
 
 /** What the outbox row adds to production's one-statement write (F1 against F0): latency and throughput. */
 const WRITE_PATH = resultsFile('write-path.json');
-const outboxRowCost: FigureTable = {
-  sources: [WRITE_PATH],
-  render({ read, link }) {
-    const results = read<WritePath>(WRITE_PATH);
-    const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
-    const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
-    const latency = results.runs.at(-1)?.summary.latency;
-    const ms = (key: string) => num(latency?.[key]?.medianMs, 2);
-    return (
-      `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
-      `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
-    );
-  },
-};
+const outboxRowCost = ofFile<WritePath>(WRITE_PATH, (results, link) => {
+  const ratio = (name: string) => results.acrossRuns[name]?.median ?? Number.NaN;
+  const percent = (value: number) => `${value >= 1 ? '+' : '−'}${num(Math.abs(value - 1) * 100, 1)}%`;
+  const latency = results.runs.at(-1)?.summary.latency;
+  const ms = (key: string) => num(latency?.[key]?.medianMs, 2);
+  return (
+    `${percent(ratio('latencyMedian F1/F0'))} at the median for one caller (${ms('F0')} → ${ms('F1')} ms) and ` +
+    `${percent(ratio('throughput c=8 F1/F0'))} transactions per second for eight (${link(WRITE_PATH)}, ${day(results.date)})`
+  );
+});
 
 /** The load the two guarded failover runs took: what their clients sent, and what the API accepted. */
 const GUARDED = [
@@ -181,16 +172,13 @@ const WAIT_75_ALONE = resultsFile('system.wait-75-alone.json');
  * answers stalled, and in the same code's run alone right after it.
  */
 function lowRateAnswers(path: string): FigureTable {
-  return {
-    sources: [path],
-    render({ read }) {
-      const report = variant(read<SystemResults<Report>>(path), 'shipped', path);
-      const steps = [report.atFixedRate, ...report.steps, ...(report.underload ?? [])].flatMap((step) =>
-        step && step.offeredRate <= 80 ? [step] : [],
-      );
-      return `${range(steps.map((step) => step.answerP99Ms?.accepted ?? Number.NaN))} ms`;
-    },
-  };
+  return ofFile<SystemResults<Report>>(path, (results) => {
+    const report = variant(results, 'shipped', path);
+    const steps = [report.atFixedRate, ...report.steps, ...(report.underload ?? [])].flatMap((step) =>
+      step && step.offeredRate <= 80 ? [step] : [],
+    );
+    return `${range(steps.map((step) => step.answerP99Ms?.accepted ?? Number.NaN))} ms`;
+  });
 }
 
 export const PROSE_FIGURES: Record<string, FigureTable> = {

@@ -7,38 +7,34 @@ import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
 import { atCapacity, relaysCpu } from './system.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 const SCALING = resultsFile('scaling.json');
 const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
 
 /** Capacity with n instances per consumer group and n relays per outbox, on one broker and on three. */
-export const scalingMatrix: FigureTable = {
-  sources: [SCALING],
-  render({ read, link }) {
-    const results = read<ScalingReport>(SCALING);
-    const cells = [...results.cells].sort(
-      (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
-    );
-    const rows = cells.map((cell) => ({ ...cell, step: cell.runs[0] && atCapacity(cell.runs[0]) }));
-    // A cell with no sustained step says so once, its other figures left empty.
-    const at = (cell: (step: Step) => string) => (row: (typeof rows)[number]) =>
-      row.step ? cell(row.step) : '';
-    return [
-      markdownTableOf(rows, {
-        Kafka: ({ kafka }) => KAFKA[kafka],
-        n: ({ instances }) => String(instances),
-        'capacity (orders/s)': ({ step }) => (step ? num(step.offeredRate) : 'none sustained'),
-        'p99 at capacity': at((step) => `${num(step.latencyMs.p99)} ms`),
-        'CPU ms per order at capacity': at((step) => num(step.cpuMsPerOrder.total, 1)),
-        'our processes, cores': at((step) => num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2)),
-        'machine busy': at((step) => percent(step.machineBusy)),
-        'load average (1 min)': at((step) => num(step.loadavg[0], 1)),
-      }),
-      `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
-    ].join('\n\n');
-  },
-};
+export const scalingMatrix = ofFile<ScalingReport>(SCALING, (results, link) => {
+  const cells = [...results.cells].sort(
+    (a, b) => a.kafka.localeCompare(b.kafka) || a.instances - b.instances,
+  );
+  const rows = cells.map((cell) => ({ ...cell, step: cell.runs[0] && atCapacity(cell.runs[0]) }));
+  // A cell with no sustained step says so once, its other figures left empty.
+  const at = (cell: (step: Step) => string) => (row: (typeof rows)[number]) =>
+    row.step ? cell(row.step) : '';
+  return [
+    markdownTableOf(rows, {
+      Kafka: ({ kafka }) => KAFKA[kafka],
+      n: ({ instances }) => String(instances),
+      'capacity (orders/s)': ({ step }) => (step ? num(step.offeredRate) : 'none sustained'),
+      'p99 at capacity': at((step) => `${num(step.latencyMs.p99)} ms`),
+      'CPU ms per order at capacity': at((step) => num(step.cpuMsPerOrder.total, 1)),
+      'our processes, cores': at((step) => num((step.cpuSeconds.total ?? Number.NaN) / step.seconds, 2)),
+      'machine busy': at((step) => percent(step.machineBusy)),
+      'load average (1 min)': at((step) => num(step.loadavg[0], 1)),
+    }),
+    `${link(SCALING)}: ${duration(results.args.step)} steps, one run per cell.`,
+  ].join('\n\n');
+});
 
 const SYSTEM = resultsFile('system.json');
 const RELAY = resultsFile('relay-throughput.json');

@@ -3,7 +3,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
 import { day, duration, loadSpread, loadsOf, num, quietHost, range, sentence, times } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 type Report = MeasuredReport;
 
@@ -85,32 +85,28 @@ export const systemCapacity: FigureTable = {
 
 const POLLING_VS_CDC = resultsFile('system.polling-vs-cdc.json');
 
-export const systemPollingVsCdc: FigureTable = {
-  sources: [POLLING_VS_CDC],
-  render({ read, link }) {
-    const results = read<SystemResults<Report>>(POLLING_VS_CDC);
-    const fixed = results.args['fixed-rate'] ?? '?';
-    const [current, cdc] = ['current', 'cdc'].map((name) => variant(results, name, POLLING_VS_CDC)) as [
-      Report,
-      Report,
-    ];
-    const cpu = (found: Report) => found.atFixedRate.cpuMsPerOrder;
-    return [
-      markdownTableOf([current, cdc], {
-        mode: (found) =>
-          found === current ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL.cdc ?? found.variant),
-        'capacity, orders/s': (found) => num(found.capacity),
-        [`p50 / p99 at ${fixed}/s`]: (found) => latency(found.atFixedRate),
-        [`CPU ms per order at ${fixed}/s`]: (found) => num(cpu(found).total, 1),
-        'of it PostgreSQL': (found) => num(cpu(found).postgres, 1),
-        relays: (found) => num(relaysCpu(cpu(found)), 1),
-        Connect: (found) => (cpu(found).connect === undefined ? '—' : num(cpu(found).connect, 1)),
-      }),
-      `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
-        `load average ${loadRange(current)} over the polling steps, ${loadRange(cdc)} over the CDC ones.`,
-    ].join('\n\n');
-  },
-};
+export const systemPollingVsCdc = ofFile<SystemResults<Report>>(POLLING_VS_CDC, (results, link) => {
+  const fixed = results.args['fixed-rate'] ?? '?';
+  const [current, cdc] = ['current', 'cdc'].map((name) => variant(results, name, POLLING_VS_CDC)) as [
+    Report,
+    Report,
+  ];
+  const cpu = (found: Report) => found.atFixedRate.cpuMsPerOrder;
+  return [
+    markdownTableOf([current, cdc], {
+      mode: (found) =>
+        found === current ? 'polling (NOTIFY, the default)' : (VARIANT_LABEL.cdc ?? found.variant),
+      'capacity, orders/s': (found) => num(found.capacity),
+      [`p50 / p99 at ${fixed}/s`]: (found) => latency(found.atFixedRate),
+      [`CPU ms per order at ${fixed}/s`]: (found) => num(cpu(found).total, 1),
+      'of it PostgreSQL': (found) => num(cpu(found).postgres, 1),
+      relays: (found) => num(relaysCpu(cpu(found)), 1),
+      Connect: (found) => (cpu(found).connect === undefined ? '—' : num(cpu(found).connect, 1)),
+    }),
+    `${link(POLLING_VS_CDC)}: revision \`${current.revision}\`, ${day(results.date)}, ${duration(results.args.step)} steps, ` +
+      `load average ${loadRange(current)} over the polling steps, ${loadRange(cdc)} over the CDC ones.`,
+  ].join('\n\n');
+});
 
 const WAL_RUNS = [1, 2].flatMap((run) =>
   (['1gb', '8gb'] as const).map((size) => ({

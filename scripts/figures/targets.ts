@@ -5,7 +5,7 @@ import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { peakAccepted, targetsTable } from '../../bench/system/targets.ts';
 import { day, num, quietHost } from './format.ts';
 import { atCapacity } from './system.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFile } from './types.ts';
 
 /** The run that measures the performance targets against a reference revision, as shipped. */
 const TARGETS_RUN = resultsFile('system.targets.json');
@@ -44,18 +44,12 @@ function fixedRateWhen(results: TargetsResults): string {
 }
 
 /** The targets, each variant against the reference of the run (bench/system/targets.ts decides). */
-function targetsOf(run: string): FigureTable {
-  return {
-    sources: [run],
-    render({ read, link }) {
-      const results = read<TargetsResults>(run);
-      return [
-        targetsTable(results.reports, results.args.reference).join('\n'),
-        source(results, link, run),
-      ].join('\n\n');
-    },
-  };
-}
+const targetsOf = (run: string) =>
+  ofFile<TargetsResults>(run, (results, link) =>
+    [targetsTable(results.reports, results.args.reference).join('\n'), source(results, link, run)].join(
+      '\n\n',
+    ),
+  );
 
 /**
  * The bench:system runs the docs show, by figure id: each as its targets (`<id>`) and as a line per
@@ -140,59 +134,51 @@ export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
 export const bfada78Vs400e20f: FigureTable = summaryOf(resultsFile('system.bfada78-vs-400e20f.json'));
 
 function summaryOf(run: string): FigureTable {
-  return {
-    sources: [run],
-    render({ read, link }) {
-      const results = read<TargetsResults>(run);
-      const fixed = results.args['fixed-rate'];
-      return [
-        markdownTableOf(results.reports, {
-          'code, as shipped': (r) => `${r.variant} (\`${r.revision}\`)`,
-          'capacity, orders/s': (r) => `**${num(r.capacity)}**`,
-          'peak accepted/s': (r) => num(peakAccepted(r), 1),
-          'CPU ms per order at capacity': (r) => num(atCapacity(r)?.cpuMsPerOrder.total, 1),
-          [`CPU ms per order at ${fixed}/s`]: (r) =>
-            num(r.atFixedRate?.cpuMsPerOrder.total, 1) +
-            (r.atFixedRateAfterSearch ? ` (${num(r.atFixedRateAfterSearch.cpuMsPerOrder.total, 1)})` : ''),
-          'p50 / p99 at half capacity': ({ atHalfCapacity: half }) =>
-            half ? `${num(half.latencyMs.p50)} / ${num(half.latencyMs.p99)} ms` : '—',
-          'offered 2× capacity: accepted/s': (r) => {
-            const twice = r.overload?.at(-1);
-            return twice
-              ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
-              : '—';
-          },
-        }),
-        source(results, link, run),
-      ].join('\n\n');
-    },
-  };
+  return ofFile<TargetsResults>(run, (results, link) => {
+    const fixed = results.args['fixed-rate'];
+    return [
+      markdownTableOf(results.reports, {
+        'code, as shipped': (r) => `${r.variant} (\`${r.revision}\`)`,
+        'capacity, orders/s': (r) => `**${num(r.capacity)}**`,
+        'peak accepted/s': (r) => num(peakAccepted(r), 1),
+        'CPU ms per order at capacity': (r) => num(atCapacity(r)?.cpuMsPerOrder.total, 1),
+        [`CPU ms per order at ${fixed}/s`]: (r) =>
+          num(r.atFixedRate?.cpuMsPerOrder.total, 1) +
+          (r.atFixedRateAfterSearch ? ` (${num(r.atFixedRateAfterSearch.cpuMsPerOrder.total, 1)})` : ''),
+        'p50 / p99 at half capacity': ({ atHalfCapacity: half }) =>
+          half ? `${num(half.latencyMs.p50)} / ${num(half.latencyMs.p99)} ms` : '—',
+        'offered 2× capacity: accepted/s': (r) => {
+          const twice = r.overload?.at(-1);
+          return twice
+            ? `${num(twice.offeredRate)} → ${num(twice.achievedRate, 1)}, ${num(twice.shed ?? 0)} shed`
+            : '—';
+        },
+      }),
+      source(results, link, run),
+    ].join('\n\n');
+  });
 }
 
 /** CPU ms per order at the fixed rate, per process: where a low rate's cost goes. */
-export const performanceTargetsProcesses: FigureTable = {
-  sources: [TARGETS_RUN],
-  render({ read, link }) {
-    const results = read<TargetsResults>(TARGETS_RUN);
-    const processes = [
-      ...new Set(results.reports.flatMap((r) => Object.keys(r.atFixedRate?.cpuMsPerOrder ?? {}))),
-    ].filter((name) => name !== 'total');
-    const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name], 2);
-    return [
-      markdownTable(
-        [
-          'process',
-          ...results.reports.flatMap((r) => [
-            `${r.variant} at ${results.args['fixed-rate']}/s`,
-            `${r.variant} at capacity`,
-          ]),
-        ],
-        [...processes, 'total'].map((name) => [
-          name,
-          ...results.reports.flatMap((r) => [cell(r.atFixedRate, name), cell(atCapacity(r), name)]),
+export const performanceTargetsProcesses = ofFile<TargetsResults>(TARGETS_RUN, (results, link) => {
+  const processes = [
+    ...new Set(results.reports.flatMap((r) => Object.keys(r.atFixedRate?.cpuMsPerOrder ?? {}))),
+  ].filter((name) => name !== 'total');
+  const cell = (step: Step | undefined, name: string) => num(step?.cpuMsPerOrder[name], 2);
+  return [
+    markdownTable(
+      [
+        'process',
+        ...results.reports.flatMap((r) => [
+          `${r.variant} at ${results.args['fixed-rate']}/s`,
+          `${r.variant} at capacity`,
         ]),
-      ),
-      source(results, link),
-    ].join('\n\n');
-  },
-};
+      ],
+      [...processes, 'total'].map((name) => [
+        name,
+        ...results.reports.flatMap((r) => [cell(r.atFixedRate, name), cell(atCapacity(r), name)]),
+      ]),
+    ),
+    source(results, link),
+  ].join('\n\n');
+});

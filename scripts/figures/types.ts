@@ -13,3 +13,8 @@ export type FigureTable = {
   sources: readonly string[];
   render(results: Results): string;
 };
+
+/** A figure of one results file: the file it declares is the file it reads. */
+export function ofFile<T>(path: string, render: (results: T, link: Results['link']) => string): FigureTable {
+  return { sources: [path], render: ({ read, link }) => render(read<T>(path), link) };
+}
