@@ -6,7 +6,7 @@ import type { MeasuredReport, SystemResults } from '../../bench/system/records.t
 import { day, load, num, runsCaption } from './format.ts';
 import { drainCell, RELAY_VS_DEBEZIUM_REVISION, RELAY_VS_DEBEZIUM_RUNS } from './relayVsDebezium.ts';
 import { variant } from './system.ts';
-import type { FigureTable } from './types.ts';
+import { type FigureTable, ofFiles } from './types.ts';
 
 type Cell = CdcLatency['latency'][number];
 type Drain = CdcLatency['drain'][number];
@@ -22,53 +22,46 @@ const RUNS = [
 ] as const;
 const SIDE = { polling: 'polling relay (NOTIFY)', debezium: 'Debezium connector' } as const;
 
-export const cdcSideBySide: FigureTable = {
-  sources: RUNS,
-  render({ read, link }) {
-    const runs = RUNS.map((path) => read<SideBySide>(path));
-    const [first] = runs;
-    if (!first) throw new Error('no cdc-side-by-side run');
-    const each = (pick: (run: SideBySide) => string) => runs.map(pick).join(', ');
-    const cell = (run: SideBySide, rate: number, side: Cell['side']) => {
-      const found = run.latency.find((candidate) => candidate.rate === rate && candidate.side === side);
-      if (!found) throw new Error(`no ${side} cell at ${rate}/s in the run of ${run.date}`);
-      return found;
-    };
-    const latencyRows = first.latency.map(({ rate, side }) => [
-      `${num(rate)}/s`,
-      each((run) => num(cell(run, rate, side).achievedRate)),
-      SIDE[side],
-      each((run) => num(cell(run, rate, side).toBroker.p50)),
-      each((run) => num(cell(run, rate, side).toBroker.p99)),
-      each((run) => num(cell(run, rate, side).toConsumer.p50)),
-    ]);
-    const drain = (run: SideBySide, side: Drain['side']) => {
-      const found = run.drain.find((candidate) => candidate.side === side);
-      return found
-        ? `${num(found.startToLastMs / 1000, 2)} s, **${num(found.eventsPerSecond)} events/s**`
-        : '—';
-    };
-    const aggregates = (run: SideBySide) => `${num(run.parameters.aggregates ?? 50)} aggregates`;
-    return [
-      'Commit → broker ack and → a consumer, ms (run 1, run 2):',
-      markdownTable(
-        ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
-        latencyRows,
-      ),
-      markdownTable(
-        [
-          `backlog of ${num(first.parameters.backlog)} events`,
-          ...runs.map((run, i) => `run ${i + 1} (${aggregates(run)})`),
-        ],
-        (['debezium', 'polling'] as const).map((side) => [
-          SIDE[side],
-          ...runs.map((run) => drain(run, side)),
-        ]),
-      ),
-      runsCaption(RUNS, runs, link),
-    ].join('\n\n');
-  },
-};
+export const cdcSideBySide = ofFiles<SideBySide>(RUNS, (runs, link) => {
+  const [first] = runs;
+  if (!first) throw new Error('no cdc-side-by-side run');
+  const each = (pick: (run: SideBySide) => string) => runs.map(pick).join(', ');
+  const cell = (run: SideBySide, rate: number, side: Cell['side']) => {
+    const found = run.latency.find((candidate) => candidate.rate === rate && candidate.side === side);
+    if (!found) throw new Error(`no ${side} cell at ${rate}/s in the run of ${run.date}`);
+    return found;
+  };
+  const latencyRows = first.latency.map(({ rate, side }) => [
+    `${num(rate)}/s`,
+    each((run) => num(cell(run, rate, side).achievedRate)),
+    SIDE[side],
+    each((run) => num(cell(run, rate, side).toBroker.p50)),
+    each((run) => num(cell(run, rate, side).toBroker.p99)),
+    each((run) => num(cell(run, rate, side).toConsumer.p50)),
+  ]);
+  const drain = (run: SideBySide, side: Drain['side']) => {
+    const found = run.drain.find((candidate) => candidate.side === side);
+    return found
+      ? `${num(found.startToLastMs / 1000, 2)} s, **${num(found.eventsPerSecond)} events/s**`
+      : '—';
+  };
+  const aggregates = (run: SideBySide) => `${num(run.parameters.aggregates ?? 50)} aggregates`;
+  return [
+    'Commit → broker ack and → a consumer, ms (run 1, run 2):',
+    markdownTable(
+      ['offered', 'achieved/s', 'relay', 'commit→ack p50', 'commit→ack p99', '→ consumer p50'],
+      latencyRows,
+    ),
+    markdownTable(
+      [
+        `backlog of ${num(first.parameters.backlog)} events`,
+        ...runs.map((run, i) => `run ${i + 1} (${aggregates(run)})`),
+      ],
+      (['debezium', 'polling'] as const).map((side) => [SIDE[side], ...runs.map((run) => drain(run, side))]),
+    ),
+    runsCaption(RUNS, runs, link),
+  ].join('\n\n');
+});
 
 type SystemReport = MeasuredReport;
 

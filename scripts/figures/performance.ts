@@ -7,7 +7,7 @@ import type { MeasuredReport, Step, SystemResults } from '../../bench/system/rec
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num, quietHost } from './format.ts';
 import { atCapacity, variant } from './system.ts';
-import { type FigureTable, ofFile } from './types.ts';
+import { type FigureTable, ofFile, ofFiles } from './types.ts';
 
 type Report = MeasuredReport;
 
@@ -219,12 +219,9 @@ function settingsOf(results: SystemResults<Report>, name: string, none = 'the de
  * revision of the performance targets: CPU per order and latency at a fixed 30/s and at 50/s, two
  * runs with the variants in opposite orders.
  */
-export const batchingAtLowRate: FigureTable = {
-  sources: [...BATCHING],
-  render({ read, link }) {
-    const runs = BATCHING.map((path) =>
-      read<Written<SystemResults<Report>> & { args: { reference: string } }>(path),
-    );
+export const batchingAtLowRate = ofFiles<Written<SystemResults<Report>> & { args: { reference: string } }>(
+  BATCHING,
+  (runs, link) => {
     const [first] = runs;
     if (!first) throw new Error('no batching run');
     const reference = first.args.reference;
@@ -270,7 +267,7 @@ export const batchingAtLowRate: FigureTable = {
       `${BATCHING.map((path) => link(path)).join(', ')}: ${day(first.date)}, ${quietHost(first.machine, loads, 'at the ends of the steps')}, steps of ${first.args.step}, every variant as shipped with Prometheus, revisions in the first column, tracing ${first.run.tracing}; run 2 ran the variants in the opposite order.`,
     ].join('\n\n');
   },
-};
+);
 
 const WRITE_LINGER = [
   resultsFile('system.write-linger.run-1.json'),

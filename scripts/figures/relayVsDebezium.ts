@@ -2,7 +2,7 @@ import { markdownTable } from '@outbox/devstack/table';
 import type { RelayVsDebezium } from '../../bench/relay-vs-debezium.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import { num, runsCaption, times } from './format.ts';
-import type { FigureTable } from './types.ts';
+import { ofFiles } from './types.ts';
 
 type Summary = RelayVsDebezium['summary'][number];
 
@@ -21,33 +21,29 @@ export function drainCell(run: RelayVsDebezium, aggregates: number, side: string
   return found;
 }
 
-export const relayVsDebezium: FigureTable = {
-  sources: RELAY_VS_DEBEZIUM_RUNS,
-  render({ read, link }) {
-    const runs = RELAY_VS_DEBEZIUM_RUNS.map((path) => read<RelayVsDebezium>(path));
-    const [first] = runs;
-    if (!first) throw new Error('no relay-vs-debezium run');
-    const counts = first.parameters.aggregateCounts;
-    const sides = first.summary.filter((row) => row.aggregates === counts[0]);
-    const cell = (aggregates: number, side: string) =>
-      runs
-        .map((run) => {
-          const found = drainCell(run, aggregates, side);
-          return side === 'debezium'
-            ? num(found.medianEventsPerSec)
-            : `${num(found.medianEventsPerSec)}, **${times(found.vsDebezium)}**`;
-        })
-        .join(' / ');
-    return [
-      markdownTable(
-        [
-          `backlog of ${num(first.parameters.events)} events`,
-          ...counts.map((count) => `${num(count)} aggregates: events/s, ÷ Debezium (run 1 / run 2)`),
-        ],
-        sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
-      ),
-      `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round; revision \`${RELAY_VS_DEBEZIUM_REVISION}\`, tracing off. ` +
-        runsCaption(RELAY_VS_DEBEZIUM_RUNS, runs, link),
-    ].join('\n\n');
-  },
-};
+export const relayVsDebezium = ofFiles<RelayVsDebezium>(RELAY_VS_DEBEZIUM_RUNS, (runs, link) => {
+  const [first] = runs;
+  if (!first) throw new Error('no relay-vs-debezium run');
+  const counts = first.parameters.aggregateCounts;
+  const sides = first.summary.filter((row) => row.aggregates === counts[0]);
+  const cell = (aggregates: number, side: string) =>
+    runs
+      .map((run) => {
+        const found = drainCell(run, aggregates, side);
+        return side === 'debezium'
+          ? num(found.medianEventsPerSec)
+          : `${num(found.medianEventsPerSec)}, **${times(found.vsDebezium)}**`;
+      })
+      .join(' / ');
+  return [
+    markdownTable(
+      [
+        `backlog of ${num(first.parameters.events)} events`,
+        ...counts.map((count) => `${num(count)} aggregates: events/s, ÷ Debezium (run 1 / run 2)`),
+      ],
+      sides.map(({ side, label }) => [label, ...counts.map((count) => cell(count, side))]),
+    ),
+    `Medians of ${first.parameters.rounds} rounds, each ratio paired within its round; revision \`${RELAY_VS_DEBEZIUM_REVISION}\`, tracing off. ` +
+      runsCaption(RELAY_VS_DEBEZIUM_RUNS, runs, link),
+  ].join('\n\n');
+});

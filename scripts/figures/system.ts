@@ -3,7 +3,7 @@ import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults, VariantReport } from '../../bench/system/records.ts';
 import { day, duration, loadSpread, loadsOf, num, quietHost, range, sentence, times } from './format.ts';
-import { type FigureTable, ofFile } from './types.ts';
+import { type FigureTable, ofFile, ofRuns } from './types.ts';
 
 type Report = MeasuredReport;
 
@@ -50,38 +50,34 @@ function offeredAt(found: Report, factor: number): string {
   return step ? `${times(step.achievedRate / found.capacity)}, p99 ${num(step.latencyMs.p99)} ms` : '—';
 }
 
-export const systemCapacity: FigureTable = {
-  sources: CAPACITY_RUNS.map((run) => run.path),
-  render({ read, link }) {
-    const runs = CAPACITY_RUNS.map((run) => ({ ...run, results: read<SystemResults<Report>>(run.path) }));
-    const fixed = runs[0]?.results.args['fixed-rate'] ?? '?';
-    const rows = ['shipped', 'current'].flatMap((name) =>
-      runs.map(({ path, results, label }, index) => {
-        const found = variant(results, name, path);
-        const run = `\`${found.revision}\`, ${day(results.date)}, ${label}`;
-        return { name: index === 0 ? (VARIANT_LABEL[name] ?? name) : '', run, found };
-      }),
-    );
-    const sources = runs.map(
-      ({ path, results, label }) =>
-        `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
-        `load average ${loadRange(variant(results, 'current', path))} over its steps`,
-    );
-    return [
-      markdownTableOf(rows, {
-        variant: ({ name }) => name,
-        run: ({ run }) => run,
-        'capacity, orders/s': ({ found }) => `**${num(found.capacity)}**`,
-        'CPU ms per order at capacity': ({ found }) => cpuAtCapacity(found),
-        [`CPU ms per order at ${fixed}/s`]: ({ found }) => num(found.atFixedRate.cpuMsPerOrder.total, 1),
-        [`p50 / p99 at ${fixed}/s`]: ({ found }) => latency(found.atFixedRate),
-        'offered 1.5× capacity: accepted ÷ capacity': ({ found }) => offeredAt(found, 1.5),
-        'offered 2×': ({ found }) => offeredAt(found, 2),
-      }),
-      sentence(sources),
-    ].join('\n\n');
-  },
-};
+export const systemCapacity = ofRuns<SystemResults<Report>>(CAPACITY_RUNS, (runs, link) => {
+  const fixed = runs[0]?.results.args['fixed-rate'] ?? '?';
+  const rows = ['shipped', 'current'].flatMap((name) =>
+    runs.map(({ path, results, label }, index) => {
+      const found = variant(results, name, path);
+      const run = `\`${found.revision}\`, ${day(results.date)}, ${label}`;
+      return { name: index === 0 ? (VARIANT_LABEL[name] ?? name) : '', run, found };
+    }),
+  );
+  const sources = runs.map(
+    ({ path, results, label }) =>
+      `${label}: ${link(path)}, ${duration(results.args.step)} steps, ` +
+      `load average ${loadRange(variant(results, 'current', path))} over its steps`,
+  );
+  return [
+    markdownTableOf(rows, {
+      variant: ({ name }) => name,
+      run: ({ run }) => run,
+      'capacity, orders/s': ({ found }) => `**${num(found.capacity)}**`,
+      'CPU ms per order at capacity': ({ found }) => cpuAtCapacity(found),
+      [`CPU ms per order at ${fixed}/s`]: ({ found }) => num(found.atFixedRate.cpuMsPerOrder.total, 1),
+      [`p50 / p99 at ${fixed}/s`]: ({ found }) => latency(found.atFixedRate),
+      'offered 1.5× capacity: accepted ÷ capacity': ({ found }) => offeredAt(found, 1.5),
+      'offered 2×': ({ found }) => offeredAt(found, 2),
+    }),
+    sentence(sources),
+  ].join('\n\n');
+});
 
 const POLLING_VS_CDC = resultsFile('system.polling-vs-cdc.json');
 

@@ -18,3 +18,36 @@ export type FigureTable = {
 export function ofFile<T>(path: string, render: (results: T, link: Results['link']) => string): FigureTable {
   return { sources: [path], render: ({ read, link }) => render(read<T>(path), link) };
 }
+
+/** A figure of several results files, read in the order given. */
+export function ofFiles<T>(
+  paths: readonly string[],
+  render: (runs: T[], link: Results['link']) => string,
+): FigureTable {
+  return {
+    sources: paths,
+    render: ({ read, link }) =>
+      render(
+        paths.map((path) => read<T>(path)),
+        link,
+      ),
+  };
+}
+
+/** A run a figure names: its results file and how the table labels it. */
+export type Labelled = { path: string; label: string };
+
+/** A figure of labelled runs, each with its results file read beside it. */
+export function ofRuns<T>(
+  runs: readonly Labelled[],
+  render: (runs: (Labelled & { results: T })[], link: Results['link']) => string,
+): FigureTable {
+  return {
+    sources: runs.map((run) => run.path),
+    render: ({ read, link }) =>
+      render(
+        runs.map((run) => ({ ...run, results: read<T>(run.path) })),
+        link,
+      ),
+  };
+}
