@@ -51,78 +51,32 @@ const targetsOf = (run: string) =>
     ),
   );
 
+/** `targets.run-<first>` … `targets.run-<last>`: a series of runs of one kind. */
+const numbered = (name: string, first: number, last: number) =>
+  Array.from({ length: last - first + 1 }, (_, i) => `${name}.run-${first + i}`);
+
 /**
- * The bench:system runs the docs show, by figure id: each as its targets (`<id>`) and as a line per
- * variant (`<id>-summary`).
+ * The bench:system runs the docs show (`system.<name>.json`), each as its targets and as a line per
+ * variant (`-summary`), under the id its name gives: dots as dashes, `targets` as
+ * `performance-targets` (`system.targets.run-2.json` is `performance-targets-run-2`). What sets a
+ * run apart is said beside its tables in the docs.
  */
-const RUNS: Record<string, string> = {
-  // The reference beside today's code, as shipped.
-  'performance-targets': 'system.targets.json',
-  // The same on a faster host of the same kind, twice, the variants in opposite orders.
-  'performance-targets-run-2': 'system.targets.run-2.json',
-  'performance-targets-run-3': 'system.targets.run-3.json',
-  // With 25 and 50 ms of linger at every hop.
-  'performance-targets-lingers': 'system.targets-lingers.json',
-  // The waits on by default.
-  'performance-targets-run-4': 'system.targets.run-4.json',
-  // With group commit, on a slower host; then today's code first.
-  'performance-targets-run-5': 'system.targets.run-5.json',
-  'performance-targets-run-6': 'system.targets.run-6.json',
-  // One statement per batch, beside the revision before it; then today's code first.
-  'performance-targets-run-7': 'system.targets.run-7.json',
-  'performance-targets-run-8': 'system.targets.run-8.json',
-  // The queue's expected wait on the recent time of the work, then on its typical time.
-  'admission-typical': 'system.admission-typical.json',
-  // Today's code alone with the server's autovacuum on; then the targets so.
-  'autovacuum-on': 'system.autovacuum-on.json',
-  'performance-targets-run-9': 'system.targets.run-9.json',
-  // On an Intel host, autovacuum on: before and after the refusal on arrival.
-  'performance-targets-run-10': 'system.targets.run-10.json',
-  'refuse-on-arrival-run-1': 'system.refuse-on-arrival.run-1.json',
-  'refuse-on-arrival-run-2': 'system.refuse-on-arrival.run-2.json',
-  'performance-targets-run-11': 'system.targets.run-11.json',
-  // How many orders may be in flight at once (the admission slots), side by side; then the targets.
-  'admission-slots-run-1': 'system.admission-slots.run-1.json',
-  'admission-slots-run-2': 'system.admission-slots.run-2.json',
-  'admission-slots-run-3': 'system.admission-slots.run-3.json',
-  'admission-slots-run-4': 'system.admission-slots.run-4.json',
-  'performance-targets-run-12': 'system.targets.run-12.json',
-  // Traced and untraced, side by side, twice the capacity offered.
-  'tracing-at-overload-run-1': 'system.tracing-at-overload.run-1.json',
-  'tracing-at-overload-run-2': 'system.tracing-at-overload.run-2.json',
-  // On an AMD host: the targets as found; a refusal without a span, side by side; then the targets.
-  'performance-targets-run-13': 'system.targets.run-13.json',
-  'untraced-refusals-run-1': 'system.untraced-refusals.run-1.json',
-  'untraced-refusals-run-2': 'system.untraced-refusals.run-2.json',
-  'performance-targets-run-14': 'system.targets.run-14.json',
-  // The fixed rate measured first, on the stack as every variant starts.
-  'performance-targets-run-15': 'system.targets.run-15.json',
-  // With the orders' write linger.
-  'performance-targets-run-16': 'system.targets.run-16.json',
-  // With the refusal at the front door, on a slower host.
-  'performance-targets-run-17': 'system.targets.run-17.json',
-  // The same code and host an hour later, with the load generator's cheaper timer.
-  'performance-targets-run-18': 'system.targets.run-18.json',
-  // On an Intel host, the reference keeping up with the fixed rate.
-  'performance-targets-run-19': 'system.targets.run-19.json',
-  // The consumers' wait after the transaction, on the same host.
-  'performance-targets-run-20': 'system.targets.run-20.json',
-  // The same again, today's code first.
-  'performance-targets-run-21': 'system.targets.run-21.json',
-  // On a faster AMD host, where the reference keeps up with 275 a second; then today's code first.
-  'performance-targets-run-22': 'system.targets.run-22.json',
-  'performance-targets-run-23': 'system.targets.run-23.json',
-  // The same host with the steps of a minute the definition asks for.
-  'performance-targets-run-24': 'system.targets.run-24.json',
-  'performance-targets-run-25': 'system.targets.run-25.json',
-  // With 75 ms at every hop: a run whose POST answers stalled, then today's code first.
-  'performance-targets-run-26': 'system.targets.run-26.json',
-  'performance-targets-run-27': 'system.targets.run-27.json',
-};
+const RUNS = [
+  'targets',
+  'targets-lingers',
+  'admission-typical',
+  'autovacuum-on',
+  ...numbered('targets', 2, 27),
+  ...numbered('refuse-on-arrival', 1, 2),
+  ...numbered('admission-slots', 1, 4),
+  ...numbered('tracing-at-overload', 1, 2),
+  ...numbered('untraced-refusals', 1, 2),
+];
 
 export const TARGETS_FIGURES: Record<string, FigureTable> = Object.fromEntries(
-  Object.entries(RUNS).flatMap(([id, name]) => {
-    const run = resultsFile(name);
+  RUNS.flatMap((name) => {
+    const id = name.replace(/^targets/, 'performance-targets').replaceAll('.', '-');
+    const run = resultsFile(`system.${name}.json`);
     return [
       [id, targetsOf(run)],
       [`${id}-summary`, summaryOf(run)],
