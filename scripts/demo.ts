@@ -29,7 +29,7 @@ import { databaseFailover } from './demo/failoverControl.ts';
 import { fail, running, stopAllOnExit } from './demo/lifecycle.ts';
 import { print, say, survivePipeClosing } from './demo/output.ts';
 import { environmentWithFile } from './demo/passOnRules.ts';
-import { type DemoSettings, readSettings } from './demo/settings.ts';
+import { type DemoSettings, orRefuse, readSettings } from './demo/settings.ts';
 
 /**
  * PostgreSQL (with --failover, a primary and a standby per service database), Kafka and Zipkin,
@@ -59,7 +59,9 @@ async function startBackingServices(settings: DemoSettings) {
 async function main(): Promise<void> {
   survivePipeClosing();
   stopAllOnExit();
-  const settings = readSettings(environmentOrExit(process.env, process.argv), process.argv);
+  // With `--env FILE`'s variables under the environment; a file that cannot be read stops the demo.
+  const env = orRefuse(() => environmentWithFile(process.env, process.argv));
+  const settings = readSettings(env, process.argv);
   const { postgres, pairs, kafka, zipkin } = await startBackingServices(settings);
   const databaseUrls = pairs ? pairDatabaseUrls(pairs) : databaseUrlsOn(postgres);
   const start = appStarter(settings, databaseUrls, kafka.brokers, zipkin);
@@ -77,16 +79,6 @@ async function main(): Promise<void> {
   print(banner(settings, postgres, databaseUrls, kafka.brokers));
   const autovacuum = await autovacuumOf(`${postgres}/postgres`);
   if (autovacuum) say('postgres', `warning: ${autovacuum}`);
-}
-
-/** The environment, with `--env FILE`'s variables under it; a file that cannot be read stops the demo. */
-function environmentOrExit(env: NodeJS.ProcessEnv, argv: string[]): NodeJS.ProcessEnv {
-  try {
-    return environmentWithFile(env, argv);
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(2);
-  }
 }
 
 /** The warning for the demo's PostgreSQL when it runs with autovacuum off (a warning only). */

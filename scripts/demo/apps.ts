@@ -56,7 +56,7 @@ export function appStarter(
 function demoEnv(name: ProcessName, settings: DemoSettings, zipkin: ZipkinServer | undefined) {
   return {
     // With --failover's asynchronous standbys, the wait (a caller's own setting replaces it).
-    ...standbyWaitEnv(settings),
+    ...(settings.failover?.standbyWait ? { DATABASE_WAIT_FOR_STANDBY: 'any' } : {}),
     // Then the caller's settings: what follows is the demo's own, which passOn.ts never passes.
     ...settings.passedOn.env[name],
     // Loopback only: the demo's API, ops endpoints and the relays' admin endpoint are for this machine.
@@ -108,11 +108,4 @@ export async function startApps(
     twins.filter((name) => name.startsWith('relay-')),
     start,
   );
-}
-
-/** The standby wait, on for every service and relay when the standbys are asynchronous. */
-function standbyWaitEnv(settings: DemoSettings): Record<string, string> {
-  const failover = settings.failover;
-  if (!failover?.standbyWait) return {};
-  return { DATABASE_WAIT_FOR_STANDBY: 'any' };
 }

@@ -14,7 +14,7 @@ export type DemoProcess = ProcessName | `${ProcessName}-2`;
 export type DemoSettings = ReturnType<typeof readSettings>;
 
 export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
-  const modes = relayModesOrExit(env);
+  const modes = orRefuse(() => relayModes(env));
   const basePort = Number(env.DEMO_BASE_PORT ?? 3000);
   // `./dev demo --cluster` (or DEMO_KAFKA=cluster): three brokers, topics replicated three times, a
   // kill -9 button per broker. One broker by default: lighter, and enough to show the outbox.
@@ -67,37 +67,39 @@ export function readSettings(env: NodeJS.ProcessEnv, argv: string[]) {
 function failoverOf(env: NodeJS.ProcessEnv, argv: string[], modes: ReturnType<typeof relayModes>) {
   const wanted = argv.includes('--failover') || env.DEMO_FAILOVER !== undefined;
   if (!wanted) return undefined;
-  if (env.DEMO_FAILOVER !== undefined && !['async', 'sync'].includes(env.DEMO_FAILOVER)) {
-    console.error(`DEMO_FAILOVER=${env.DEMO_FAILOVER}: expected async or sync`);
-    process.exit(2);
-  }
-  if (Object.values(modes).includes('debezium')) {
-    console.error(
+  if (env.DEMO_FAILOVER !== undefined && !['async', 'sync'].includes(env.DEMO_FAILOVER))
+    refuse(`DEMO_FAILOVER=${env.DEMO_FAILOVER}: expected async or sync`);
+  if (Object.values(modes).includes('debezium'))
+    refuse(
       '--failover runs polling relays only: a replication slot does not follow a promotion (docs/production.md)',
     );
-    process.exit(2);
-  }
   const replication: 'async' | 'sync' =
     argv.includes('--sync') || env.DEMO_FAILOVER === 'sync' ? 'sync' : 'async';
   const waitOff = argv.includes('--no-standby-wait') || env.DEMO_STANDBY_WAIT === 'off';
   return { replication, standbyWait: replication === 'async' && !waitOff };
 }
 
-function relayModesOrExit(env: NodeJS.ProcessEnv): ReturnType<typeof relayModes> {
+/** A setting the demo cannot run with: it says which, and stops before starting anything. */
+export function refuse(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+/** What `read` returns, or the demo stopped with the message it threw. */
+export function orRefuse<T>(read: () => T): T {
   try {
-    return relayModes(env);
+    return read();
   } catch (error) {
-    console.error(String(error instanceof Error ? error.message : error));
-    process.exit(2);
+    return refuse(error instanceof Error ? error.message : String(error));
   }
 }
 
 function kafkaClientOrExit(value: string | undefined) {
   if (value === undefined) return undefined;
   const parsed = kafkaClient.safeParse(value);
-  if (parsed.success) return parsed.data;
-  console.error(`KAFKA_CLIENT=${value}: expected kafkajs or platformatic (unset: kafkajs)`);
-  process.exit(2);
+  return parsed.success
+    ? parsed.data
+    : refuse(`KAFKA_CLIENT=${value}: expected kafkajs or platformatic (unset: kafkajs)`);
 }
 
 function portsFrom(basePort: number, twins: DemoProcess[]) {
