@@ -11,25 +11,20 @@
 // way on one line, `<!-- figure:scaling-today -->300 orders/s<!-- /figure -->`, and rendered in
 // place. --check writes nothing and exits 1 when a block or a marked figure differs from what its
 // results files give now (tests/docs runs the same check).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { docFiles, repoRoot } from '../tests/docs/docReferences.ts';
 import { FIGURES } from './figures/index.ts';
 import type { FigureTable } from './figures/types.ts';
 
-const repoRoot = resolve(import.meta.dirname, '..');
+/** README.md and every docs/**.md: the docs whose figures are rendered. */
+export { docFiles };
+
 const BLOCK = /(<!-- figures:([\w-]+) -->\n)([\s\S]*?)(<!-- \/figures -->)/g;
 // A figure in a sentence: its rendering is one line, with no newline after it.
 const INLINE = /(<!-- figure:([\w-]+) -->)([^\n]*?)(<!-- \/figure -->)/g;
 
 export type Block = { file: string; id: string; line: number; written: string; rendered: string | Error };
-
-/** README.md and every docs/**.md. */
-export function docFiles(root = repoRoot): string[] {
-  const docs = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => join(root, 'docs', name));
-  return [join(root, 'README.md'), ...docs.sort()];
-}
 
 /** One figure (a table, or a figure in a sentence) rendered for the doc it sits in; an Error when it is unknown or its results are missing. It writes no table itself: each figure writes its own with @outbox/devstack/table. */
 export function renderFigure(
