@@ -2,6 +2,7 @@ import { markdownTableOf } from '@outbox/devstack/table';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step as BenchStep, MeasuredReport, SystemResults } from '../../bench/system/records.ts';
 import { num } from './format.ts';
+import { variant } from './system.ts';
 import type { FigureTable } from './types.ts';
 
 /** The admission runs came after bench:system counted what it shed: every step of theirs has `shed`. */
@@ -69,8 +70,7 @@ export const admission: FigureTable = {
     const rows = RUNS.flatMap(({ path, label, variants }) => {
       const results = read<SystemResults<Report>>(path);
       return Object.entries(variants).map(([name, description]) => {
-        const report = results.reports.find((r) => r.variant === name);
-        if (!report) throw new Error(`no ${name} variant in ${path}`);
+        const report = variant(results, name, path);
         const run = `${description} (\`${report.revision}\`, ${label}, ${link(path)})`;
         return {
           run,
