@@ -7,7 +7,7 @@ import type { MeasuredReport, Step, SystemResults } from '../../bench/system/rec
 import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num, quietHost } from './format.ts';
 import { atCapacity, variant } from './system.ts';
-import { type FigureTable, ofFile, ofFiles } from './types.ts';
+import { type FigureTable, ofFile, ofFiles, ofRuns } from './types.ts';
 
 type Report = MeasuredReport;
 
@@ -19,17 +19,15 @@ const SAMPLED_2 = resultsFile('system.sampled.run-2.json');
 const QUIET = resultsFile('system.quiet.json');
 
 /** The demo as shipped (tracing to Zipkin, Prometheus) against the same code with tracing off, by run. */
-export const tracingCost: FigureTable = {
-  sources: [SHIPPED, SAMPLED, SAMPLED_2, QUIET],
-  render({ read, link }) {
-    const runs: [string, string][] = [
-      [SHIPPED, 'every span exported'],
-      [SAMPLED, 'sampled tracing, reads untraced, offsets every second; run 1'],
-      [SAMPLED_2, 'the same, run 2, variants in the other order'],
-      [QUIET, 'adaptive admission, relay batches of 1,000, an Intel host'],
-    ];
-    const pairs = runs.map(([path, label]) => {
-      const results = read<SystemResults<Report>>(path);
+export const tracingCost = ofRuns<SystemResults<Report>>(
+  [
+    { path: SHIPPED, label: 'every span exported' },
+    { path: SAMPLED, label: 'sampled tracing, reads untraced, offsets every second; run 1' },
+    { path: SAMPLED_2, label: 'the same, run 2, variants in the other order' },
+    { path: QUIET, label: 'adaptive admission, relay batches of 1,000, an Intel host' },
+  ],
+  (runs, link) => {
+    const pairs = runs.map(({ path, label, results }) => {
       const [shipped, off] = [variant(results, 'shipped', path), variant(results, 'current', path)];
       return { path, label, shipped, off, fixed: results.args['fixed-rate'] ?? '?' };
     });
@@ -44,7 +42,7 @@ export const tracingCost: FigureTable = {
         `${num(shipped.atFixedRate.cpuMsPerOrder.total, 2)} / ${num(off.atFixedRate.cpuMsPerOrder.total, 2)} (${fixed}/s)`,
     });
   },
-};
+);
 
 /** Goodput: what the API accepted when offered 1.5× and 2× the capacity found, by variant and run. */
 export const overloadGoodput: FigureTable = {
