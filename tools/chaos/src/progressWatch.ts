@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
-import { systemTopics } from './topics.ts';
+import { checkerKafka, systemTopics } from './topics.ts';
 
 /**
  * The longest time, while the load ran, in which the system published no event / applied none;
@@ -121,8 +119,7 @@ function topicRecords(
   brokers: string[],
   topics: string[],
 ): { count(): Promise<number>; close(): Promise<void> } {
-  fixKafkajsIdleTimerLoop();
-  const admin = new Kafka({ clientId: 'chaos-progress', brokers, logLevel: logLevel.NOTHING }).admin();
+  const admin = checkerKafka(brokers, 'chaos-progress').admin();
   const connected = admin.connect();
   return {
     count: async () => {

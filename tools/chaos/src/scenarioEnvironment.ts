@@ -17,7 +17,7 @@ import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
 import type { OpsScraper } from './opsScraper.ts';
 import type { Scenario } from './scenario.ts';
-import { type ChaosStack, type DatabaseName, startChaosStack } from './stack.ts';
+import { type ChaosStack, type DatabaseName, databaseUrlsOf, startChaosStack } from './stack.ts';
 
 /** Everything a run started, set as it starts, so that `dispose` removes exactly that. */
 export type ScenarioEnvironment = {
@@ -139,14 +139,6 @@ export async function startSystem(
     log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
   }
   return stack;
-}
-
-export function databaseUrlsOf(stack: ChaosStack) {
-  return {
-    orders: stack.databases.orders.url,
-    inventory: stack.databases.inventory.url,
-    billing: stack.databases.billing.url,
-  };
 }
 
 /** Removes what the run started, newest first. */

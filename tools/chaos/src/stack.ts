@@ -84,12 +84,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       label,
       name,
     );
-  const databaseUrls = {
-    orders: databases.orders.url,
-    inventory: databases.inventory.url,
-    billing: databases.billing.url,
-  };
-  const { plans, groups } = planChaosStack(options, databaseUrls, topicPrefix);
+  const { plans, groups } = planChaosStack(options, databaseUrlsOf({ databases }), topicPrefix);
 
   const processes = new Map<ProcessName, ServiceProcess>();
   const ports = new Map<ProcessName, number>();
@@ -148,6 +143,10 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
     },
   };
+}
+
+export function databaseUrlsOf({ databases }: Pick<ChaosStack, 'databases'>): Record<DatabaseName, string> {
+  return { orders: databases.orders.url, inventory: databases.inventory.url, billing: databases.billing.url };
 }
 
 /**

@@ -9,9 +9,9 @@ import { measurePartitionWindows, type PartitionFigure } from './partitionWindow
 import type { ProgressGaps } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario } from './scenario.ts';
-import { databaseUrlsOf, type ScenarioEnvironment } from './scenarioEnvironment.ts';
+import type { ScenarioEnvironment } from './scenarioEnvironment.ts';
 import { relayModeOf, type ScenarioReport } from './scenarioReport.ts';
-import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
+import { type ChaosStack, DATABASES, type DatabaseName, databaseUrlsOf } from './stack.ts';
 
 type Verdict = {
   quiet: Quiescence;

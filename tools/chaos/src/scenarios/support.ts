@@ -14,6 +14,27 @@ export function ownBroker(context: ScenarioContext): KafkaBroker {
   return context.broker;
 }
 
+/** The scenario's own broker killed or stopped `afterMs` into the load, started again `downMs` later. */
+export async function brokerOutage(
+  context: ScenarioContext,
+  {
+    afterMs,
+    downMs,
+    how,
+    back,
+  }: { afterMs: number; downMs: number; how: `${'kill -9' | 'stop'} the broker${string}`; back: string },
+): Promise<void> {
+  const broker = ownBroker(context);
+  await context.sleep(afterMs);
+  context.fault(how);
+  await (how.startsWith('kill') ? broker.kill() : broker.stop());
+  await context.sleep(downMs);
+  context.fault(back);
+  await broker.start();
+  await broker.waitUntilReady(120_000);
+  context.restored('broker ready');
+}
+
 /** The scenario's own cluster; only scenarios that declare `needs.cluster` have one. */
 export function ownCluster(context: ScenarioContext): KafkaCluster {
   if (!context.cluster) throw new Error('this scenario fails brokers over: declare needs.cluster');
