@@ -80,16 +80,31 @@ function faultScriptContext(
   const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
   const partitionWindows: PartitionWindow[] = [];
   let observer: GroupObserver | undefined;
+  const declared = <T>(what: T | undefined, needs: string): T => {
+    if (what === undefined) throw new Error(`this scenario must declare ${needs}`);
+    return what;
+  };
   const context: ScenarioContext = {
     stack,
-    broker: env.ownBroker?.broker,
-    cluster: env.cluster?.cluster,
-    brokerProxy: env.ownBroker?.proxy,
-    compose: env.compose,
-    postgres: env.postgres,
-    pair: env.pairs?.orders,
-    pairs: env.pairs ?? {},
-    connect: env.connect,
+    get broker() {
+      return declared(env.ownBroker?.broker, 'needs.ownBroker');
+    },
+    get cluster() {
+      return declared(env.cluster?.cluster, 'needs.cluster');
+    },
+    get brokerProxy() {
+      return declared(env.ownBroker?.proxy, 'needs.brokerLatencyMs');
+    },
+    get postgres() {
+      return declared(env.postgres, 'needs.privatePostgres');
+    },
+    pair: (database) => declared(env.pairs?.[database], `needs.postgresPair for ${database}`),
+    get connect() {
+      return declared(env.connect, 'needs.cdc');
+    },
+    get compose() {
+      return declared(env.compose, 'needs.compose');
+    },
     elapsed: () => Date.now() - loadStarted,
     sleep: (ms) => sleep(ms),
     fault: (what) => {

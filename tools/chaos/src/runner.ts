@@ -4,32 +4,25 @@
 
 import { cpus, loadavg } from 'node:os';
 import { startRun } from '@outbox/devstack/run-record';
-import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
 import { DEFAULT_LOAD, runLoadAndFaults } from './loadAndFaults.ts';
 import { startOpsScraper } from './opsScraper.ts';
+import { codeRevision } from './revision.ts';
 import type { Scenario } from './scenario.ts';
 import {
   dispose,
   type ScenarioEnvironment,
-  startComposeSystem,
-  startInfrastructure,
-  startSystem,
+  type SystemChoice,
+  startEnvironment,
 } from './scenarioEnvironment.ts';
 import type { ScenarioReport } from './scenarioReport.ts';
 import { failedReport, finishedReport, judge } from './verdict.ts';
 
 export type { ScenarioReport } from './scenarioReport.ts';
 
-type RunOptions = {
-  /** A broker to share, for scenarios that do not break the broker. Without it each scenario starts one. */
-  kafkaBrokers?: string[];
+type RunOptions = SystemChoice & {
   /** Fixes the load's sequence of orders. */
   seed?: number;
-  /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
-  kafkaClient?: KafkaClientName;
-  /** KAFKA_GROUP_PROTOCOL of every consumer (classic when left out): to compare the protocols under the same faults. */
-  groupProtocol?: KafkaGroupProtocol;
   log?: (line: string) => void;
 };
 
@@ -50,23 +43,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   const tracing = scenario.needs?.compose ? COMPOSE_TRACING : 'off';
   const recorded = (report: ScenarioReport): ScenarioReport => {
     const run = recording.finish(tracing);
-    const revision = run.revision && (run.clean === false ? `${run.revision}+changes` : run.revision);
+    const revision = codeRevision(run);
     return { ...report, ...(revision ? { revision } : {}), run };
   };
   const log = (line: string) => options.log?.(`[${scenario.name}] ${line}`);
   const env: ScenarioEnvironment = { kafkaBrokers: [] };
   const timeline: ScenarioReport['timeline'] = [];
   try {
-    let stack: Awaited<ReturnType<typeof startSystem>>;
-    if (scenario.needs?.compose) {
-      stack = await startComposeSystem(scenario, env, log);
-    } else {
-      await startInfrastructure(scenario, options.kafkaBrokers, env, log);
-      stack = await startSystem(scenario, env, log, {
-        ...(options.kafkaClient ? { client: options.kafkaClient } : {}),
-        ...(options.groupProtocol ? { groupProtocol: options.groupProtocol } : {}),
-      });
-    }
+    const stack = await startEnvironment(scenario, env, options, log);
     env.scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
     const load = { ...DEFAULT_LOAD, ...scenario.load };

@@ -34,8 +34,33 @@ export type ScenarioEnvironment = {
   kafkaBrokers: string[];
 };
 
+/** What a run chooses for every scenario it runs. */
+export type SystemChoice = {
+  /** A broker to share, for scenarios that do not break the broker. Without it each scenario starts one. */
+  kafkaBrokers?: string[];
+  /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
+  kafkaClient?: KafkaClientName;
+  /** KAFKA_GROUP_PROTOCOL of every consumer (classic when left out): to compare the protocols under the same faults. */
+  groupProtocol?: KafkaGroupProtocol;
+};
+
+/**
+ * What the scenario runs on and the system under test on top, noted in `env` as each part starts:
+ * the compose stack (needs.compose), or the processes of the run's own.
+ */
+export async function startEnvironment(
+  scenario: Scenario,
+  env: ScenarioEnvironment,
+  options: SystemChoice,
+  log: (line: string) => void,
+): Promise<ChaosStack> {
+  if (scenario.needs?.compose) return startComposeSystem(scenario, env, log);
+  await startInfrastructure(scenario, options.kafkaBrokers, env, log);
+  return startSystem(scenario, env, log, options);
+}
+
 /** Broker (or cluster), PostgreSQL and Connect as the scenario needs them; the shared broker otherwise. */
-export async function startInfrastructure(
+async function startInfrastructure(
   scenario: Scenario,
   sharedBrokers: string[] | undefined,
   env: ScenarioEnvironment,
@@ -80,7 +105,7 @@ export async function startInfrastructure(
  * The compose stack instead (needs.compose): a fresh one (with the `cdc` profile: every relay in
  * debezium mode), healthy.
  */
-export async function startComposeSystem(
+async function startComposeSystem(
   scenario: Scenario,
   env: ScenarioEnvironment,
   log: (line: string) => void,
@@ -96,11 +121,11 @@ export async function startComposeSystem(
 }
 
 /** The four apps and their relays (or connectors) on the infrastructure started above. */
-export async function startSystem(
+async function startSystem(
   scenario: Scenario,
   env: ScenarioEnvironment,
   log: (line: string) => void,
-  kafka: { client?: KafkaClientName; groupProtocol?: KafkaGroupProtocol } = {},
+  { kafkaClient, groupProtocol }: SystemChoice,
 ): Promise<ChaosStack> {
   const { cluster, connect, postgres, pairs } = env;
   const stack = await startChaosStack({
@@ -129,8 +154,8 @@ export async function startSystem(
       orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
     },
     // Every process the stack starts, restarts included: the services, their extra instances, the relays.
-    ...(kafka.client ? { kafkaClient: kafka.client } : {}),
-    ...(kafka.groupProtocol ? { groupProtocol: kafka.groupProtocol } : {}),
+    ...(kafkaClient ? { kafkaClient } : {}),
+    ...(groupProtocol ? { groupProtocol } : {}),
   });
   env.stack = stack;
   if (connect && !scenario.needs?.cdcRegisteredByTheScenario) {

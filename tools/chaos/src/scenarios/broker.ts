@@ -45,7 +45,6 @@ export const slowBroker: Scenario = {
   needs: { ownBroker: true, brokerLatencyMs: 0 },
   inject: async (context) => {
     const proxy = context.brokerProxy;
-    if (!proxy) throw new Error('needs.brokerLatencyMs');
     const megabytes = () => `${(proxy.bytesForwarded / 1e6).toFixed(1)} MB through the proxy so far`;
     await context.sleep(3_000);
     context.fault(`broker latency ${LATENCY_MS} ms each way (${megabytes()})`);

@@ -9,11 +9,11 @@ import { databaseUrlsOf } from '../stack.ts';
 import { systemTopics, withAdmin } from '../topics.ts';
 import { brokerKill9 } from './broker.ts';
 import { postgresRestart } from './postgres.ts';
-import { awaitConnectorsRunning, ownConnect } from './support.ts';
+import { awaitConnectorsRunning } from './support.ts';
 
 /** kill -9 of the Kafka Connect worker 4 s into the load, started again 5 s later. */
 async function killConnectAndRestart(context: ScenarioContext): Promise<void> {
-  const { worker } = ownConnect(context);
+  const { worker } = context.connect;
   await context.sleep(4_000);
   context.fault('kill -9 the Kafka Connect worker');
   await worker.kill();
@@ -80,7 +80,7 @@ export const cdcPostgresRestart: Scenario = {
 
 /** The three connectors registered 3 s into the load, while orders are written. */
 async function registerUnderLoad(context: ScenarioContext): Promise<void> {
-  const connect = ownConnect(context);
+  const connect = context.connect;
   await context.sleep(3_000);
   context.fault('register the three Debezium connectors while orders are written');
   await connect.register(databaseUrlsOf(context.stack), context.stack.topicPrefix);
@@ -125,7 +125,7 @@ export const cdcConnectorTaskFailed: Scenario = {
     'duplicates possible, each applied once.',
   needs: { cdc: true },
   inject: async (context) => {
-    const connect = ownConnect(context);
+    const connect = context.connect;
     const connector = connect.connectors.orders;
     const topic = systemTopics(context.stack.topicPrefix).events.orders;
     await withAdmin(connect.worker.brokers, 'chaos-topic-config', async (admin) => {

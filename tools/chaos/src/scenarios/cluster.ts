@@ -1,17 +1,11 @@
 // On a three-broker cluster of the scenario's own, with two relays per outbox and two instances of
 // every service: brokers killed, frozen and restarted under load, and processes failing over.
 import type { Scenario, ScenarioContext } from '../scenario.ts';
-import {
-  busiestCoordinator,
-  busiestLeader,
-  killAndRestart,
-  ownCluster,
-  waitUntilMidBatch,
-} from './support.ts';
+import { busiestCoordinator, busiestLeader, killAndRestart, waitUntilMidBatch } from './support.ts';
 
 /** kill -9 of one broker, and the same broker started again `downMs` later on its data dir. */
 async function killBroker(context: ScenarioContext, nodeId: number, why: string, downMs: number) {
-  const cluster = ownCluster(context);
+  const cluster = context.cluster;
   context.fault(`kill -9 broker ${nodeId}, ${why}`);
   await cluster.node(nodeId).kill();
   await context.sleep(downMs);
@@ -76,7 +70,7 @@ export const clusterCoordinatorFrozen: Scenario = {
   maxStallMs: SESSION_TIMEOUT_MS + 10_000,
   quiescenceTimeoutMs: 120_000,
   inject: async (context) => {
-    const cluster = ownCluster(context);
+    const cluster = context.cluster;
     await context.sleep(8_000);
     const { nodeId, groups } = await busiestCoordinator(context);
     const pid = cluster.node(nodeId).pid;
@@ -107,7 +101,7 @@ export const clusterMinIsrUnmet: Scenario = {
   load: { rate: 40, durationMs: 30_000 },
   quiescenceTimeoutMs: 150_000,
   inject: async (context) => {
-    const cluster = ownCluster(context);
+    const cluster = context.cluster;
     await context.sleep(5_000);
     const [first, second] = [cluster.node(1), cluster.node(2)];
     context.fault('kill -9 brokers 1 and 2: one replica left, min.insync.replicas is 2');
@@ -136,7 +130,7 @@ export const clusterRollingRestart: Scenario = {
   load: { rate: 40, durationMs: 40_000 },
   quiescenceTimeoutMs: 120_000,
   inject: async (context) => {
-    const cluster = ownCluster(context);
+    const cluster = context.cluster;
     await context.sleep(4_000);
     for (const node of cluster.nodes) {
       const id = node.cluster?.nodeId;

@@ -68,7 +68,6 @@ export const relayKill9Pipelined: Scenario = {
   needs: { ownBroker: true, brokerLatencyMs: 0 },
   inject: async (context) => {
     const proxy = context.brokerProxy;
-    if (!proxy) throw new Error('needs.brokerLatencyMs');
     await context.sleep(2_000);
     for (let crash = 1; crash <= PIPELINED_CRASHES; crash++) {
       await context.stack.process('relay-orders').stop();
