@@ -7,16 +7,7 @@ import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import { startOwnBroker } from './faults/ownBroker.ts';
 import { formatText, writeReports } from './report.ts';
 import { runScenario, type ScenarioReport } from './runner.ts';
-import {
-  ALL_SCENARIOS,
-  CDC_SCENARIOS,
-  CLUSTER_SCENARIOS,
-  COMPOSE_SCENARIOS,
-  DUAL_WRITES,
-  FAILOVER_SCENARIOS,
-  findScenario,
-  SCENARIOS,
-} from './scenarios/index.ts';
+import { ALL_SCENARIOS, findScenario, GROUPS } from './scenarios/index.ts';
 
 fixKafkajsIdleTimerLoop();
 const resultsDir = join(import.meta.dirname, '../../../test-results/chaos');
@@ -44,15 +35,7 @@ if (groupProtocolOfRun === 'consumer' && kafkaClientOfRun !== 'platformatic') {
   console.error('--group-protocol consumer needs --kafka-client platformatic: kafkajs speaks only classic');
   process.exit(64);
 }
-const groups: Record<string, typeof SCENARIOS> = {
-  all: SCENARIOS,
-  cluster: CLUSTER_SCENARIOS,
-  cdc: CDC_SCENARIOS,
-  failover: FAILOVER_SCENARIOS,
-  'dual-writes': DUAL_WRITES,
-  compose: COMPOSE_SCENARIOS,
-};
-const selected = which ? (groups[which] ?? [findScenario(which)]) : [];
+const selected = which ? (GROUPS[which] ?? [findScenario(which)]) : [];
 const repeat = Number(values.repeat);
 if (
   selected.length === 0 ||

@@ -7,11 +7,11 @@ import type { ExpectedDeadLetters } from './invariants/index.ts';
 import type { PartitionWindow } from './partitionWindows.ts';
 import { type ProgressGaps, startProgressWatch } from './progressWatch.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
-import type { ScenarioEnvironment } from './scenarioEnvironment.ts';
-import type { ScenarioReport } from './scenarioReport.ts';
+import type { ScenarioRun } from './scenarioEnvironment.ts';
 import type { ChaosStack } from './stack.ts';
 
-export const DEFAULT_LOAD = { rate: 75, durationMs: 15_000 };
+/** The scenario's load: 75 orders/s for 15 s unless it says otherwise (Scenario.load). */
+export const loadOf = (scenario: Scenario) => ({ rate: 75, durationMs: 15_000, ...scenario.load });
 
 export type LoadAndFaults = {
   loadResult: LoadResult;
@@ -25,27 +25,22 @@ export type LoadAndFaults = {
   loadEnded: number;
 };
 
-export async function runLoadAndFaults(
-  scenario: Scenario,
-  stack: ChaosStack,
-  env: ScenarioEnvironment,
-  timeline: ScenarioReport['timeline'],
-  options: { seed?: number; log: (line: string) => void },
-): Promise<LoadAndFaults> {
-  const load = { ...DEFAULT_LOAD, ...scenario.load };
+export async function runLoadAndFaults(run: ScenarioRun, stack: ChaosStack): Promise<LoadAndFaults> {
+  const { seed } = run.options;
+  const load = loadOf(run.scenario);
   const loadStarted = Date.now();
-  const progressWatch = startProgressWatch(stack, env.connect ? { cdcBrokers: env.kafkaBrokers } : {});
+  const progressWatch = startProgressWatch(stack, run.connect ? { cdcBrokers: run.kafkaBrokers } : {});
   const loadRun: Promise<LoadResult> = runLoad({
     ordersUrl: stack.process('orders').url,
     rate: load.rate,
     durationMs: load.durationMs,
     ...(load.mix ? { mix: load.mix } : {}),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(seed === undefined ? {} : { seed }),
     ...(load.concurrency === undefined ? {} : { concurrency: load.concurrency }),
     // An outage of the orders database lasts seconds: keep retrying (same Idempotency-Key).
     retry: load.retry ?? { attempts: 10, maxDelayMs: 2_000 },
   });
-  const script = faultScriptContext(stack, env, timeline, loadStarted, options.log);
+  const script = faultScriptContext(run, stack, loadStarted);
   // Both settle before anything is torn down: a fault script that throws must not leave the
   // load generator sending to a stack that is being stopped.
   // Progress is watched while the load runs: after it, nothing new comes to publish or apply.
@@ -53,7 +48,10 @@ export async function runLoadAndFaults(
     () => progressWatch.stop(),
     () => progressWatch.stop(),
   );
-  const [loadOutcome, faultOutcome] = await Promise.allSettled([loadRun, scenario.inject(script.context)]);
+  const [loadOutcome, faultOutcome] = await Promise.allSettled([
+    loadRun,
+    run.scenario.inject(script.context),
+  ]);
   const progress = await progressWatched;
   await script.close();
   if (faultOutcome.status === 'rejected') throw faultOutcome.reason;
@@ -69,27 +67,37 @@ export async function runLoadAndFaults(
 }
 
 /** What the fault script reaches, recording its faults and recoveries in the timeline. */
-function faultScriptContext(
-  stack: ChaosStack,
-  env: ScenarioEnvironment,
-  timeline: ScenarioReport['timeline'],
-  loadStarted: number,
-  log: (line: string) => void,
-) {
+function faultScriptContext(run: ScenarioRun, stack: ChaosStack, loadStarted: number) {
+  const { timeline, log } = run;
   let restoredAt: number | undefined;
   const expected: ExpectedDeadLetters = { outboxFailed: [], consumerDeadLetters: [] };
   const partitionWindows: PartitionWindow[] = [];
   let observer: GroupObserver | undefined;
+  const declared = <T>(what: T | undefined, needs: string): T => {
+    if (what === undefined) throw new Error(`this scenario must declare ${needs}`);
+    return what;
+  };
   const context: ScenarioContext = {
     stack,
-    broker: env.ownBroker?.broker,
-    cluster: env.cluster?.cluster,
-    brokerProxy: env.ownBroker?.proxy,
-    compose: env.compose,
-    postgres: env.postgres,
-    pair: env.pairs?.orders,
-    pairs: env.pairs ?? {},
-    connect: env.connect,
+    get broker() {
+      return declared(run.ownBroker?.broker, 'needs.ownBroker');
+    },
+    get cluster() {
+      return declared(run.cluster?.cluster, 'needs.cluster');
+    },
+    get brokerProxy() {
+      return declared(run.ownBroker?.proxy, 'needs.brokerLatencyMs');
+    },
+    get postgres() {
+      return declared(run.postgres, 'needs.privatePostgres');
+    },
+    pair: (database) => declared(run.pairs?.[database], `needs.postgresPair for ${database}`),
+    get connect() {
+      return declared(run.connect, 'needs.cdc');
+    },
+    get compose() {
+      return declared(run.compose, 'needs.compose');
+    },
     elapsed: () => Date.now() - loadStarted,
     sleep: (ms) => sleep(ms),
     fault: (what) => {
@@ -106,7 +114,7 @@ function faultScriptContext(
       expected.consumerDeadLetters.push(...(more.consumerDeadLetters ?? []));
     },
     groups: () => {
-      observer ??= observeGroups(env.kafkaBrokers);
+      observer ??= observeGroups(run.kafkaBrokers);
       return observer;
     },
     measurePartitions: (window) => partitionWindows.push(window),

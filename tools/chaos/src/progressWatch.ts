@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
-import { systemTopics } from './topics.ts';
+import { checkerKafka, systemTopics } from './topics.ts';
 
 /**
  * The longest time, while the load ran, in which the system published no event / applied none;
@@ -37,16 +35,10 @@ export function startProgressWatch(
   const onTopics = cdcBrokers
     ? topicRecords(cdcBrokers, Object.values(systemTopics(stack.topicPrefix).events))
     : undefined;
-  const gaps: ProgressGaps = {
-    longestWithoutPublishingMs: 0,
-    longestWithoutApplyingMs: 0,
-    longestWithoutApplyingMsByGroup: { orders: 0, inventory: 0, billing: 0 },
-  };
-  let last: { published: number; applied: number } | undefined;
-  let publishedAt = Date.now();
-  let appliedAt = Date.now();
+  const published = stillness();
+  const applied = stillness();
   // Each service's database holds the processed_events of its own consumer group only.
-  const lastByGroup = new Map<DatabaseName, { applied: number; at: number }>();
+  const appliedBy = { orders: stillness(), inventory: stillness(), billing: stillness() };
   let stopped = false;
 
   const sample = async () => {
@@ -55,31 +47,15 @@ export function startProgressWatch(
     if (!counts) return;
     // A broker that is down makes the count hang or fail: nothing published, and the applied
     // count (from the databases) must not wait for it, or its gap would be missed.
-    const published = onTopics
-      ? await Promise.race([onTopics.count(), sleep(1000).then(() => undefined)])
-          .catch(() => undefined)
-          .then((count) => count ?? last?.published ?? 0)
+    const onTopic = onTopics
+      ? await Promise.race([onTopics.count(), sleep(1000).then(() => undefined)]).catch(() => undefined)
       : undefined;
     const now = Date.now();
-    const fromDatabases = counts.reduce((sum, c) => ({
-      published: sum.published + c.published,
-      applied: sum.applied + c.applied,
-    }));
-    const total = published === undefined ? fromDatabases : { ...fromDatabases, published };
-    if (!last || total.published > last.published) publishedAt = now;
-    if (!last || total.applied > last.applied) appliedAt = now;
-    gaps.longestWithoutPublishingMs = Math.max(gaps.longestWithoutPublishingMs, now - publishedAt);
-    gaps.longestWithoutApplyingMs = Math.max(gaps.longestWithoutApplyingMs, now - appliedAt);
-    last = total;
+    const sum = (key: 'published' | 'applied') => counts.reduce((total, count) => total + count[key], 0);
+    published.sample(onTopics ? (onTopic ?? published.last ?? 0) : sum('published'), now);
+    applied.sample(sum('applied'), now);
     DATABASES.forEach((name, i) => {
-      const applied = counts[i]?.applied ?? 0;
-      const before = lastByGroup.get(name);
-      const at = !before || applied > before.applied ? now : before.at;
-      lastByGroup.set(name, { applied, at });
-      gaps.longestWithoutApplyingMsByGroup[name] = Math.max(
-        gaps.longestWithoutApplyingMsByGroup[name],
-        now - at,
-      );
+      appliedBy[name].sample(counts[i]?.applied ?? 0, now);
     });
   };
 
@@ -97,9 +73,32 @@ export function startProgressWatch(
       await loop;
       await Promise.allSettled(pools.map((pool) => pool.end()));
       await onTopics?.close();
-      return gaps;
+      return {
+        longestWithoutPublishingMs: published.longest,
+        longestWithoutApplyingMs: applied.longest,
+        longestWithoutApplyingMsByGroup: {
+          orders: appliedBy.orders.longest,
+          inventory: appliedBy.inventory.longest,
+          billing: appliedBy.billing.longest,
+        },
+      };
     },
   };
+}
+
+/** A count sampled over time, and the longest stretch in which it did not grow. */
+function stillness() {
+  let since = 0;
+  const state = {
+    last: undefined as number | undefined,
+    longest: 0,
+    sample(count: number, now: number) {
+      if (state.last === undefined || count > state.last) since = now;
+      state.last = count;
+      state.longest = Math.max(state.longest, now - since);
+    },
+  };
+  return state;
 }
 
 /** Events marked published and events applied, per database. */
@@ -121,8 +120,7 @@ function topicRecords(
   brokers: string[],
   topics: string[],
 ): { count(): Promise<number>; close(): Promise<void> } {
-  fixKafkajsIdleTimerLoop();
-  const admin = new Kafka({ clientId: 'chaos-progress', brokers, logLevel: logLevel.NOTHING }).admin();
+  const admin = checkerKafka(brokers, 'chaos-progress').admin();
   const connected = admin.connect();
   return {
     count: async () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import type { RelayMode } from './invariants/snapshot.ts';
-import { type ChaosStack, DATABASES } from './stack.ts';
+import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
 import { committedOffsets, consumerLag, INPUTS, readTopics, systemTopics, topicEnds } from './topics.ts';
 
 /**
@@ -30,6 +30,9 @@ export type Quiescence = {
   /** When it gave up: how long nothing had moved by then. */
   stillForMs?: number;
 };
+
+/** The system waited for: its stack, its broker and its event topics. */
+type System = { stack: ChaosStack; kafkaBrokers: string[]; topics: Record<DatabaseName, string> };
 
 /**
  * Whether to look again: always before the deadline; past it while something moved within
@@ -62,7 +65,7 @@ export async function waitForQuiescence(
   }: { pendingOrdersAreWork?: boolean; relayMode?: RelayMode } = {},
 ): Promise<Quiescence> {
   const started = Date.now();
-  const topics = systemTopics(stack.topicPrefix).events;
+  const system: System = { stack, kafkaBrokers, topics: systemTopics(stack.topicPrefix).events };
   let outstanding: string[] = [];
   const trail: Quiescence['trail'] = [];
   // Without the PENDING orders to go by, a reply written between the outbox look and the lag look
@@ -72,16 +75,16 @@ export async function waitForQuiescence(
   let mostDone = -1;
   let movedAt = started;
   while (true) {
-    outstanding = await lookForWork(stack, kafkaBrokers, topics, pendingOrdersAreWork, relayMode).catch(
-      (err: Error) => [`could not look: ${err.message}`],
-    );
+    outstanding = await lookForWork(system, pendingOrdersAreWork, relayMode).catch((err: Error) => [
+      `could not look: ${err.message}`,
+    ]);
     const now = Date.now();
     if (trail.length === 0 || now - started >= trail.length * TRAIL_EVERY_MS)
       trail.push({ afterMs: now - started, outstanding });
     quietLooks = outstanding.length === 0 ? quietLooks + 1 : 0;
     if (quietLooks >= quietLooksNeeded) return { reached: true, at: now, outstanding, trail };
     // A look that fails moves nothing: a system that cannot be looked at is not making progress.
-    const done = await workDone(stack, kafkaBrokers, topics).catch(() => -1);
+    const done = await workDone(system).catch(() => -1);
     if (done > mostDone) {
       mostDone = done;
       movedAt = now;
@@ -99,11 +102,7 @@ export async function waitForQuiescence(
  * decided, outbox rows published, events on the topics, events applied (processed_events) and
  * offsets committed by the groups.
  */
-async function workDone(
-  stack: ChaosStack,
-  kafkaBrokers: string[],
-  topics: Record<(typeof DATABASES)[number], string>,
-): Promise<number> {
+async function workDone({ stack, kafkaBrokers, topics }: System): Promise<number> {
   let done = 0;
   for (const database of DATABASES) {
     const [row] = await queryOnce<{ n: number }>(
@@ -128,12 +127,11 @@ async function workDone(
 }
 
 async function lookForWork(
-  stack: ChaosStack,
-  kafkaBrokers: string[],
-  topics: Record<(typeof DATABASES)[number], string>,
+  system: System,
   pendingOrdersAreWork: boolean,
   relayMode: RelayMode,
 ): Promise<string[]> {
+  const { stack, kafkaBrokers, topics } = system;
   const outstanding: string[] = [];
   if (pendingOrdersAreWork) {
     const [pending] = await queryOnce<{ n: number }>(
@@ -142,7 +140,7 @@ async function lookForWork(
     );
     if (pending?.n) outstanding.push(`${pending.n} orders PENDING`);
   }
-  if (relayMode === 'debezium') outstanding.push(...(await rowsNotOnTopics(stack, kafkaBrokers, topics)));
+  if (relayMode === 'debezium') outstanding.push(...(await rowsNotOnTopics(system)));
   else {
     for (const database of DATABASES) {
       const [unpublished] = await queryOnce<{ n: number }>(
@@ -168,12 +166,8 @@ async function lookForWork(
  * Debezium mode: the outbox rows whose event is not on their topic yet. The topics' sizes first
  * (fewer records than rows: not there yet, no need to read them), then the event ids themselves.
  */
-async function rowsNotOnTopics(
-  stack: ChaosStack,
-  kafkaBrokers: string[],
-  topics: Record<(typeof DATABASES)[number], string>,
-): Promise<string[]> {
-  const rows = {} as Record<(typeof DATABASES)[number], string[]>;
+async function rowsNotOnTopics({ stack, kafkaBrokers, topics }: System): Promise<string[]> {
+  const rows = {} as Record<DatabaseName, string[]>;
   for (const database of DATABASES) {
     const ids = await queryOnce<{ id: string }>(stack.databases[database].url, 'select id::text from outbox');
     rows[database] = ids.map((row) => row.id);

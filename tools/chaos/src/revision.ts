@@ -5,8 +5,7 @@ import { startRun } from '@outbox/devstack/run-record';
  * report read later says which revision its figures belong to. Undefined outside a git checkout.
  * Read when the run starts (runner.ts), never when its report is written.
  */
-export function codeRevision(): string | undefined {
-  const { revision, clean } = startRun().started;
+export function codeRevision({ revision, clean } = startRun().started): string | undefined {
   if (!revision) return undefined;
   return clean === false ? `${revision}+changes` : revision;
 }

@@ -4,34 +4,16 @@
 
 import { cpus, loadavg } from 'node:os';
 import { startRun } from '@outbox/devstack/run-record';
-import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { readStock } from './invariants/index.ts';
-import { DEFAULT_LOAD, runLoadAndFaults } from './loadAndFaults.ts';
+import { loadOf, runLoadAndFaults } from './loadAndFaults.ts';
 import { startOpsScraper } from './opsScraper.ts';
+import { codeRevision } from './revision.ts';
 import type { Scenario } from './scenario.ts';
-import {
-  dispose,
-  type ScenarioEnvironment,
-  startComposeSystem,
-  startInfrastructure,
-  startSystem,
-} from './scenarioEnvironment.ts';
+import { dispose, type RunOptions, type ScenarioRun, startEnvironment } from './scenarioEnvironment.ts';
 import type { ScenarioReport } from './scenarioReport.ts';
 import { failedReport, finishedReport, judge } from './verdict.ts';
 
 export type { ScenarioReport } from './scenarioReport.ts';
-
-type RunOptions = {
-  /** A broker to share, for scenarios that do not break the broker. Without it each scenario starts one. */
-  kafkaBrokers?: string[];
-  /** Fixes the load's sequence of orders. */
-  seed?: number;
-  /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
-  kafkaClient?: KafkaClientName;
-  /** KAFKA_GROUP_PROTOCOL of every consumer (classic when left out): to compare the protocols under the same faults. */
-  groupProtocol?: KafkaGroupProtocol;
-  log?: (line: string) => void;
-};
 
 /** What a compose scenario's run record says of tracing. */
 const COMPOSE_TRACING = "on (the compose stack's services export to its Zipkin)";
@@ -44,59 +26,48 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // The revision and the load now, before the stack starts: what the run exercised, not what the
   // checkout holds when the report is written.
   const recording = startRun();
-  const started = Date.now();
   // The chaos stack starts no process with OTEL_* settings: nothing exports spans. The compose
   // stack's services export theirs to its Zipkin (docker-compose.yml, x-tracing).
   const tracing = scenario.needs?.compose ? COMPOSE_TRACING : 'off';
   const recorded = (report: ScenarioReport): ScenarioReport => {
-    const run = recording.finish(tracing);
-    const revision = run.revision && (run.clean === false ? `${run.revision}+changes` : run.revision);
-    return { ...report, ...(revision ? { revision } : {}), run };
+    const record = recording.finish(tracing);
+    const revision = codeRevision(record);
+    return { ...report, ...(revision ? { revision } : {}), run: record };
   };
-  const log = (line: string) => options.log?.(`[${scenario.name}] ${line}`);
-  const env: ScenarioEnvironment = { kafkaBrokers: [] };
-  const timeline: ScenarioReport['timeline'] = [];
+  const run: ScenarioRun = {
+    scenario,
+    options,
+    started: Date.now(),
+    timeline: [],
+    log: (line) => options.log?.(`[${scenario.name}] ${line}`),
+    kafkaBrokers: [],
+  };
   try {
-    let stack: Awaited<ReturnType<typeof startSystem>>;
-    if (scenario.needs?.compose) {
-      stack = await startComposeSystem(scenario, env, log);
-    } else {
-      await startInfrastructure(scenario, options.kafkaBrokers, env, log);
-      stack = await startSystem(scenario, env, log, {
-        ...(options.kafkaClient ? { client: options.kafkaClient } : {}),
-        ...(options.groupProtocol ? { groupProtocol: options.groupProtocol } : {}),
-      });
-    }
-    env.scraper = startOpsScraper(stack);
+    const stack = await startEnvironment(run);
+    run.scraper = startOpsScraper(stack);
     const initialStock = await readStock(stack.databases.inventory.url);
-    const load = { ...DEFAULT_LOAD, ...scenario.load };
-    log(`stack up (topics ${stack.topicPrefix}*); load ${load.rate}/s for ${load.durationMs / 1000} s`);
-    const run = await runLoadAndFaults(scenario, stack, env, timeline, {
-      log,
-      ...(options.seed === undefined ? {} : { seed: options.seed }),
-    });
-    const { loadResult } = run;
-    log(
+    const load = loadOf(scenario);
+    run.log(`stack up (topics ${stack.topicPrefix}*); load ${load.rate}/s for ${load.durationMs / 1000} s`);
+    const loadAndFaults = await runLoadAndFaults(run, stack);
+    const { loadResult } = loadAndFaults;
+    run.log(
       `load done: ${loadResult.accepted} accepted, ${loadResult.shed} shed of ${loadResult.orders.length}; waiting until quiet`,
     );
-    const verdict = await judge(scenario, stack, env, { ...run, initialStock }, log);
-    const report = {
-      ...finishedReport(scenario, started, timeline, run, verdict),
-      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadAverage: loadavg() },
-      target: scenario.needs?.compose ? ('compose' as const) : ('processes' as const),
-    };
+    const verdict = await judge(run, stack, { ...loadAndFaults, initialStock });
     return recorded({
-      ...report,
+      ...finishedReport(run, loadAndFaults, verdict),
+      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadAverage: loadavg() },
+      target: scenario.needs?.compose ? 'compose' : 'processes',
       ...(options.kafkaClient ? { kafkaClient: options.kafkaClient } : {}),
       ...(options.groupProtocol ? { groupProtocol: options.groupProtocol } : {}),
     });
   } catch (err) {
     const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    log(`failed: ${error}`);
-    return recorded(failedReport(scenario, started, timeline, error));
+    run.log(`failed: ${error}`);
+    return recorded(failedReport(run, error));
   } finally {
     const cleanup = Date.now();
-    await dispose(env);
-    log(`cleaned up in ${Date.now() - cleanup} ms`);
+    await dispose(run);
+    run.log(`cleaned up in ${Date.now() - cleanup} ms`);
   }
 }

@@ -12,25 +12,26 @@ import type { PartitionWindow } from './partitionWindows.ts';
 import type { ChaosStack, DatabaseName, StackOptions } from './stack.ts';
 import type { TcpProxy } from './tcpProxy.ts';
 
-/** What a scenario's fault script can reach while the load runs. */
+/**
+ * What a scenario's fault script can reach while the load runs. What the scenario did not declare
+ * in `needs` throws when asked for, naming the declaration.
+ */
 export type ScenarioContext = {
   stack: ChaosStack;
-  /** The scenario's own broker (only when it asked for one with `needs.ownBroker`). */
-  broker: KafkaBroker | undefined;
-  /** The scenario's own three-node cluster (only with `needs.cluster`). */
-  cluster: KafkaCluster | undefined;
-  /** The latency proxy in front of the own broker (with `needs.brokerLatencyMs`). */
-  brokerProxy: TcpProxy | undefined;
-  /** The private PostgreSQL server (only with `needs.privatePostgres`). */
-  postgres: PrivatePostgres | undefined;
-  /** The orders database's primary and standby (only with `needs.postgresPair`). */
-  pair: PostgresPair | undefined;
-  /** Each failed-over database's primary and standby (`needs.postgresPair` with `needs.failoverDatabases`). */
-  pairs: Partial<Record<DatabaseName, PostgresPair>>;
-  /** The Kafka Connect worker and its connectors that publish the outboxes (only with `needs.cdc`). */
-  connect: OwnConnect | undefined;
-  /** The compose stack's containers (only with `needs.compose`). */
-  compose: ComposeControl | undefined;
+  /** The scenario's own broker (`needs.ownBroker`). */
+  broker: KafkaBroker;
+  /** The scenario's own three-node cluster (`needs.cluster`). */
+  cluster: KafkaCluster;
+  /** The latency proxy in front of the own broker (`needs.brokerLatencyMs`). */
+  brokerProxy: TcpProxy;
+  /** The private PostgreSQL server (`needs.privatePostgres`). */
+  postgres: PrivatePostgres;
+  /** A failed-over database's primary and standby (`needs.postgresPair`, `needs.failoverDatabases`). */
+  pair(database: DatabaseName): PostgresPair;
+  /** The Kafka Connect worker and its connectors that publish the outboxes (`needs.cdc`). */
+  connect: OwnConnect;
+  /** The compose stack's containers (`needs.compose`). */
+  compose: ComposeControl;
   /** Milliseconds since the load started. */
   elapsed(): number;
   sleep(ms: number): Promise<void>;

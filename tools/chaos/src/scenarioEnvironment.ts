@@ -17,10 +17,35 @@ import { type OwnBroker, startOwnBroker } from './faults/ownBroker.ts';
 import { type OwnConnect, startOwnConnect } from './faults/ownConnect.ts';
 import type { OpsScraper } from './opsScraper.ts';
 import type { Scenario } from './scenario.ts';
-import { type ChaosStack, type DatabaseName, startChaosStack } from './stack.ts';
+import type { ScenarioReport } from './scenarioReport.ts';
+import { type ChaosStack, type DatabaseName, databaseUrlsOf, startChaosStack } from './stack.ts';
 
-/** Everything a run started, set as it starts, so that `dispose` removes exactly that. */
-export type ScenarioEnvironment = {
+/** What a run chooses for every scenario it runs. */
+export type RunOptions = {
+  /** A broker to share, for scenarios that do not break the broker. Without it each scenario starts one. */
+  kafkaBrokers?: string[];
+  /** KAFKA_CLIENT of every process (kafkajs when left out): to compare the clients under the same faults. */
+  kafkaClient?: KafkaClientName;
+  /** KAFKA_GROUP_PROTOCOL of every consumer (classic when left out): to compare the protocols under the same faults. */
+  groupProtocol?: KafkaGroupProtocol;
+  /** Fixes the load's sequence of orders. */
+  seed?: number;
+  log?: (line: string) => void;
+};
+
+/**
+ * One run of a scenario: the scenario, how the run was asked for, its log and timeline, and
+ * everything it started, set as it starts, so that `dispose` removes exactly that.
+ */
+export type ScenarioRun = {
+  scenario: Scenario;
+  options: RunOptions;
+  /** When the run started (epoch ms). */
+  started: number;
+  /** Faults and recoveries, at milliseconds since the load started. */
+  timeline: ScenarioReport['timeline'];
+  log(line: string): void;
+  kafkaBrokers: string[];
   ownBroker?: OwnBroker;
   cluster?: TestCluster;
   postgres?: PrivatePostgres;
@@ -31,46 +56,52 @@ export type ScenarioEnvironment = {
   /** The compose stack's containers (needs.compose). */
   compose?: ComposeControl;
   scraper?: OpsScraper;
-  kafkaBrokers: string[];
 };
 
+/**
+ * What the scenario runs on and the system under test on top, noted in the run as each part
+ * starts: the compose stack (needs.compose), or the processes of the run's own.
+ */
+export async function startEnvironment(run: ScenarioRun): Promise<ChaosStack> {
+  if (run.scenario.needs?.compose) return startComposeSystem(run);
+  await startInfrastructure(run);
+  return startSystem(run);
+}
+
 /** Broker (or cluster), PostgreSQL and Connect as the scenario needs them; the shared broker otherwise. */
-export async function startInfrastructure(
-  scenario: Scenario,
-  sharedBrokers: string[] | undefined,
-  env: ScenarioEnvironment,
-  log: (line: string) => void,
-): Promise<void> {
+async function startInfrastructure(run: ScenarioRun): Promise<void> {
+  const { scenario, log } = run;
+  const sharedBrokers = run.options.kafkaBrokers;
   const needs = scenario.needs ?? {};
   if (needs.cluster) {
     log('starting a three-node Kafka cluster of its own');
-    env.cluster = await startTestCluster(`chaos-${scenario.name}`);
+    run.cluster = await startTestCluster(`chaos-${scenario.name}`);
   } else if (needs.ownBroker || !sharedBrokers) {
     log('starting a broker of its own');
-    env.ownBroker = await startOwnBroker(
+    run.ownBroker = await startOwnBroker(
       scenario.name,
       needs.brokerLatencyMs === undefined ? {} : { latencyMs: needs.brokerLatencyMs },
     );
   }
-  env.kafkaBrokers = env.cluster?.cluster.brokers ?? env.ownBroker?.broker.brokers ?? sharedBrokers ?? [];
+  run.kafkaBrokers = run.cluster?.cluster.brokers ?? run.ownBroker?.broker.brokers ?? sharedBrokers ?? [];
   if (needs.privatePostgres) {
     log('starting a private PostgreSQL');
-    env.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
+    run.postgres = await startPrivatePostgres({ logicalDecoding: needs.cdc === true });
   }
   if (needs.postgresPair) {
     const replication = needs.postgresPair;
     const databases = needs.failoverDatabases ?? ['orders'];
     log(`starting a PostgreSQL primary and standby (${replication}) for ${databases.join(', ')}`);
-    env.pairs = {};
+    run.pairs = {};
     for (const database of databases) {
-      env.pairs[database] = await startPostgresPair({ label: `${scenario.name}-${database}`, replication });
+      run.pairs[database] = await startPostgresPair({ label: `${scenario.name}-${database}`, replication });
     }
   }
   if (needs.cdc) {
     log(
       `starting a Kafka Connect worker of its own${needs.exactlyOnceSource ? ' (exactly-once source)' : ''}`,
     );
-    env.connect = await startOwnConnect(scenario.name, env.kafkaBrokers, {
+    run.connect = await startOwnConnect(scenario.name, run.kafkaBrokers, {
       exactlyOnce: needs.exactlyOnceSource === true,
     });
   }
@@ -80,32 +111,24 @@ export async function startInfrastructure(
  * The compose stack instead (needs.compose): a fresh one (with the `cdc` profile: every relay in
  * debezium mode), healthy.
  */
-export async function startComposeSystem(
-  scenario: Scenario,
-  env: ScenarioEnvironment,
-  log: (line: string) => void,
-): Promise<ChaosStack> {
-  const cdc = scenario.needs?.compose?.profile === 'cdc';
-  log(`./dev compose down, then up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
+async function startComposeSystem(run: ScenarioRun): Promise<ChaosStack> {
+  const cdc = run.scenario.needs?.compose?.profile === 'cdc';
+  run.log(`./dev compose down, then up${cdc ? ' (profile cdc, RELAY_MODE=debezium)' : ''}`);
   freshComposeStack(cdc ? { COMPOSE_PROFILES: 'cdc', RELAY_MODE: 'debezium' } : { RELAY_MODE: 'polling' });
   const { stack, control } = await composeStack();
-  env.kafkaBrokers = COMPOSE_KAFKA_BROKERS;
-  env.stack = stack;
-  env.compose = control;
+  run.kafkaBrokers = COMPOSE_KAFKA_BROKERS;
+  run.stack = stack;
+  run.compose = control;
   return stack;
 }
 
 /** The four apps and their relays (or connectors) on the infrastructure started above. */
-export async function startSystem(
-  scenario: Scenario,
-  env: ScenarioEnvironment,
-  log: (line: string) => void,
-  kafka: { client?: KafkaClientName; groupProtocol?: KafkaGroupProtocol } = {},
-): Promise<ChaosStack> {
-  const { cluster, connect, postgres, pairs } = env;
+async function startSystem(run: ScenarioRun): Promise<ChaosStack> {
+  const { scenario, cluster, connect, postgres, pairs } = run;
+  const { kafkaClient, groupProtocol } = run.options;
   const stack = await startChaosStack({
     label: scenario.name,
-    kafkaBrokers: env.kafkaBrokers,
+    kafkaBrokers: run.kafkaBrokers,
     postgresUrl: postgres?.url ?? defaultPostgresUrl,
     ...(pairs
       ? {
@@ -129,34 +152,26 @@ export async function startSystem(
       orders: { ...scenario.stack?.env?.orders, WRITE_MODE: scenario.writeMode ?? 'outbox' },
     },
     // Every process the stack starts, restarts included: the services, their extra instances, the relays.
-    ...(kafka.client ? { kafkaClient: kafka.client } : {}),
-    ...(kafka.groupProtocol ? { groupProtocol: kafka.groupProtocol } : {}),
+    ...(kafkaClient ? { kafkaClient } : {}),
+    ...(groupProtocol ? { groupProtocol } : {}),
   });
-  env.stack = stack;
+  run.stack = stack;
   if (connect && !scenario.needs?.cdcRegisteredByTheScenario) {
     // Before the load, as a deployment does; the relays drain rows written before a slot exists.
     await connect.register(databaseUrlsOf(stack), stack.topicPrefix);
-    log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
+    run.log(`connectors running, slots active (${Object.values(connect.slots).join(', ')})`);
   }
   return stack;
 }
 
-export function databaseUrlsOf(stack: ChaosStack) {
-  return {
-    orders: stack.databases.orders.url,
-    inventory: stack.databases.inventory.url,
-    billing: stack.databases.billing.url,
-  };
-}
-
 /** Removes what the run started, newest first. */
-export async function dispose(env: ScenarioEnvironment): Promise<void> {
-  await env.scraper?.stop();
+export async function dispose(run: ScenarioRun): Promise<void> {
+  await run.scraper?.stop();
   // Connectors and slots before the databases: a database with a replication slot cannot be dropped.
-  await env.connect?.dispose();
-  await env.stack?.stop();
-  await env.ownBroker?.dispose();
-  await env.cluster?.dispose();
-  await env.postgres?.remove();
-  for (const pair of Object.values(env.pairs ?? {})) await pair.remove();
+  await run.connect?.dispose();
+  await run.stack?.stop();
+  await run.ownBroker?.dispose();
+  await run.cluster?.dispose();
+  await run.postgres?.remove();
+  for (const pair of Object.values(run.pairs ?? {})) await pair.remove();
 }

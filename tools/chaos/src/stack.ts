@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
-import {
-  type ProcessName as PlannedProcess,
-  type ProcessPlan,
-  planStack,
-  SERVICES,
-} from '@outbox/devstack/stack-plan';
+import { type ProcessName as PlannedProcess, type ProcessPlan, planStack } from '@outbox/devstack/stack-plan';
 import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import { createDatabase, type ScenarioDatabase, withApplicationName } from './database.ts';
 
@@ -84,12 +79,7 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
       label,
       name,
     );
-  const databaseUrls = {
-    orders: databases.orders.url,
-    inventory: databases.inventory.url,
-    billing: databases.billing.url,
-  };
-  const { plans, groups } = planChaosStack(options, databaseUrls, topicPrefix);
+  const { plans, groups } = planChaosStack(options, databaseUrlsOf({ databases }), topicPrefix);
 
   const processes = new Map<ProcessName, ServiceProcess>();
   const ports = new Map<ProcessName, number>();
@@ -150,6 +140,10 @@ export async function startChaosStack(options: StackOptions): Promise<ChaosStack
   };
 }
 
+export function databaseUrlsOf({ databases }: Pick<ChaosStack, 'databases'>): Record<DatabaseName, string> {
+  return { orders: databases.orders.url, inventory: databases.inventory.url, billing: databases.billing.url };
+}
+
 /**
  * Every process of the stack and its environment, before anything starts: devstack's plan, an
  * extra instance or relay with the environment of the one it copies, the run's KAFKA_CLIENT on all
@@ -175,10 +169,37 @@ export function planChaosStack(
       : {}),
   });
 
-  const plans = new Map([...servicePlans(options, base), ...relayPlans(options, base, databaseUrls)]);
-  if (options.kafkaClient)
-    for (const [name, plan] of plans)
-      plans.set(name, { ...plan, env: { ...plan.env, KAFKA_CLIENT: options.kafkaClient } });
+  const env = options.env ?? {};
+  const client: Record<string, string> = options.kafkaClient ? { KAFKA_CLIENT: options.kafkaClient } : {};
+  const protocol: Record<string, string> = options.groupProtocol
+    ? { KAFKA_GROUP_PROTOCOL: options.groupProtocol }
+    : {};
+  const plans = new Map<ProcessName, ProcessPlan>();
+  // Each service and its extra instances, with the service's environment.
+  for (const database of DATABASES) {
+    const plan = base[database];
+    for (const name of withCopies(database, options.extraInstances?.[database]))
+      plans.set(name, { ...plan, env: { ...plan.env, ...protocol, ...env[database], ...client } });
+  }
+  // Each outbox's own relay and its extra ones, all connecting under their own application_name.
+  for (const database of DATABASES) {
+    const own = base[`relay-${database}`];
+    for (const name of withCopies(own.name, options.extraRelays?.[database])) {
+      const relayEnv = {
+        ...own.env,
+        DATABASE_URL: withApplicationName(databaseUrls[database], name),
+        RELAY_ID: name,
+        ...(options.replicationSlots ? { RELAY_REPLICATION_SLOT: options.replicationSlots[database] } : {}),
+        // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
+        // still well above the producer's few-second send timeout (docs/design.md).
+        RELAY_LEASE_MS: '5000',
+        RELAY_POLL_INTERVAL_MS: '500',
+        // Keep published rows: the invariant checker reads them after the run.
+        RELAY_RETENTION_HOURS: '0',
+      };
+      plans.set(name, { ...own, env: { ...relayEnv, ...env[own.name], ...client } });
+    }
+  }
   const groups = {
     orders: base.orders.env.KAFKA_GROUP_ID ?? '',
     inventory: base.inventory.env.KAFKA_GROUP_ID ?? '',
@@ -187,56 +208,7 @@ export function planChaosStack(
   return { plans, groups };
 }
 
-type BasePlans = ReturnType<typeof planStack>;
-
-/** Each service and its extra instances, which run with the service's environment and the run's group protocol. */
-function servicePlans(options: StackOptions, base: BasePlans): Map<ProcessName, ProcessPlan> {
-  const plans = new Map<ProcessName, ProcessPlan>();
-  const env = options.env ?? {};
-  const protocol: Record<string, string> = options.groupProtocol
-    ? { KAFKA_GROUP_PROTOCOL: options.groupProtocol }
-    : {};
-  for (const name of SERVICES) {
-    const plan = base[name];
-    plans.set(name, { ...plan, env: { ...plan.env, ...protocol, ...env[name] } });
-    for (let n = 2; n <= (options.extraInstances?.[name as DatabaseName] ?? 0) + 1; n++) {
-      plans.set(`${name as DatabaseName}-${n}`, { ...plan, env: { ...plan.env, ...protocol, ...env[name] } });
-    }
-  }
-  return plans;
-}
-
-/** Each outbox's own relay and its extra ones, all connecting under their own application_name. */
-function relayPlans(
-  options: StackOptions,
-  base: BasePlans,
-  databaseUrls: Record<DatabaseName, string>,
-): Map<ProcessName, ProcessPlan> {
-  const plans = new Map<ProcessName, ProcessPlan>();
-  const env = options.env ?? {};
-  for (const database of DATABASES) {
-    const own = base[`relay-${database}`];
-    const extra = options.extraRelays?.[database] ?? 0;
-    const names: ProcessName[] = [own.name];
-    for (let n = 2; n <= extra + 1; n++) names.push(`relay-${database}-${n}`);
-    for (const name of names) {
-      plans.set(name, {
-        ...own,
-        env: {
-          ...own.env,
-          DATABASE_URL: withApplicationName(databaseUrls[database], name),
-          RELAY_ID: name,
-          ...(options.replicationSlots ? { RELAY_REPLICATION_SLOT: options.replicationSlots[database] } : {}),
-          // Chaos runs are short: a killed relay's batch is taken over after 5 s instead of 30 s,
-          // still well above the producer's few-second send timeout (docs/design.md).
-          RELAY_LEASE_MS: '5000',
-          RELAY_POLL_INTERVAL_MS: '500',
-          // Keep published rows: the invariant checker reads them after the run.
-          RELAY_RETENTION_HOURS: '0',
-          ...env[own.name],
-        },
-      });
-    }
-  }
-  return plans;
+/** A process and `extra` copies of it beside it (`inventory-2`, `relay-orders-2`, …). */
+function withCopies<Name extends ProcessName>(name: Name, extra = 0): (Name | `${Name}-${number}`)[] {
+  return [name, ...Array.from({ length: extra }, (_, i) => `${name}-${i + 2}` as const)];
 }

@@ -3,7 +3,7 @@ import { topicFor } from '@outbox/contracts';
 import { AGGREGATE_OF } from '@outbox/devstack/stack-plan';
 import { deadLetterTopic } from '@outbox/inbox';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { DatabaseName } from './stack.ts';
 
 /** Which groups consume which databases' topics (a group is named by the database it applies to). */
@@ -50,14 +50,12 @@ export async function readTopics(
   topics: string[],
   timeoutMs = 60_000,
 ): Promise<Map<string, TopicMessage[]>> {
-  fixKafkajsIdleTimerLoop();
-  const kafka = new Kafka({ clientId: 'chaos-checker', brokers, logLevel: logLevel.NOTHING });
   const result = new Map<string, TopicMessage[]>(topics.map((topic) => [topic, []]));
-  const { existing, ends } = await endOffsets(kafka, topics);
+  const { existing, ends } = await endOffsets(brokers, topics);
   if (ends.size === 0) return result;
 
   const remaining = new Set(ends.keys());
-  const consumer = kafka.consumer({
+  const consumer = checkerKafka(brokers, 'chaos-checker').consumer({
     groupId: `chaos-checker-${randomBytes(6).toString('hex')}`,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: 200,
@@ -121,54 +119,37 @@ export async function readTopics(
 }
 
 /** The topics that exist, and the end offset of each partition that holds anything, as of now. */
-async function endOffsets(kafka: Kafka, topics: string[]) {
-  const admin = kafka.admin();
-  const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
-  await admin.connect();
-  try {
-    const known = new Set(await admin.listTopics());
-    const existing = topics.filter((topic) => known.has(topic));
-    for (const topic of existing) {
+function endOffsets(brokers: string[], topics: string[]) {
+  return withAdmin(brokers, 'chaos-checker', async (admin) => {
+    const ends = new Map<string, number>(); // `${topic}/${partition}` → end offset
+    const present = await existing(admin, topics);
+    for (const topic of present) {
       for (const p of await admin.fetchTopicOffsets(topic)) {
         if (Number(p.high) > 0) ends.set(`${topic}/${p.partition}`, Number(p.high));
       }
     }
-    return { existing, ends };
-  } finally {
-    await admin.disconnect();
-  }
+    return { existing: present, ends };
+  });
 }
 
 /** Records per topic (end offset minus start offset, summed over partitions; control records count). */
-export async function topicEnds(brokers: string[], topics: string[]): Promise<Map<string, number>> {
-  fixKafkajsIdleTimerLoop();
-  const admin = new Kafka({ clientId: 'chaos-ends', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const known = new Set(await admin.listTopics());
+export function topicEnds(brokers: string[], topics: string[]): Promise<Map<string, number>> {
+  return withAdmin(brokers, 'chaos-ends', async (admin) => {
     const sizes = new Map<string, number>();
-    for (const topic of topics.filter((t) => known.has(t))) {
+    for (const topic of await existing(admin, topics)) {
       let size = 0;
       for (const p of await admin.fetchTopicOffsets(topic)) size += Number(p.high) - Number(p.low);
       sizes.set(topic, size);
     }
     return sizes;
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
 
 /** Committed offset vs. end offset, summed over the partitions of the topics a group consumes. */
-export async function consumerLag(brokers: string[], groupId: string, topics: string[]): Promise<number> {
-  fixKafkajsIdleTimerLoop();
-  const kafka = new Kafka({ clientId: 'chaos-lag', brokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const known = new Set(await admin.listTopics());
-    const present = topics.filter((topic) => known.has(topic));
+export function consumerLag(brokers: string[], groupId: string, topics: string[]): Promise<number> {
+  return withAdmin(brokers, 'chaos-lag', async (admin) => {
     let lag = 0;
-    const committed = await admin.fetchOffsets({ groupId, topics: present });
+    const committed = await admin.fetchOffsets({ groupId, topics: await existing(admin, topics) });
     for (const { topic, partitions } of committed) {
       for (const end of await admin.fetchTopicOffsets(topic)) {
         const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
@@ -176,29 +157,48 @@ export async function consumerLag(brokers: string[], groupId: string, topics: st
       }
     }
     return lag;
+  });
+}
+
+/** The offsets the groups have committed on their topics, summed: grows while the groups consume. */
+export function committedOffsets(
+  brokers: string[],
+  groups: { groupId: string; topics: string[] }[],
+): Promise<number> {
+  return withAdmin(brokers, 'chaos-committed', async (admin) => {
+    let committed = 0;
+    for (const { groupId, topics } of groups) {
+      const present = await existing(admin, topics);
+      for (const { partitions } of await admin.fetchOffsets({ groupId, topics: present }))
+        for (const partition of partitions) committed += Math.max(0, Number(partition.offset));
+    }
+    return committed;
+  });
+}
+
+/** A kafkajs client of the checker's, silent. */
+export function checkerKafka(brokers: string[], clientId: string): Kafka {
+  fixKafkajsIdleTimerLoop();
+  return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING });
+}
+
+/** An admin client for the length of `use`, disconnected whatever happens. */
+export async function withAdmin<T>(
+  brokers: string[],
+  clientId: string,
+  use: (admin: Admin) => Promise<T>,
+): Promise<T> {
+  const admin = checkerKafka(brokers, clientId).admin();
+  await admin.connect();
+  try {
+    return await use(admin);
   } finally {
     await admin.disconnect();
   }
 }
 
-/** The offsets the groups have committed on their topics, summed: grows while the groups consume. */
-export async function committedOffsets(
-  brokers: string[],
-  groups: { groupId: string; topics: string[] }[],
-): Promise<number> {
-  fixKafkajsIdleTimerLoop();
-  const admin = new Kafka({ clientId: 'chaos-committed', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const known = new Set(await admin.listTopics());
-    let committed = 0;
-    for (const { groupId, topics } of groups) {
-      const present = topics.filter((topic) => known.has(topic));
-      for (const { partitions } of await admin.fetchOffsets({ groupId, topics: present }))
-        for (const partition of partitions) committed += Math.max(0, Number(partition.offset));
-    }
-    return committed;
-  } finally {
-    await admin.disconnect();
-  }
+/** The topics among these that exist (listing a topic that does not fails the whole call). */
+async function existing(admin: Admin, topics: string[]): Promise<string[]> {
+  const known = new Set(await admin.listTopics());
+  return topics.filter((topic) => known.has(topic));
 }

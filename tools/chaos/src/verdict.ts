@@ -2,16 +2,15 @@
 // the databases and topics, and write it all into the scenario's report.
 import { collectOutcome, scrapeDuplicates } from '@outbox/loadgen';
 import { checkInvariants, type InvariantResult, type readStock, takeSnapshot } from './invariants/index.ts';
-import type { LoadAndFaults } from './loadAndFaults.ts';
-import { DEFAULT_LOAD } from './loadAndFaults.ts';
+import { type LoadAndFaults, loadOf } from './loadAndFaults.ts';
 import type { OpsScrapeResult } from './opsScraper.ts';
 import { measurePartitionWindows, type PartitionFigure } from './partitionWindows.ts';
 import type { ProgressGaps } from './progressWatch.ts';
 import { type Quiescence, waitForQuiescence } from './quiescence.ts';
 import type { Scenario } from './scenario.ts';
-import { databaseUrlsOf, type ScenarioEnvironment } from './scenarioEnvironment.ts';
+import type { ScenarioRun } from './scenarioEnvironment.ts';
 import { relayModeOf, type ScenarioReport } from './scenarioReport.ts';
-import { type ChaosStack, DATABASES, type DatabaseName } from './stack.ts';
+import { type ChaosStack, DATABASES, type DatabaseName, databaseUrlsOf } from './stack.ts';
 
 type Verdict = {
   quiet: Quiescence;
@@ -23,17 +22,15 @@ type Verdict = {
 };
 
 export async function judge(
-  scenario: Scenario,
+  { scenario, kafkaBrokers, scraper, log }: ScenarioRun,
   stack: ChaosStack,
-  env: ScenarioEnvironment,
   run: LoadAndFaults & { initialStock: Awaited<ReturnType<typeof readStock>> },
-  log: (line: string) => void,
 ): Promise<Verdict> {
   const writeMode = scenario.writeMode ?? 'outbox';
   const relayMode = relayModeOf(scenario) === 'polling' ? 'polling' : 'debezium';
   const quiet = await waitForQuiescence(
     stack,
-    env.kafkaBrokers,
+    kafkaBrokers,
     scenario.quiescenceTimeoutMs ?? 90_000,
     // A naive write leaves orders PENDING that no event will ever move: not work left to wait for.
     { pendingOrdersAreWork: writeMode === 'outbox', relayMode },
@@ -48,7 +45,7 @@ export async function judge(
     writeMode,
     relayMode,
     databaseUrls: databaseUrlsOf(stack),
-    kafkaBrokers: env.kafkaBrokers,
+    kafkaBrokers,
     topicPrefix: stack.topicPrefix,
     groups: stack.groups,
     acknowledged,
@@ -67,7 +64,7 @@ export async function judge(
     quiet,
     invariants: checkInvariants(snapshot),
     decisionMs: { confirmed: outcome.latencyMs, cancelled: outcome.cancelLatencyMs },
-    opsEndpoints: (await env.scraper?.stop()) ?? { scrapes: 0, failures: [] },
+    opsEndpoints: (await scraper?.stop()) ?? { scrapes: 0, failures: [] },
     partitionWindows: measurePartitionWindows(run.partitionWindows, snapshot),
   };
 }
@@ -96,15 +93,13 @@ function stallAgainstTarget(
 }
 
 export function finishedReport(
-  scenario: Scenario,
-  started: number,
-  timeline: ScenarioReport['timeline'],
+  { scenario, started, timeline }: ScenarioRun,
   run: LoadAndFaults,
   verdict: Verdict,
 ): ScenarioReport {
   const { loadResult } = run;
   const { quiet, invariants, opsEndpoints } = verdict;
-  const load = { ...DEFAULT_LOAD, ...scenario.load };
+  const load = loadOf(scenario);
   const stall = stallAgainstTarget(scenario.maxStallMs, run.progress);
   return {
     ...reportHeading(scenario, started),
@@ -146,12 +141,7 @@ export function finishedReport(
 
 const NO_LATENCIES = { p50: 0, p95: 0, p99: 0, max: 0, count: 0 };
 
-export function failedReport(
-  scenario: Scenario,
-  started: number,
-  timeline: ScenarioReport['timeline'],
-  error: string,
-): ScenarioReport {
+export function failedReport({ scenario, started, timeline }: ScenarioRun, error: string): ScenarioReport {
   return {
     ...reportHeading(scenario, started),
     passed: false,

@@ -1,18 +1,11 @@
-import { acknowledgedOrdersCommitted } from './acknowledgedOrdersCommitted.ts';
-import { appliedExactlyOnce } from './appliedExactlyOnce.ts';
-import { deadLettersAccounted } from './deadLettersAccounted.ts';
-import { duplicatesReconcile } from './duplicatesReconcile.ts';
-import { everyEventPublished } from './everyEventPublished.ts';
-import { failoverAnnouncesNoLostOrder } from './failoverAnnouncesNoLostOrder.ts';
-import { noGhostEvents } from './noGhostEvents.ts';
-import { noLostOrGhostOrders } from './noLostOrGhostOrders.ts';
-import { perAggregateOrder } from './perAggregateOrder.ts';
+import { deadLettersAccounted, failoverAnnouncesNoLostOrder, noGhostEvents } from './nothingExtra.ts';
+import { acknowledgedOrdersCommitted, everyEventPublished, noLostOrGhostOrders } from './nothingLost.ts';
+import { appliedExactlyOnce, duplicatesReconcile, perAggregateOrder } from './onceInOrder.ts';
 import type { InvariantResult } from './result.ts';
-import { sagaFinalStates } from './sagaFinalStates.ts';
+import { sagaFinalStates, stockBalance } from './sagaOutcome.ts';
 import type { Snapshot } from './snapshot.ts';
-import { stockBalance } from './stockBalance.ts';
 
-export { DUAL_WRITE_COUNTS } from './noLostOrGhostOrders.ts';
+export { DUAL_WRITE_COUNTS } from './nothingLost.ts';
 export type { InvariantResult } from './result.ts';
 export { type ExpectedDeadLetters, readStock, type Snapshot, takeSnapshot } from './snapshot.ts';
 

@@ -78,19 +78,18 @@ export type Snapshot = {
 
 export type RelayMode = 'polling' | 'debezium';
 
-type SnapshotSource = {
-  writeMode: WriteMode;
-  relayMode: RelayMode;
-  databaseUrls: Record<DatabaseName, string>;
-  kafkaBrokers: string[];
-  topicPrefix: string;
-  groups: Record<DatabaseName, string>;
-  acknowledged: string[];
-  initialStock: Map<string, number>;
-  expected: ExpectedDeadLetters;
-  serviceDuplicateCounters: Partial<Record<DatabaseName, number>>;
-  failover?: { replication: Replication };
-};
+/** What the run knows (the rest of the snapshot is read), and where to read the rest. */
+type SnapshotSource = Pick<
+  Snapshot,
+  | 'writeMode'
+  | 'relayMode'
+  | 'acknowledged'
+  | 'initialStock'
+  | 'groups'
+  | 'expected'
+  | 'serviceDuplicateCounters'
+  | 'failover'
+> & { databaseUrls: Record<DatabaseName, string>; kafkaBrokers: string[]; topicPrefix: string };
 
 const outboxSql = `
   select id, seq::int as seq, aggregate_type, aggregate_id, event_type, status, last_error
@@ -105,25 +104,20 @@ export async function readStock(inventoryUrl: string): Promise<Map<string, numbe
 }
 
 export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
-  const { orders: ordersUrl, inventory: inventoryUrl, billing: billingUrl } = source.databaseUrls;
+  const { databaseUrls, kafkaBrokers, topicPrefix, ...known } = source;
+  const { orders: ordersUrl, inventory: inventoryUrl, billing: billingUrl } = databaseUrls;
   const outbox = async (url: string) => queryOnce<OutboxRow>(url, outboxSql);
   const processed = async (url: string) =>
     queryOnce<ProcessedRow>(url, 'select event_id::text, event_type, processed_at from processed_events');
-  const topics = systemTopics(source.topicPrefix);
-  const messages = await readTopics(source.kafkaBrokers, [
-    ...Object.values(topics.events),
-    ...topics.deadLetters,
-  ]);
+  const topics = systemTopics(topicPrefix);
+  const messages = await readTopics(kafkaBrokers, [...Object.values(topics.events), ...topics.deadLetters]);
   const ordersOutbox = await outbox(ordersUrl);
   const history = await queryOnce<{ order_id: string; event_type: string; n: number }>(
     ordersUrl,
     'select order_id::text, event_type, count(*)::int as n from order_history group by 1, 2',
   );
   return {
-    writeMode: source.writeMode,
-    relayMode: source.relayMode,
-    acknowledged: source.acknowledged,
-    initialStock: source.initialStock,
+    ...known,
     orders: await queryOnce(
       ordersUrl,
       'select id::text, status, stock_status, payment_status, created_at from orders',
@@ -153,10 +147,6 @@ export async function takeSnapshot(source: SnapshotSource): Promise<Snapshot> {
       source.writeMode === 'outbox'
         ? []
         : sentWithoutRow(messages.get(topics.events.orders) ?? [], ordersOutbox),
-    groups: source.groups,
-    expected: source.expected,
-    serviceDuplicateCounters: source.serviceDuplicateCounters,
-    ...(source.failover ? { failover: source.failover } : {}),
   };
 }
 

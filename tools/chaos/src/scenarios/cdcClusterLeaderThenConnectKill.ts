@@ -5,7 +5,7 @@ import type { OwnConnect } from '../faults/ownConnect.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { DATABASES } from '../stack.ts';
 import { systemTopics } from '../topics.ts';
-import { awaitConnectorsRunning, busiestLeader, ownCluster, ownConnect } from './support.ts';
+import { awaitConnectorsRunning, busiestLeader } from './support.ts';
 
 /**
  * The race this scenario aims at. Connect's producer sends to every partition at once, so when a
@@ -25,8 +25,8 @@ async function killLeaderThenConnect(
   context: ScenarioContext,
   { afterFencingMs }: { afterFencingMs?: number } = {},
 ): Promise<void> {
-  const cluster = ownCluster(context);
-  const connect = ownConnect(context);
+  const cluster = context.cluster;
+  const connect = context.connect;
   await context.sleep(6_000);
   const { nodeId, leads, of } = await busiestLeader(context);
   const logFrom = fileSize(connect.worker.logFile);
@@ -81,9 +81,7 @@ async function waitForNewLeaders(
   const started = Date.now();
   const topics = Object.values(systemTopics(context.stack.topicPrefix).events);
   for (const deadline = started + timeoutMs; Date.now() < deadline; await context.sleep(100)) {
-    const partitions = await ownCluster(context)
-      .partitionLeaders(topics)
-      .catch(() => undefined);
+    const partitions = await context.cluster.partitionLeaders(topics).catch(() => undefined);
     if (partitions?.every(({ leader }) => leader >= 0 && leader !== nodeId)) return Date.now() - started;
   }
   return undefined;

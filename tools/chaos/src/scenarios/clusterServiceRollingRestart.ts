@@ -2,7 +2,6 @@ import type { GroupMemberView, GroupView } from '../groupMembers.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import type { DatabaseName, ProcessName } from '../stack.ts';
 import { INPUTS, systemTopics } from '../topics.ts';
-import { ownCluster } from './support.ts';
 
 /** One service after the other, as a deployment rolls them. */
 const IN_TURN: DatabaseName[] = ['inventory', 'billing', 'orders'];
@@ -147,7 +146,7 @@ async function settled(context: ScenarioContext, service: DatabaseName, members:
   // A metadata request may fail on a busy machine (kafkajs: "Broker not connected"): asked again.
   let partitions = 0;
   while (partitions === 0 && Date.now() < deadline) {
-    partitions = await ownCluster(context)
+    partitions = await context.cluster
       .partitionLeaders(topics)
       .then((leaders) => leaders.length)
       .catch(() => 0);

@@ -1,5 +1,4 @@
-import type { ComposeControl } from '../compose/composeStack.ts';
-import type { Scenario, ScenarioContext } from '../scenario.ts';
+import type { Scenario } from '../scenario.ts';
 
 // The compose stack of docker-compose.yml under load, broken from outside as an operator's mistake
 // or the host would break it: `docker kill` of a container, `docker restart` of PostgreSQL, and a
@@ -11,11 +10,6 @@ import type { Scenario, ScenarioContext } from '../scenario.ts';
 const LOAD = { rate: 30, durationMs: 40_000 };
 /** Longer than every client timeout above. */
 const CUT_MS = 40_000;
-
-function compose(context: ScenarioContext): ComposeControl {
-  if (!context.compose) throw new Error('this scenario runs on the compose stack: declare needs.compose');
-  return context.compose;
-}
 
 function killAndStart(
   name: string,
@@ -31,7 +25,7 @@ function killAndStart(
     needs: { compose: profile ? { profile } : {} },
     load: LOAD,
     inject: async (context) => {
-      const stack = compose(context);
+      const stack = context.compose;
       await context.sleep(8_000);
       context.fault(`docker kill ${service}`);
       await stack.kill(service);
@@ -51,7 +45,7 @@ function networkCut(name: string, service: string, breaks: string, expectation: 
     needs: { compose: {} },
     load: { ...LOAD, durationMs: CUT_MS + 20_000 },
     inject: async (context) => {
-      const stack = compose(context);
+      const stack = context.compose;
       await context.sleep(8_000);
       context.fault(`docker network disconnect ${service}`);
       await stack.disconnect(service);
@@ -91,7 +85,7 @@ export const COMPOSE_SCENARIOS: Scenario[] = [
     needs: { compose: {} },
     load: LOAD,
     inject: async (context) => {
-      const stack = compose(context);
+      const stack = context.compose;
       await context.sleep(8_000);
       context.fault('docker restart postgres');
       await stack.restart('postgres');

@@ -1,6 +1,6 @@
 import type { WriteMode } from '@outbox/contracts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
-import { ownBroker } from './support.ts';
+import { brokerOutage } from './support.ts';
 
 /** Every n-th order's transaction fails right before COMMIT (orders' FAULT_FAIL_COMMIT_EVERY). */
 const FAIL_COMMIT_EVERY = 10;
@@ -50,21 +50,17 @@ function dualWriteScenario(writeMode: WriteMode): Scenario {
     quiescenceTimeoutMs: 60_000,
     // Side by side, to keep the run short: the broker outage, and orders' kill and restart.
     inject: async (context) => {
-      await Promise.all([brokerOutage(context), ordersKilledBetweenWrites(context)]);
+      await Promise.all([
+        brokerOutage(context, {
+          afterMs: 2_000,
+          downMs: BROKER_DOWN_MS,
+          how: 'kill -9 the broker',
+          back: 'start the broker again',
+        }),
+        ordersKilledBetweenWrites(context),
+      ]);
     },
   };
-}
-
-async function brokerOutage(context: ScenarioContext): Promise<void> {
-  const broker = ownBroker(context);
-  await context.sleep(2_000);
-  context.fault('kill -9 the broker');
-  await broker.kill();
-  await context.sleep(BROKER_DOWN_MS);
-  context.fault('start the broker again');
-  await broker.start();
-  await broker.waitUntilReady(120_000);
-  context.restored('broker ready');
 }
 
 /** orders kills itself at its KILL_AT-th order (FAULT_KILL_BETWEEN_WRITES_AT); start it again without the fault. */

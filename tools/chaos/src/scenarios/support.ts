@@ -1,29 +1,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
-import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
 import pg from 'pg';
-import { describeConnectors, type OwnConnect } from '../faults/ownConnect.ts';
+import { describeConnectors } from '../faults/ownConnect.ts';
 import type { ScenarioContext } from '../scenario.ts';
 import type { ProcessName } from '../stack.ts';
 import { systemTopics } from '../topics.ts';
 
-/** The scenario's own broker; only scenarios that declare `needs.ownBroker` may break one. */
-export function ownBroker(context: ScenarioContext): KafkaBroker {
-  if (!context.broker) throw new Error('this scenario breaks the broker: declare needs.ownBroker');
-  return context.broker;
-}
-
-/** The scenario's own cluster; only scenarios that declare `needs.cluster` have one. */
-export function ownCluster(context: ScenarioContext): KafkaCluster {
-  if (!context.cluster) throw new Error('this scenario fails brokers over: declare needs.cluster');
-  return context.cluster;
-}
-
-/** The scenario's Kafka Connect worker and connectors; only scenarios that declare `needs.cdc` have them. */
-export function ownConnect(context: ScenarioContext): OwnConnect {
-  if (!context.connect) throw new Error('this scenario breaks the CDC relay: declare needs.cdc');
-  return context.connect;
+/** The scenario's own broker killed or stopped `afterMs` into the load, started again `downMs` later. */
+export async function brokerOutage(
+  context: ScenarioContext,
+  {
+    afterMs,
+    downMs,
+    how,
+    back,
+  }: { afterMs: number; downMs: number; how: `${'kill -9' | 'stop'} the broker${string}`; back: string },
+): Promise<void> {
+  const broker = context.broker;
+  await context.sleep(afterMs);
+  context.fault(how);
+  await (how.startsWith('kill') ? broker.kill() : broker.stop());
+  await context.sleep(downMs);
+  context.fault(back);
+  await broker.start();
+  await broker.waitUntilReady(120_000);
+  context.restored('broker ready');
 }
 
 /**
@@ -31,7 +32,7 @@ export function ownConnect(context: ScenarioContext): OwnConnect {
  * broker or database outage) and record it as the moment the system was whole again.
  */
 export async function awaitConnectorsRunning(context: ScenarioContext, timeoutMs = 120_000): Promise<void> {
-  const connect = ownConnect(context);
+  const connect = context.connect;
   await connect.waitUntilRunning(timeoutMs);
   context.restored(`connectors running: ${await describeConnectors(connect)}`);
 }
@@ -41,7 +42,7 @@ export async function busiestLeader(
   context: ScenarioContext,
 ): Promise<{ nodeId: number; leads: number; of: number }> {
   const { events } = systemTopics(context.stack.topicPrefix);
-  const partitions = await ownCluster(context).partitionLeaders(Object.values(events));
+  const partitions = await context.cluster.partitionLeaders(Object.values(events));
   const leads = new Map<number, number>();
   for (const { leader } of partitions) leads.set(leader, (leads.get(leader) ?? 0) + 1);
   const [nodeId, count] = [...leads].sort((a, b) => b[1] - a[1])[0] ?? [1, 0];
@@ -160,7 +161,7 @@ function javaHash(text: string): number {
 export async function busiestCoordinator(
   context: ScenarioContext,
 ): Promise<{ nodeId: number; groups: string[] }> {
-  const leaders = await ownCluster(context).partitionLeaders(['__consumer_offsets']);
+  const leaders = await context.cluster.partitionLeaders(['__consumer_offsets']);
   const byNode = new Map<number, string[]>();
   for (const group of Object.values(context.stack.groups)) {
     const partition = (javaHash(group) & 0x7fffffff) % leaders.length;

@@ -1,7 +1,27 @@
+// PostgreSQL broken under load: the server restarted, and a database's primary killed and its
+// standby promoted.
 import type { Replication } from '@outbox/devstack/postgres-pair';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import type { DatabaseName } from '../stack.ts';
 
+export const postgresRestart: Scenario = {
+  name: 'postgres-restart',
+  breaks:
+    'PostgreSQL (a private server) restarted twice with `pg_ctl restart -m immediate` while everything runs',
+  expectation:
+    'Every connection drops at once. The API answers 503 and the client retries with the same Idempotency-Key; ' +
+    'consumers retry the event in hand (their transaction rolled back); relays back off and reconnect.',
+  needs: { privatePostgres: true },
+  inject: async (context) => {
+    const { postgres } = context;
+    for (const ms of [4_000, 10_000]) {
+      await at(context, ms);
+      context.fault('pg_ctl restart -m immediate');
+      await postgres.restartImmediately();
+      context.restored('PostgreSQL accepting connections');
+    }
+  },
+};
 type Variant = {
   replication: Replication;
   /**
@@ -60,7 +80,7 @@ function failover(name: string, { replication, waitForStandby, databases = ['ord
     load: { rate: 50, durationMs: 20_000 },
     quiescenceTimeoutMs: 120_000,
     inject: async (context) => {
-      const pairs = databases.map((db) => context.pairs[db] ?? missing(db));
+      const pairs = databases.map((db) => context.pair(db));
       await at(context, 6_000);
       if (replication === 'async') {
         context.fault('standby stops receiving WAL (every commit from now on is on the primary only)');
@@ -75,10 +95,6 @@ function failover(name: string, { replication, waitForStandby, databases = ['ord
       context.restored('a new standby streams from the promoted primary');
     },
   };
-}
-
-function missing(database: string): never {
-  throw new Error(`needs.postgresPair with ${database} in needs.failoverDatabases`);
 }
 
 async function at(context: ScenarioContext, ms: number): Promise<void> {
