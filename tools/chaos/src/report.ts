@@ -67,9 +67,41 @@ function stillFor(report: ScenarioReport): string {
   return still === undefined ? '' : ` (nothing moved for the last ${seconds(still)})`;
 }
 
-/** One scenario for the terminal: its verdict, then the Markdown the report files hold. */
+/** A few lines per scenario for the terminal: verdict, figures, and every violation. */
 export function formatText(report: ScenarioReport): string {
-  return `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario}\n${formatMarkdown([report])}`;
+  const lines = [
+    `${report.passed ? 'PASS' : 'FAIL'} ${report.scenario} (${seconds(report.durationMs)}, write mode ${report.writeMode}, relay ${report.relayMode}${clientOfRun(report) ? `, ${clientOfRun(report)}` : ''}): ${report.breaks}`,
+    `  load: ${report.load.accepted} orders accepted of ${report.load.sent} sent, ${report.load.retries} retries` +
+      ` (${report.load.rate}/s for ${seconds(report.load.durationMs)}, seed ${report.load.seed})`,
+    ...(report.load.shedAnswers > 0 ? [`  ${shedLine(report)}`] : []),
+    `  quiet ${seconds(report.quiescence.afterLoadMs)} after the load; recovered ${seconds(report.quiescence.recoveryMs)} after the last fault was cleared`,
+  ];
+  if (report.progress)
+    lines.push(
+      `  while the load ran: at most ${seconds(report.progress.longestWithoutPublishingMs)} without an event published, ` +
+        `${seconds(report.progress.longestWithoutApplyingMs)} without one applied ` +
+        `(${groupWindows(report.progress)})` +
+        (report.stall
+          ? `; target ${seconds(report.stall.targetMs)}: ${report.stall.withinTarget ? 'within' : 'EXCEEDED'}`
+          : ''),
+    );
+  if (report.progress)
+    lines.push(`  longest order decision (created → decided): ${ms(report.load.decisionMs.confirmed.max)}`);
+  for (const figure of report.partitionWindows ?? []) lines.push(`  per member: ${partitionFigure(figure)}`);
+  if (!report.quiescence.reached) {
+    lines.push(`  NOT QUIET: ${report.quiescence.outstanding.join('; ')}${stillFor(report)}`);
+    for (const step of report.quiescence.trail ?? [])
+      lines.push(`      ${seconds(step.afterMs)} into the wait: ${step.outstanding.join('; ') || 'nothing'}`);
+  }
+  for (const result of report.invariants) {
+    lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name}: ${counts(result.counts)}`);
+    for (const violation of result.violations) lines.push(`      ${violation}`);
+  }
+  const ops = report.opsEndpoints;
+  lines.push(`  ${ops.failures.length === 0 ? '✓' : '✗'} ops endpoints answered: scrapes ${ops.scrapes}`);
+  for (const failure of ops.failures) lines.push(`      ${failure}`);
+  if (report.error) lines.push(`  ERROR: ${report.error}`);
+  return lines.join('\n');
 }
 
 /**
