@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
-import { KafkaBroker } from './kafkaBroker.ts';
+import type { Admin } from 'kafkajs';
+import { KafkaBroker, randomClusterId } from './kafkaBroker.ts';
+import { withKafkaAdmin } from './kafkaProbe.ts';
 import { localDir } from './paths.ts';
 
 type KafkaClusterOptions = {
@@ -136,23 +136,18 @@ export class KafkaCluster {
     await Promise.all(this.nodes.map((node) => node.stop()));
   }
 
-  async #withAdmin<T>(work: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
+  async #withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     fixKafkajsIdleTimerLoop();
-    const kafka = new Kafka({
-      clientId: 'devstack-cluster-probe',
-      brokers: this.nodes.filter((node) => node.isRunning()).flatMap((node) => node.brokers),
-      connectionTimeout: 1000,
-      requestTimeout: 3000,
-      retry: { retries: 2, initialRetryTime: 200 },
-      logLevel: logLevel.NOTHING,
-    });
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      return await work(admin);
-    } finally {
-      await admin.disconnect().catch(() => {});
-    }
+    const running = this.nodes.filter((node) => node.isRunning());
+    return withKafkaAdmin(
+      running.flatMap((node) => node.brokers),
+      work,
+      {
+        connectionTimeout: 1000,
+        requestTimeout: 3000,
+        retry: { retries: 2, initialRetryTime: 200 },
+      },
+    );
   }
 
   /** One id for all nodes, kept beside them: a node formatted later must join the same cluster. */
@@ -160,8 +155,7 @@ export class KafkaCluster {
     const file = join(this.dataDir, 'cluster-id');
     if (existsSync(file)) return readFileSync(file, 'utf8').trim();
     mkdirSync(this.dataDir, { recursive: true });
-    let id = randomBytes(16).toString('base64url');
-    while (id.startsWith('-')) id = randomBytes(16).toString('base64url');
+    const id = randomClusterId();
     writeFileSync(file, `${id}\n`);
     return id;
   }
