@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './processes.ts';
 
 /**
  * The few calls of Kafka Connect's REST API the devstack makes: register (or update) a connector,
@@ -59,23 +60,22 @@ export async function waitForConnectorRunning(
   name: string,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last: ConnectorStatus | undefined;
-  while (Date.now() < deadline) {
-    last = await connectorStatus(baseUrl, name).catch(() => undefined);
-    const failed = [last?.connector, ...(last?.tasks ?? [])].find((part) => part?.state === 'FAILED');
-    if (failed) throw new Error(`Connector ${name} failed:\n${failed.trace ?? '(no trace)'}`);
-    if (
-      last?.connector.state === 'RUNNING' &&
-      last.tasks.length > 0 &&
-      last.tasks.every((t) => t.state === 'RUNNING')
-    ) {
-      return;
-    }
-    await sleep(200);
-  }
-  throw new Error(
-    `Connector ${name} was not RUNNING after ${timeoutMs} ms; last status: ${JSON.stringify(last)}`,
+  await eventually(
+    () => `connector ${name} RUNNING; last status: ${JSON.stringify(last)}`,
+    async () => {
+      last = await connectorStatus(baseUrl, name).catch(() => undefined);
+      const failed = [last?.connector, ...(last?.tasks ?? [])].find((part) => part?.state === 'FAILED');
+      if (failed) throw new Error(`Connector ${name} failed:\n${failed.trace ?? '(no trace)'}`);
+      const tasks = last?.tasks ?? [];
+      return (
+        (last?.connector.state === 'RUNNING' &&
+          tasks.length > 0 &&
+          tasks.every((t) => t.state === 'RUNNING')) ||
+        undefined
+      );
+    },
+    timeoutMs,
   );
 }
 
@@ -117,15 +117,11 @@ async function call(baseUrl: string, method: string, path: string, action: strin
  */
 export async function stopConnector(baseUrl: string, name: string, timeoutMs = 60_000): Promise<void> {
   await call(baseUrl, 'PUT', `/connectors/${encodeURIComponent(name)}/stop`, `stopping ${name}`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const stopped = async () => {
     const status = await connectorStatus(baseUrl, name);
-    if (status?.connector.state === 'STOPPED' && status.tasks.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(`Connector ${name} was not STOPPED after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-    }
-    await sleep(200);
-  }
+    return (status?.connector.state === 'STOPPED' && status.tasks.length === 0) || undefined;
+  };
+  await eventually(`connector ${name} STOPPED`, stopped, timeoutMs);
 }
 
 /**

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { Admin } from 'kafkajs';
 import { KafkaBroker, randomClusterId } from './kafkaBroker.ts';
 import { withKafkaAdmin } from './kafkaProbe.ts';
 import { localDir } from './paths.ts';
+import { eventually } from './processes.ts';
 
 type KafkaClusterOptions = {
   /** Names the default data dir, `.local/kafka/<name>`. Default 'cluster'. */
@@ -90,18 +90,14 @@ export class KafkaCluster {
     const started = Date.now();
     const running = this.nodes.filter((node) => node.isRunning());
     await Promise.all(running.map((node) => node.waitUntilReady(timeoutMs)));
-    const deadline = started + timeoutMs;
-    for (;;) {
-      const registered = await this.registeredNodeIds().catch((): number[] => []);
-      if (running.every((node) => registered.includes(node.cluster?.nodeId ?? -1)))
-        return Date.now() - started;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `The cluster lists brokers [${registered}] after ${timeoutMs} ms; expected every running node.`,
-        );
-      }
-      await sleep(250);
-    }
+    let registered: number[] = [];
+    const everyNodeListed = async () => {
+      registered = await this.registeredNodeIds().catch((): number[] => []);
+      return running.every((node) => registered.includes(node.cluster?.nodeId ?? -1)) || undefined;
+    };
+    const waiting = () => `every running node listed as a broker (the cluster lists [${registered}])`;
+    await eventually(waiting, everyNodeListed, started + timeoutMs - Date.now(), 250);
+    return Date.now() - started;
   }
 
   /** The node ids the cluster's metadata lists as brokers now. */

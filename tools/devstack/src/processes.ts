@@ -68,6 +68,28 @@ export function pidFromFile(file: string, isOurs: (commandLine: string) => boole
   return commandLine === undefined || isOurs(commandLine) ? pid : undefined;
 }
 
+/**
+ * Polls `check` every `intervalMs` until it returns a value (not undefined) and resolves with it;
+ * throws, naming what it waited for, once `timeoutMs` passed. An error `check` throws ends the wait.
+ */
+export async function eventually<T>(
+  description: string | (() => string),
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      const what = typeof description === 'string' ? description : description();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
 /** Polls until the process is gone; true if it went away within the timeout. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

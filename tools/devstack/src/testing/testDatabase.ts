@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { eventually } from '../processes.ts';
 
 /** The PostgreSQL server tests use; every test file creates its own databases on it. */
 export const testPostgresUrl =
@@ -48,10 +48,8 @@ async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.Query
  */
 async function untilDisconnected(name: string, timeoutMs: number): Promise<void> {
   const sql = 'select count(*)::int as connected from pg_stat_activity where datname = $1';
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) {
-    const [row] = await adminQuery(sql, [name]);
-    if (row?.connected === 0) return;
-  }
+  const nobody = async () => (await adminQuery(sql, [name]))[0]?.connected === 0 || undefined;
+  await eventually(`nobody connected to ${name}`, nobody, timeoutMs, 50).catch(() => {});
 }
 
 /** Run one query against a database and close the connection again (for assertions in tests). */
