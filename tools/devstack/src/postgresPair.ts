@@ -141,9 +141,11 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
   return pair;
 }
 
-// The servers of a pair, one at a time: PostgreSQL's own tools run as the clusters' owner.
-
-async function asOwner(tool: string, args: string[]): Promise<void> {
+/**
+ * One of the machine's PostgreSQL tools (initdb, pg_ctl, pg_basebackup) on a private cluster. It
+ * refuses to run as root, so as root it runs as the clusters' owner, `postgres`.
+ */
+export async function asOwner(tool: string, args: string[]): Promise<void> {
   const isRoot = process.getuid?.() === 0;
   const [command, commandArgs] = isRoot
     ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
