@@ -97,13 +97,21 @@ function runAs(): { uid: number; gid: number } | undefined {
 }
 
 function chownTree(path: string, owner: { uid: number; gid: number }): void {
-  chownSync(path, owner.uid, owner.gid);
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) chownTree(child, owner);
-    else chownSync(child, owner.uid, owner.gid);
+  for (const entry of ['', ...readdirSync(path, { recursive: true, encoding: 'utf8' })]) {
+    chownSync(join(path, entry), owner.uid, owner.gid);
   }
 }
+
+/** The server's settings: on 127.0.0.1 only, no Unix socket. */
+const SETTINGS = {
+  listen_addresses: '127.0.0.1',
+  unix_socket_directories: '',
+  // Six services, their relays, the console and a load generator each hold a pool.
+  max_connections: 200,
+  // Logical decoding for the CDC relay (Debezium reads the outbox from the write-ahead log);
+  // a superset of the default replica level, set from the start so no restart is ever needed.
+  wal_level: 'logical',
+};
 
 export type EmbeddedPostgres = {
   url: string;
@@ -156,17 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       dataDir,
       '-p',
       String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      // Six services, their relays, the console and a load generator each hold a pool.
-      '-c',
-      'max_connections=200',
-      // Logical decoding for the CDC relay (Debezium reads the outbox from the write-ahead log);
-      // a superset of the default replica level, set from the start so no restart is ever needed.
-      '-c',
-      'wal_level=logical',
+      ...Object.entries(SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     // Its own process group: a Ctrl-C reaches only the demo, which stops the server last.
     { ...ids, env, stdio: ['ignore', log, log], detached: true },

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { withClient } from './postgresClient.ts';
 import { eventually } from './processes.ts';
 
 /**
@@ -7,16 +8,6 @@ import { eventually } from './processes.ts';
  * publication of the outbox table. Debezium creates its replication slot itself; a slot is dropped
  * only here (dropReplicationSlot), never by deleting the connector.
  */
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The server's wal_level: `logical` is what logical decoding needs. */
 export function walLevel(url: string): Promise<string> {

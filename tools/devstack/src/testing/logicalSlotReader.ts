@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
+import { queryOnce } from '../postgresClient.ts';
 import { eventually } from './stack.ts';
 
 /** Debian's PostgreSQL client binaries: pg_recvlogical ships with them. */
@@ -68,16 +68,11 @@ export async function startLogicalSlotReader(
 
 /** The slot is read by a walsender and past its consistent point (its creation is over). */
 export async function slotReadAndConsistent(url: string, slot: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ ready: boolean }>(
-      `select active and confirmed_flush_lsn is not null as ready
-         from pg_replication_slots where slot_name = $1`,
-      [slot],
-    );
-    return rows[0]?.ready ?? false;
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryOnce<{ ready: boolean }>(
+    url,
+    `select active and confirmed_flush_lsn is not null as ready
+       from pg_replication_slots where slot_name = $1`,
+    [slot],
+  );
+  return row?.ready ?? false;
 }
