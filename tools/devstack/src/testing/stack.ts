@@ -35,18 +35,15 @@ export async function startStack(
   } = {},
 ): Promise<Stack> {
   const topicPrefix = `${label}-${randomBytes(3).toString('hex')}.`;
-  const databases = {
-    orders: await createTestDatabase(`${label}_orders`),
-    inventory: await createTestDatabase(`${label}_inventory`),
-    billing: await createTestDatabase(`${label}_billing`),
-  };
   const reach = options.reachDatabase ?? (async (url: string) => url);
+  const databases = {} as Stack['databases'];
+  const databaseUrls = {} as Record<keyof Stack['databases'], string>;
+  for (const name of ['orders', 'inventory', 'billing'] as const) {
+    databases[name] = await createTestDatabase(`${label}_${name}`);
+    databaseUrls[name] = await reach(databases[name].url);
+  }
   const plans = planStack({
-    databaseUrls: {
-      orders: await reach(databases.orders.url),
-      inventory: await reach(databases.inventory.url),
-      billing: await reach(databases.billing.url),
-    },
+    databaseUrls,
     kafkaBrokers,
     topicPrefix,
     groupPrefix: topicPrefix,
