@@ -15,8 +15,6 @@ type ConnectWorkerOptions = {
   name?: string;
   /** REST API port on 127.0.0.1. Default 8083, Connect's own. */
   port?: number;
-  /** Max heap. Default 256: one worker with one Debezium task. */
-  heapMb?: number;
   /** The worker's stdout/stderr. Default `.local/connect/<name>/connect.log`. */
   logFile?: string;
   /**
@@ -50,7 +48,6 @@ export class ConnectWorker extends JvmServer {
   readonly brokers: string[];
   readonly name: string;
   readonly port: number;
-  readonly heapMb: number;
   readonly dir: string;
   readonly logFile: string;
   readonly exactlyOnceSource: boolean;
@@ -60,7 +57,6 @@ export class ConnectWorker extends JvmServer {
     this.brokers = options.brokers;
     this.name = options.name ?? 'demo';
     this.port = options.port ?? 8083;
-    this.heapMb = options.heapMb ?? 256;
     this.dir = resolve(join(localDir, 'connect', this.name));
     this.logFile = resolve(options.logFile ?? join(this.dir, 'connect.log'));
     this.exactlyOnceSource = options.exactlyOnceSource ?? false;
@@ -103,7 +99,7 @@ export class ConnectWorker extends JvmServer {
     await ensureConnectJars();
     writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
     return [
-      ...jvmHeapOptions(64, this.heapMb),
+      ...jvmHeapOptions(64, 256), // one worker with one Debezium task
       '-XX:+UseG1GC',
       `-Dlog4j2.configurationFile=${connectLog4jConfig}`,
       '-cp',

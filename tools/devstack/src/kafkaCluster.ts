@@ -18,8 +18,6 @@ type KafkaClusterOptions = {
    * so no outgoing connection holds one of them); tests pass free ports.
    */
   ports?: { port: number; controllerPort: number }[];
-  /** Max heap per node. Default 512: three of them on a 2-core, 24 GB machine. */
-  heapMb?: number;
 };
 
 const defaultPorts = [1, 2, 3].map((n) => ({ port: 19_092 + 100 * n, controllerPort: 19_093 + 100 * n }));
@@ -51,7 +49,7 @@ export class KafkaCluster {
           port,
           controllerPort,
           dataDir: join(this.dataDir, `node-${i + 1}`),
-          heapMb: options.heapMb ?? 512,
+          heapMb: 512, // three of them on a 2-core, 24 GB machine
           clusterId,
           cluster: { nodeId: i + 1, quorumVoters },
         }),
