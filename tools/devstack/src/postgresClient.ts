@@ -1,13 +1,22 @@
 import pg from 'pg';
 
-/** Runs `work` on a connection of its own to `url`, closed afterwards whatever happens. */
-export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+/**
+ * Runs `work` on a connection of its own to `url`, closed afterwards whatever happens. An error of
+ * the connection or of a statement rejects; one that comes after the work (a server killed, say) is
+ * nobody's to handle any more.
+ */
+export async function withClient<T>(
+  url: string,
+  work: (client: pg.Client) => Promise<T>,
+  config: pg.ClientConfig = {},
+): Promise<T> {
+  const client = new pg.Client({ ...config, connectionString: url });
+  client.on('error', () => {});
   await client.connect();
   try {
     return await work(client);
   } finally {
-    await client.end();
+    await client.end().catch(() => {});
   }
 }
 

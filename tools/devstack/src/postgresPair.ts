@@ -4,9 +4,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { localDir } from './paths.ts';
 import { freePort } from './ports.ts';
+import { withClient } from './postgresClient.ts';
 import { type PrimaryEndpoint, startPrimaryEndpoint } from './primaryEndpoint.ts';
 import { waitForExit } from './processes.ts';
 
@@ -185,19 +185,12 @@ async function startNode(dir: string, n: PairNode): Promise<void> {
   }
 }
 
-async function query(n: PairNode, sql: string) {
-  const client = new pg.Client({
-    connectionString: `postgresql://postgres@127.0.0.1:${n.port}/postgres`,
+const query = (n: PairNode, sql: string) => {
+  const url = `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
+  return withClient(url, async (client) => (await client.query(sql)).rows, {
     connectionTimeoutMillis: 5_000,
   });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+};
 
 const conninfo = (primaryPort: number) =>
   `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
@@ -210,17 +203,8 @@ async function makeStandby(
   n: PairNode,
 ): Promise<void> {
   rmSync(n.dataDir, { recursive: true, force: true });
-  await asOwner(
-    'pg_basebackup',
-    ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'].concat([
-      '-D',
-      n.dataDir,
-      '-X',
-      'stream',
-      '-c',
-      'fast',
-    ]),
-  );
+  const source = ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'];
+  await asOwner('pg_basebackup', [...source, '-D', n.dataDir, '-X', 'stream', '-c', 'fast']);
   writeFileSync(join(n.dataDir, 'standby.signal'), '');
   // Replaces what the backup copied (a synchronous_standby_names set on the primary included).
   writeFileSync(join(n.dataDir, 'postgresql.auto.conf'), `primary_conninfo = '${conninfo(from.port)}'\n`);
