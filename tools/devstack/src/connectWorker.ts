@@ -103,7 +103,7 @@ export class ConnectWorker extends JvmServer {
       '-XX:+UseG1GC',
       `-Dlog4j2.configurationFile=${connectLog4jConfig}`,
       '-cp',
-      connectClasspath(),
+      connectClasspath,
       'org.apache.kafka.connect.cli.ConnectDistributed',
       this.#propertiesFile,
     ];

@@ -162,7 +162,7 @@ export class KafkaBroker extends JvmServer {
       `-Dlog4j2.configurationFile=${kafkaLog4jConfig}`,
       ...this.jvmOptions,
       '-cp',
-      kafkaClasspath(),
+      kafkaClasspath,
       'kafka.Kafka',
       this.#propertiesFile,
     ];
@@ -175,7 +175,7 @@ export class KafkaBroker extends JvmServer {
       ...fastStartJvmOptions,
       `-Dlog4j2.configurationFile=${kafkaLog4jConfig}`,
       '-cp',
-      kafkaClasspath(),
+      kafkaClasspath,
       'kafka.tools.StorageTool',
       'format',
       `--cluster-id=${this.#clusterId ?? randomClusterId()}`,
