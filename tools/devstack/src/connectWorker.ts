@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
+import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { localDir } from './paths.ts';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './processes.ts';
 
 type ConnectWorkerOptions = {
   /** Bootstrap servers of the broker the worker keeps its state on and produces to. */

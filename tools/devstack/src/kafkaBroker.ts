@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brokerCertificates } from './brokerCertificates.ts';
+import { fastStartJvmOptions, JvmServer, jvmHeapOptions } from './jvmServer.ts';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
 import {
@@ -13,7 +14,6 @@ import {
   scramCredentials,
 } from './kafkaServerProperties.ts';
 import { localDir } from './paths.ts';
-import { fastStartJvmOptions, JvmServer, jvmHeapOptions } from './processes.ts';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JvmExit } from './processes.ts';
+import type { JvmExit } from './jvmServer.ts';
 
 /** What a supervisor uses of the server it keeps running (a ConnectWorker, a ZipkinServer). */
 export type Supervised = {

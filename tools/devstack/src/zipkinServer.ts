@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
+import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { ensureJars, pomProperty } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './processes.ts';
 
 /** The pom that pins Zipkin's version; its `<zipkin.version>` is the single source of truth. */
 const zipkinPom = resolve(repoRoot, 'tools/devstack/zipkin/pom.xml');
