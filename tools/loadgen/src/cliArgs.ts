@@ -195,25 +195,27 @@ function url(flag: string, value: string): string {
   return value;
 }
 
+/**
+ * "a=1,b=2" → [['a', '1'], ['b', '2']], each side trimmed; a UsageError saying what `flag` expects
+ * for a pair without `=` or one that does not `fit`.
+ */
+function pairs(flag: string, value: string, expected: string, fits: (key: string, value: string) => boolean) {
+  return value.split(',').map((pair) => {
+    const at = pair.indexOf('=');
+    const [key, text] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+    if (at < 0 || !fits(key, text)) throw new UsageError(`${flag} expects ${expected}; got "${pair}"`);
+    return [key, text] as const;
+  });
+}
+
 /** "valid=80,outOfStock=5" → { valid: 80, outOfStock: 5 }. */
 function parseMix(value: string): OrderMix {
   const expected = `kind=weight pairs such as valid=80,outOfStock=5,declined=10,invalid=5 (kinds: ${ORDER_KINDS.join(', ')})`;
-  const mix: Record<string, number> = {};
-  for (const pair of value.split(',')) {
-    const [kind, weight, extra] = pair.split('=').map((part) => part.trim());
-    if (
-      !kind ||
-      weight === undefined ||
-      extra !== undefined ||
-      weight === '' ||
-      !Number.isFinite(Number(weight))
-    ) {
-      throw new UsageError(`--mix expects ${expected}; got "${pair}"`);
-    }
-    mix[kind] = Number(weight);
-  }
+  const weighted = (kind: string, weight: string) =>
+    kind !== '' && weight !== '' && Number.isFinite(Number(weight));
+  const mix = pairs('--mix', value, expected, weighted).map(([kind, weight]) => [kind, Number(weight)]);
   try {
-    return checkMix(mix);
+    return checkMix(Object.fromEntries(mix));
   } catch (err) {
     throw new UsageError(`--mix: ${(err as Error).message}`);
   }
@@ -222,16 +224,7 @@ function parseMix(value: string): OrderMix {
 /** "orders=http://…,inventory=http://…" → { orders, inventory }. */
 function parseMetrics(value: string): MetricsUrls {
   const services = ['orders', 'inventory', 'billing'];
-  const urls: Record<string, string> = {};
-  for (const pair of value.split(',')) {
-    const at = pair.indexOf('=');
-    const service = pair.slice(0, at).trim();
-    if (at < 0 || !services.includes(service)) {
-      throw new UsageError(
-        `--metrics expects service=url pairs (services: ${services.join(', ')}), or "none"; got "${pair}"`,
-      );
-    }
-    urls[service] = url('--metrics', pair.slice(at + 1).trim());
-  }
-  return urls;
+  const expected = `service=url pairs (services: ${services.join(', ')}), or "none"`;
+  const urls = pairs('--metrics', value, expected, (service) => services.includes(service));
+  return Object.fromEntries(urls.map(([service, text]) => [service, url('--metrics', text)]));
 }
