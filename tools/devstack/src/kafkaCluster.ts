@@ -117,12 +117,9 @@ export class KafkaCluster {
 
   /** The node leading a partition now, by the cluster's metadata. */
   async leaderOf(topic: string, partition: number): Promise<number> {
-    return this.#withAdmin(async (admin) => {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      const leader = topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader;
-      if (leader === undefined || leader < 0) throw new Error(`${topic}[${partition}] has no leader now.`);
-      return leader;
-    });
+    const leader = (await this.partitionLeaders([topic])).find((p) => p.partition === partition)?.leader;
+    if (leader === undefined || leader < 0) throw new Error(`${topic}[${partition}] has no leader now.`);
+    return leader;
   }
 
   /** Graceful stop of every node. */
