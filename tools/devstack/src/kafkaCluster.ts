@@ -129,16 +129,13 @@ export class KafkaCluster {
 
   async #withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     fixKafkajsIdleTimerLoop();
-    const running = this.nodes.filter((node) => node.isRunning());
-    return withKafkaAdmin(
-      running.flatMap((node) => node.brokers),
-      work,
-      {
-        connectionTimeout: 1000,
-        requestTimeout: 3000,
-        retry: { retries: 2, initialRetryTime: 200 },
-      },
-    );
+    const brokers = this.nodes.filter((node) => node.isRunning()).flatMap((node) => node.brokers);
+    const timeouts = {
+      connectionTimeout: 1000,
+      requestTimeout: 3000,
+      retry: { retries: 2, initialRetryTime: 200 },
+    };
+    return withKafkaAdmin(brokers, work, timeouts);
   }
 
   /** One id for all nodes, kept beside them: a node formatted later must join the same cluster. */
