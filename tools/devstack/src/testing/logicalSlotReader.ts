@@ -26,16 +26,11 @@ export async function startLogicalSlotReader(
   slot: string,
   options: { waitForSlot?: boolean } = {},
 ): Promise<LogicalSlotReader> {
+  const slotArgs = ['--slot', slot, '--create-slot', '--if-not-exists', '--start', '-P', 'test_decoding'];
+  // The changes to stdout (ignored), flushed (-F) and their position confirmed to the server (-s) every second.
   const child: ChildProcess = spawn(
     `${BIN}/pg_recvlogical`,
-    ['-d', url, '--slot', slot, '--create-slot', '--if-not-exists', '--start', '-P', 'test_decoding'].concat([
-      '-f',
-      '-',
-      '-s',
-      '1',
-      '-F',
-      '1',
-    ]),
+    ['-d', url, ...slotArgs, '-f', '-', '-s', '1', '-F', '1'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
