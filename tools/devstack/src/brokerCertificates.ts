@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { run } from './processes.ts';
 
 type BrokerCertificates = { keystore: string; password: string; caFile: string };
 

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { brokerCertificates } from './brokerCertificates.ts';
 import { fastStartJvmOptions, JvmServer, jvmHeapOptions } from './jvmServer.ts';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
@@ -14,8 +12,7 @@ import {
   scramCredentials,
 } from './kafkaServerProperties.ts';
 import { localDir } from './paths.ts';
-
-const run = promisify(execFile);
+import { run } from './processes.ts';
 
 export type KafkaBrokerOptions = {
   /** Names the default data dir, `.local/kafka/<name>`. Default 'demo'. */

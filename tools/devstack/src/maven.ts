@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { run } from './processes.ts';
 import { requireMaven } from './tools.ts';
-
-const run = promisify(execFile);
 
 /** A `<name>` property of a pom that pins a version: the single source of truth for that version. */
 export function pomProperty(pom: string, name: string): string {

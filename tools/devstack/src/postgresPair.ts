@@ -1,18 +1,15 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { localDir } from './paths.ts';
 import { freePort } from './ports.ts';
 import { withClient } from './postgresClient.ts';
 import { type PrimaryEndpoint, startPrimaryEndpoint } from './primaryEndpoint.ts';
-import { waitForExit } from './processes.ts';
+import { run, waitForExit } from './processes.ts';
 
-const run = promisify(execFile);
 /** Debian's PostgreSQL server binaries (`pg_config --bindir`): the npm embedded one has no pg_basebackup. */
-const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 /** What the standby calls itself to the primary (pg_stat_replication.application_name). */
 const STANDBY_NAME = 'standby';
 

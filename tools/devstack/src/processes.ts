@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+/** Runs a command to its end: resolves with its output, rejects with it (and its exit code) when it fails. */
+export const run = promisify(execFile);
 
 /**
  * Whether a process with this pid exists and is not a zombie. `kill(pid, 0)` alone is not enough:

@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { queryOnce } from '../postgresClient.ts';
+import { BIN } from '../postgresPair.ts';
 import { eventually } from './stack.ts';
-
-/** Debian's PostgreSQL client binaries: pg_recvlogical ships with them. */
-const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export type LogicalSlotReader = {
   /** The process streaming from the slot (a walsender on the server while it runs). */
