@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { run } from './processes.ts';
 
 type BrokerCertificates = { keystore: string; password: string; caFile: string };
 
@@ -24,50 +21,25 @@ export async function brokerCertificates(dir: string): Promise<BrokerCertificate
   const ca = join(dir, 'ca.p12');
   const csr = join(dir, 'broker.csr');
   const signed = join(dir, 'broker.crt');
-  const store = (file: string) => [
-    '-keystore',
-    file,
-    '-storetype',
-    'PKCS12',
-    '-storepass',
-    password,
-    '-noprompt',
+  const { keystore, caFile } = certificates;
+  const key = '-keyalg EC -groupname secp256r1 -validity 30';
+  // Each step: keytool's fixed words, then the files it reads and writes, then the store it works on.
+  const steps: [string, string[], string][] = [
+    [`-genkeypair -alias ca ${key} -dname CN=devstack-ca -ext bc:c`, [], ca],
+    [`-genkeypair -alias broker ${key} -dname CN=127.0.0.1`, [], keystore],
+    ['-certreq -alias broker', ['-file', csr], keystore],
+    [
+      '-gencert -alias ca -rfc -validity 30 -ext SAN=IP:127.0.0.1,DNS:localhost',
+      ['-infile', csr, '-outfile', signed],
+      ca,
+    ],
+    ['-exportcert -alias ca -rfc', ['-file', caFile], ca],
+    ['-importcert -alias ca', ['-file', caFile], keystore],
+    ['-importcert -alias broker', ['-file', signed], keystore],
   ];
-  const key = ['-keyalg', 'EC', '-groupname', 'secp256r1', '-validity', '30'];
-  await run('keytool', [
-    '-genkeypair',
-    '-alias',
-    'ca',
-    ...key,
-    '-dname',
-    'CN=devstack-ca',
-    '-ext',
-    'bc:c',
-    ...store(ca),
-  ]);
-  await run('keytool', [
-    '-genkeypair',
-    '-alias',
-    'broker',
-    ...key,
-    '-dname',
-    'CN=127.0.0.1',
-    ...store(certificates.keystore),
-  ]);
-  await run('keytool', ['-certreq', '-alias', 'broker', '-file', csr, ...store(certificates.keystore)]);
-  await run('keytool', [
-    ...['-gencert', '-alias', 'ca', '-infile', csr, '-outfile', signed, '-rfc', '-validity', '30'],
-    ...['-ext', 'SAN=IP:127.0.0.1,DNS:localhost', ...store(ca)],
-  ]);
-  await run('keytool', ['-exportcert', '-alias', 'ca', '-rfc', '-file', certificates.caFile, ...store(ca)]);
-  await run('keytool', [
-    '-importcert',
-    '-alias',
-    'ca',
-    '-file',
-    certificates.caFile,
-    ...store(certificates.keystore),
-  ]);
-  await run('keytool', ['-importcert', '-alias', 'broker', '-file', signed, ...store(certificates.keystore)]);
+  for (const [words, files, store] of steps) {
+    const storeArgs = ['-keystore', store, '-storetype', 'PKCS12', '-storepass', password, '-noprompt'];
+    await run('keytool', [...words.split(' '), ...files, ...storeArgs]);
+  }
   return certificates;
 }

@@ -11,7 +11,6 @@ import { MissingToolError } from './tools.ts';
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   kafka: kafkaCommand,
   'postgres-pair': postgresPairCommand,
-  // migrate: migrateCommand,
 };
 
 const usage = `Usage: node tools/devstack/src/cli.ts <command> [args]

@@ -19,9 +19,7 @@ export function connectVersions(): ConnectVersions {
 }
 
 /** The classpath argument for `java -cp`: every jar in the lib dir. */
-export function connectClasspath(): string {
-  return join(connectLibDir, '*');
-}
+export const connectClasspath = join(connectLibDir, '*');
 
 /**
  * Makes sure the worker's jars are in .local/connect/lib, downloading them with Maven only when

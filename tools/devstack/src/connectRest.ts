@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './processes.ts';
 
 /**
  * The few calls of Kafka Connect's REST API the devstack makes: register (or update) a connector,
@@ -10,6 +11,25 @@ type ConnectorStatus = {
   connector: { state: string; trace?: string };
   tasks: { id: number; state: string; trace?: string }[];
 };
+
+/**
+ * `<method> /connectors/<name><path>`, with `body` as JSON. Resolves with the answer when it is a
+ * success or a 404 (no such connector: each caller says what that means); throws on anything else.
+ */
+async function call(baseUrl: string, method: string, name: string, path: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (res.ok || res.status === 404) return res;
+  const error = new Error(
+    `Kafka Connect: ${method} ${path || '/'} of connector ${name}: HTTP ${res.status} ${await res.text()}`,
+  );
+  throw Object.assign(error, { status: res.status });
+}
 
 /**
  * `PUT /connectors/<name>/config`: creates the connector or replaces its config. A worker that has
@@ -24,30 +44,21 @@ export async function putConnector(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}/config`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(config),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (res.ok) return;
-    const body = await res.text();
-    if ((res.status === 409 || res.status === 503) && Date.now() < deadline) {
-      await sleep(250);
-      continue;
+    try {
+      await call(baseUrl, 'PUT', name, '/config', config);
+      return;
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      if ((status !== 409 && status !== 503) || Date.now() >= deadline) throw error;
     }
-    throw new Error(`Kafka Connect refused connector ${name} (HTTP ${res.status}): ${body}`);
+    await sleep(250);
   }
 }
 
 /** `GET /connectors/<name>/status`, or undefined while the worker does not know the connector. */
 export async function connectorStatus(baseUrl: string, name: string): Promise<ConnectorStatus | undefined> {
-  const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}/status`, {
-    signal: AbortSignal.timeout(5000),
-  });
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`Kafka Connect: status of ${name}: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as ConnectorStatus;
+  const res = await call(baseUrl, 'GET', name, '/status');
+  return res.status === 404 ? undefined : ((await res.json()) as ConnectorStatus);
 }
 
 /**
@@ -59,35 +70,28 @@ export async function waitForConnectorRunning(
   name: string,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last: ConnectorStatus | undefined;
-  while (Date.now() < deadline) {
-    last = await connectorStatus(baseUrl, name).catch(() => undefined);
-    const failed = [last?.connector, ...(last?.tasks ?? [])].find((part) => part?.state === 'FAILED');
-    if (failed) throw new Error(`Connector ${name} failed:\n${failed.trace ?? '(no trace)'}`);
-    if (
-      last?.connector.state === 'RUNNING' &&
-      last.tasks.length > 0 &&
-      last.tasks.every((t) => t.state === 'RUNNING')
-    ) {
-      return;
-    }
-    await sleep(200);
-  }
-  throw new Error(
-    `Connector ${name} was not RUNNING after ${timeoutMs} ms; last status: ${JSON.stringify(last)}`,
+  await eventually(
+    () => `connector ${name} RUNNING; last status: ${JSON.stringify(last)}`,
+    async () => {
+      last = await connectorStatus(baseUrl, name).catch(() => undefined);
+      const failed = [last?.connector, ...(last?.tasks ?? [])].find((part) => part?.state === 'FAILED');
+      if (failed) throw new Error(`Connector ${name} failed:\n${failed.trace ?? '(no trace)'}`);
+      const tasks = last?.tasks ?? [];
+      return (
+        (last?.connector.state === 'RUNNING' &&
+          tasks.length > 0 &&
+          tasks.every((t) => t.state === 'RUNNING')) ||
+        undefined
+      );
+    },
+    timeoutMs,
   );
 }
 
 /** `DELETE /connectors/<name>`; resolves false if there was no such connector. */
 export async function deleteConnector(baseUrl: string, name: string): Promise<boolean> {
-  const res = await fetch(`${baseUrl}/connectors/${encodeURIComponent(name)}`, {
-    method: 'DELETE',
-    signal: AbortSignal.timeout(30_000),
-  });
-  if (res.status === 404) return false;
-  if (!res.ok) throw new Error(`Kafka Connect: deleting ${name}: HTTP ${res.status} ${await res.text()}`);
-  return true;
+  return (await call(baseUrl, 'DELETE', name, '')).status !== 404;
 }
 
 /**
@@ -96,19 +100,8 @@ export async function deleteConnector(baseUrl: string, name: string): Promise<bo
  * from its last committed source offset.
  */
 export async function restartFailedTasks(baseUrl: string, name: string): Promise<void> {
-  const res = await fetch(
-    `${baseUrl}/connectors/${encodeURIComponent(name)}/restart?includeTasks=true&onlyFailed=true`,
-    { method: 'POST', signal: AbortSignal.timeout(30_000) },
-  );
-  if (!res.ok) throw new Error(`Kafka Connect: restarting ${name}: HTTP ${res.status} ${await res.text()}`);
-}
-
-async function call(baseUrl: string, method: string, path: string, action: string): Promise<Response> {
-  const res = await fetch(`${baseUrl}${path}`, { method, signal: AbortSignal.timeout(30_000) });
-  if (!res.ok && res.status !== 404) {
-    throw new Error(`Kafka Connect: ${action}: HTTP ${res.status} ${await res.text()}`);
-  }
-  return res;
+  const res = await call(baseUrl, 'POST', name, '/restart?includeTasks=true&onlyFailed=true');
+  if (res.status === 404) throw new Error(`Kafka Connect: no connector ${name} to restart`);
 }
 
 /**
@@ -116,16 +109,12 @@ async function call(baseUrl: string, method: string, path: string, action: strin
  * replication slot has no reader, and its offsets may be reset (resetConnectorOffsets).
  */
 export async function stopConnector(baseUrl: string, name: string, timeoutMs = 60_000): Promise<void> {
-  await call(baseUrl, 'PUT', `/connectors/${encodeURIComponent(name)}/stop`, `stopping ${name}`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await call(baseUrl, 'PUT', name, '/stop');
+  const stopped = async () => {
     const status = await connectorStatus(baseUrl, name);
-    if (status?.connector.state === 'STOPPED' && status.tasks.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(`Connector ${name} was not STOPPED after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-    }
-    await sleep(200);
-  }
+    return (status?.connector.state === 'STOPPED' && status.tasks.length === 0) || undefined;
+  };
+  await eventually(`connector ${name} STOPPED`, stopped, timeoutMs);
 }
 
 /**
@@ -137,17 +126,12 @@ export async function stopConnector(baseUrl: string, name: string, timeoutMs = 6
  * (docs/design.md#polling-or-cdc).
  */
 export async function resetConnectorOffsets(baseUrl: string, name: string): Promise<void> {
-  await call(
-    baseUrl,
-    'DELETE',
-    `/connectors/${encodeURIComponent(name)}/offsets`,
-    `resetting ${name}'s offsets`,
-  );
+  await call(baseUrl, 'DELETE', name, '/offsets');
 }
 
 /** `PUT /connectors/<name>/resume`: a PAUSED or STOPPED connector runs again. */
 export async function resumeConnector(baseUrl: string, name: string): Promise<void> {
-  await call(baseUrl, 'PUT', `/connectors/${encodeURIComponent(name)}/resume`, `resuming ${name}`);
+  await call(baseUrl, 'PUT', name, '/resume');
 }
 
 /**

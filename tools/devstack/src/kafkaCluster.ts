@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
-import { KafkaBroker } from './kafkaBroker.ts';
+import type { Admin } from 'kafkajs';
+import { KafkaBroker, randomClusterId } from './kafkaBroker.ts';
+import { withKafkaAdmin } from './kafkaProbe.ts';
 import { localDir } from './paths.ts';
+import { eventually } from './processes.ts';
 
 type KafkaClusterOptions = {
   /** Names the default data dir, `.local/kafka/<name>`. Default 'cluster'. */
@@ -18,8 +18,6 @@ type KafkaClusterOptions = {
    * so no outgoing connection holds one of them); tests pass free ports.
    */
   ports?: { port: number; controllerPort: number }[];
-  /** Max heap per node. Default 512: three of them on a 2-core, 24 GB machine. */
-  heapMb?: number;
 };
 
 const defaultPorts = [1, 2, 3].map((n) => ({ port: 19_092 + 100 * n, controllerPort: 19_093 + 100 * n }));
@@ -51,7 +49,7 @@ export class KafkaCluster {
           port,
           controllerPort,
           dataDir: join(this.dataDir, `node-${i + 1}`),
-          heapMb: options.heapMb ?? 512,
+          heapMb: 512, // three of them on a 2-core, 24 GB machine
           clusterId,
           cluster: { nodeId: i + 1, quorumVoters },
         }),
@@ -90,18 +88,14 @@ export class KafkaCluster {
     const started = Date.now();
     const running = this.nodes.filter((node) => node.isRunning());
     await Promise.all(running.map((node) => node.waitUntilReady(timeoutMs)));
-    const deadline = started + timeoutMs;
-    for (;;) {
-      const registered = await this.registeredNodeIds().catch((): number[] => []);
-      if (running.every((node) => registered.includes(node.cluster?.nodeId ?? -1)))
-        return Date.now() - started;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `The cluster lists brokers [${registered}] after ${timeoutMs} ms; expected every running node.`,
-        );
-      }
-      await sleep(250);
-    }
+    let registered: number[] = [];
+    const everyNodeListed = async () => {
+      registered = await this.registeredNodeIds().catch((): number[] => []);
+      return running.every((node) => registered.includes(node.cluster?.nodeId ?? -1)) || undefined;
+    };
+    const waiting = () => `every running node listed as a broker (the cluster lists [${registered}])`;
+    await eventually(waiting, everyNodeListed, started + timeoutMs - Date.now(), 250);
+    return Date.now() - started;
   }
 
   /** The node ids the cluster's metadata lists as brokers now. */
@@ -123,12 +117,9 @@ export class KafkaCluster {
 
   /** The node leading a partition now, by the cluster's metadata. */
   async leaderOf(topic: string, partition: number): Promise<number> {
-    return this.#withAdmin(async (admin) => {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      const leader = topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader;
-      if (leader === undefined || leader < 0) throw new Error(`${topic}[${partition}] has no leader now.`);
-      return leader;
-    });
+    const leader = (await this.partitionLeaders([topic])).find((p) => p.partition === partition)?.leader;
+    if (leader === undefined || leader < 0) throw new Error(`${topic}[${partition}] has no leader now.`);
+    return leader;
   }
 
   /** Graceful stop of every node. */
@@ -136,23 +127,15 @@ export class KafkaCluster {
     await Promise.all(this.nodes.map((node) => node.stop()));
   }
 
-  async #withAdmin<T>(work: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
+  async #withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     fixKafkajsIdleTimerLoop();
-    const kafka = new Kafka({
-      clientId: 'devstack-cluster-probe',
-      brokers: this.nodes.filter((node) => node.isRunning()).flatMap((node) => node.brokers),
+    const brokers = this.nodes.filter((node) => node.isRunning()).flatMap((node) => node.brokers);
+    const timeouts = {
       connectionTimeout: 1000,
       requestTimeout: 3000,
       retry: { retries: 2, initialRetryTime: 200 },
-      logLevel: logLevel.NOTHING,
-    });
-    const admin = kafka.admin();
-    try {
-      await admin.connect();
-      return await work(admin);
-    } finally {
-      await admin.disconnect().catch(() => {});
-    }
+    };
+    return withKafkaAdmin(brokers, work, timeouts);
   }
 
   /** One id for all nodes, kept beside them: a node formatted later must join the same cluster. */
@@ -160,8 +143,7 @@ export class KafkaCluster {
     const file = join(this.dataDir, 'cluster-id');
     if (existsSync(file)) return readFileSync(file, 'utf8').trim();
     mkdirSync(this.dataDir, { recursive: true });
-    let id = randomBytes(16).toString('base64url');
-    while (id.startsWith('-')) id = randomBytes(16).toString('base64url');
+    const id = randomClusterId();
     writeFileSync(file, `${id}\n`);
     return id;
   }

@@ -13,9 +13,7 @@ export function kafkaVersion(): string {
 }
 
 /** The classpath argument for `java -cp`: every jar in the lib dir (Java expands the wildcard). */
-export function kafkaClasspath(): string {
-  return join(kafkaLibDir, '*');
-}
+export const kafkaClasspath = join(kafkaLibDir, '*');
 
 /**
  * Makes sure the broker jars for the pom's Kafka version are in .local/kafka/lib, downloading

@@ -1,7 +1,30 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureTopics, type TopicLayout } from '@outbox/runtime/kafka';
 import { KafkajsAdmin } from '@outbox/runtime/kafka/kafkajs';
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
+
+/**
+ * Runs `work` with an admin client of `brokers`, disconnected afterwards whatever happens. Quiet:
+ * the refused connections of a broker that is booting or down are the expected answer, not errors.
+ */
+export async function withKafkaAdmin<T>(
+  brokers: string[],
+  work: (admin: Admin) => Promise<T>,
+  config: Partial<KafkaConfig> = {},
+): Promise<T> {
+  const admin = new Kafka({
+    clientId: 'devstack-admin',
+    ...config,
+    brokers,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  try {
+    await admin.connect();
+    return await work(admin);
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
 
 /**
  * One readiness probe: can a client connect and read cluster metadata? A KRaft broker opens its
@@ -11,22 +34,11 @@ import { Kafka, logLevel } from 'kafkajs';
  * Short timeouts and no retries: the caller polls, and a probe must never outlive its deadline.
  */
 export async function probeKafka(brokers: string[], timeoutMs = 2000): Promise<void> {
-  const kafka = new Kafka({
-    clientId: 'devstack-readiness-probe',
-    brokers,
+  await withKafkaAdmin(brokers, (admin) => admin.listTopics(), {
     connectionTimeout: Math.min(1000, timeoutMs),
     requestTimeout: timeoutMs,
     retry: { retries: 0 },
-    // Refused connections are the expected answer while the broker boots; do not log them.
-    logLevel: logLevel.NOTHING,
   });
-  const admin = kafka.admin();
-  try {
-    await admin.connect();
-    await admin.listTopics();
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
 }
 
 /**
@@ -84,12 +96,5 @@ export async function createTopicsQuietly(
   topics: string[],
   layout: TopicLayout,
 ): Promise<void> {
-  const kafka = new Kafka({ clientId: 'devstack-topics', brokers, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  try {
-    await admin.connect();
-    await ensureTopics(new KafkajsAdmin(admin), topics, layout);
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
+  await withKafkaAdmin(brokers, (admin) => ensureTopics(new KafkajsAdmin(admin), topics, layout));
 }

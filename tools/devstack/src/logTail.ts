@@ -22,13 +22,9 @@ export function tailFile(path: string, lines: number, maxBytes = 256 * 1024): st
   }
 }
 
-type FollowedFile = {
-  /** Reads what is left up to the file's current end, then stops following. */
-  stop(): Promise<void>;
-};
-
 /**
- * Hands each complete line appended to `path` after byte `fromOffset` to `onLine`. The writer
+ * Hands each complete line appended to `path` after byte `fromOffset` to `onLine`, until `stop`,
+ * which reads what is left up to the file's current end. The writer
  * never waits for the reader: a slow reader only falls behind in the file. That is how the demo
  * prints the services' logs without sitting on their critical path (a pipe would block a service's
  * synchronous log writes while the demo is busy). Woken by inotify (fs.watch), it reads at most
@@ -39,7 +35,7 @@ export function followFile(
   fromOffset: number,
   onLine: (line: string) => void,
   intervalMs = 100,
-): FollowedFile {
+): { stop(): Promise<void> } {
   const fd = openSync(path, 'r');
   const buffer = Buffer.alloc(256 * 1024);
   let offset = fromOffset;

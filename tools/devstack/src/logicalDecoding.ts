@@ -1,5 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { withClient } from './postgresClient.ts';
+import { eventually } from './processes.ts';
 
 /**
  * What the CDC relay needs from a service database (docs/design.md#polling-or-cdc): a server with
@@ -7,16 +8,6 @@ import pg from 'pg';
  * publication of the outbox table. Debezium creates its replication slot itself; a slot is dropped
  * only here (dropReplicationSlot), never by deleting the connector.
  */
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The server's wal_level: `logical` is what logical decoding needs. */
 export function walLevel(url: string): Promise<string> {
@@ -92,6 +83,12 @@ export async function dropPublication(url: string, name: string): Promise<void> 
   await withClient(url, (client) => client.query(`drop publication if exists ${pg.escapeIdentifier(name)}`));
 }
 
+/** Whether a reader holds the slot now; undefined when there is no such slot. */
+async function slotActive(client: pg.Client, slot: string): Promise<boolean | undefined> {
+  const sql = 'select active from pg_replication_slots where slot_name = $1';
+  return (await client.query<{ active: boolean }>(sql, [slot])).rows[0]?.active;
+}
+
 /**
  * Drops a replication slot once nobody reads it (a deleted connector's task lets go of it within
  * a few seconds). A slot nobody reads holds the WAL from its position on for ever, and a database
@@ -99,37 +96,26 @@ export async function dropPublication(url: string, name: string): Promise<void> 
  */
 export async function dropReplicationSlot(url: string, slot: string, timeoutMs = 30_000): Promise<boolean> {
   return withClient(url, async (client) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { rows } = await client.query<{ active: boolean }>(
-        'select active from pg_replication_slots where slot_name = $1',
-        [slot],
-      );
-      if (rows.length === 0) return false;
-      if (!rows[0]?.active) {
-        await client.query('select pg_drop_replication_slot($1)', [slot]);
-        return true;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`replication slot ${slot} is still in use after ${timeoutMs} ms`);
-      await sleep(200);
-    }
+    const idle = await eventually(
+      `replication slot ${slot} no longer in use`,
+      async () => {
+        const active = await slotActive(client, slot);
+        return active === true ? undefined : { exists: active === false };
+      },
+      timeoutMs,
+    );
+    if (idle.exists) await client.query('select pg_drop_replication_slot($1)', [slot]);
+    return idle.exists;
   });
 }
 
 /** Waits until the slot exists and a reader holds it: from then on every insert is streamed. */
 export async function waitForActiveSlot(url: string, slot: string, timeoutMs = 60_000): Promise<void> {
-  await withClient(url, async (client) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { rows } = await client.query<{ active: boolean }>(
-        'select active from pg_replication_slots where slot_name = $1',
-        [slot],
-      );
-      if (rows[0]?.active) return;
-      if (Date.now() > deadline)
-        throw new Error(`replication slot ${slot} was not active after ${timeoutMs} ms`);
-      await sleep(200);
-    }
-  });
+  await withClient(url, (client) =>
+    eventually(
+      `replication slot ${slot} active`,
+      async () => (await slotActive(client, slot)) || undefined,
+      timeoutMs,
+    ),
+  );
 }

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { run } from './processes.ts';
 import { requireMaven } from './tools.ts';
 
 /** A `<name>` property of a pom that pins a version: the single source of truth for that version. */
@@ -67,35 +67,14 @@ export async function ensureJars({ pom, libDir, jars, marker, versions, what }: 
  * broker's jars, the Connect worker's and Zipkin's server get here from Maven Central.
  * `what` names the download in the error message ("the Kafka jars").
  */
-function copyDependencies(pom: string, outputDirectory: string, what: string): Promise<void> {
-  const args = [
-    '-q',
-    '-B',
-    '-f',
-    pom,
-    'dependency:copy-dependencies',
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${outputDirectory}`,
-  ];
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolvePromise();
-      else
-        reject(
-          new Error(
-            `Downloading ${what} failed (mvn exited with ${code}). Maven Central must be reachable; ` +
-              `retry, or run \`mvn ${args.join(' ')}\` yourself to see the full error.\n${output.slice(-4000)}`,
-          ),
-        );
-    });
+async function copyDependencies(pom: string, outputDirectory: string, what: string): Promise<void> {
+  const args = ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', '-DincludeScope=runtime'];
+  args.push(`-DoutputDirectory=${outputDirectory}`);
+  await run('mvn', args, { maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+    throw new Error(
+      `Downloading ${what} failed (mvn exited with ${error.code}). Maven Central must be reachable; ` +
+        `retry, or run \`mvn ${args.join(' ')}\` yourself to see the full error.\n` +
+        `${error.stdout ?? ''}${error.stderr ?? ''}`.slice(-4000),
+    );
   });
 }

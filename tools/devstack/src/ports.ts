@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 
 /** Ports this process has handed out: the OS may assign a port again as soon as it is closed. */
 const handedOut = new Set<number>();
@@ -22,19 +22,19 @@ export async function freePort(): Promise<number> {
   throw new Error('The OS kept assigning ports this process had handed out already.');
 }
 
-function portTheOsAssigns(): Promise<number> {
+async function portTheOsAssigns(): Promise<number> {
+  const server = createServer();
+  server.unref();
+  const port = await listenOnAnyPort(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `server` listening on 127.0.0.1, on a port the OS picks; resolves with that port. */
+export function listenOnAnyPort(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : undefined;
-      server.close(() => {
-        if (port === undefined) reject(new Error('Could not read the port the OS assigned on 127.0.0.1.'));
-        else resolve(port);
-      });
-    });
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 }
 

@@ -1,18 +1,15 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import pg from 'pg';
 import { localDir } from './paths.ts';
 import { freePort } from './ports.ts';
+import { withClient } from './postgresClient.ts';
 import { type PrimaryEndpoint, startPrimaryEndpoint } from './primaryEndpoint.ts';
-import { waitForExit } from './processes.ts';
+import { run, waitForExit } from './processes.ts';
 
-const run = promisify(execFile);
 /** Debian's PostgreSQL server binaries (`pg_config --bindir`): the npm embedded one has no pg_basebackup. */
-const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 /** What the standby calls itself to the primary (pg_stat_replication.application_name). */
 const STANDBY_NAME = 'standby';
 
@@ -141,9 +138,11 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
   return pair;
 }
 
-// The servers of a pair, one at a time: PostgreSQL's own tools run as the clusters' owner.
-
-async function asOwner(tool: string, args: string[]): Promise<void> {
+/**
+ * One of the machine's PostgreSQL tools (initdb, pg_ctl, pg_basebackup) on a private cluster. It
+ * refuses to run as root, so as root it runs as the clusters' owner, `postgres`.
+ */
+export async function asOwner(tool: string, args: string[]): Promise<void> {
   const isRoot = process.getuid?.() === 0;
   const [command, commandArgs] = isRoot
     ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
@@ -183,19 +182,12 @@ async function startNode(dir: string, n: PairNode): Promise<void> {
   }
 }
 
-async function query(n: PairNode, sql: string) {
-  const client = new pg.Client({
-    connectionString: `postgresql://postgres@127.0.0.1:${n.port}/postgres`,
+const query = (n: PairNode, sql: string) => {
+  const url = `postgresql://postgres@127.0.0.1:${n.port}/postgres`;
+  return withClient(url, async (client) => (await client.query(sql)).rows, {
     connectionTimeoutMillis: 5_000,
   });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+};
 
 const conninfo = (primaryPort: number) =>
   `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`;
@@ -208,17 +200,8 @@ async function makeStandby(
   n: PairNode,
 ): Promise<void> {
   rmSync(n.dataDir, { recursive: true, force: true });
-  await asOwner(
-    'pg_basebackup',
-    ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'].concat([
-      '-D',
-      n.dataDir,
-      '-X',
-      'stream',
-      '-c',
-      'fast',
-    ]),
-  );
+  const source = ['-h', '127.0.0.1', '-p', String(from.port), '-U', 'postgres'];
+  await asOwner('pg_basebackup', [...source, '-D', n.dataDir, '-X', 'stream', '-c', 'fast']);
   writeFileSync(join(n.dataDir, 'standby.signal'), '');
   // Replaces what the backup copied (a synchronous_standby_names set on the primary included).
   writeFileSync(join(n.dataDir, 'postgresql.auto.conf'), `primary_conninfo = '${conninfo(from.port)}'\n`);

@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Socket } from 'node:net';
+import { listenOnAnyPort } from './ports.ts';
 
 export type PrimaryEndpoint = {
   port: number;
@@ -43,14 +44,7 @@ export async function startPrimaryEndpoint(target: number): Promise<PrimaryEndpo
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (typeof address === 'object' && address) resolve(address.port);
-      else reject(new Error('the primary endpoint has no port'));
-    });
-  });
+  const port = await listenOnAnyPort(server);
   return {
     port,
     get target() {

@@ -1,6 +1,10 @@
-import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+/** Runs a command to its end: resolves with its output, rejects with it (and its exit code) when it fails. */
+export const run = promisify(execFile);
 
 /**
  * Whether a process with this pid exists and is not a zombie. `kill(pid, 0)` alone is not enough:
@@ -54,6 +58,28 @@ export function pidFromFile(file: string, isOurs: (commandLine: string) => boole
   return commandLine === undefined || isOurs(commandLine) ? pid : undefined;
 }
 
+/**
+ * Polls `check` every `intervalMs` until it returns a value (not undefined) and resolves with it;
+ * throws, naming what it waited for, once `timeoutMs` passed. An error `check` throws ends the wait.
+ */
+export async function eventually<T>(
+  description: string | (() => string),
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      const what = typeof description === 'string' ? description : description();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
 /** Polls until the process is gone; true if it went away within the timeout. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -93,58 +119,5 @@ function readProcFile(pid: number, name: string): string | undefined {
     return readFileSync(`/proc/${pid}/${name}`, 'utf8');
   } catch {
     return undefined;
-  }
-}
-
-/** How a JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
-export type JvmExit = { code: number | null; signal: NodeJS.Signals | null; outOfMemory: boolean };
-
-type JvmStart = { cwd: string; logFile: string; pidFile: string; env?: NodeJS.ProcessEnv };
-
-/**
- * Spawns `java` detached, in its own process group (it outlives the Node process that started it,
- * and Ctrl-C in a terminal does not reach it), appending its output to `logFile` after a line that
- * says when `what` started, and writes its pid file. Resolves with how it exited, whether the log of
- * this run names an OutOfMemoryError included.
- */
-export function spawnJvm(
-  what: string,
-  args: string[],
-  { cwd, logFile, pidFile, env }: JvmStart,
-): Promise<JvmExit> {
-  const log = openSync(logFile, 'a');
-  const logStart = fstatSync(log).size; // this run's lines start here
-  let pid: number | undefined;
-  let exited: Promise<JvmExit>;
-  try {
-    writeSync(log, `\n===== devstack: starting ${what} at ${new Date().toISOString()} =====\n`);
-    const child = spawn('java', args, {
-      cwd,
-      detached: true,
-      stdio: ['ignore', log, log],
-      ...(env ? { env } : {}),
-    });
-    child.unref();
-    pid = child.pid;
-    exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        resolve({ code, signal, outOfMemory: /OutOfMemoryError/.test(logSince(logFile, logStart)) });
-      });
-    });
-  } finally {
-    closeSync(log); // the child has its own copy of the descriptor
-  }
-  if (pid === undefined) throw new Error(`Could not spawn java for ${what}; is java on PATH?`);
-  writeFileSync(pidFile, `${pid}\n`);
-  return exited;
-}
-
-/** The end (64 KiB at most) of what a log got since `offset`. */
-function logSince(file: string, offset: number): string {
-  try {
-    const text = readFileSync(file).subarray(offset);
-    return text.subarray(Math.max(0, text.length - 65_536)).toString('utf8');
-  } catch {
-    return '';
   }
 }

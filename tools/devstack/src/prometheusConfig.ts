@@ -13,21 +13,26 @@ export const alertRulesFile = resolve(repoRoot, 'infra/prometheus/alerts.yml');
 export const DEMO_PROMETHEUS_INTERVAL_SECONDS = 5;
 
 /**
+ * A Prometheus configuration that scrapes every job, one target on 127.0.0.1, and evaluates
+ * `ruleFiles`, both every `intervalSeconds`. JSON is YAML, so Prometheus reads it as it is.
+ */
+export function prometheusConfig(jobs: Record<string, number>, ruleFiles: string[], intervalSeconds: number) {
+  const interval = `${intervalSeconds}s`;
+  const config = {
+    global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
+    rule_files: ruleFiles,
+    scrape_configs: Object.entries(jobs).map(([job, port]) => ({
+      job_name: job,
+      static_configs: [{ targets: [`127.0.0.1:${port}`] }],
+    })),
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/**
  * infra/prometheus/prometheus.local.yml at demo speed, for the ports the demo really uses (a second
- * demo, or DEMO_BASE_PORT, moves them). JSON is YAML, so Prometheus reads it as it is.
+ * demo, or DEMO_BASE_PORT, moves them).
  */
 export function demoPrometheusConfig(jobs: Record<string, number>): string {
-  const interval = `${DEMO_PROMETHEUS_INTERVAL_SECONDS}s`;
-  return `${JSON.stringify(
-    {
-      global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
-      rule_files: [alertRulesFile],
-      scrape_configs: Object.entries(jobs).map(([job, port]) => ({
-        job_name: job,
-        static_configs: [{ targets: [`127.0.0.1:${port}`] }],
-      })),
-    },
-    null,
-    2,
-  )}\n`;
+  return prometheusConfig(jobs, [alertRulesFile], DEMO_PROMETHEUS_INTERVAL_SECONDS);
 }

@@ -5,7 +5,7 @@
 // here, and tests/docs refuses a results file added without it.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { resolve } from 'node:path';
+import { repoRoot } from './paths.ts';
 
 export type RunRecord = {
   /** The commit checked out when the run started (short hash); null outside a git checkout. */
@@ -35,7 +35,6 @@ export const RUN_RECORD_FIELDS = [
   'tracing',
 ] as const satisfies readonly (keyof RunRecord)[];
 
-const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 const loads = () => os.loadavg().map((value) => Math.round(value * 100) / 100);
 
 function git(...args: string[]): string | undefined {

@@ -85,14 +85,8 @@ export function planStack(settings: StackSettings): Record<ProcessName, ProcessP
     app: 'relay',
     env: { DATABASE_URL: settings.databaseUrls[of], ...kafka, RELAY_ID: `relay-${of}`, ...relayMode(of) },
   });
-  const plans = [
-    service('orders'),
-    service('inventory'),
-    service('billing'),
-    relay('orders'),
-    relay('inventory'),
-    relay('billing'),
-  ];
+  const databases = ['orders', 'inventory', 'billing'] as const;
+  const plans = [...databases.map(service), ...databases.map(relay)];
   return Object.fromEntries(
     plans.map((plan) => [plan.name, { ...plan, env: { ...plan.env, ...settings.extraEnv?.[plan.name] } }]),
   ) as Record<ProcessName, ProcessPlan>;

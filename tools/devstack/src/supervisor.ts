@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JvmExit } from './processes.ts';
+import type { JvmExit } from './jvmServer.ts';
 
 /** What a supervisor uses of the server it keeps running (a ConnectWorker, a ZipkinServer). */
 export type Supervised = {
@@ -50,14 +50,8 @@ export function superviseJvm(server: Supervised, wording: Wording, options: Supe
   let quickRestarts = 0;
   let upSince = Date.now();
   let watched: Promise<JvmExit> | undefined;
-  let wakeUp: () => void = () => {};
-  const stoppedSignal = new Promise<void>((resolve) => {
-    wakeUp = resolve;
-  });
-  let finish: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
+  const stopping = Promise.withResolvers<void>();
+  const finished = Promise.withResolvers<void>();
 
   const watch = () => {
     const exited = server.exited();
@@ -73,10 +67,10 @@ export function superviseJvm(server: Supervised, wording: Wording, options: Supe
     for (;;) {
       if (++quickRestarts > MAX_QUICK_RESTARTS) {
         report(`${name} keeps dying; not restarting it again. See ${server.logFile}.`);
-        finish();
+        finished.resolve();
         return;
       }
-      await Promise.race([sleep(pauseMs * 2 ** (quickRestarts - 1)), stoppedSignal]);
+      await Promise.race([sleep(pauseMs * 2 ** (quickRestarts - 1)), stopping.promise]);
       if (stopped || paused) return;
       try {
         await server.start();
@@ -104,10 +98,10 @@ export function superviseJvm(server: Supervised, wording: Wording, options: Supe
     },
     stop() {
       stopped = true;
-      wakeUp();
-      finish();
+      stopping.resolve();
+      finished.resolve();
     },
-    done,
+    done: finished.promise,
   };
 }
 

@@ -1,12 +1,7 @@
-import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { tailFile } from './logTail.ts';
+import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { ensureJars, pomProperty } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
-import { isPortInUse } from './ports.ts';
-import { type JvmExit, pidFromFile, signal, spawnJvm, waitForExit } from './processes.ts';
-import { requireJava } from './tools.ts';
 
 /** The pom that pins Zipkin's version; its `<zipkin.version>` is the single source of truth. */
 const zipkinPom = resolve(repoRoot, 'tools/devstack/zipkin/pom.xml');
@@ -74,28 +69,36 @@ export type ZipkinExit = JvmExit;
  * `POST /api/v2/spans` (OpenTelemetry's Zipkin exporter, `tracingEnv`), traces are read on
  * `GET /api/v2/trace/<id>` and shown at `/zipkin/traces/<id>`.
  *
- * Like the Kafka broker it runs in its own process group with a pid file, so a demo killed
- * without its Ctrl-C handler leaves a pid file the next start uses to stop the old one.
+ * A detached JVM with a pid file like the Kafka broker (JvmServer); a Zipkin left running by a demo
+ * killed without its Ctrl-C handler is stopped at the next start (its traces are in memory anyway).
  */
-export class ZipkinServer {
+export class ZipkinServer extends JvmServer {
+  protected readonly what = 'Zipkin';
+  protected readonly pidName = 'zipkin.pid';
+  protected override readonly replacesRunning = true;
+  protected override readonly stopTimeoutMs = 10_000;
   readonly port: number;
   readonly dir: string;
   readonly logFile: string;
   readonly heapMb: number;
   readonly maxSpans: number;
-  /** The exit of the JVM this object spawned last (see `exited`). */
-  #exited: Promise<ZipkinExit> | undefined;
 
   constructor(options: ZipkinServerOptions = {}) {
+    super();
     this.port = options.port ?? 9411;
     this.dir = join(localDir, 'zipkin', options.name ?? 'demo');
     this.logFile = join(this.dir, 'zipkin.log');
     this.heapMb = options.heapMb ?? 512;
     this.maxSpans = options.maxSpans ?? spanBoundFor(this.heapMb);
+    this.env = { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: String(this.maxSpans) };
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  protected get address(): string {
+    return this.url;
   }
 
   /** Where the Zipkin UI shows one trace; `{traceId}` is replaced by the console. */
@@ -117,89 +120,25 @@ export class ZipkinServer {
     };
   }
 
-  get pid(): number | undefined {
-    return pidFromFile(
-      this.#pidFile,
-      (commandLine) => commandLine.includes('zipkin-server') && commandLine.includes(`=${this.port}`),
-    );
+  protected commandLineHolds(): string[] {
+    return ['zipkin-server', `=${this.port}`];
   }
 
-  get #pidFile(): string {
-    return join(this.dir, 'zipkin.pid');
+  protected ports(): [number, string][] {
+    return [[this.port, 'ZIPKIN_PORT=...']];
   }
 
-  /** Spawns Zipkin (downloading the jar the first time); call waitUntilReady() before using it. */
-  async start(): Promise<void> {
-    requireJava();
-    const stale = this.pid;
-    if (stale !== undefined) await this.stop(); // left by a demo that was killed: traces are in memory anyway
-    if (await isPortInUse(this.port)) {
-      throw new Error(
-        `Port ${this.port} on 127.0.0.1 is already in use, so Zipkin cannot listen on it. Find the owner with ` +
-          `\`ss -ltnp 'sport = :${this.port}'\` and stop it, or choose another port (ZIPKIN_PORT=...).`,
-      );
-    }
-    const jar = await ensureZipkinJar();
-    mkdirSync(this.dir, { recursive: true });
-    this.#exited = spawnJvm('Zipkin', this.#javaArgs(jar), {
-      cwd: this.dir,
-      logFile: this.logFile,
-      pidFile: this.#pidFile,
-      env: { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: String(this.maxSpans) },
-    });
+  /** Zipkin answers `GET /health`. */
+  protected probe(timeoutMs: number): Promise<void> {
+    return probeHttp(`${this.url}/health`, timeoutMs);
   }
 
-  /**
-   * Resolves when the JVM spawned by the last start() exits, however it ends (a stop() too), with
-   * whether its log's last lines name an OutOfMemoryError. Undefined before any start().
-   */
-  exited(): Promise<ZipkinExit> | undefined {
-    return this.#exited;
-  }
-
-  /** Polls `GET /health` until Zipkin answers; fails fast, with its log, if the JVM exits. */
-  async waitUntilReady(timeoutMs = 60_000): Promise<number> {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      if (this.pid === undefined) {
-        throw new Error(
-          `Zipkin exited while starting. Last lines of ${this.logFile}:\n${tailFile(this.logFile, 30)}`,
-        );
-      }
-      const up = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) }).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (up) return Date.now() - started;
-      await sleep(250);
-    }
-    throw new Error(
-      `Zipkin at ${this.url} was not ready after ${timeoutMs} ms. Last lines of ${this.logFile}:\n${tailFile(this.logFile, 30)}`,
-    );
-  }
-
-  /** SIGTERM, SIGKILL after `timeoutMs`. Resolves true if Zipkin was running. */
-  async stop(timeoutMs = 10_000): Promise<boolean> {
-    const pid = this.pid;
-    rmSync(this.#pidFile, { force: true });
-    if (pid === undefined) return false;
-    signal(pid, 'SIGTERM');
-    if (!(await waitForExit(pid, timeoutMs))) {
-      signal(pid, 'SIGKILL');
-      await waitForExit(pid, 10_000);
-    }
-    return true;
-  }
-
-  #javaArgs(jar: string): string[] {
+  /** Downloads the jar the first time. */
+  protected async prepare(): Promise<string[]> {
     return [
-      '-XX:TieredStopAtLevel=1', // C1 only, as for the broker: a faster start on a busy 2-core machine
-      '-Xms64m',
-      `-Xmx${this.heapMb}m`,
-      '-XX:+ExitOnOutOfMemoryError',
-      '-Djava.awt.headless=true',
+      ...jvmHeapOptions(64, this.heapMb),
       '-jar',
-      jar,
+      await ensureZipkinJar(),
       // Armeria (Zipkin's HTTP server) on loopback only, like every process of the demo.
       `--armeria.ports[0].port=${this.port}`,
       '--armeria.ports[0].ip=127.0.0.1',

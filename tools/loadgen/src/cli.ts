@@ -56,8 +56,8 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     orderIds: accepted.map((order) => order.orderId as string),
     kinds: Object.fromEntries(accepted.map((order) => [order.orderId, order.kind])),
     timeoutMs: config.waitMs,
-    ...(config.metricsUrls ? { metricsUrls: config.metricsUrls } : {}),
-    ...(before ? { duplicatesBefore: before.byConsumer } : {}),
+    metricsUrls: config.metricsUrls,
+    duplicatesBefore: before?.byConsumer,
   });
 
   console.log(`\n${formatSummary(result, outcome)}`);
@@ -75,18 +75,9 @@ async function sendOrders(config: CliConfig, signal: AbortSignal): Promise<LoadR
   console.log(`Sending ${amount.join(' or ')} at ${pace} to ${config.url}`);
 
   const progress = startProgressDisplay(process.stderr);
-  return runLoad({
-    ordersUrl: config.url,
-    ...(config.rate === undefined ? {} : { rate: config.rate }),
-    burst: config.burst,
-    concurrency: config.concurrency,
-    ...(config.count === undefined ? {} : { count: config.count }),
-    ...(config.durationMs === undefined ? {} : { durationMs: config.durationMs }),
-    ...(config.mix ? { mix: config.mix } : {}),
-    ...(config.seed === undefined ? {} : { seed: config.seed }),
-    signal,
-    onProgress: progress.update,
-  }).finally(progress.stop);
+  return runLoad({ ...config, ordersUrl: config.url, signal, onProgress: progress.update }).finally(
+    progress.stop,
+  );
 }
 
 /** The summary again as JSON and Markdown files, when asked for. */

@@ -105,41 +105,39 @@ export function parseCliArgs(args: string[], env: Record<string, string | undefi
     throw new UsageError(parseArgsMessage(err));
   }
   const text = (name: string) => values[name] as string | undefined;
-  if (values.burst && text('rate') !== undefined)
-    throw new UsageError('--rate and --burst: give one or the other');
-
-  const count = optional(text('count'), (v) => integer('--count', v, 1));
-  const durationMs = optional(text('duration'), (v) => duration('--duration', v));
-  const rate = values.burst
-    ? undefined
-    : (optional(text('rate'), (v) => positive('--rate', v)) ?? DEFAULT_RATE);
+  const parsed = <T>(name: string, parse: (flag: string, value: string) => T): T | undefined => {
+    const value = text(name);
+    return value === undefined ? undefined : parse(`--${name}`, value);
+  };
+  const burst = values.burst === true;
+  if (burst && text('rate') !== undefined) throw new UsageError('--rate and --burst: give one or the other');
+  const count = parsed('count', (flag, v) => integer(flag, v, 1));
+  const durationMs = parsed('duration', duration);
   const metrics = text('metrics');
   const demoDatabase = demoDatabaseUrls(env.DEMO_POSTGRES_URL);
+  const database = (name: 'orders' | 'inventory' | 'billing') =>
+    url(`--${name}-db`, text(`${name}-db`) ?? demoDatabase(name));
+  // Undefined fields are left out of the JSON report, as flags that were not given.
   return {
     help: values.help === true,
     url: url('--url', text('url') ?? 'http://127.0.0.1:3001'),
-    ...(rate === undefined ? {} : { rate }),
-    burst: values.burst === true,
-    concurrency: optional(text('concurrency'), (v) => integer('--concurrency', v, 1)) ?? 16,
-    ...(count === undefined && durationMs === undefined ? { count: DEFAULT_COUNT } : {}),
-    ...(count === undefined ? {} : { count }),
-    ...(durationMs === undefined ? {} : { durationMs }),
-    ...optionalField('mix', optional(text('mix'), parseMix)),
-    ...optionalField(
-      'seed',
-      optional(text('seed'), (v) => integer('--seed', v, 0)),
-    ),
+    rate: burst ? undefined : (parsed('rate', positive) ?? DEFAULT_RATE),
+    burst,
+    concurrency: parsed('concurrency', (flag, v) => integer(flag, v, 1)) ?? 16,
+    count: count === undefined && durationMs === undefined ? DEFAULT_COUNT : count,
+    durationMs,
+    mix: parsed('mix', (_, v) => parseMix(v)),
+    seed: parsed('seed', (flag, v) => integer(flag, v, 0)),
     databaseUrls: {
-      orders: url('--orders-db', text('orders-db') ?? demoDatabase('orders')),
-      inventory: url('--inventory-db', text('inventory-db') ?? demoDatabase('inventory')),
-      billing: url('--billing-db', text('billing-db') ?? demoDatabase('billing')),
+      orders: database('orders'),
+      inventory: database('inventory'),
+      billing: database('billing'),
     },
-    ...(metrics === 'none'
-      ? {}
-      : { metricsUrls: metrics === undefined ? DEMO_METRICS : parseMetrics(metrics) }),
-    waitMs: optional(text('wait'), (v) => duration('--wait', v)) ?? 60_000,
-    ...optionalField('jsonFile', text('json')),
-    ...optionalField('markdownFile', text('markdown')),
+    metricsUrls:
+      metrics === 'none' ? undefined : metrics === undefined ? DEMO_METRICS : parseMetrics(metrics),
+    waitMs: parsed('wait', duration) ?? 60_000,
+    jsonFile: text('json'),
+    markdownFile: text('markdown'),
   };
 }
 
@@ -166,14 +164,6 @@ function parseArgsMessage(err: unknown): string {
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
     return `unexpected argument ${flag ?? message}: every value follows its flag`;
   return message;
-}
-
-function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
-  return value === undefined ? undefined : parse(value);
-}
-
-function optionalField<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: T };
 }
 
 function positive(flag: string, value: string): number {
@@ -205,25 +195,27 @@ function url(flag: string, value: string): string {
   return value;
 }
 
+/**
+ * "a=1,b=2" → [['a', '1'], ['b', '2']], each side trimmed; a UsageError saying what `flag` expects
+ * for a pair without `=` or one that does not `fit`.
+ */
+function pairs(flag: string, value: string, expected: string, fits: (key: string, value: string) => boolean) {
+  return value.split(',').map((pair) => {
+    const at = pair.indexOf('=');
+    const [key, text] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+    if (at < 0 || !fits(key, text)) throw new UsageError(`${flag} expects ${expected}; got "${pair}"`);
+    return [key, text] as const;
+  });
+}
+
 /** "valid=80,outOfStock=5" → { valid: 80, outOfStock: 5 }. */
 function parseMix(value: string): OrderMix {
   const expected = `kind=weight pairs such as valid=80,outOfStock=5,declined=10,invalid=5 (kinds: ${ORDER_KINDS.join(', ')})`;
-  const mix: Record<string, number> = {};
-  for (const pair of value.split(',')) {
-    const [kind, weight, extra] = pair.split('=').map((part) => part.trim());
-    if (
-      !kind ||
-      weight === undefined ||
-      extra !== undefined ||
-      weight === '' ||
-      !Number.isFinite(Number(weight))
-    ) {
-      throw new UsageError(`--mix expects ${expected}; got "${pair}"`);
-    }
-    mix[kind] = Number(weight);
-  }
+  const weighted = (kind: string, weight: string) =>
+    kind !== '' && weight !== '' && Number.isFinite(Number(weight));
+  const mix = pairs('--mix', value, expected, weighted).map(([kind, weight]) => [kind, Number(weight)]);
   try {
-    return checkMix(mix);
+    return checkMix(Object.fromEntries(mix));
   } catch (err) {
     throw new UsageError(`--mix: ${(err as Error).message}`);
   }
@@ -232,16 +224,7 @@ function parseMix(value: string): OrderMix {
 /** "orders=http://…,inventory=http://…" → { orders, inventory }. */
 function parseMetrics(value: string): MetricsUrls {
   const services = ['orders', 'inventory', 'billing'];
-  const urls: Record<string, string> = {};
-  for (const pair of value.split(',')) {
-    const at = pair.indexOf('=');
-    const service = pair.slice(0, at).trim();
-    if (at < 0 || !services.includes(service)) {
-      throw new UsageError(
-        `--metrics expects service=url pairs (services: ${services.join(', ')}), or "none"; got "${pair}"`,
-      );
-    }
-    urls[service] = url('--metrics', pair.slice(at + 1).trim());
-  }
-  return urls;
+  const expected = `service=url pairs (services: ${services.join(', ')}), or "none"`;
+  const urls = pairs('--metrics', value, expected, (service) => services.includes(service));
+  return Object.fromEntries(urls.map(([service, text]) => [service, url('--metrics', text)]));
 }

@@ -77,72 +77,44 @@ const OUT_OF_STOCK_CANDIDATES: readonly Product[] = CATALOG.filter(
 
 const validBody = (customerId: string, items: Line[]) => ({ customerId, currency: CURRENCY, items });
 
+type Fault = { name: string; expectedStatus: number; body: (random: Random) => string };
+
+/** A fault whose body is `request` (a string as it is, anything else as JSON). */
+const fault = (
+  name: string,
+  expectedStatus: number,
+  request: unknown | ((random: Random) => unknown),
+): Fault => ({
+  name,
+  expectedStatus,
+  body: (random) => {
+    const body = typeof request === 'function' ? request(random) : request;
+    return typeof body === 'string' ? body : JSON.stringify(body);
+  },
+});
+
+/** An otherwise valid order of customer-0 with these lines. */
+const withLines = (...items: Line[]) => validBody('customer-0', items);
+
 /**
  * The ways a request can be wrong, each with the answer the orders API gives it. Most are refused
  * by validation (400) before any database work; an unknown SKU passes validation and is refused
  * when the order is priced (422). In every case nothing is written.
  */
-const FAULTS: readonly { name: string; expectedStatus: number; body: (random: Random) => string }[] = [
-  {
-    name: 'missing customerId',
-    expectedStatus: 400,
-    body: () => JSON.stringify({ currency: CURRENCY, items: [{ sku: 'KB-101', quantity: 1 }] }),
-  },
-  {
-    name: 'quantity 0',
-    expectedStatus: 400,
-    body: () => JSON.stringify(validBody('customer-0', [{ sku: 'MS-202', quantity: 0 }])),
-  },
-  {
-    name: 'fractional quantity',
-    expectedStatus: 400,
-    body: () => JSON.stringify(validBody('customer-0', [{ sku: 'HD-404', quantity: 1.5 }])),
-  },
-  {
-    name: 'quantity above the maximum',
-    expectedStatus: 400,
-    body: () => JSON.stringify(validBody('customer-0', [{ sku: 'CB-505', quantity: MAX_QUANTITY + 1 }])),
-  },
-  {
-    name: 'currency not ISO 4217',
-    expectedStatus: 400,
-    body: () =>
-      JSON.stringify({ customerId: 'customer-0', currency: 'euro', items: [{ sku: 'KB-101', quantity: 1 }] }),
-  },
-  {
-    name: 'no items',
-    expectedStatus: 400,
-    body: () => JSON.stringify(validBody('customer-0', [])),
-  },
-  {
-    name: 'same sku twice',
-    expectedStatus: 400,
-    body: () =>
-      JSON.stringify(
-        validBody('customer-0', [
-          { sku: 'MS-202', quantity: 1 },
-          { sku: 'MS-202', quantity: 1 },
-        ]),
-      ),
-  },
-  {
-    // Prices come from the catalog, never from the client: a price in the body is refused.
-    name: 'client-supplied price',
-    expectedStatus: 400,
-    body: () =>
-      JSON.stringify(validBody('customer-0', [{ sku: 'KB-101', quantity: 1, unitPriceCents: 1 } as Line])),
-  },
-  {
-    name: 'malformed JSON',
-    expectedStatus: 400,
-    body: () => '{"customerId": "customer-0", "items": [',
-  },
-  {
-    name: 'unknown sku',
-    expectedStatus: 422,
-    body: (random) =>
-      JSON.stringify(validBody('customer-0', [{ sku: `NO-${randomInt(random, 100, 999)}`, quantity: 1 }])),
-  },
+const FAULTS: readonly Fault[] = [
+  fault('missing customerId', 400, { currency: CURRENCY, items: [{ sku: 'KB-101', quantity: 1 }] }),
+  fault('quantity 0', 400, withLines({ sku: 'MS-202', quantity: 0 })),
+  fault('fractional quantity', 400, withLines({ sku: 'HD-404', quantity: 1.5 })),
+  fault('quantity above the maximum', 400, withLines({ sku: 'CB-505', quantity: MAX_QUANTITY + 1 })),
+  fault('currency not ISO 4217', 400, { ...withLines({ sku: 'KB-101', quantity: 1 }), currency: 'euro' }),
+  fault('no items', 400, withLines()),
+  fault('same sku twice', 400, withLines({ sku: 'MS-202', quantity: 1 }, { sku: 'MS-202', quantity: 1 })),
+  // Prices come from the catalog, never from the client: a price in the body is refused.
+  fault('client-supplied price', 400, withLines({ sku: 'KB-101', quantity: 1, unitPriceCents: 1 } as Line)),
+  fault('malformed JSON', 400, '{"customerId": "customer-0", "items": ['),
+  fault('unknown sku', 422, (random: Random) =>
+    withLines({ sku: `NO-${randomInt(random, 100, 999)}`, quantity: 1 }),
+  ),
 ];
 
 /**

@@ -22,13 +22,9 @@ const REFERENTIAL_ACTIONS: Record<string, string> = {
   SetNull: 'n',
   SetDefault: 'd',
 };
-const ACTION_NAMES: Record<string, string> = {
-  c: 'Cascade',
-  r: 'Restrict',
-  a: 'NoAction',
-  n: 'SetNull',
-  d: 'SetDefault',
-};
+const ACTION_NAMES = Object.fromEntries(
+  Object.entries(REFERENTIAL_ACTIONS).map(([name, code]) => [code, name]),
+);
 
 /** What every step reads: the whole datamodel and catalog, by name. */
 type Lookups = {
@@ -279,14 +275,14 @@ function compareForeignKeys(
 
 function compareReferentialActions(at: string, fieldName: string, relation: DmmfField, found: DbForeignKey) {
   const drift: string[] = [];
-  for (const [prop, dbProp, word] of [
-    ['relationOnDelete', 'onDelete', 'onDelete'],
-    ['relationOnUpdate', 'onUpdate', 'onUpdate'],
+  for (const [prop, action] of [
+    ['relationOnDelete', 'onDelete'],
+    ['relationOnUpdate', 'onUpdate'],
   ] as const) {
     const wanted = relation[prop];
-    if (wanted && REFERENTIAL_ACTIONS[wanted] !== found[dbProp]) {
+    if (wanted && REFERENTIAL_ACTIONS[wanted] !== found[action]) {
       drift.push(
-        `${at}: schema.prisma says ${word}: ${wanted} (${fieldName}), database has ${ACTION_NAMES[found[dbProp]] ?? found[dbProp]} on ${found.name}`,
+        `${at}: schema.prisma says ${action}: ${wanted} (${fieldName}), database has ${ACTION_NAMES[found[action]] ?? found[action]} on ${found.name}`,
       );
     }
   }

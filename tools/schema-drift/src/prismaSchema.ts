@@ -107,81 +107,47 @@ export function prismaColumnType(field: DmmfField, enums: ReadonlyMap<string, Dm
 }
 
 function baseType(field: DmmfField, enums: ReadonlyMap<string, DmmfEnum>): string {
-  if (field.kind === 'enum') {
-    const prismaEnum = enums.get(field.type);
-    return quoteIdent(prismaEnum?.dbName ?? field.type);
-  }
+  if (field.kind === 'enum') return quoteIdent(enums.get(field.type)?.dbName ?? field.type);
   const [native, args = []] = field.nativeType ?? [];
-  const precision = (fallback: string) => `(${args[0] ?? fallback})`;
-  switch (native) {
-    case undefined:
-      break;
-    case 'Text':
-      return 'text';
-    case 'Char':
-      return `character${precision('1')}`;
-    case 'VarChar':
-      return args.length ? `character varying(${args[0]})` : 'character varying';
-    case 'Bit':
-      return `bit${precision('1')}`;
-    case 'VarBit':
-      return args.length ? `bit varying(${args[0]})` : 'bit varying';
-    case 'Uuid':
-    case 'Xml':
-    case 'Inet':
-    case 'Citext':
-    case 'Money':
-    case 'Date':
-    case 'Oid':
-    case 'Json':
-    case 'Boolean':
-    case 'SmallInt':
-    case 'Integer':
-    case 'BigInt':
-    case 'Real':
-      return native.toLowerCase();
-    case 'JsonB':
-      return 'jsonb';
-    case 'ByteA':
-      return 'bytea';
-    case 'DoublePrecision':
-      return 'double precision';
-    case 'Decimal':
-      return args.length ? `numeric(${args.join(',')})` : 'numeric(65,30)';
-    case 'Timestamp':
-      return `timestamp${precision('6')} without time zone`;
-    case 'Timestamptz':
-      return `timestamp${precision('6')} with time zone`;
-    case 'Time':
-      return `time${precision('6')} without time zone`;
-    case 'Timetz':
-      return `time${precision('6')} with time zone`;
-    default:
-      return `${native.toLowerCase()}${args.length ? `(${args.join(',')})` : ''}`;
-  }
-  switch (field.type) {
-    case 'String':
-      return 'text';
-    case 'Boolean':
-      return 'boolean';
-    case 'Int':
-      return 'integer';
-    case 'BigInt':
-      return 'bigint';
-    case 'Float':
-      return 'double precision';
-    case 'Decimal':
-      return 'numeric(65,30)';
-    case 'DateTime':
-      return 'timestamp(3) without time zone';
-    case 'Json':
-      return 'jsonb';
-    case 'Bytes':
-      return 'bytea';
-    default:
-      return field.type;
-  }
+  if (native === undefined) return SCALAR_TYPES[field.type] ?? field.type;
+  const spelled = NATIVE_TYPES[native];
+  if (spelled) return spelled(args);
+  // Uuid, Inet, Integer, JsonB, ByteA…: format_type() spells the rest in lower case, with their arguments.
+  return `${native.toLowerCase()}${args.length ? `(${args.join(',')})` : ''}`;
 }
+
+/** A field without a native type (`@db.…`): the column type Prisma gives each scalar type. */
+const SCALAR_TYPES: Readonly<Record<string, string>> = {
+  String: 'text',
+  Boolean: 'boolean',
+  Int: 'integer',
+  BigInt: 'bigint',
+  Float: 'double precision',
+  Decimal: 'numeric(65,30)',
+  DateTime: 'timestamp(3) without time zone',
+  Json: 'jsonb',
+  Bytes: 'bytea',
+};
+
+const optionalLength = (type: string) => (args: string[]) => (args.length ? `${type}(${args[0]})` : type);
+const withPrecision =
+  (type: string, fallback: string, zone = '') =>
+  (args: string[]) =>
+    `${type}(${args[0] ?? fallback})${zone}`;
+
+/** The native types format_type() spells differently from their Prisma name, or gives a default precision. */
+const NATIVE_TYPES: Readonly<Record<string, (args: string[]) => string>> = {
+  Char: withPrecision('character', '1'),
+  VarChar: optionalLength('character varying'),
+  Bit: withPrecision('bit', '1'),
+  VarBit: optionalLength('bit varying'),
+  DoublePrecision: () => 'double precision',
+  Decimal: (args) => (args.length ? `numeric(${args.join(',')})` : 'numeric(65,30)'),
+  Timestamp: withPrecision('timestamp', '6', ' without time zone'),
+  Timestamptz: withPrecision('timestamp', '6', ' with time zone'),
+  Time: withPrecision('time', '6', ' without time zone'),
+  Timetz: withPrecision('time', '6', ' with time zone'),
+};
 
 function quoteIdent(name: string): string {
   return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;

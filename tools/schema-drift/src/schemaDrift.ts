@@ -23,13 +23,11 @@ type SchemaDriftOptions = {
   databaseUrl: string;
   /** Tables that exist in the database on purpose without a model (outbox, migration history…). */
   ignoreTables?: readonly string[];
-  /** The PostgreSQL schema the tables live in. */
-  dbSchema?: string;
 };
 
 export async function findSchemaDrift(options: SchemaDriftOptions): Promise<string[]> {
   const datamodel = parsePrismaSchema(readFileSync(options.schemaPath, 'utf8'), options.schemaPath);
-  const catalog = await readCatalog(options.databaseUrl, options.dbSchema ?? 'public');
+  const catalog = await readCatalog(options.databaseUrl);
   return compareSchema(datamodel, catalog, { ignoreTables: options.ignoreTables ?? [] });
 }
 

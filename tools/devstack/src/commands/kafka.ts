@@ -25,79 +25,63 @@ With --cluster, the same commands act on the demo's three-broker cluster instead
 
 const readyTimeoutMs = 90_000;
 
-/** The demo broker; every CLI invocation builds the same one and finds a running JVM via its pid file. */
-function demoBroker(): KafkaBroker {
-  return new KafkaBroker({
-    name: 'demo',
-    port: portFromEnv('KAFKA_PORT', 9092),
-    controllerPort: portFromEnv('KAFKA_CONTROLLER_PORT', 9093),
-  });
-}
+/**
+ * What a command acts on: the demo broker, or the demo cluster's nodes (every one, or the one
+ * `--node N` names). Every CLI invocation builds the same ones and finds a running JVM via its pid file.
+ */
+type Target = { nodes: KafkaBroker[]; cluster: KafkaCluster | undefined };
 
-const subcommands: Record<string, (broker: KafkaBroker, args: string[]) => Promise<number>> = {
-  async start(broker) {
-    const pid = broker.pid;
-    if (pid !== undefined) {
-      console.log(`Kafka is already running (pid ${pid}) at ${broker.brokers.join(',')}.`);
+const subcommands: Record<string, (target: Target, args: string[]) => Promise<number>> = {
+  start: (target) => startAndWait(target, false),
+  restart: (target) => startAndWait(target, true),
+  stop: (target) =>
+    eachNode(target, async (node) => {
+      const pid = node.pid;
+      console.log((await node.stop()) ? `Kafka stopped (was pid ${pid}).` : 'Kafka is not running.');
       return 0;
-    }
-    return startAndWait(broker, 'start');
-  },
-
-  async stop(broker) {
-    const pid = broker.pid;
-    if (!(await broker.stop())) {
-      console.log('Kafka is not running.');
-      return 0;
-    }
-    console.log(`Kafka stopped (was pid ${pid}).`);
-    return 0;
-  },
-
-  async kill(broker) {
-    const pid = broker.pid;
-    if (!(await broker.kill())) {
-      console.log('Kafka is not running.');
-      return 0;
-    }
-    console.log(`Kafka killed with SIGKILL (was pid ${pid}). \`npm run kafka start\` recovers its data.`);
-    return 0;
-  },
-
-  async restart(broker) {
-    if (await broker.stop()) console.log('Kafka stopped.');
-    return startAndWait(broker, 'restart');
-  },
-
-  async status(broker) {
-    const pid = broker.pid;
-    if (pid === undefined) {
-      console.log(`Kafka is not running (data dir ${broker.dataDir}).`);
-      return 1;
-    }
-    try {
-      await probeKafka(broker.brokers, 3000);
-      console.log(`Kafka is running (pid ${pid}) and ready at ${broker.brokers.join(',')}.`);
-      console.log(`  data: ${broker.dataDir}\n  log:  ${broker.logFile}`);
-      return 0;
-    } catch (error) {
+    }),
+  kill: (target) =>
+    eachNode(target, async (node) => {
+      const pid = node.pid;
       console.log(
-        `Kafka is running (pid ${pid}) but not answering at ${broker.brokers.join(',')}: ${(error as Error).message}`,
+        (await node.kill())
+          ? `Kafka killed with SIGKILL (was pid ${pid}). \`npm run kafka start\` recovers its data.`
+          : 'Kafka is not running.',
       );
-      console.log(`It may still be starting; see \`npm run kafka logs\`.`);
-      return 1;
-    }
-  },
-
-  async logs(broker, args) {
+      return 0;
+    }),
+  status: (target) =>
+    eachNode(target, async (node) => {
+      const pid = node.pid;
+      if (pid === undefined) {
+        console.log(`Kafka is not running (data dir ${node.dataDir}).`);
+        return 1;
+      }
+      try {
+        await probeKafka(node.brokers, 3000);
+        console.log(`Kafka is running (pid ${pid}) and ready at ${node.brokers.join(',')}.`);
+        console.log(`  data: ${node.dataDir}\n  log:  ${node.logFile}`);
+        return 0;
+      } catch (error) {
+        console.log(
+          `Kafka is running (pid ${pid}) but not answering at ${node.brokers.join(',')}: ${(error as Error).message}`,
+        );
+        console.log(`It may still be starting; see \`npm run kafka logs\`.`);
+        return 1;
+      }
+    }),
+  async logs({ nodes }, args) {
+    const files = nodes.map((node) => node.logFile);
     if (args.includes('-f') || args.includes('--follow')) {
       // tail -F keeps following across restarts, which append to the same file.
-      const tail = spawn('tail', ['-n', '100', '-F', broker.logFile], { stdio: 'inherit' });
+      const tail = spawn('tail', ['-n', '100', '-F', ...files], { stdio: 'inherit' });
       return new Promise((resolve) => tail.once('exit', (code) => resolve(code ?? 0)));
     }
-    const text = tailFile(broker.logFile, 200);
-    console.log(text === '' ? `No broker log yet at ${broker.logFile}.` : text);
-    return 0;
+    return eachNode({ nodes, cluster: undefined }, async (node) => {
+      const text = tailFile(node.logFile, 200);
+      console.log(text === '' ? `No broker log yet at ${node.logFile}.` : text);
+      return 0;
+    });
   },
 };
 
@@ -105,63 +89,62 @@ export async function kafkaCommand(args: string[]): Promise<number> {
   const [name, ...rest] = args;
   const subcommand = name === undefined ? undefined : subcommands[name];
   if (subcommand === undefined) {
-    if (name !== undefined && name !== 'help' && name !== '--help')
-      console.error(`Unknown kafka command "${name}".\n`);
+    const help = name === undefined || name === 'help' || name === '--help';
+    if (!help) console.error(`Unknown kafka command "${name}".\n`);
     console.error(usage);
-    return name === undefined || name === 'help' || name === '--help' ? 0 : 2;
+    return help ? 0 : 2;
   }
-  if (rest.includes('--cluster')) return clusterCommand(name as string, rest);
-  return subcommand(demoBroker(), rest);
-}
-
-/** A subcommand on the demo cluster: on each of its nodes, or on the one `--node N` names. */
-async function clusterCommand(name: string, args: string[]): Promise<number> {
+  if (!rest.includes('--cluster')) {
+    const broker = new KafkaBroker({
+      name: 'demo',
+      port: portFromEnv('KAFKA_PORT', 9092),
+      controllerPort: portFromEnv('KAFKA_CONTROLLER_PORT', 9093),
+    });
+    return subcommand({ nodes: [broker], cluster: undefined }, rest);
+  }
   const cluster = new KafkaCluster({ name: 'cluster' });
-  const nodeArg = args[args.indexOf('--node') + 1];
-  const only = args.includes('--node') ? Number(nodeArg) : undefined;
+  const nodeArg = rest[rest.indexOf('--node') + 1];
+  const only = rest.includes('--node') ? Number(nodeArg) : undefined;
   if (only !== undefined && !(only >= 1 && only <= cluster.nodes.length)) {
     console.error(`--node takes 1 to ${cluster.nodes.length}, not ${nodeArg}.`);
     return 2;
   }
-  const nodes = only === undefined ? cluster.nodes : [cluster.node(only)];
-  if (name === 'start' || name === 'restart') {
-    requireJava();
-    if (name === 'restart') await Promise.all(nodes.map((node) => node.stop()));
-    const began = Date.now();
-    console.log(
-      `Starting ${only === undefined ? 'the cluster' : `broker ${only}`} (data in ${cluster.dataDir}) ...`,
-    );
-    await Promise.all(nodes.filter((node) => !node.isRunning()).map((node) => node.start()));
-    await cluster.waitUntilReady(readyTimeoutMs * 2);
-    const seconds = ((Date.now() - began) / 1000).toFixed(1);
-    console.log(`Kafka cluster ready at ${cluster.brokers.join(',')} (took ${seconds} s).`);
-    return 0;
-  }
-  const subcommand = subcommands[name];
-  if (!subcommand) return kafkaCommand([name]);
+  return subcommand({ nodes: only === undefined ? cluster.nodes : [cluster.node(only)], cluster }, rest);
+}
+
+/** Runs `command` on each node; on the cluster, under a line that names the node. */
+async function eachNode(
+  { nodes, cluster }: Target,
+  command: (node: KafkaBroker) => Promise<number>,
+): Promise<number> {
   let code = 0;
   for (const node of nodes) {
-    console.log(`-- broker ${node.cluster?.nodeId} (${node.brokers.join(',')})`);
-    code = Math.max(
-      code,
-      await subcommand(
-        node,
-        args.filter((arg) => arg === '-f' || arg === '--follow'),
-      ),
-    );
+    if (cluster) console.log(`-- broker ${node.cluster?.nodeId} (${node.brokers.join(',')})`);
+    code = Math.max(code, await command(node));
   }
   return code;
 }
 
-async function startAndWait(broker: KafkaBroker, verb: string): Promise<number> {
+/** Starts the nodes that are not running (after stopping them all, for `restart`), and waits until they serve. */
+async function startAndWait({ nodes, cluster }: Target, restart: boolean): Promise<number> {
   requireJava(); // before printing "Starting", so a missing JDK is the only thing the user sees
+  if (restart && (await Promise.all(nodes.map((node) => node.stop()))).some(Boolean))
+    console.log('Kafka stopped.');
+  const brokers = (cluster ?? nodes[0])?.brokers.join(',');
+  const idle = nodes.filter((node) => !node.isRunning());
+  if (idle.length === 0) {
+    console.log(`Kafka is already running at ${brokers}.`);
+    return 0;
+  }
   const began = Date.now();
-  console.log(`Starting Kafka (${verb}) at ${broker.brokers.join(',')}, data in ${broker.dataDir} ...`);
-  await broker.start();
-  await broker.waitUntilReady(readyTimeoutMs);
+  const dataDir = cluster?.dataDir ?? nodes[0]?.dataDir;
+  console.log(`Starting Kafka at ${idle.flatMap((node) => node.brokers).join(',')}, data in ${dataDir} ...`);
+  await Promise.all(idle.map((node) => node.start()));
+  if (cluster) await cluster.waitUntilReady(readyTimeoutMs * 2);
+  else await Promise.all(idle.map((node) => node.waitUntilReady(readyTimeoutMs)));
   const seconds = ((Date.now() - began) / 1000).toFixed(1);
-  console.log(`Kafka is ready at ${broker.brokers.join(',')} (took ${seconds} s, pid ${broker.pid}).`);
-  console.log(`Log: ${broker.logFile}`);
+  console.log(`Kafka is ready at ${brokers} (took ${seconds} s).`);
+  console.log(`Log: ${idle.map((node) => node.logFile).join(', ')}`);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 import { topicFor } from '@outbox/contracts';
-import pg from 'pg';
+import { queryOnce } from '../postgresClient.ts';
 import { AGGREGATE_OF } from '../stackPlan.ts';
 import { readTopic } from './topicReader.ts';
 
@@ -53,11 +53,5 @@ export async function auditGhosts(
 }
 
 async function ids(url: string, sql: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Record<string, string>>(sql)).rows.map((row) => Object.values(row)[0] ?? '');
-  } finally {
-    await client.end();
-  }
+  return (await queryOnce<Record<string, string>>(url, sql)).map((row) => Object.values(row)[0] ?? '');
 }

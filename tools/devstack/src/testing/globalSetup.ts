@@ -27,20 +27,6 @@ async function ensurePostgres(): Promise<() => Promise<void>> {
   return () => embedded.stop();
 }
 
-/**
- * The Kafka Connect and Debezium jars, resolved here, once, before the test files start: several
- * files start a Connect worker at the same time, and parallel Maven runs on a fresh machine would
- * share one local repository. Cached after the first run (a file check). A failure is only a
- * warning here: the files that need the jars try again and fail with Maven's message.
- */
-async function ensureConnectJarsOnce(): Promise<void> {
-  try {
-    await ensureConnectJars();
-  } catch (error) {
-    console.warn(`Kafka Connect jars not resolved before the tests: ${(error as Error).message}`);
-  }
-}
-
 type Shared = { brokers: string[]; users: number; dispose: () => Promise<void> };
 const SHARED = Symbol.for('outbox.testing.globalSetup');
 const registry = globalThis as { [SHARED]?: Promise<Shared> };
@@ -49,7 +35,13 @@ const registry = globalThis as { [SHARED]?: Promise<Shared> };
 async function startShared(): Promise<Shared> {
   fixKafkajsIdleTimerLoop(); // the broker's readiness probe uses kafkajs
   const stopPostgres = await ensurePostgres();
-  await ensureConnectJarsOnce();
+  // The Kafka Connect and Debezium jars, resolved here, once, before the test files start: several
+  // files start a Connect worker at the same time, and parallel Maven runs on a fresh machine would
+  // share one local repository. Cached after the first run (a file check). A failure is only a
+  // warning here: the files that need the jars try again and fail with Maven's message.
+  await ensureConnectJars().catch((error: Error) =>
+    console.warn(`Kafka Connect jars not resolved before the tests: ${error.message}`),
+  );
   if (process.env.TEST_KAFKA_BROKERS) {
     return { brokers: process.env.TEST_KAFKA_BROKERS.split(','), users: 0, dispose: stopPostgres };
   }

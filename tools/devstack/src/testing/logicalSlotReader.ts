@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
+import { queryOnce } from '../postgresClient.ts';
+import { BIN } from '../postgresPair.ts';
 import { eventually } from './stack.ts';
-
-/** Debian's PostgreSQL client binaries: pg_recvlogical ships with them. */
-const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export type LogicalSlotReader = {
   /** The process streaming from the slot (a walsender on the server while it runs). */
@@ -26,16 +24,11 @@ export async function startLogicalSlotReader(
   slot: string,
   options: { waitForSlot?: boolean } = {},
 ): Promise<LogicalSlotReader> {
+  const slotArgs = ['--slot', slot, '--create-slot', '--if-not-exists', '--start', '-P', 'test_decoding'];
+  // The changes to stdout (ignored), flushed (-F) and their position confirmed to the server (-s) every second.
   const child: ChildProcess = spawn(
     `${BIN}/pg_recvlogical`,
-    ['-d', url, '--slot', slot, '--create-slot', '--if-not-exists', '--start', '-P', 'test_decoding'].concat([
-      '-f',
-      '-',
-      '-s',
-      '1',
-      '-F',
-      '1',
-    ]),
+    ['-d', url, ...slotArgs, '-f', '-', '-s', '1', '-F', '1'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -68,16 +61,11 @@ export async function startLogicalSlotReader(
 
 /** The slot is read by a walsender and past its consistent point (its creation is over). */
 export async function slotReadAndConsistent(url: string, slot: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ ready: boolean }>(
-      `select active and confirmed_flush_lsn is not null as ready
-         from pg_replication_slots where slot_name = $1`,
-      [slot],
-    );
-    return rows[0]?.ready ?? false;
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryOnce<{ ready: boolean }>(
+    url,
+    `select active and confirmed_flush_lsn is not null as ready
+       from pg_replication_slots where slot_name = $1`,
+    [slot],
+  );
+  return row?.ready ?? false;
 }

@@ -35,55 +35,47 @@ export function orderTraceSpans(
   startMicros = Date.now() * 1000,
   extraTags: Record<string, string> = {},
 ): ZipkinSpanJson[] {
-  const trace: Trace = { traceId: hex(16), orderId: randomUUID(), prefix, extraTags, clock: startMicros };
+  const trace: Trace = {
+    traceId: hex(16),
+    orderId: randomUUID(),
+    prefix,
+    extraTags,
+    clock: startMicros,
+    spans: [],
+  };
   const request = requestSpan(trace);
-  const created = publish(trace, 'relay-orders', 'order.events', request, 'ORDER_CREATED', 'orders');
+  const created = publish(trace, 'orders', request, 'ORDER_CREATED');
   const reserving = processed(trace, 'inventory', created, 'applied', 'RESERVED');
   const charging = processed(trace, 'billing', created, 'applied', 'AUTHORIZED');
-  const reserved = publish(
-    trace,
-    'relay-inventory',
-    'reservation.events',
-    reserving,
-    'STOCK_RESERVED',
-    'inventory',
-  );
-  const authorized = publish(
-    trace,
-    'relay-billing',
-    'payment.events',
-    charging,
-    'PAYMENT_AUTHORIZED',
-    'billing',
-  );
-  const onReserved = processed(trace, 'orders', reserved, 'applied', 'PENDING');
-  const onAuthorized = processed(trace, 'orders', authorized, 'applied', 'CONFIRMED');
-  const confirmed = publish(trace, 'relay-orders', 'order.events', onAuthorized, 'ORDER_CONFIRMED', 'orders');
-  return [
-    request,
-    created,
-    reserving,
-    charging,
-    reserved,
-    authorized,
-    onReserved,
-    onAuthorized,
-    confirmed,
-    processed(trace, 'inventory', confirmed, 'ignored', undefined),
-    processed(trace, 'billing', confirmed, 'ignored', undefined),
-  ];
+  const reserved = publish(trace, 'inventory', reserving, 'STOCK_RESERVED');
+  const authorized = publish(trace, 'billing', charging, 'PAYMENT_AUTHORIZED');
+  processed(trace, 'orders', reserved, 'applied', 'PENDING');
+  const decided = processed(trace, 'orders', authorized, 'applied', 'CONFIRMED');
+  const confirmed = publish(trace, 'orders', decided, 'ORDER_CONFIRMED');
+  processed(trace, 'inventory', confirmed, 'ignored', undefined);
+  processed(trace, 'billing', confirmed, 'ignored', undefined);
+  return trace.spans;
 }
 
-/** The trace being built: its ids, and a clock each new span moves on by 1.5 ms. */
+/** The topic each service's relay publishes to. */
+const TOPIC_OF: Record<string, string> = {
+  orders: 'order.events',
+  inventory: 'reservation.events',
+  billing: 'payment.events',
+};
+
+/** The trace being built: its ids, a clock each new span moves on by 1.5 ms, its spans in that order. */
 type Trace = {
   traceId: string;
   orderId: string;
   prefix: string;
   extraTags: Record<string, string>;
   clock: number;
+  spans: ZipkinSpanJson[];
 };
 
-function span(
+/** A new span of the trace, after the ones before it. */
+function addSpan(
   trace: Trace,
   service: string,
   kind: ZipkinSpanJson['kind'],
@@ -94,7 +86,7 @@ function span(
   trace.clock += 1500;
   const instance = instances.get(service) ?? randomUUID();
   instances.set(service, instance);
-  return {
+  const span: ZipkinSpanJson = {
     traceId: trace.traceId,
     id: hex(8),
     ...(parentId ? { parentId } : {}),
@@ -111,11 +103,13 @@ function span(
       'service.version': '0.0.0',
     },
   };
+  trace.spans.push(span);
+  return span;
 }
 
 /** The orders API's server span of `POST /orders`. */
 function requestSpan(trace: Trace): ZipkinSpanJson {
-  return span(trace, 'orders', 'SERVER', 'post /orders', undefined, {
+  return addSpan(trace, 'orders', 'SERVER', 'post /orders', undefined, {
     'client.address': '127.0.0.1',
     'http.request.method': 'POST',
     'http.response.status_code': '201',
@@ -145,15 +139,9 @@ function eventTags(trace: Trace, type: string, source: string) {
 }
 
 /** A relay's producer span of one event, a child of the span that wrote the event. */
-function publish(
-  trace: Trace,
-  relay: string,
-  topic: string,
-  parent: ZipkinSpanJson,
-  type: string,
-  source: string,
-): ZipkinSpanJson {
-  return span(trace, relay, 'PRODUCER', `publish ${trace.prefix}.${topic}`, parent.id, {
+function publish(trace: Trace, source: string, parent: ZipkinSpanJson, type: string): ZipkinSpanJson {
+  const topic = TOPIC_OF[source];
+  return addSpan(trace, `relay-${source}`, 'PRODUCER', `publish ${trace.prefix}.${topic}`, parent.id, {
     'messaging.system': 'kafka',
     'messaging.operation.type': 'send',
     'messaging.operation.name': 'publish',
@@ -172,7 +160,7 @@ function processed(
 ): ZipkinSpanJson {
   const topic = published.tags['messaging.destination.name'] ?? '';
   const id = published.tags['cloudevents.event_id'] ?? '';
-  return span(trace, service, 'CONSUMER', `process ${topic}`, published.id, {
+  return addSpan(trace, service, 'CONSUMER', `process ${topic}`, published.id, {
     'cloudevents.event_id': id,
     'cloudevents.event_type': published.tags['cloudevents.event_type'] ?? '',
     'messaging.consumer.group.name': `${trace.prefix}.${service}`,

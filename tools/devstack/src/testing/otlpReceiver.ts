@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { listenOnAnyPort } from '../ports.ts';
 import { type ProcessName, RELAYS, SERVICES } from '../stackPlan.ts';
 
 // A minimal OpenTelemetry collector for tests: the services export their spans to it over
@@ -45,7 +45,7 @@ const text = (value: AnyValue) =>
   String(value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? '');
 
 /** A minimal OTLP/HTTP receiver: `POST /v1/traces` with `application/json` bodies. */
-export function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: Span[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -80,22 +80,18 @@ export function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as AddressInfo).port;
-      resolve({
-        port,
-        spans,
-        tracingEnv: (service) => ({
-          OTEL_SERVICE_NAME: service,
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-          OTEL_BSP_SCHEDULE_DELAY: '100', // export spans within 100 ms, not the default 5 s
-        }),
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
+  const port = await listenOnAnyPort(server);
+  return {
+    port,
+    spans,
+    tracingEnv: (service) => ({
+      OTEL_SERVICE_NAME: service,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100', // export spans within 100 ms, not the default 5 s
     }),
-  );
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
 }
 
 export type OtlpReceiver = {

@@ -3,6 +3,7 @@ import { OUTBOX_SESSION_OPTIONS } from '@outbox/outbox';
 import { migrateDatabase } from '@outbox/runtime/migrate';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { queryOnce } from '../postgresClient.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 /**
@@ -89,17 +90,8 @@ export async function insertEvents(
     options.eventType ?? 'ORDER_CREATED',
     options.payload === undefined ? null : JSON.stringify(options.payload),
   ];
-  if (typeof target !== 'string') {
-    await target.query(insertSql, values);
-    return;
-  }
-  const client = new pg.Client({ connectionString: target });
-  await client.connect();
-  try {
-    await client.query(insertSql, values);
-  } finally {
-    await client.end();
-  }
+  if (typeof target === 'string') await queryOnce(target, insertSql, values);
+  else await target.query(insertSql, values);
 }
 
 type OutboxRowSummary = {
@@ -113,16 +105,10 @@ type OutboxRowSummary = {
 };
 
 /** Every outbox row (without payloads), in seq order. */
-export async function outboxRows(url: string): Promise<OutboxRowSummary[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<OutboxRowSummary>(
-      `select id, seq::int as seq, aggregate_id, status, attempts, lease_owner, last_error
-         from outbox order by seq`,
-    );
-    return rows;
-  } finally {
-    await client.end();
-  }
+export function outboxRows(url: string): Promise<OutboxRowSummary[]> {
+  return queryOnce<OutboxRowSummary>(
+    url,
+    `select id, seq::int as seq, aggregate_id, status, attempts, lease_owner, last_error
+       from outbox order by seq`,
+  );
 }

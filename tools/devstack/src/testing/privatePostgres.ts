@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from '../ports.ts';
-
-const run = promisify(execFile);
-const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+import { asOwner } from '../postgresPair.ts';
 
 export type PrivatePostgres = {
   /** Admin URL (database `postgres`) of this server. */
@@ -39,13 +35,6 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   const dataDir = join(dir, 'data');
   const logFile = join(dir, 'postgres.log');
   const port = await freePort();
-  const asOwner = async (tool: string, args: string[]) => {
-    const isRoot = process.getuid?.() === 0;
-    const [command, commandArgs] = isRoot
-      ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
-      : [join(BIN, tool), args];
-    await run(command, commandArgs, { timeout: 60_000 });
-  };
   const pgCtl = (...args: string[]) => asOwner('pg_ctl', ['-D', dataDir, '-w', '-t', '60', ...args]);
 
   await asOwner('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../ports.ts';
+import { prometheusConfig } from '../prometheusConfig.ts';
 import { eventually } from './stack.ts';
 
 export type QueryResponse = {
@@ -40,7 +41,8 @@ export async function startPrometheus(
   { intervalSeconds = 1 }: { intervalSeconds?: number } = {},
 ): Promise<TestPrometheus> {
   const workDir = mkdtempSync(path.join(tmpdir(), 'outbox-prometheus-'));
-  const configFile = writeConfig(workDir, jobs, ruleFiles, `${intervalSeconds}s`);
+  const configFile = path.join(workDir, 'prometheus.yml');
+  writeFileSync(configFile, prometheusConfig(jobs, ruleFiles, intervalSeconds));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
@@ -91,23 +93,6 @@ export async function startPrometheus(
     queryExemplars: (expr, minutes = 10) => exemplarQuery(url, expr, minutes),
     stop,
   };
-}
-
-/** prometheus.yml: every job one target on 127.0.0.1, scraped and evaluated every `interval`. */
-function writeConfig(workDir: string, jobs: Record<string, number>, ruleFiles: string[], interval: string) {
-  const configFile = path.join(workDir, 'prometheus.yml');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
-      rule_files: ruleFiles,
-      scrape_configs: Object.entries(jobs).map(([job, port]) => ({
-        job_name: job,
-        static_configs: [{ targets: [`127.0.0.1:${port}`] }],
-      })),
-    }),
-  );
-  return configFile;
 }
 
 async function instantQuery(url: string, expr: string): Promise<QueryResponse> {

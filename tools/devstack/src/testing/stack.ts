@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../ports.ts';
+import { eventually } from '../processes.ts';
 import { type ServiceProcess, startService, startTogether } from '../serviceProcess.ts';
 import { type ProcessName, planStack, RELAYS, SERVICES, type StackSettings } from '../stackPlan.ts';
 import { sharedKafkaBrokers } from './testBroker.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export { eventually };
 
 export type Stack = {
   databases: Record<'orders' | 'inventory' | 'billing', TestDatabase>;
@@ -33,18 +35,15 @@ export async function startStack(
   } = {},
 ): Promise<Stack> {
   const topicPrefix = `${label}-${randomBytes(3).toString('hex')}.`;
-  const databases = {
-    orders: await createTestDatabase(`${label}_orders`),
-    inventory: await createTestDatabase(`${label}_inventory`),
-    billing: await createTestDatabase(`${label}_billing`),
-  };
   const reach = options.reachDatabase ?? (async (url: string) => url);
+  const databases = {} as Stack['databases'];
+  const databaseUrls = {} as Record<keyof Stack['databases'], string>;
+  for (const name of ['orders', 'inventory', 'billing'] as const) {
+    databases[name] = await createTestDatabase(`${label}_${name}`);
+    databaseUrls[name] = await reach(databases[name].url);
+  }
   const plans = planStack({
-    databaseUrls: {
-      orders: await reach(databases.orders.url),
-      inventory: await reach(databases.inventory.url),
-      billing: await reach(databases.billing.url),
-    },
+    databaseUrls,
     kafkaBrokers,
     topicPrefix,
     groupPrefix: topicPrefix,
@@ -83,21 +82,6 @@ export async function startStack(
       await Promise.allSettled(Object.values(databases).map((db) => db.drop()));
     },
   };
-}
-
-/** Poll `check` until it returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(
-  description: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${description}`);
-    await sleep(200);
-  }
 }
 
 /**

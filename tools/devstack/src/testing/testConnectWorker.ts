@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { ConnectWorker } from '../connectWorker.ts';
+import { withKafkaAdmin } from '../kafkaProbe.ts';
 import { localDir } from '../paths.ts';
 import { freePort } from '../ports.ts';
 
@@ -46,13 +46,9 @@ export async function startTestConnectWorker(
 }
 
 async function deleteTopics(brokers: string[], topics: string[]): Promise<void> {
-  const admin = new Kafka({ clientId: 'test-connect-cleanup', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
+  await withKafkaAdmin(brokers, async (admin) => {
     const existing = new Set(await admin.listTopics());
     const ours = topics.filter((topic) => existing.has(topic));
     if (ours.length > 0) await admin.deleteTopics({ topics: ours });
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { queryOnce } from '../postgresClient.ts';
+import { eventually } from '../processes.ts';
+
+export { queryOnce };
 
 /** The PostgreSQL server tests use; every test file creates its own databases on it. */
 export const testPostgresUrl =
@@ -30,15 +33,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   };
 }
 
-async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.QueryResultRow[]> {
-  const client = new pg.Client({ connectionString: testPostgresUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (sql: string, values: unknown[] = []) => queryOnce(testPostgresUrl, sql, values);
 
 /**
  * Wait (up to `timeoutMs`) until nobody is connected to the database. A pool's end() can resolve
@@ -48,23 +43,6 @@ async function adminQuery(sql: string, values: unknown[] = []): Promise<pg.Query
  */
 async function untilDisconnected(name: string, timeoutMs: number): Promise<void> {
   const sql = 'select count(*)::int as connected from pg_stat_activity where datname = $1';
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(50)) {
-    const [row] = await adminQuery(sql, [name]);
-    if (row?.connected === 0) return;
-  }
-}
-
-/** Run one query against a database and close the connection again (for assertions in tests). */
-export async function queryOnce<T extends pg.QueryResultRow>(
-  url: string,
-  sql: string,
-  values: unknown[] = [],
-): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
+  const nobody = async () => (await adminQuery(sql, [name]))[0]?.connected === 0 || undefined;
+  await eventually(`nobody connected to ${name}`, nobody, timeoutMs, 50).catch(() => {});
 }

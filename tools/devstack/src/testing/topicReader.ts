@@ -50,10 +50,7 @@ export async function readTopic(
     maxWaitTimeInMs: 200,
   });
   const messages: TopicMessage[] = [];
-  let finish: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
+  const { promise: finished, resolve: finish } = Promise.withResolvers<void>();
   if (until(messages)) finish();
 
   let timer: NodeJS.Timeout | undefined;
