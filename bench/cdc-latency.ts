@@ -29,14 +29,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@outbox/devstack/ports';
-import { startService } from '@outbox/devstack/service-process';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
+import { openLoop, startRelays } from './relay/relays.ts';
 import { defineBench, int, ints } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -80,18 +79,14 @@ for (const prefix of Object.values(prefixes))
     { name: 'message.timestamp.type', value: 'LogAppendTime' },
   ]);
 await connect.connect(name, db.url, prefixes.debezium, PARTITIONS);
+// Production defaults: batch and poll interval not set.
 const startRelay = async () =>
-  startService(
-    'relay',
-    {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: broker.broker.brokers.join(','),
-      KAFKA_TOPIC_PREFIX: prefixes.polling,
-      KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
-    },
-    { port: await freePort(), label: 'bench-cdc-latency' },
-  );
-let relay: Awaited<ReturnType<typeof startService>> | undefined = await startRelay();
+  (
+    await startRelays(db, broker.broker.brokers, prefixes.polling, 1, undefined, 'bench-cdc-latency', {
+      topicPartitions: PARTITIONS,
+    })
+  )[0]?.process;
+let relay = await startRelay();
 
 // Per side and cell (the aggregate id's prefix names the cell: an offered rate, or the backlog):
 // commit → broker append, commit → arrival, and the broker's append times themselves.
@@ -130,25 +125,18 @@ const pool = new pg.Pool({ connectionString: db.url, max: 8 });
 /** Inserts one event per transaction at `rate` per second for `durationMs`, on schedule (open loop). */
 async function offer(cell: string, rate: number, durationMs: number) {
   const count = Math.round((rate * durationMs) / 1000);
-  const started = Date.now();
-  const inserts: Promise<unknown>[] = [];
-  for (let n = 0; n < count; n++) {
-    const due = started + (n * 1000) / rate;
-    if (due > Date.now()) await sleep(due - Date.now()); // pacing the load, not waiting for a condition
-    inserts.push(
-      pool.query(
-        `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-         values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
-        [
-          randomUUID(),
-          `${cell}-${n % aggregates}`,
-          JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
-        ],
-      ),
-    );
-  }
-  await Promise.all(inserts);
-  return { count, achievedRate: (count * 1000) / (Date.now() - started) };
+  const loop = await openLoop(count, 1000 / rate, (n) =>
+    pool.query(
+      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+       values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
+      [
+        randomUUID(),
+        `${cell}-${n % aggregates}`,
+        JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
+      ],
+    ),
+  );
+  return { count, achievedRate: count / loop.seconds };
 }
 
 /** `count` events in transactions of 1,000 rows, as fast as they go: the backlog. */
@@ -232,7 +220,7 @@ try {
   }
 
   log(`throughput: ${backlog} events inserted while the relay is stopped and the connector paused`);
-  await relay.stop();
+  await relay?.stop();
   relay = undefined;
   await connect.setPaused(true);
   await insertBacklog(backlog);

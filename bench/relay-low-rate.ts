@@ -21,11 +21,21 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { topicFor } from '@outbox/contracts';
-import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
-import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
+import {
+  connect,
+  lastSeq,
+  openLoop,
+  publishDelaysMs,
+  type Relay,
+  relayPids,
+  relaySteps,
+  startRelays,
+  waitAllPublished,
+} from './relay/relays.ts';
 import { defineBench, int, ints, text } from './support/bench.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -63,22 +73,10 @@ const insertOne = `
                              'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999'))))`;
 
 /** `rate` events/s for `seconds`, one transaction each, on a schedule fixed in advance (open loop). */
-async function offer(
-  pool: pg.Pool,
-  rate: number,
-  from: number,
-): Promise<{ events: number; achievedRate: number }> {
+async function offer(pool: pg.Pool, rate: number, from: number) {
   const events = rate * seconds;
-  const intervalMs = 1000 / rate;
-  const inflight: Promise<unknown>[] = [];
-  const start = performance.now();
-  for (let i = 0; i < events; i++) {
-    const wait = start + i * intervalMs - performance.now();
-    if (wait > 1) await sleep(wait);
-    inflight.push(pool.query(insertOne, [from + i]));
-  }
-  await Promise.all(inflight);
-  return { events, achievedRate: round(events / ((performance.now() - start) / 1000), 1) };
+  const loop = await openLoop(events, 1000 / rate, (i) => pool.query(insertOne, [from + i]));
+  return { events, achievedRate: round(events / loop.seconds, 1) };
 }
 
 type Fixture = {
@@ -163,10 +161,7 @@ try {
   }
   let cursor = 0;
   const measure = async (fixture: Fixture, rate: number, r: number): Promise<Cell> => {
-    const { rows } = await fixture.admin.query<{ seq: string }>(
-      'select coalesce(max(seq), 0)::text as seq from outbox',
-    );
-    const afterSeq = rows[0]?.seq ?? '0';
+    const afterSeq = await lastSeq(fixture.admin);
     const steps0 = await relaySteps(fixture.relay);
     const counters0 = await relayCounters(fixture.relay);
     const groups = { relay: relayPids([fixture.relay]) };
@@ -179,15 +174,11 @@ try {
     const cpu = cpuSince(cpu0, groups);
     const steps = await relaySteps(fixture.relay);
     const counters = await relayCounters(fixture.relay);
-    const { rows: samples } = await fixture.admin.query<{ ms: number }>(
-      `select extract(epoch from published_at - created_at) * 1000 as ms from outbox where seq > $1::bigint`,
-      [afterSeq],
-    );
-    const n = samples.length;
+    const ms = await publishDelaysMs(fixture.admin, afterSeq);
+    const n = ms.length;
     const claims = steps.claim.count - steps0.claim.count;
     const marks = steps.mark.count - steps0.mark.count;
     const renewals = counters.renewals - counters0.renewals;
-    const ms = samples.map((s) => Number(s.ms));
     return {
       round: r,
       variant: fixture.name,
@@ -246,10 +237,9 @@ try {
 
 // Per rate and variant: medians over rounds; CPU and latency as ratios to the first variant,
 // paired per round.
-const lines: string[][] = [];
 const base = variants[0]?.name;
-for (const rate of rates) {
-  for (const { name } of variants) {
+const summary = rates.flatMap((rate) =>
+  variants.map(({ name }) => {
     const cells = report.cells.filter((c) => c.rate === rate && c.variant === name);
     const med = (f: (c: Cell) => number) => round(median(cells.map(f)), 3);
     const ratio = (f: (c: Cell) => number) =>
@@ -262,7 +252,7 @@ for (const rate of rates) {
         ),
         2,
       );
-    const summary = {
+    return {
       rate,
       variant: name,
       statementsPerEvent: med((c) => c.statements),
@@ -275,21 +265,9 @@ for (const rate of rates) {
       publishedAtP50Ratio: ratio((c) => c.publishedAtP50Ms),
       publishedAtP99Ratio: ratio((c) => c.publishedAtP99Ms),
     };
-    report.summary.push(summary);
-    lines.push([
-      String(rate),
-      name,
-      String(summary.statementsPerEvent),
-      String(summary.claimsPerEvent),
-      String(summary.marksAlonePerEvent),
-      String(summary.renewalsPerEvent),
-      String(summary.batchesPerEvent),
-      String(summary.relayCpuRatio),
-      String(summary.commitToAckMeanRatio),
-      `${summary.publishedAtP50Ratio} / ${summary.publishedAtP99Ratio}`,
-    ]);
-  }
-}
+  }),
+);
+report.summary.push(...summary);
 const markdown = [
   '# Relay at low rates: cost per event',
   '',
@@ -297,21 +275,18 @@ const markdown = [
   '',
   "Per event published, medians over rounds. Statements: the relay's claims (with a mark or not), marks sent alone and lease renewals, from its own metrics; each is one round trip (named prepared statements, no BEGIN/COMMIT). Ratios to the first variant, paired per round.",
   '',
-  ...markdownTableLines(
-    [
-      'rate /s',
-      'variant',
-      'statements',
-      'claims',
-      'marks alone',
-      'renewals',
-      'batches',
-      'relay CPU (ratio)',
-      'commit→ack mean (ratio)',
-      'published_at p50 / p99 (ratio)',
-    ],
-    lines,
-  ),
+  ...markdownTableLinesOf(summary, {
+    'rate /s': (s) => s.rate,
+    variant: (s) => s.variant,
+    statements: (s) => s.statementsPerEvent,
+    claims: (s) => s.claimsPerEvent,
+    'marks alone': (s) => s.marksAlonePerEvent,
+    renewals: (s) => s.renewalsPerEvent,
+    batches: (s) => s.batchesPerEvent,
+    'relay CPU (ratio)': (s) => s.relayCpuRatio,
+    'commit→ack mean (ratio)': (s) => s.commitToAckMeanRatio,
+    'published_at p50 / p99 (ratio)': (s) => `${s.publishedAtP50Ratio} / ${s.publishedAtP99Ratio}`,
+  }),
   '',
   `Outbox rows updated per event over the whole run (pg_stat_user_tables, read 12 s after the last cell): ${Object.entries(
     report.rowsUpdated,

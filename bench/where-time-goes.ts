@@ -29,9 +29,23 @@ import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
 import { defineBench, env, flag, number, text } from './support/bench.ts';
-import { cpuSince, cpuSnapshot, procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
+import {
+  cpuSince,
+  cpuSnapshot,
+  grownBy,
+  procTicks,
+  readingsOf,
+  rssMiB,
+  runQueueWaitNs,
+  TICKS_PER_SECOND,
+} from './support/cpu.ts';
 import { type MachineInfo, machineInfo } from './support/environment.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
+import {
+  backendPids,
+  STACK_PROCESSES as PROCESSES,
+  postgresUrl,
+  stackDatabaseUrls,
+} from './support/stack.ts';
 import {
   type BrokerRequests,
   brokerRequests,
@@ -169,26 +183,15 @@ try {
   );
   pids.kafka = [broker.pid ?? Number.NaN];
   const names = Object.values(stack.databases).map((db) => db.name);
-  pids.postgres = (
-    await queryOnce<{ pid: number }>(
-      postgresUrl,
-      'select pid from pg_stat_activity where datname = any($1)',
-      [names],
-    )
-  ).map((row) => row.pid);
+  pids.postgres = await backendPids(stack);
   const clients = await postgresClients(postgresUrl, names);
   const withStatements = await statementsAvailable();
   if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
   const transactionsBefore = await transactionsSoFar(names);
-  const ticks = () =>
-    Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map((pid) => procTicks(pid))]));
+  const ticks = () => readingsOf(pids, procTicks);
   // The Kafka JVM's main thread only waits for its other threads: its figure would mean nothing.
-  const waits = () =>
-    Object.fromEntries(
-      Object.entries(pids)
-        .filter(([name]) => name !== 'kafka')
-        .map(([name, list]) => [name, list.map((pid) => runQueueWaitNs(pid))]),
-    );
+  const { kafka: _kafka, ...waiting } = pids;
+  const waits = () => readingsOf(waiting, runQueueWaitNs);
   const brokerLogFrom = logOffset(broker.logFile);
   const before = ticks();
   const machineBefore = cpuSnapshot({});
@@ -220,14 +223,10 @@ try {
   /** Per process, what its counters grew by over the window, in ms per accepted order. */
   const perOrderOf = (start: Record<string, number[]>, end: Record<string, number[]>, msPerUnit: number) =>
     Object.fromEntries(
-      Object.entries(end).map(([name, ends]) => {
-        // A PostgreSQL backend that ended meanwhile reads NaN and counts nothing.
-        const grown = ends.reduce((sum, value, i) => {
-          const from = start[name]?.[i] ?? Number.NaN;
-          return Number.isFinite(value) && Number.isFinite(from) ? sum + value - from : sum;
-        }, 0);
-        return [name, Number(((grown * msPerUnit) / Math.max(1, load.accepted)).toFixed(2))];
-      }),
+      Object.entries(grownBy(start, end)).map(([name, grown]) => [
+        name,
+        Number(((grown * msPerUnit) / Math.max(1, load.accepted)).toFixed(2)),
+      ]),
     );
   const cpuMsPerOrder: Record<string, number> = perOrderOf(before, after, 1000 / TICKS_PER_SECOND);
   const waitMsPerOrder = perOrderOf(waitedBefore, waitedAfter, 1e-6);

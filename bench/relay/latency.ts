@@ -1,5 +1,4 @@
 /** The latency phase: one relay per poll interval, a steady offered load, commit-to-ack per event. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { topicFor } from '@outbox/contracts';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
@@ -10,6 +9,9 @@ import { quantile, rotated, round } from '../support/stats.ts';
 import { type LatencyMode, log, modeInfo, params } from './params.ts';
 import {
   connect,
+  lastSeq,
+  openLoop,
+  publishDelaysMs,
   type Relay,
   relayPids,
   relaySteps,
@@ -39,7 +41,7 @@ export type LatencyRound = {
   cpu: CpuReport;
 };
 
-export const insertSome = `
+const insertSome = `
   insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
   select gen_random_uuid(), '/orders', 'order', 'lat-' || ((($2::int + n) % $3::int))::text, 'ORDER_CREATED', 1,
          jsonb_build_object(
@@ -54,28 +56,17 @@ export const insertSome = `
  * Offer `rate` events/s for `seconds`: a transaction of rate/txPerSec events every 1/txPerSec s,
  * on a schedule fixed in advance (open loop: a slow insert does not delay the next one).
  */
-export async function offerLoad(pool: pg.Pool, rate: number, seconds: number) {
+async function offerLoad(pool: pg.Pool, rate: number, seconds: number) {
   const perTx = Math.max(1, Math.round(rate / params.txPerSec));
-  const intervalMs = (1000 * perTx) / rate;
   const transactions = Math.round((rate * seconds) / perTx);
-  const inflight: Promise<unknown>[] = [];
-  let lateTicks = 0;
-  let aggregateCursor = 0;
-  const start = performance.now();
-  for (let i = 0; i < transactions; i++) {
-    const due = start + i * intervalMs;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    else if (wait < -intervalMs) lateTicks++;
-    inflight.push(pool.query(insertSome, [perTx, aggregateCursor, params.aggregates]));
-    aggregateCursor += perTx;
-  }
-  await Promise.all(inflight);
-  const elapsed = (performance.now() - start) / 1000;
-  return { events: transactions * perTx, achievedRate: (transactions * perTx) / elapsed, lateTicks };
+  const loop = await openLoop(transactions, (1000 * perTx) / rate, (i) =>
+    pool.query(insertSome, [perTx, i * perTx, params.aggregates]),
+  );
+  const events = transactions * perTx;
+  return { events, achievedRate: events / loop.seconds, lateTicks: loop.lateTicks };
 }
 
-export type LatencyFixture = {
+type LatencyFixture = {
   pollMs: number;
   db: TestDatabase;
   admin: pg.Client;
@@ -156,10 +147,7 @@ async function measureCell(
 ): Promise<LatencyRound> {
   const { mode, rate, r, seconds } = cell;
   await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
-  const { rows } = await fixture.admin.query<{ seq: string }>(
-    'select coalesce(max(seq), 0)::text as seq from outbox',
-  );
-  const afterSeq = rows[0]?.seq ?? '0';
+  const afterSeq = await lastSeq(fixture.admin);
   const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
   const cpu0 = cpuSnapshot(groups);
   const steps0 = await Promise.all(fixture.relays.map(relaySteps));
@@ -170,12 +158,7 @@ async function measureCell(
   const steps = await Promise.all(fixture.relays.map(relaySteps));
   const stepCount = (step: keyof StepTotals) =>
     steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
-  const { rows: samples } = await fixture.admin.query<{ ms: number }>(
-    `select extract(epoch from published_at - created_at) * 1000 as ms
-       from outbox where seq > $1::bigint`,
-    [afterSeq],
-  );
-  const ms = samples.map((s) => Number(s.ms));
+  const ms = await publishDelaysMs(fixture.admin, afterSeq);
   return {
     round: r,
     mode,

@@ -21,7 +21,7 @@ import {
 import type { ThroughputRound, ThroughputVariant } from './throughputVariants.ts';
 
 /** A measurement's relays and backlog: the relays' settings, published rows before the backlog, aggregates. */
-export type RelayMeasureSettings = RelaySettings & { history: number; aggregates: number };
+export type RelayMeasureSettings = RelaySettings & { batchSize: number; history: number; aggregates: number };
 
 /** One database, topic and set of relays per relay count; the fresh and stale variants share it. */
 export type RelayFixture = {

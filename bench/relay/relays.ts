@@ -17,16 +17,17 @@ export type Relay = { process: ServiceProcess; id: string };
 
 /**
  * How a benchmark configures its relays (bench:relay's flags, or another bench's own): the batch
- * size, the topic's partitions, and more environment for every relay (KAFKA_CLIENT, say).
+ * size, the topic's partitions, and more environment for every relay (KAFKA_CLIENT, say). A batch
+ * size or poll interval not given is the relay's default.
  */
-export type RelaySettings = { batchSize: number; topicPartitions: number; env?: Record<string, string> };
+export type RelaySettings = { batchSize?: number; topicPartitions: number; env?: Record<string, string> };
 
 export async function startRelays(
   db: TestDatabase,
   brokers: string[],
   prefix: string,
   count: number,
-  pollMs: number,
+  pollMs: number | undefined,
   label: string,
   settings: RelaySettings,
 ): Promise<Relay[]> {
@@ -42,8 +43,8 @@ export async function startRelays(
         KAFKA_TOPIC_PREFIX: prefix,
         KAFKA_TOPIC_PARTITIONS: String(settings.topicPartitions),
         RELAY_ID: id,
-        RELAY_BATCH_SIZE: String(settings.batchSize),
-        RELAY_POLL_INTERVAL_MS: String(pollMs),
+        ...(settings.batchSize ? { RELAY_BATCH_SIZE: String(settings.batchSize) } : {}),
+        ...(pollMs ? { RELAY_POLL_INTERVAL_MS: String(pollMs) } : {}),
         ...settings.env,
       },
       { port: await freePort(), label: 'bench-relay', name: id, timeoutMs: 60_000 },
@@ -65,6 +66,41 @@ export async function setNotifyTrigger(client: pg.Client, enabled: boolean) {
   await client.query(
     `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_notify_after_insert`,
   );
+}
+
+/**
+ * `count` sends, one every `intervalMs`, on a schedule fixed in advance (open loop: a slow send does
+ * not delay the next one), then waits for them all. `lateTicks`: sends made more than an interval late.
+ */
+export async function openLoop(count: number, intervalMs: number, send: (i: number) => Promise<unknown>) {
+  const inflight: Promise<unknown>[] = [];
+  let lateTicks = 0;
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + i * intervalMs - performance.now();
+    if (wait > 1) await sleep(wait);
+    else if (wait < -intervalMs) lateTicks++;
+    inflight.push(send(i));
+  }
+  await Promise.all(inflight);
+  return { lateTicks, seconds: (performance.now() - start) / 1000 };
+}
+
+/** The highest seq in the outbox now: what a measurement's rows come after. */
+export async function lastSeq(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ seq: string }>(
+    'select coalesce(max(seq), 0)::text as seq from outbox',
+  );
+  return rows[0]?.seq ?? '0';
+}
+
+/** Each event's published_at − created_at in ms, for the rows after `afterSeq`. */
+export async function publishDelaysMs(client: pg.Client, afterSeq: string): Promise<number[]> {
+  const { rows } = await client.query<{ ms: number }>(
+    'select extract(epoch from published_at - created_at) * 1000 as ms from outbox where seq > $1::bigint',
+    [afterSeq],
+  );
+  return rows.map((row) => Number(row.ms));
 }
 
 /** Wait until no row (of those with seq > afterSeq) is unpublished; false on timeout. */
