@@ -35,6 +35,7 @@ import { eventually } from '@outbox/devstack/testing/stack';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
+import { insertEventsSql } from './relay/backlog.ts';
 import { openLoop, startRelays } from './relay/relays.ts';
 import { defineBench, int, ints } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
@@ -141,15 +142,8 @@ async function offer(cell: string, rate: number, durationMs: number) {
 
 /** `count` events in transactions of 1,000 rows, as fast as they go: the backlog. */
 async function insertBacklog(count: number): Promise<void> {
-  for (let done = 0; done < count; done += 1000) {
-    await pool.query(
-      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       select gen_random_uuid(), '/orders', 'order', 'backlog-' || ((done + n) % $2::int), 'ORDER_CREATED', 1,
-              jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-       from generate_series(1, $1::int) as n, (select $3::int as done) as d`,
-      [Math.min(1000, count - done), aggregates, done],
-    );
-  }
+  for (let done = 0; done < count; done += 1000)
+    await pool.query(insertEventsSql('small'), [Math.min(1000, count - done), aggregates, done, 'backlog']);
 }
 
 async function received(cell: string, count: number, sides: readonly Side[] = SIDES): Promise<void> {

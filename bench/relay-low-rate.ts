@@ -20,25 +20,24 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { topicFor } from '@outbox/contracts';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
-import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
-import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
+import { insertEventsSql } from './relay/backlog.ts';
+import { type RelayFixture, relayFixture, stopRelayFixture } from './relay/measureRelays.ts';
 import {
-  connect,
   lastSeq,
   openLoop,
   publishDelaysMs,
   type Relay,
+  type RelaySettings,
   relayPids,
   relaySteps,
-  startRelays,
   waitAllPublished,
 } from './relay/relays.ts';
 import { defineBench, int, ints, text } from './support/bench.ts';
 import { cpuSince, cpuSnapshot } from './support/cpu.ts';
-import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { benchKafka, startBenchBroker } from './support/kafka.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
 
 const bench = defineBench({
@@ -65,25 +64,19 @@ const { rates, seconds, rounds, variants } = bench.args;
 const log = bench.log;
 const AGGREGATES = 1000;
 
-const insertOne = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  values (gen_random_uuid(), '/orders', 'order', 'low-' || ($1::int % ${AGGREGATES})::text, 'ORDER_CREATED', 1,
-          jsonb_build_object('orderId', gen_random_uuid()::text, 'customerId', 'customer-' || $1::text,
-                             'currency', 'EUR', 'totalCents', '1999',
-                             'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999'))))`;
-
 /** `rate` events/s for `seconds`, one transaction each, on a schedule fixed in advance (open loop). */
 async function offer(pool: pg.Pool, rate: number, from: number) {
   const events = rate * seconds;
-  const loop = await openLoop(events, 1000 / rate, (i) => pool.query(insertOne, [from + i]));
+  const loop = await openLoop(events, 1000 / rate, (i) =>
+    pool.query(insertEventsSql(), [1, AGGREGATES, from + i, 'low']),
+  );
   return { events, achievedRate: round(events / loop.seconds, 1) };
 }
 
-type Fixture = {
+/** A variant's database, topic and relay, and a pool for the load. */
+type Fixture = RelayFixture<RelaySettings> & {
   name: string;
   markWithNextClaimMs: number;
-  db: TestDatabase;
-  admin: pg.Client;
   pool: pg.Pool;
   relay: Relay;
 };
@@ -143,21 +136,14 @@ try {
   const brokers = broker.broker.brokers;
   const kafka = benchKafka('bench-relay-low-rate', brokers);
   for (const variant of variants) {
-    const db = await createOutboxDatabase(`bench_relay_low_rate_${variant.name.replaceAll('-', '_')}`);
-    const prefix = `${freshName('lowrate')}.`;
-    await createTopic(kafka, topicFor('order', prefix), 6);
-    const [relay] = await startRelays(db, brokers, prefix, 1, 1000, `bench-${variant.name}`, {
+    const settings = {
       batchSize: 1000,
       topicPartitions: 6,
       env: { RELAY_MARK_WITH_NEXT_CLAIM_MS: String(variant.markWithNextClaimMs) },
-    });
-    fixtures.push({
-      ...variant,
-      db,
-      admin: await connect(db.url),
-      pool: new pg.Pool({ connectionString: db.url, max: 8 }),
-      relay: relay as Relay,
-    });
+    };
+    const fixture = await relayFixture(kafka, brokers, 1, settings, 1000, `lowrate-${variant.name}`);
+    const pool = new pg.Pool({ connectionString: fixture.db.url, max: 8 });
+    fixtures.push({ ...fixture, ...variant, pool, relay: fixture.relays[0] as Relay });
   }
   let cursor = 0;
   const measure = async (fixture: Fixture, rate: number, r: number): Promise<Cell> => {
@@ -227,10 +213,8 @@ try {
   }
 } finally {
   for (const fixture of fixtures) {
-    await fixture.relay.process.stop().catch(() => {});
     await fixture.pool.end().catch(() => {});
-    await fixture.admin.end().catch(() => {});
-    await fixture.db.drop().catch(() => {});
+    await stopRelayFixture(fixture).catch(() => {});
   }
   await broker.dispose();
 }

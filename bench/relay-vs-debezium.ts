@@ -27,6 +27,7 @@ import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/tes
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
+import { insertEventsSql } from './relay/backlog.ts';
 import { type Relay, relaySteps, startRelays, stepMeans } from './relay/relays.ts';
 import { positiveInts } from './support/args.ts';
 import { defineBench, int, ints, optional } from './support/bench.ts';
@@ -66,14 +67,6 @@ type Cell = {
   /** Polling sides: the relays' own step histogram over the drain, mean ms per call and batches. */
   steps?: Record<string, number>;
 };
-
-/** The backlog: `$1` rows over `$2` aggregates, round-robin, in one statement of one transaction. */
-const insertBacklogSql = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  select gen_random_uuid(), '/orders', 'order', $3 || '-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
-         jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-    from generate_series(1, $1::int) as n
-   order by n`;
 
 fixKafkajsIdleTimerLoop();
 await requireLogicalDecoding();
@@ -137,7 +130,7 @@ async function drain(side: Side, aggregates: number, cell: string, count = event
     if (side.relays.length > 0) await client.query('truncate outbox');
     const before = await endOffsets(admin, side.topic);
     await client.query('begin');
-    await client.query(insertBacklogSql, [count, aggregates, cell]);
+    await client.query(insertEventsSql('small'), [count, aggregates, 0, cell]);
     const { rows } = await client.query<{ t0: Date }>('select clock_timestamp() as t0');
     await client.query('commit');
     const t0 = (rows[0] as { t0: Date }).t0.getTime();
