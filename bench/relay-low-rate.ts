@@ -25,18 +25,8 @@ import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 import { insertEventsSql } from './relay/backlog.ts';
 import { type RelayFixture, relayFixture, stopRelayFixture } from './relay/measureRelays.ts';
-import {
-  lastSeq,
-  openLoop,
-  publishDelaysMs,
-  type Relay,
-  type RelaySettings,
-  relayPids,
-  relaySteps,
-  waitAllPublished,
-} from './relay/relays.ts';
+import { measurePublishing, openLoop, type Relay, type RelaySettings, relayPids } from './relay/relays.ts';
 import { defineBench, int, ints, text } from './support/bench.ts';
-import { cpuSince, cpuSnapshot } from './support/cpu.ts';
 import { benchKafka, startBenchBroker } from './support/kafka.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
 
@@ -147,23 +137,22 @@ try {
   }
   let cursor = 0;
   const measure = async (fixture: Fixture, rate: number, r: number): Promise<Cell> => {
-    const afterSeq = await lastSeq(fixture.admin);
-    const steps0 = await relaySteps(fixture.relay);
     const counters0 = await relayCounters(fixture.relay);
     const groups = { relay: relayPids([fixture.relay]) };
-    const cpu0 = cpuSnapshot(groups);
-    const offered = await offer(fixture.pool, rate, cursor);
-    cursor += offered.events;
-    if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
-      throw new Error(`${fixture.name} @${rate}/s: events still unpublished 60 s after the load`);
     // Every event is marked (the last batch's too, alone or not): the counts are complete.
-    const cpu = cpuSince(cpu0, groups);
-    const steps = await relaySteps(fixture.relay);
+    const measured = await measurePublishing(
+      fixture.admin,
+      [fixture.relay],
+      groups,
+      `${fixture.name} @${rate}/s`,
+      () => offer(fixture.pool, rate, cursor),
+    );
+    const { offered, cpu, stepCount, delaysMs: ms } = measured;
+    cursor += offered.events;
     const counters = await relayCounters(fixture.relay);
-    const ms = await publishDelaysMs(fixture.admin, afterSeq);
     const n = ms.length;
-    const claims = steps.claim.count - steps0.claim.count;
-    const marks = steps.mark.count - steps0.mark.count;
+    const claims = stepCount('claim');
+    const marks = stepCount('mark');
     const renewals = counters.renewals - counters0.renewals;
     return {
       round: r,
@@ -175,7 +164,7 @@ try {
       claims: round(claims / n, 3),
       marks: round(marks / n, 3),
       renewals: round(renewals / n, 3),
-      batches: round((steps.publish.count - steps0.publish.count) / n, 3),
+      batches: round(stepCount('publish') / n, 3),
       relayCpuSecondsPer1000: round(((cpu.seconds.relay ?? Number.NaN) * 1000) / n, 3),
       commitToAckMeanMs: round(
         ((counters.ackSum - counters0.ackSum) / Math.max(1, counters.ackCount - counters0.ackCount)) * 1000,

@@ -1,21 +1,12 @@
 /** The latency phase: one relay per poll interval, a steady offered load, commit-to-ack per event. */
 import pg from 'pg';
-import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
+import type { CpuReport } from '../support/cpu.ts';
 import { benchKafka } from '../support/kafka.ts';
 import { quantile, rotated, round } from '../support/stats.ts';
 import { insertEventsSql } from './backlog.ts';
 import { type RelayFixture, relayFixture, stopRelayFixture } from './measureRelays.ts';
 import { type LatencyMode, log, modeInfo, params } from './params.ts';
-import {
-  lastSeq,
-  openLoop,
-  publishDelaysMs,
-  relayPids,
-  relaySteps,
-  type StepTotals,
-  setNotifyTrigger,
-  waitAllPublished,
-} from './relays.ts';
+import { measurePublishing, openLoop, relayPids, setNotifyTrigger } from './relays.ts';
 
 export type LatencyRound = {
   round: number;
@@ -110,18 +101,15 @@ async function measureCell(
 ): Promise<LatencyRound> {
   const { mode, rate, r, seconds } = cell;
   await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
-  const afterSeq = await lastSeq(fixture.admin);
   const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
-  const cpu0 = cpuSnapshot(groups);
-  const steps0 = await Promise.all(fixture.relays.map(relaySteps));
-  const offered = await offerLoad(fixture.pool, rate, seconds);
-  if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
-    throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
-  const cpu = cpuSince(cpu0, groups);
-  const steps = await Promise.all(fixture.relays.map(relaySteps));
-  const stepCount = (step: keyof StepTotals) =>
-    steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
-  const ms = await publishDelaysMs(fixture.admin, afterSeq);
+  const measured = await measurePublishing(
+    fixture.admin,
+    fixture.relays,
+    groups,
+    `latency ${mode} @${rate}/s`,
+    () => offerLoad(fixture.pool, rate, seconds),
+  );
+  const { offered, cpu, stepCount, delaysMs: ms } = measured;
   return {
     round: r,
     mode,

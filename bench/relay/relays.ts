@@ -5,6 +5,9 @@ import { type ServiceProcess, startService } from '@outbox/devstack/service-proc
 import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
 
+import { cpuSince, cpuSnapshot } from '../support/cpu.ts';
+import { relaySteps, type StepTotals } from './steps.ts';
+
 export { relaySteps, type StepTotals, stepMeans } from './steps.ts';
 
 export async function connect(url: string): Promise<pg.Client> {
@@ -86,8 +89,33 @@ export async function openLoop(count: number, intervalMs: number, send: (i: numb
   return { lateTicks, seconds: (performance.now() - start) / 1000 };
 }
 
+/**
+ * Relays publishing a load: `offer` makes it, then every event of it is waited for; returns what
+ * `offer` did, the CPU of `groups` over that stretch, how many times the relays ran each step
+ * (claims, batches sent, marks), and each event's published_at − created_at in ms.
+ */
+export async function measurePublishing<T>(
+  admin: pg.Client,
+  relays: Relay[],
+  groups: Record<string, number[]>,
+  label: string,
+  offer: () => Promise<T>,
+) {
+  const afterSeq = await lastSeq(admin);
+  const cpu0 = cpuSnapshot(groups);
+  const steps0 = await Promise.all(relays.map(relaySteps));
+  const offered = await offer();
+  if (!(await waitAllPublished(admin, afterSeq, 60_000)))
+    throw new Error(`${label}: events still unpublished 60 s after the load`);
+  const cpu = cpuSince(cpu0, groups);
+  const steps = await Promise.all(relays.map(relaySteps));
+  const stepCount = (step: keyof StepTotals) =>
+    steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
+  return { offered, cpu, stepCount, delaysMs: await publishDelaysMs(admin, afterSeq) };
+}
+
 /** The highest seq in the outbox now: what a measurement's rows come after. */
-export async function lastSeq(client: pg.Client): Promise<string> {
+async function lastSeq(client: pg.Client): Promise<string> {
   const { rows } = await client.query<{ seq: string }>(
     'select coalesce(max(seq), 0)::text as seq from outbox',
   );
@@ -95,7 +123,7 @@ export async function lastSeq(client: pg.Client): Promise<string> {
 }
 
 /** Each event's published_at − created_at in ms, for the rows after `afterSeq`. */
-export async function publishDelaysMs(client: pg.Client, afterSeq: string): Promise<number[]> {
+async function publishDelaysMs(client: pg.Client, afterSeq: string): Promise<number[]> {
   const { rows } = await client.query<{ ms: number }>(
     'select extract(epoch from published_at - created_at) * 1000 as ms from outbox where seq > $1::bigint',
     [afterSeq],

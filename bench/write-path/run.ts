@@ -103,7 +103,7 @@ async function countNotificationsPerVariant(admin: pg.Client, listener: pg.Clien
   const segment: Segment = async (variant, fn) => {
     // The NOTIFY trigger, and migration 005's traceparent trigger, as the variant wants them.
     const off = [
-      ...(variant.notifyTrigger ? [] : ['outbox_notify_after_insert']),
+      ...(variant.notifyTrigger === false ? ['outbox_notify_after_insert'] : []),
       ...(variant.traceparentTrigger === false ? ['outbox_traceparent_before_insert'] : []),
     ];
     for (const trigger of off) await setTrigger(admin, trigger, false);
