@@ -42,6 +42,7 @@ import {
   runQueueWaitNs,
   TICKS_PER_SECOND,
 } from './support/cpu.ts';
+import { type ProfileShares, profileShares, readProfiles } from './support/cpuProfile.ts';
 import { machineInfo } from './support/environment.ts';
 import {
   backendPids,
@@ -58,7 +59,6 @@ import {
 } from './where-time-goes/counts.ts';
 import { outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
 import { postgresClients } from './where-time-goes/postgresClients.ts';
-import { profilesOf } from './where-time-goes/profiles.ts';
 import { databaseNow, replyLockCounts } from './where-time-goes/replyLocks.ts';
 import { markdownReport, type Statement, type WhereTimeGoes } from './where-time-goes/report.ts';
 
@@ -270,3 +270,20 @@ try {
   await dispose();
 }
 process.exit(0);
+
+/** Each Node process's profile, written when it exits: the processes are stopped here for that. */
+async function profilesOf(
+  stack: Awaited<ReturnType<typeof startChaosStack>>,
+  dir: string,
+  window: { fromUs: number; toUs: number },
+): Promise<Record<string, ProfileShares>> {
+  const pidOf = new Map(PROCESSES.map((name) => [stack.process(name).pid, name]));
+  await Promise.all(PROCESSES.map((name) => stack.process(name).stop()));
+  const shares: Record<string, ProfileShares> = {};
+  for (const [pid, profile] of readProfiles(dir)) {
+    const name = pidOf.get(pid);
+    if (name) shares[name] = profileShares(profile, window);
+  }
+  log(`profiles in ${dir} (Chrome DevTools and speedscope open them)`);
+  return shares;
+}
