@@ -27,7 +27,6 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
@@ -94,11 +93,8 @@ let relay = await startRelay();
 type Samples = { toBroker: number[]; toConsumer: number[]; appendedAt: number[] };
 const samples = new Map<string, Samples>();
 const samplesOf = (cell: string): Samples => {
-  const found = samples.get(cell);
-  if (found) return found;
-  const fresh: Samples = { toBroker: [], toConsumer: [], appendedAt: [] };
-  samples.set(cell, fresh);
-  return fresh;
+  if (!samples.has(cell)) samples.set(cell, { toBroker: [], toConsumer: [], appendedAt: [] });
+  return samples.get(cell) as Samples;
 };
 const consumer = kafka.consumer({ groupId: `${name}-reader`, maxWaitTimeInMs: 100 });
 await consumer.connect();
@@ -127,15 +123,7 @@ const pool = new pg.Pool({ connectionString: db.url, max: 8 });
 async function offer(cell: string, rate: number, durationMs: number) {
   const count = Math.round((rate * durationMs) / 1000);
   const loop = await openLoop(count, 1000 / rate, (n) =>
-    pool.query(
-      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
-      [
-        randomUUID(),
-        `${cell}-${n % aggregates}`,
-        JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
-      ],
-    ),
+    pool.query(insertEventsSql('small'), [1, aggregates, n, cell]),
   );
   return { count, achievedRate: count / loop.seconds };
 }

@@ -105,15 +105,18 @@ const profileDir = args.cpuProf ? mkdtempSync(join(tmpdir(), 'where-time-goes-')
 const nodeOptions = [args.nodeOptions, profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
   .filter(Boolean)
   .join(' ');
-const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
+// Nothing refused: billing's payment limit out of reach.
+const stackEnv = Object.fromEntries(
   PROCESSES.map((name) => [
     name,
-    { ...tracingEnv[name], ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    {
+      ...tracingEnv[name],
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...args.env,
+      ...(name === 'billing' ? { PAYMENT_LIMIT_CENTS: '100000000000' } : {}),
+    },
   ]),
 );
-const extraEnv = args.env;
-for (const name of PROCESSES) stackEnv[name] = { ...stackEnv[name], ...extraEnv };
-stackEnv.billing = { ...stackEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
 const stack = await startChaosStack({
   label: 'wtg',
   kafkaBrokers: broker.brokers,
@@ -234,7 +237,7 @@ try {
     warmup,
     tracing: args.tracing,
     nodeOptions,
-    env: extraEnv,
+    env: args.env,
     spansReceived: receiver?.spans.length,
     rate,
     seconds,
