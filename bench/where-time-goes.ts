@@ -18,7 +18,8 @@
 //
 // --reply-locks: once every order of the window is decided, how often the orders service locked an
 // order row to record inventory's and billing's replies (where-time-goes/replyLocks.ts; needs
-// pg_stat_statements). docs/performance.md, "One lock per order", shows how we used it.
+// pg_stat_statements). The statements and transactions are then read after that wait: they cover it too.
+// docs/performance.md, "One lock per order", shows how we used it.
 //
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
@@ -182,13 +183,13 @@ try {
     : undefined;
   window.toUs = nowUs();
   const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
-  // Before the statements are read, so that they hold every reply to the window's orders.
-  const counts = windowFrom && (await replyLockCounts(stack.databases.orders, windowFrom, orderIds.length));
   const rss = Object.fromEntries(
     Object.entries(pids)
       .filter(([name]) => name !== 'postgres')
       .map(([name, [pid]]) => [name, rssMiB(pid as number)]),
   );
+  // Before the statements are read, so that they hold every reply to the window's orders.
+  const counts = windowFrom && (await replyLockCounts(stack.databases.orders, windowFrom, orderIds.length));
   /** Per process, what its counters grew by over the window, in ms per accepted order. */
   const perOrderOf = (start: Record<string, number[]>, end: Record<string, number[]>, msPerUnit: number) =>
     Object.fromEntries(
