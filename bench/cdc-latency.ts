@@ -27,16 +27,15 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@outbox/devstack/ports';
-import { startService } from '@outbox/devstack/service-process';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';
+import { insertEventsSql } from './relay/backlog.ts';
+import { openLoop, startRelays } from './relay/relays.ts';
 import { defineBench, int, ints } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
 import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
@@ -80,29 +79,22 @@ for (const prefix of Object.values(prefixes))
     { name: 'message.timestamp.type', value: 'LogAppendTime' },
   ]);
 await connect.connect(name, db.url, prefixes.debezium, PARTITIONS);
+// Production defaults: batch and poll interval not set.
 const startRelay = async () =>
-  startService(
-    'relay',
-    {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: broker.broker.brokers.join(','),
-      KAFKA_TOPIC_PREFIX: prefixes.polling,
-      KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
-    },
-    { port: await freePort(), label: 'bench-cdc-latency' },
-  );
-let relay: Awaited<ReturnType<typeof startService>> | undefined = await startRelay();
+  (
+    await startRelays(db, broker.broker.brokers, prefixes.polling, 1, undefined, 'bench-cdc-latency', {
+      topicPartitions: PARTITIONS,
+    })
+  )[0]?.process;
+let relay = await startRelay();
 
 // Per side and cell (the aggregate id's prefix names the cell: an offered rate, or the backlog):
 // commit → broker append, commit → arrival, and the broker's append times themselves.
 type Samples = { toBroker: number[]; toConsumer: number[]; appendedAt: number[] };
 const samples = new Map<string, Samples>();
 const samplesOf = (cell: string): Samples => {
-  const found = samples.get(cell);
-  if (found) return found;
-  const fresh: Samples = { toBroker: [], toConsumer: [], appendedAt: [] };
-  samples.set(cell, fresh);
-  return fresh;
+  if (!samples.has(cell)) samples.set(cell, { toBroker: [], toConsumer: [], appendedAt: [] });
+  return samples.get(cell) as Samples;
 };
 const consumer = kafka.consumer({ groupId: `${name}-reader`, maxWaitTimeInMs: 100 });
 await consumer.connect();
@@ -130,38 +122,16 @@ const pool = new pg.Pool({ connectionString: db.url, max: 8 });
 /** Inserts one event per transaction at `rate` per second for `durationMs`, on schedule (open loop). */
 async function offer(cell: string, rate: number, durationMs: number) {
   const count = Math.round((rate * durationMs) / 1000);
-  const started = Date.now();
-  const inserts: Promise<unknown>[] = [];
-  for (let n = 0; n < count; n++) {
-    const due = started + (n * 1000) / rate;
-    if (due > Date.now()) await sleep(due - Date.now()); // pacing the load, not waiting for a condition
-    inserts.push(
-      pool.query(
-        `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-         values ($1, '/orders', 'order', $2, 'ORDER_CREATED', 1, $3::jsonb)`,
-        [
-          randomUUID(),
-          `${cell}-${n % aggregates}`,
-          JSON.stringify({ orderId: randomUUID(), totalCents: '1999' }),
-        ],
-      ),
-    );
-  }
-  await Promise.all(inserts);
-  return { count, achievedRate: (count * 1000) / (Date.now() - started) };
+  const loop = await openLoop(count, 1000 / rate, (n) =>
+    pool.query(insertEventsSql('small'), [1, aggregates, n, cell]),
+  );
+  return { count, achievedRate: count / loop.seconds };
 }
 
 /** `count` events in transactions of 1,000 rows, as fast as they go: the backlog. */
 async function insertBacklog(count: number): Promise<void> {
-  for (let done = 0; done < count; done += 1000) {
-    await pool.query(
-      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       select gen_random_uuid(), '/orders', 'order', 'backlog-' || ((done + n) % $2::int), 'ORDER_CREATED', 1,
-              jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-       from generate_series(1, $1::int) as n, (select $3::int as done) as d`,
-      [Math.min(1000, count - done), aggregates, done],
-    );
-  }
+  for (let done = 0; done < count; done += 1000)
+    await pool.query(insertEventsSql('small'), [Math.min(1000, count - done), aggregates, done, 'backlog']);
 }
 
 async function received(cell: string, count: number, sides: readonly Side[] = SIDES): Promise<void> {
@@ -232,7 +202,7 @@ try {
   }
 
   log(`throughput: ${backlog} events inserted while the relay is stopped and the connector paused`);
-  await relay.stop();
+  await relay?.stop();
   relay = undefined;
   await connect.setPaused(true);
   await insertBacklog(backlog);

@@ -6,9 +6,10 @@
  *   npm run bench:kafka-clients -- [--help]
  *
  * One real Kafka broker (the devstack test broker) for the whole run. Per client, a relay process
- * on an outbox and a topic of its own (bench:relay's measureRelays), and per measurement a fresh
- * inventory process on a fresh consumer group over one topic that holds the backlog
- * (bench/kafka-clients/consumerApply.ts). Each round measures both clients, in the order
+ * on an outbox and a topic of its own, started once and left idle between measurements; a
+ * measurement is bench:relay's (measureRelays): a backlog committed at once, timed from its commit
+ * until the last row is marked published. Per measurement a fresh inventory process on a fresh
+ * consumer group over one topic that holds the backlog (bench/kafka-clients/consumerApply.ts). Each round measures both clients, in the order
  * kafkajs, platformatic in rounds 1, 3, … and the reverse in rounds 2, 4, …, so neither always
  * runs first on a machine whose load drifts; the ratio platformatic ÷ kafkajs is paired per round
  * and the median over rounds is reported. A client a process does not know yet is ignored by its
@@ -18,6 +19,7 @@
  */
 import { codeRevision } from '@outbox/chaos/revision';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import {
   type ApplyFixture,
@@ -26,9 +28,8 @@ import {
   stopApplyFixture,
 } from './kafka-clients/consumerApply.ts';
 import { bench, CLIENTS, log, out, params } from './kafka-clients/params.ts';
-import { drain, startRelayFixture, stopRelayFixture } from './kafka-clients/relayDrain.ts';
 import { type ClientRound, markdownReport, type Report, summarize } from './kafka-clients/report.ts';
-import type { RelayFixture } from './relay/measureRelays.ts';
+import { measureRelays, type RelayFixture, relayFixture, stopRelayFixture } from './relay/measureRelays.ts';
 import { loadavg } from './support/environment.ts';
 import { benchBrokerInfo, benchKafka, startBenchBroker } from './support/kafka.ts';
 import { rotated, round } from './support/stats.ts';
@@ -54,21 +55,34 @@ const brokers = broker.broker.brokers;
 const brokerPid = broker.broker.pid ?? 0;
 const kafka = benchKafka('bench-kafka-clients', brokers);
 const relays = new Map<string, RelayFixture>();
+/** `events` rows drained by the client's relay; its CPU is the `relays` group of the result. */
+const drain = (client: KafkaClientName, events: number, round: number) => {
+  const variant = {
+    key: client,
+    label: `relay on ${client}`,
+    kind: 'relay',
+    count: 1,
+    stats: 'fresh',
+  } as const;
+  return measureRelays(relays.get(client) as RelayFixture, variant, events, round, brokerPid);
+};
 let consumers: ApplyFixture | undefined;
 try {
   for (const client of CLIENTS) {
     log(`starting a relay on ${client}`);
-    relays.set(client, await startRelayFixture(kafka, brokers, client));
+    const settings = { ...params, env: { KAFKA_CLIENT: client } };
+    relays.set(
+      client,
+      await relayFixture(kafka, brokers, 1, settings, params.pollIntervalMs, `kafka-clients-${client}`),
+    );
   }
   consumers = await startApplyFixture(kafka, brokers);
-  const relayOf = (client: string) => relays.get(client) as RelayFixture;
   log(`warm-up: ${params.warmupEvents} rows per relay`);
-  for (const client of CLIENTS) await drain(relayOf(client), client, params.warmupEvents, -1, brokerPid);
+  for (const client of CLIENTS) await drain(client, params.warmupEvents, -1);
   for (let r = 0; r < params.rounds; r++) {
     const order = rotated(CLIENTS, r);
     const drained = new Map<string, ClientRound['relay']>();
-    for (const client of order)
-      drained.set(client, await drain(relayOf(client), client, params.relayEvents, r, brokerPid));
+    for (const client of order) drained.set(client, await drain(client, params.relayEvents, r));
     for (const client of order) {
       const consumer = await apply(consumers, client, r, brokerPid);
       const relay = drained.get(client) as ClientRound['relay'];

@@ -17,7 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@outbox/devstack/ports';
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { startOtlpReceiver } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { createTestDatabase, queryOnce } from '@outbox/devstack/testing/test-database';
@@ -26,6 +26,7 @@ import pg from 'pg';
 import { defineBench, int, list, number } from './support/bench.ts';
 import { checkoutOf, revisionOf } from './support/checkouts.ts';
 import { procTicks, TICKS_PER_SECOND } from './support/cpu.ts';
+import { median } from './support/stats.ts';
 
 const bench = defineBench({
   name: 'refusal-cost',
@@ -50,12 +51,6 @@ type Measured = {
   apiCpuUsPerRefusal: number;
   loadGeneratorCpuUsPerRequest: number;
   answerMs: { p50: number; p99: number };
-};
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 };
 
 async function healthy(url: string, child: ChildProcess): Promise<void> {
@@ -254,24 +249,15 @@ const markdown = [
   '',
   `${args.rate} orders/s offered for ${args.seconds} s per revision and round, every one refused on arrival (one admission slot, held; no queue); ${args.rounds} rounds, medians; spans exported to a receiver (a refusal starts none).`,
   '',
-  ...markdownTableLines(
-    [
-      'revision',
-      'API CPU µs per refusal (median)',
-      `÷ ${first?.name ?? ''}`,
-      'each round',
-      'load generator CPU µs per request',
-      'answer p99 ms',
-    ],
-    summary.map((s) => [
-      `${s.name} (\`${s.revision}\`)`,
-      String(s.apiCpuUsPerRefusal),
+  ...markdownTableLinesOf(summary, {
+    revision: (s) => `${s.name} (\`${s.revision}\`)`,
+    'API CPU µs per refusal (median)': (s) => s.apiCpuUsPerRefusal,
+    [`÷ ${first?.name ?? ''}`]: (s) =>
       first?.apiCpuUsPerRefusal ? (s.apiCpuUsPerRefusal / first.apiCpuUsPerRefusal).toFixed(2) : '—',
-      s.rounds.map((m) => m.apiCpuUsPerRefusal).join(', '),
-      String(s.loadGeneratorCpuUsPerRequest),
-      s.answerP99Ms.toFixed(1),
-    ]),
-  ),
+    'each round': (s) => s.rounds.map((m) => m.apiCpuUsPerRefusal).join(', '),
+    'load generator CPU µs per request': (s) => s.loadGeneratorCpuUsPerRequest,
+    'answer p99 ms': (s) => s.answerP99Ms.toFixed(1),
+  }),
 ].join('\n');
 bench.write(
   { variants: summary },

@@ -15,6 +15,7 @@ import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { OUTBOX_SESSION_OPTIONS, outboxSql } from '@outbox/outbox';
 import pg from 'pg';
+import { insertEventsSql } from './relay/backlog.ts';
 import { defineBench, int, ints } from './support/bench.ts';
 import { median, round } from './support/stats.ts';
 import { type ExplainRoot, planOutline } from './where-time-goes/outboxState.ts';
@@ -97,13 +98,7 @@ const claim = async (limit: number, inHand: string[]) =>
 try {
   for (const aggregates of aggregateCounts) {
     await client.query('truncate outbox');
-    await client.query(
-      `insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-       select gen_random_uuid(), '/orders', 'order', 'agg-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
-              jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-         from generate_series(1, $1::int) as n order by n`,
-      [events, aggregates],
-    );
+    await client.query(insertEventsSql('small'), [events, aggregates, 0, 'agg']);
     await client.query('vacuum analyze outbox');
     for (const limit of limits) {
       log(`${aggregates} aggregates, claims of ${limit}`);

@@ -20,15 +20,14 @@
  * Not a test: it prints a table and writes <out>.json and <out>.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { topicFor } from '@outbox/contracts';
-import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
-import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
-import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
+import { testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
-import { connect, type Relay, relayPids, relaySteps, startRelays, waitAllPublished } from './relay/relays.ts';
+import { insertEventsSql } from './relay/backlog.ts';
+import { type RelayFixture, relayFixture, stopRelayFixture } from './relay/measureRelays.ts';
+import { measurePublishing, openLoop, type Relay, type RelaySettings, relayPids } from './relay/relays.ts';
 import { defineBench, int, ints, text } from './support/bench.ts';
-import { cpuSince, cpuSnapshot } from './support/cpu.ts';
-import { benchKafka, createTopic, freshName, startBenchBroker } from './support/kafka.ts';
+import { benchKafka, startBenchBroker } from './support/kafka.ts';
 import { median, quantile, rotated, round } from './support/stats.ts';
 
 const bench = defineBench({
@@ -55,37 +54,19 @@ const { rates, seconds, rounds, variants } = bench.args;
 const log = bench.log;
 const AGGREGATES = 1000;
 
-const insertOne = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  values (gen_random_uuid(), '/orders', 'order', 'low-' || ($1::int % ${AGGREGATES})::text, 'ORDER_CREATED', 1,
-          jsonb_build_object('orderId', gen_random_uuid()::text, 'customerId', 'customer-' || $1::text,
-                             'currency', 'EUR', 'totalCents', '1999',
-                             'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999'))))`;
-
 /** `rate` events/s for `seconds`, one transaction each, on a schedule fixed in advance (open loop). */
-async function offer(
-  pool: pg.Pool,
-  rate: number,
-  from: number,
-): Promise<{ events: number; achievedRate: number }> {
+async function offer(pool: pg.Pool, rate: number, from: number) {
   const events = rate * seconds;
-  const intervalMs = 1000 / rate;
-  const inflight: Promise<unknown>[] = [];
-  const start = performance.now();
-  for (let i = 0; i < events; i++) {
-    const wait = start + i * intervalMs - performance.now();
-    if (wait > 1) await sleep(wait);
-    inflight.push(pool.query(insertOne, [from + i]));
-  }
-  await Promise.all(inflight);
-  return { events, achievedRate: round(events / ((performance.now() - start) / 1000), 1) };
+  const loop = await openLoop(events, 1000 / rate, (i) =>
+    pool.query(insertEventsSql(), [1, AGGREGATES, from + i, 'low']),
+  );
+  return { events, achievedRate: round(events / loop.seconds, 1) };
 }
 
-type Fixture = {
+/** A variant's database, topic and relay, and a pool for the load. */
+type Fixture = RelayFixture<RelaySettings> & {
   name: string;
   markWithNextClaimMs: number;
-  db: TestDatabase;
-  admin: pg.Client;
   pool: pg.Pool;
   relay: Relay;
 };
@@ -145,49 +126,34 @@ try {
   const brokers = broker.broker.brokers;
   const kafka = benchKafka('bench-relay-low-rate', brokers);
   for (const variant of variants) {
-    const db = await createOutboxDatabase(`bench_relay_low_rate_${variant.name.replaceAll('-', '_')}`);
-    const prefix = `${freshName('lowrate')}.`;
-    await createTopic(kafka, topicFor('order', prefix), 6);
-    const [relay] = await startRelays(db, brokers, prefix, 1, 1000, `bench-${variant.name}`, {
+    const settings = {
       batchSize: 1000,
       topicPartitions: 6,
       env: { RELAY_MARK_WITH_NEXT_CLAIM_MS: String(variant.markWithNextClaimMs) },
-    });
-    fixtures.push({
-      ...variant,
-      db,
-      admin: await connect(db.url),
-      pool: new pg.Pool({ connectionString: db.url, max: 8 }),
-      relay: relay as Relay,
-    });
+    };
+    const fixture = await relayFixture(kafka, brokers, 1, settings, 1000, `lowrate-${variant.name}`);
+    const pool = new pg.Pool({ connectionString: fixture.db.url, max: 8 });
+    fixtures.push({ ...fixture, ...variant, pool, relay: fixture.relays[0] as Relay });
   }
   let cursor = 0;
   const measure = async (fixture: Fixture, rate: number, r: number): Promise<Cell> => {
-    const { rows } = await fixture.admin.query<{ seq: string }>(
-      'select coalesce(max(seq), 0)::text as seq from outbox',
-    );
-    const afterSeq = rows[0]?.seq ?? '0';
-    const steps0 = await relaySteps(fixture.relay);
     const counters0 = await relayCounters(fixture.relay);
     const groups = { relay: relayPids([fixture.relay]) };
-    const cpu0 = cpuSnapshot(groups);
-    const offered = await offer(fixture.pool, rate, cursor);
-    cursor += offered.events;
-    if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
-      throw new Error(`${fixture.name} @${rate}/s: events still unpublished 60 s after the load`);
     // Every event is marked (the last batch's too, alone or not): the counts are complete.
-    const cpu = cpuSince(cpu0, groups);
-    const steps = await relaySteps(fixture.relay);
-    const counters = await relayCounters(fixture.relay);
-    const { rows: samples } = await fixture.admin.query<{ ms: number }>(
-      `select extract(epoch from published_at - created_at) * 1000 as ms from outbox where seq > $1::bigint`,
-      [afterSeq],
+    const measured = await measurePublishing(
+      fixture.admin,
+      [fixture.relay],
+      groups,
+      `${fixture.name} @${rate}/s`,
+      () => offer(fixture.pool, rate, cursor),
     );
-    const n = samples.length;
-    const claims = steps.claim.count - steps0.claim.count;
-    const marks = steps.mark.count - steps0.mark.count;
+    const { offered, cpu, stepCount, delaysMs: ms } = measured;
+    cursor += offered.events;
+    const counters = await relayCounters(fixture.relay);
+    const n = ms.length;
+    const claims = stepCount('claim');
+    const marks = stepCount('mark');
     const renewals = counters.renewals - counters0.renewals;
-    const ms = samples.map((s) => Number(s.ms));
     return {
       round: r,
       variant: fixture.name,
@@ -198,7 +164,7 @@ try {
       claims: round(claims / n, 3),
       marks: round(marks / n, 3),
       renewals: round(renewals / n, 3),
-      batches: round((steps.publish.count - steps0.publish.count) / n, 3),
+      batches: round(stepCount('publish') / n, 3),
       relayCpuSecondsPer1000: round(((cpu.seconds.relay ?? Number.NaN) * 1000) / n, 3),
       commitToAckMeanMs: round(
         ((counters.ackSum - counters0.ackSum) / Math.max(1, counters.ackCount - counters0.ackCount)) * 1000,
@@ -236,20 +202,17 @@ try {
   }
 } finally {
   for (const fixture of fixtures) {
-    await fixture.relay.process.stop().catch(() => {});
     await fixture.pool.end().catch(() => {});
-    await fixture.admin.end().catch(() => {});
-    await fixture.db.drop().catch(() => {});
+    await stopRelayFixture(fixture).catch(() => {});
   }
   await broker.dispose();
 }
 
 // Per rate and variant: medians over rounds; CPU and latency as ratios to the first variant,
 // paired per round.
-const lines: string[][] = [];
 const base = variants[0]?.name;
-for (const rate of rates) {
-  for (const { name } of variants) {
+const summary = rates.flatMap((rate) =>
+  variants.map(({ name }) => {
     const cells = report.cells.filter((c) => c.rate === rate && c.variant === name);
     const med = (f: (c: Cell) => number) => round(median(cells.map(f)), 3);
     const ratio = (f: (c: Cell) => number) =>
@@ -262,7 +225,7 @@ for (const rate of rates) {
         ),
         2,
       );
-    const summary = {
+    return {
       rate,
       variant: name,
       statementsPerEvent: med((c) => c.statements),
@@ -275,21 +238,9 @@ for (const rate of rates) {
       publishedAtP50Ratio: ratio((c) => c.publishedAtP50Ms),
       publishedAtP99Ratio: ratio((c) => c.publishedAtP99Ms),
     };
-    report.summary.push(summary);
-    lines.push([
-      String(rate),
-      name,
-      String(summary.statementsPerEvent),
-      String(summary.claimsPerEvent),
-      String(summary.marksAlonePerEvent),
-      String(summary.renewalsPerEvent),
-      String(summary.batchesPerEvent),
-      String(summary.relayCpuRatio),
-      String(summary.commitToAckMeanRatio),
-      `${summary.publishedAtP50Ratio} / ${summary.publishedAtP99Ratio}`,
-    ]);
-  }
-}
+  }),
+);
+report.summary.push(...summary);
 const markdown = [
   '# Relay at low rates: cost per event',
   '',
@@ -297,21 +248,18 @@ const markdown = [
   '',
   "Per event published, medians over rounds. Statements: the relay's claims (with a mark or not), marks sent alone and lease renewals, from its own metrics; each is one round trip (named prepared statements, no BEGIN/COMMIT). Ratios to the first variant, paired per round.",
   '',
-  ...markdownTableLines(
-    [
-      'rate /s',
-      'variant',
-      'statements',
-      'claims',
-      'marks alone',
-      'renewals',
-      'batches',
-      'relay CPU (ratio)',
-      'commit→ack mean (ratio)',
-      'published_at p50 / p99 (ratio)',
-    ],
-    lines,
-  ),
+  ...markdownTableLinesOf(summary, {
+    'rate /s': (s) => s.rate,
+    variant: (s) => s.variant,
+    statements: (s) => s.statementsPerEvent,
+    claims: (s) => s.claimsPerEvent,
+    'marks alone': (s) => s.marksAlonePerEvent,
+    renewals: (s) => s.renewalsPerEvent,
+    batches: (s) => s.batchesPerEvent,
+    'relay CPU (ratio)': (s) => s.relayCpuRatio,
+    'commit→ack mean (ratio)': (s) => s.commitToAckMeanRatio,
+    'published_at p50 / p99 (ratio)': (s) => `${s.publishedAtP50Ratio} / ${s.publishedAtP99Ratio}`,
+  }),
   '',
   `Outbox rows updated per event over the whole run (pg_stat_user_tables, read 12 s after the last cell): ${Object.entries(
     report.rowsUpdated,

@@ -21,15 +21,14 @@
 
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@outbox/devstack/ports';
-import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { type TestDatabase, testPostgresUrl } from '@outbox/devstack/testing/test-database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { Admin } from 'kafkajs';
 import pg from 'pg';
-import { relaySteps, stepMeans } from './relay/steps.ts';
+import { insertEventsSql } from './relay/backlog.ts';
+import { type Relay, relaySteps, startRelays, stepMeans } from './relay/relays.ts';
 import { positiveInts } from './support/args.ts';
 import { defineBench, int, ints, optional } from './support/bench.ts';
 import { requireLogicalDecoding, startCdcWorker } from './support/cdc.ts';
@@ -58,7 +57,7 @@ const batches: (number | undefined)[] = bench.args.batches ?? [undefined];
 const log = bench.log;
 const PARTITIONS = 6;
 
-type Side = { key: string; label: string; db: TestDatabase; topic: string; relays: ServiceProcess[] };
+type Side = { key: string; label: string; db: TestDatabase; topic: string; relays: Relay[] };
 type Cell = {
   round: number;
   aggregates: number;
@@ -68,14 +67,6 @@ type Cell = {
   /** Polling sides: the relays' own step histogram over the drain, mean ms per call and batches. */
   steps?: Record<string, number>;
 };
-
-/** The backlog: `$1` rows over `$2` aggregates, round-robin, in one statement of one transaction. */
-const insertBacklogSql = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  select gen_random_uuid(), '/orders', 'order', $3 || '-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
-         jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')
-    from generate_series(1, $1::int) as n
-   order by n`;
 
 fixKafkajsIdleTimerLoop();
 await requireLogicalDecoding();
@@ -98,25 +89,6 @@ async function newSide(key: string, label: string): Promise<Side> {
   const side: Side = { key, label, db, topic, relays: [] };
   sides.push(side);
   return side;
-}
-
-async function startRelays(side: Side, count: number, batch: number | undefined): Promise<void> {
-  const prefix = side.topic.slice(0, -'order.events'.length);
-  for (let i = 1; i <= count; i++)
-    side.relays.push(
-      await startService(
-        'relay',
-        {
-          DATABASE_URL: side.db.url,
-          KAFKA_BROKERS: brokers.join(','),
-          KAFKA_TOPIC_PREFIX: prefix,
-          KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
-          RELAY_ID: `${side.key}-${i}`,
-          ...(batch ? { RELAY_BATCH_SIZE: String(batch) } : {}),
-        },
-        { port: await freePort(), label: 'bench-relay-vs-debezium', name: `${side.key}-${i}` },
-      ),
-    );
 }
 
 /** The topic's end offsets, per partition. */
@@ -158,7 +130,7 @@ async function drain(side: Side, aggregates: number, cell: string, count = event
     if (side.relays.length > 0) await client.query('truncate outbox');
     const before = await endOffsets(admin, side.topic);
     await client.query('begin');
-    await client.query(insertBacklogSql, [count, aggregates, cell]);
+    await client.query(insertEventsSql('small'), [count, aggregates, 0, cell]);
     const { rows } = await client.query<{ t0: Date }>('select clock_timestamp() as t0');
     await client.query('commit');
     const t0 = (rows[0] as { t0: Date }).t0.getTime();
@@ -186,7 +158,11 @@ try {
     for (const count of relayCounts) {
       const key = `polling${count}${batch ? `b${batch}` : ''}`;
       const label = `${count} polling relay${count > 1 ? 's' : ''}${batch ? `, batch ${batch}` : ''}`;
-      await startRelays(await newSide(key, label), count, batch);
+      const side = await newSide(key, label);
+      side.relays = await startRelays(side.db, brokers, `${name}-${key}.`, count, undefined, key, {
+        topicPartitions: PARTITIONS,
+        ...(batch ? { batchSize: batch } : {}),
+      });
     }
 
   log('warm-up: 2,000 events per side');
@@ -195,7 +171,7 @@ try {
     for (const aggregates of aggregateCounts) {
       const line: string[] = [];
       for (const side of rotated(sides, r + aggregates)) {
-        const relays = side.relays.map((process) => ({ process, id: side.key }));
+        const { relays } = side;
         const stepsBefore = await Promise.all(relays.map(relaySteps));
         const ms = await drain(side, aggregates, `r${r}a${aggregates}`);
         const eventsPerSec = round((events * 1000) / ms, 0);
@@ -209,7 +185,7 @@ try {
   }
 } finally {
   await admin.disconnect();
-  for (const side of sides) await Promise.allSettled(side.relays.map((relay) => relay.stop()));
+  for (const side of sides) await Promise.allSettled(side.relays.map((relay) => relay.process.stop()));
   await connect.dispose();
   for (const side of sides) await side.db.drop();
   await broker.dispose();

@@ -198,19 +198,13 @@ function processPids(
   connect?: OwnConnect,
   observability?: Observability,
 ) {
-  const pids: Record<string, number[]> = {};
-  for (const name of PROCESSES) {
-    const pid = stack.process(name).pid;
-    pids[name] = pid ? [pid] : [];
-  }
-  pids.kafka = brokerPid ? [brokerPid] : [];
-  if (connect) pids.connect = connect.worker.pid ? [connect.worker.pid] : [];
-  if (observability) {
-    const { zipkin, prometheus } = observability;
-    pids.zipkin = zipkin.pid ? [zipkin.pid] : [];
-    pids.prometheus = prometheus?.pid ? [prometheus.pid] : [];
-  }
-  return pids;
+  const pids: Record<string, number | undefined> = {
+    ...Object.fromEntries(PROCESSES.map((name) => [name, stack.process(name).pid])),
+    kafka: brokerPid,
+    ...(connect ? { connect: connect.worker.pid } : {}),
+    ...(observability ? { zipkin: observability.zipkin.pid, prometheus: observability.prometheus?.pid } : {}),
+  };
+  return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid ? [pid] : []]));
 }
 
 /** The steps at `factors` × the capacity: below it for latency, above it for goodput. */

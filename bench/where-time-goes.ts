@@ -16,6 +16,11 @@
 // report counts the window's requests per order by API and by client (it costs the broker CPU of
 // its own: compare such runs with each other).
 //
+// --reply-locks: once every order of the window is decided, how often the orders service locked an
+// order row to record inventory's and billing's replies (where-time-goes/replyLocks.ts; needs
+// pg_stat_statements). The statements and transactions are then read after that wait: they cover it too.
+// docs/performance.md, "One lock per order", shows how we used it.
+//
 // Not a capacity search (that is bench:system): one rate, so two revisions can be compared
 // statement by statement. docs/performance.md shows how we used it.
 import { mkdtempSync } from 'node:fs';
@@ -23,31 +28,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startChaosStack } from '@outbox/chaos';
-import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
 import { startOtlpReceiver, tracingEnvForStack } from '@outbox/devstack/testing/otlp-receiver';
 import { startTestBroker } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
-import { collectOutcome, type LatencySummary, runLoad } from '@outbox/loadgen';
+import { collectOutcome, runLoad } from '@outbox/loadgen';
 import { defineBench, env, flag, number, text } from './support/bench.ts';
-import { cpuSince, cpuSnapshot, procTicks, rssMiB, runQueueWaitNs, TICKS_PER_SECOND } from './support/cpu.ts';
-import { type MachineInfo, machineInfo } from './support/environment.ts';
-import { STACK_PROCESSES as PROCESSES, postgresUrl, stackDatabaseUrls } from './support/stack.ts';
 import {
-  type BrokerRequests,
-  brokerRequests,
-  brokerRequestsLines,
-  logOffset,
-  requestLogJvmOptions,
-} from './where-time-goes/brokerRequests.ts';
+  cpuSince,
+  cpuSnapshot,
+  grownBy,
+  procTicks,
+  readingsOf,
+  rssMiB,
+  runQueueWaitNs,
+  TICKS_PER_SECOND,
+} from './support/cpu.ts';
+import { type ProfileShares, profileShares, readProfiles } from './support/cpuProfile.ts';
+import { machineInfo } from './support/environment.ts';
+import {
+  backendPids,
+  STACK_PROCESSES as PROCESSES,
+  postgresUrl,
+  stackDatabaseUrls,
+} from './support/stack.ts';
+import { brokerRequests, logOffset, requestLogJvmOptions } from './where-time-goes/brokerRequests.ts';
 import {
   familiesPerOrder,
   statementFamilySql,
   transactionsPerOrder,
   transactionsSoFar,
 } from './where-time-goes/counts.ts';
-import { type OutboxState, outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
+import { outboxState, statementsAvailable } from './where-time-goes/outboxState.ts';
 import { postgresClients } from './where-time-goes/postgresClients.ts';
-import { profilesOf } from './where-time-goes/profiles.ts';
+import { databaseNow, replyLockCounts } from './where-time-goes/replyLocks.ts';
+import { markdownReport, type Statement, type WhereTimeGoes } from './where-time-goes/report.ts';
+
+/** What this bench writes, read by the figures. */
+export type { ReplyLocks, WhereTimeGoes } from './where-time-goes/report.ts';
 
 const bench = defineBench({
   name: 'where-time-goes',
@@ -69,58 +86,14 @@ const bench = defineBench({
     env: env('KEY=VALUE for every process of the stack, repeatable (RELAY_LINGER_MS=20, say)'),
     cpuProf: flag('every Node process writes a V8 CPU profile; the report splits it by library'),
     brokerRequests: flag("the broker logs every request; the report counts the window's per order"),
+    replyLocks: flag(
+      "once every order of the window is decided, count the reply consumer's order-row locks per order",
+    ),
   },
 });
 const { args } = bench;
 const { rate, seconds } = args;
 const log = bench.log;
-
-type Statement = {
-  database: string;
-  family: string;
-  calls: number;
-  rows: number;
-  meanMs: number;
-  maxMs: number;
-  query: string;
-};
-
-/** What this bench writes (`<out>.json`, beside the run record writeResults adds). */
-export type WhereTimeGoes = {
-  date: string;
-  machine: MachineInfo;
-  warmup: { rate: number; seconds: number };
-  tracing: boolean;
-  nodeOptions: string;
-  env: Record<string, string>;
-  /** With --tracing: the spans the receiver got. */
-  spansReceived?: number;
-  rate: number;
-  seconds: number;
-  accepted: number;
-  /** Orders the API refused with 503 overloaded (each sent once). */
-  shed?: number;
-  /**
-   * The machine over the load window: its busy share of every core, and this process's CPU (the
-   * load generator's, and the bench's own bookkeeping) per accepted order.
-   */
-  loadWindow?: { machineBusy: number; loadGeneratorMsPerOrder: number };
-  latencyMs: LatencySummary;
-  cpuMsPerOrder: Record<string, number>;
-  /** PostgreSQL's CPU ms per order by client (application_name), and the whole server's (`server`). */
-  postgresByClient?: Record<string, number>;
-  waitMsPerOrder: Record<string, number>;
-  rssMiB: Record<string, number>;
-  transactionsPerOrder: Record<string, number>;
-  statementFamiliesPerOrder: ReturnType<typeof familiesPerOrder>;
-  /** Empty when the server does not load pg_stat_statements. */
-  statements: Statement[];
-  outboxes: OutboxState[];
-  /** With --cpu-prof: per Node process, its busy time in the window by part. */
-  profiles: Awaited<ReturnType<typeof profilesOf>>;
-  /** With --broker-requests. */
-  brokerRequests?: BrokerRequests;
-};
 
 const { broker, dispose } = await startTestBroker(
   'where-time-goes',
@@ -133,15 +106,18 @@ const profileDir = args.cpuProf ? mkdtempSync(join(tmpdir(), 'where-time-goes-')
 const nodeOptions = [args.nodeOptions, profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '']
   .filter(Boolean)
   .join(' ');
-const stackEnv: Record<string, Record<string, string>> = Object.fromEntries(
+// Nothing refused: billing's payment limit out of reach.
+const stackEnv = Object.fromEntries(
   PROCESSES.map((name) => [
     name,
-    { ...tracingEnv[name], ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
+    {
+      ...tracingEnv[name],
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...args.env,
+      ...(name === 'billing' ? { PAYMENT_LIMIT_CENTS: '100000000000' } : {}),
+    },
   ]),
 );
-const extraEnv = args.env;
-for (const name of PROCESSES) stackEnv[name] = { ...stackEnv[name], ...extraEnv };
-stackEnv.billing = { ...stackEnv.billing, PAYMENT_LIMIT_CENTS: '100000000000' };
 const stack = await startChaosStack({
   label: 'wtg',
   kafkaBrokers: broker.brokers,
@@ -169,26 +145,19 @@ try {
   );
   pids.kafka = [broker.pid ?? Number.NaN];
   const names = Object.values(stack.databases).map((db) => db.name);
-  pids.postgres = (
-    await queryOnce<{ pid: number }>(
-      postgresUrl,
-      'select pid from pg_stat_activity where datname = any($1)',
-      [names],
-    )
-  ).map((row) => row.pid);
+  pids.postgres = await backendPids(stack);
   const clients = await postgresClients(postgresUrl, names);
   const withStatements = await statementsAvailable();
+  if (args.replyLocks && !withStatements)
+    throw new Error(
+      '--reply-locks counts with pg_stat_statements: load it and `create extension pg_stat_statements`',
+    );
   if (withStatements) await queryOnce(postgresUrl, 'select pg_stat_statements_reset()');
   const transactionsBefore = await transactionsSoFar(names);
-  const ticks = () =>
-    Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map((pid) => procTicks(pid))]));
+  const ticks = () => readingsOf(pids, procTicks);
   // The Kafka JVM's main thread only waits for its other threads: its figure would mean nothing.
-  const waits = () =>
-    Object.fromEntries(
-      Object.entries(pids)
-        .filter(([name]) => name !== 'kafka')
-        .map(([name, list]) => [name, list.map((pid) => runQueueWaitNs(pid))]),
-    );
+  const { kafka: _kafka, ...waiting } = pids;
+  const waits = () => readingsOf(waiting, runQueueWaitNs);
   const brokerLogFrom = logOffset(broker.logFile);
   const before = ticks();
   const machineBefore = cpuSnapshot({});
@@ -196,6 +165,7 @@ try {
   const waitedBefore = waits();
   const nowUs = () => Number(process.hrtime.bigint() / 1000n); // the clock V8 stamps samples with
   const window = { fromUs: nowUs(), toUs: 0 };
+  const windowFrom = args.replyLocks ? await databaseNow(stack.databases.orders.url) : undefined;
   log(`load: ${rate} orders/s for ${seconds} s`);
   const load = await runLoad({
     ordersUrl: stack.process('orders').url,
@@ -212,22 +182,21 @@ try {
     ? brokerRequests(broker.logFile, brokerLogFrom, logOffset(broker.logFile), load.accepted)
     : undefined;
   window.toUs = nowUs();
+  const orderIds = load.orders.flatMap((order) => (order.orderId ? [order.orderId] : []));
   const rss = Object.fromEntries(
     Object.entries(pids)
       .filter(([name]) => name !== 'postgres')
       .map(([name, [pid]]) => [name, rssMiB(pid as number)]),
   );
+  // Before the statements are read, so that they hold every reply to the window's orders.
+  const counts = windowFrom && (await replyLockCounts(stack.databases.orders, windowFrom, orderIds.length));
   /** Per process, what its counters grew by over the window, in ms per accepted order. */
   const perOrderOf = (start: Record<string, number[]>, end: Record<string, number[]>, msPerUnit: number) =>
     Object.fromEntries(
-      Object.entries(end).map(([name, ends]) => {
-        // A PostgreSQL backend that ended meanwhile reads NaN and counts nothing.
-        const grown = ends.reduce((sum, value, i) => {
-          const from = start[name]?.[i] ?? Number.NaN;
-          return Number.isFinite(value) && Number.isFinite(from) ? sum + value - from : sum;
-        }, 0);
-        return [name, Number(((grown * msPerUnit) / Math.max(1, load.accepted)).toFixed(2))];
-      }),
+      Object.entries(grownBy(start, end)).map(([name, grown]) => [
+        name,
+        Number(((grown * msPerUnit) / Math.max(1, load.accepted)).toFixed(2)),
+      ]),
     );
   const cpuMsPerOrder: Record<string, number> = perOrderOf(before, after, 1000 / TICKS_PER_SECOND);
   const waitMsPerOrder = perOrderOf(waitedBefore, waitedAfter, 1e-6);
@@ -259,19 +228,17 @@ try {
   );
   const outcome = await collectOutcome({
     databaseUrls: stackDatabaseUrls(stack),
-    orderIds: load.orders.flatMap((order) => (order.orderId ? [order.orderId] : [])),
+    orderIds,
     timeoutMs: 30_000,
   });
   const profiles = profileDir ? await profilesOf(stack, profileDir, window) : {};
-  const perOrder = (calls: number) => (calls / Math.max(1, load.accepted)).toFixed(2);
-  const msPerOrder = (ms: number) => (ms / Math.max(1, load.accepted)).toFixed(2);
   const report: WhereTimeGoes = {
     date: new Date().toISOString(),
     machine: machineInfo(),
     warmup,
     tracing: args.tracing,
     nodeOptions,
-    env: extraEnv,
+    env: args.env,
     spansReceived: receiver?.spans.length,
     rate,
     seconds,
@@ -294,91 +261,13 @@ try {
     outboxes,
     profiles,
     ...(requests ? { brokerRequests: requests } : {}),
+    ...(counts ? { counts } : {}),
   };
-  const markdown = [
-    '# Where the time goes',
-    '',
-    `Run ${report.date}; ${JSON.stringify(report.machine)}; tracing ${receiver ? `on (${receiver.spans.length} spans exported)` : 'off'}; NODE_OPTIONS ${nodeOptions ? `\`${nodeOptions}\`` : 'none'}; extra environment ${
-      Object.keys(extraEnv).length
-        ? `\`${Object.entries(extraEnv)
-            .map(([key, value]) => `${key}=${value}`)
-            .join(' ')}\``
-        : 'none'
-    }; after a warm-up of ${warmup.rate} orders/s for ${warmup.seconds} s, ` +
-      `${rate} orders/s offered for ${seconds} s, ${load.accepted} accepted, ${load.shed} shed; ` +
-      `the machine ${Math.round(machineWindow.machineBusy * 100)}% busy, the load generator ${report.loadWindow?.loadGeneratorMsPerOrder} ms of CPU per accepted order; ` +
-      `end-to-end p50 / p99 ${outcome.latencyMs.p50} / ${outcome.latencyMs.p99} ms.`,
-    '',
-    ...markdownTableLines(
-      ['process', 'CPU ms per order', 'main thread waiting for a core, ms per order', 'RSS MiB'],
-      Object.entries(cpuMsPerOrder).map(([name, ms]) => [
-        name,
-        String(ms),
-        String(waitMsPerOrder[name] ?? '—'),
-        String(rss[name] ?? '—'),
-      ]),
-    ),
-    '',
-    "PostgreSQL's CPU ms per order by client (the stack's backends by application_name), and the whole server's (`server`: every process of it, those that ended in the window included, e.g. autovacuum workers, the WAL writer):",
-    '',
-    ...markdownTableLines(
-      ['client', 'CPU ms per order'],
-      Object.entries(report.postgresByClient ?? {}).map(([client, ms]) => [client, String(ms)]),
-    ),
-    '',
-    withStatements
-      ? `Statements per order (pg_stat_statements): ${perOrder(statements.reduce((sum, s) => sum + s.calls, 0))} in all.`
-      : 'pg_stat_statements is not loaded: `alter system set shared_preload_libraries = pg_stat_statements`, restart, `create extension pg_stat_statements`.',
-    '',
-    ...markdownTableLinesOf(report.statementFamiliesPerOrder, {
-      'statement family': (f) => f.family,
-      'calls per order': (f) => f.perOrder.toFixed(3),
-    }),
-    '',
-    `Transactions per order (pg_stat_database, commits and rollbacks; approximate at the window's ends): ${Object.entries(
-      transactions,
-    )
-      .map(([database, n]) => `${database} ${n}`)
-      .join(', ')}.`,
-    '',
-    ...markdownTableLinesOf(statements, {
-      database: (s) => s.database,
-      'calls per order': (s) => perOrder(s.calls),
-      'mean ms': (s) => s.meanMs,
-      'max ms': (s) => s.maxMs,
-      statement: (s) => `\`${s.query.replaceAll('|', '\\|')}\``,
-    }),
-    '',
-    "Each outbox as the run left it: one claim (limit 100) on the relay's session settings under `EXPLAIN (ANALYZE, BUFFERS)`, rolled back; its dead and live rows (pg_stat_user_tables) and the claim indexes' sizes.",
-    '',
-    ...markdownTableLinesOf(outboxes, {
-      database: (o) => o.database,
-      'claim ms': (o) => o.claimExecutionMs,
-      'claim buffers': (o) => o.claimSharedBlocks,
-      'live rows': (o) => o.liveRows,
-      'dead rows': (o) => o.deadRows,
-      'claimable index KiB': (o) => o.claimableIndexKiB,
-      'aggregate index KiB': (o) => o.aggregateIndexKiB,
-    }),
-    '',
-    ...outboxes.map((o) => `- ${o.database}'s claim plan: ${o.claimPlan}`),
-    '',
-    ...(requests ? brokerRequestsLines(requests) : []),
-    ...Object.entries(profiles).flatMap(([name, shares]) => [
-      `${name}'s main thread in the load window (\`--cpu-prof\`): ${msPerOrder(shares.busyMs)} ms busy per order, ` +
-        `of which socket writes ${msPerOrder(shares.socketWritesMs)} ms (${percent(shares.socketWritesMs, shares.busyMs)}); ` +
-        `/proc counted ${cpuMsPerOrder[name]} ms of CPU per order and ${waitMsPerOrder[name]} ms waiting for a core. ` +
-        'Samples are taken on the wall clock, so a wait for a core lands on whatever was on the stack when the thread lost it.',
-      '',
-      ...markdownTableLinesOf(shares.parts, {
-        'part (the first library on the stack)': (p) => p.part,
-        'ms per order': (p) => msPerOrder(p.ms),
-        'share of busy': (p) => percent(p.ms, shares.busyMs),
-      }),
-      '',
-    ]),
-  ].join('\n');
-  bench.write(report, markdown, receiver ? 'on (every span to an OTLP receiver)' : 'off');
+  bench.write(
+    report,
+    markdownReport(report, withStatements),
+    receiver ? 'on (every span to an OTLP receiver)' : 'off',
+  );
 } finally {
   await stack.stop();
   await receiver?.close();
@@ -386,6 +275,19 @@ try {
 }
 process.exit(0);
 
-function percent(part: number, whole: number): string {
-  return `${Math.round((100 * part) / Math.max(whole, Number.EPSILON))}%`;
+/** Each Node process's profile, written when it exits: the processes are stopped here for that. */
+async function profilesOf(
+  stack: Awaited<ReturnType<typeof startChaosStack>>,
+  dir: string,
+  window: { fromUs: number; toUs: number },
+): Promise<Record<string, ProfileShares>> {
+  const pidOf = new Map(PROCESSES.map((name) => [stack.process(name).pid, name]));
+  await Promise.all(PROCESSES.map((name) => stack.process(name).stop()));
+  const shares: Record<string, ProfileShares> = {};
+  for (const [pid, profile] of readProfiles(dir)) {
+    const name = pidOf.get(pid);
+    if (name) shares[name] = profileShares(profile, window);
+  }
+  log(`profiles in ${dir} (Chrome DevTools and speedscope open them)`);
+  return shares;
 }

@@ -29,7 +29,7 @@ const report: Report = {
     key: v.key,
     label: v.label,
     statementsPerTx: v.roundTrips,
-    notifyTrigger: v.notifyTrigger,
+    notifyTrigger: v.notifyTrigger !== false,
   })),
   runs: [],
   acrossRuns: {},

@@ -60,7 +60,7 @@ export const resetSql: Record<string, string> = {
 };
 
 /** After I or B: every event recorded once, each with its decision and its one reply in the outbox. */
-export const checkSql: Record<string, string> = {
+const checkSql: Record<'I' | 'B', string> = {
   I: `select (select count(*) from processed_events)::int as processed,
              (select count(*) from reservations where status = 'RESERVED')::int as decided,
              (select count(*) from reservations)::int as decisions,
@@ -70,6 +70,36 @@ export const checkSql: Record<string, string> = {
              (select count(*) from payments)::int as decisions,
              (select count(*) from outbox)::int as replies`,
 };
+
+/**
+ * A measurement that lost or doubled an effect measured nothing: refuse it. After I or B, every
+ * event decided once and answered once; with stock raised and no declines, all positively.
+ * `exact`: exactly `events` recorded (else at least: a chunk may overshoot the target).
+ */
+export async function checkServiceEffects(
+  admin: pg.Client,
+  key: 'I' | 'B',
+  events: number,
+  label: string,
+  exact = false,
+): Promise<void> {
+  const { rows } = await admin.query<{
+    processed: number;
+    decided: number;
+    decisions: number;
+    replies: number;
+  }>(checkSql[key]);
+  const counts = rows[0];
+  if (
+    !counts ||
+    (exact ? counts.processed !== events : counts.processed < events) ||
+    counts.decisions !== counts.processed ||
+    counts.decided !== counts.processed ||
+    counts.replies !== counts.processed
+  )
+    throw new Error(`${label}: ${JSON.stringify(counts)}, expected ${events} of each`);
+}
+
 /** Counts handled messages and remembers when the first started and the N-th finished. */
 export function progress(target: number) {
   let firstAt: number | undefined;

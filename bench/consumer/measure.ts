@@ -6,7 +6,7 @@ import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { freshName } from '../support/kafka.ts';
 import { readStatements, resetStatements, type StatementStats } from '../support/statements.ts';
 import { round, type TimedCell, timed } from '../support/stats.ts';
-import { checkSql, type Fixture, progress, resetSql, type ServiceDatabase } from './fixture.ts';
+import { checkServiceEffects, type Fixture, progress, resetSql, type ServiceDatabase } from './fixture.ts';
 import { startLoop, type Tally } from './loops.ts';
 import { log, type Variant } from './params.ts';
 
@@ -72,22 +72,7 @@ async function checkEffects(
   service: ServiceDatabase | undefined,
 ): Promise<void> {
   if (service) {
-    const { rows } = await service.admin.query<{
-      processed: number;
-      decided: number;
-      decisions: number;
-      replies: number;
-    }>(checkSql[variant.key] as string);
-    const counts = rows[0];
-    // Every event decided once and answered once; with stock raised and no declines, all positively.
-    if (
-      !counts ||
-      counts.processed < events ||
-      counts.decisions !== counts.processed ||
-      counts.decided !== counts.processed ||
-      counts.replies !== counts.processed
-    )
-      throw new Error(`${variant.key}: ${JSON.stringify(counts)}, expected ${events} of each`);
+    await checkServiceEffects(service.admin, variant.key as 'I' | 'B', events, variant.key);
   } else if (variant.key !== 'A' && variant.key !== 'V') {
     const { rows } = await fixture.admin.query<{ processed: number; effects: number }>(
       'select (select count(*) from processed_events)::int as processed, (select count(*) from bench_effects)::int as effects',

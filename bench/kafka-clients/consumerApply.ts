@@ -13,7 +13,7 @@ import { migrate as migrateInventory } from '@outbox/inventory';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import type { Kafka } from 'kafkajs';
 import pg from 'pg';
-import { checkSql, resetSql } from '../consumer/fixture.ts';
+import { checkServiceEffects, resetSql } from '../consumer/fixture.ts';
 import { produce } from '../consumer/workload.ts';
 import { type CpuReport, type CpuSnapshot, cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
@@ -87,7 +87,7 @@ export async function apply(
   try {
     const groups = { consumer: [service.pid ?? 0], broker: [brokerPid] };
     const { elapsedMs, cpu } = await waitUntilApplied(admin, events, groups, client);
-    await checkEffects(admin, events, client);
+    await checkServiceEffects(admin, 'I', events, `inventory on ${client}`, true);
     return {
       round: roundIndex,
       client,
@@ -120,22 +120,4 @@ async function waitUntilApplied(
       throw new Error(`inventory on ${client}: ${n} of ${events} applied after 300 s`);
     await sleep(25);
   }
-}
-
-/** A measurement that lost or doubled an effect measured nothing: refuse it. */
-async function checkEffects(admin: pg.Client, events: number, client: KafkaClientName): Promise<void> {
-  const { rows } = await admin.query<{
-    processed: number;
-    decided: number;
-    decisions: number;
-    replies: number;
-  }>(checkSql.I as string);
-  const counts = rows[0];
-  if (
-    counts?.processed !== events ||
-    counts.decisions !== events ||
-    counts.decided !== events ||
-    counts.replies !== events
-  )
-    throw new Error(`inventory on ${client}: ${JSON.stringify(counts)}, expected ${events} of each`);
 }

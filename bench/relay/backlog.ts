@@ -6,21 +6,29 @@ import type { Message } from 'kafkajs';
 import type pg from 'pg';
 import { connect } from './relays.ts';
 
-/**
- * The backlog: N outbox rows over A aggregates, round-robin, each a valid ORDER_CREATED v1 — the
- * same statement as insertEvents (tools/devstack/src/testing/outboxDatabase.ts), here so that
- * it can run inside a transaction of ours.
- */
-export const insertBacklogSql = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  select gen_random_uuid(), '/orders', 'order', 'agg-' || ((n - 1) % $2)::text, 'ORDER_CREATED', 1,
-         jsonb_build_object(
+const aggregate = '(($3::int + n) % $2::int)::text';
+/** What the events carry: `order` an ORDER_CREATED v1 as the orders API writes it, `small` its id and total only. */
+const PAYLOADS = {
+  order: `jsonb_build_object(
            'orderId', gen_random_uuid()::text,
-           'customerId', 'customer-' || ((n - 1) % $2)::text,
+           'customerId', 'customer-' || ${aggregate},
            'currency', 'EUR',
            'totalCents', '1999',
-           'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999')))
-    from generate_series(1, $1::int) as n
+           'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999')))`,
+  small: `jsonb_build_object('orderId', gen_random_uuid()::text, 'totalCents', '1999')`,
+};
+
+/**
+ * `$1` outbox rows in one statement, each a valid ORDER_CREATED v1 — the same statement as
+ * insertEvents (tools/devstack/src/testing/outboxDatabase.ts), here so that it can run inside a
+ * transaction of ours: the n-th (from 0) on aggregate `<$4>-<($3 + n) % $2>`, so the rows spread
+ * over `$2` aggregates round-robin, from `$3` on. The backlog: `[events, aggregates, 0, 'agg']`.
+ */
+export const insertEventsSql = (payload: keyof typeof PAYLOADS = 'order') => `
+  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
+  select gen_random_uuid(), '/orders', 'order', $4::text || '-' || ${aggregate}, 'ORDER_CREATED', 1,
+         ${PAYLOADS[payload]}
+    from generate_series(0, $1::int - 1) as n
    order by n`;
 
 /** Already published events: what an outbox holds in steady state (until retention deletes them). */
@@ -77,7 +85,7 @@ export async function buildMessages(events: number, aggregates: number): Promise
   try {
     const client = await connect(db.url);
     try {
-      await client.query(insertBacklogSql, [events, aggregates]);
+      await client.query(insertEventsSql(), [events, aggregates, 0, 'agg']);
       const { rows } = await client.query<OutboxRow>(
         `select id, seq, source, aggregate_type, aggregate_id, event_type, schema_version, payload, headers,
                 attempts, created_at

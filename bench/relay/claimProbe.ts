@@ -2,7 +2,7 @@
 import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
 import { claimBatch, markPublished } from '@outbox/outbox';
 import { rotated, round } from '../support/stats.ts';
-import { insertBacklogSql, insertHistorySql } from './backlog.ts';
+import { insertEventsSql, insertHistorySql } from './backlog.ts';
 import { log, params } from './params.ts';
 import { connect } from './relays.ts';
 import type { StatsState } from './throughputVariants.ts';
@@ -70,7 +70,7 @@ export async function claimProbe(run: number): Promise<ClaimProbeRound[]> {
         if (params.history > 0) await admin.query(insertHistorySql, [params.history]);
         await admin.query('analyze outbox');
         await admin.query('begin');
-        await admin.query(insertBacklogSql, [events, params.aggregates]);
+        await admin.query(insertEventsSql(), [events, params.aggregates, 0, 'agg']);
         if (cell.stats === 'fresh') await admin.query('analyze outbox');
         await admin.query('commit');
         const claimTimes: number[] = [];

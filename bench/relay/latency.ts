@@ -1,23 +1,12 @@
 /** The latency phase: one relay per poll interval, a steady offered load, commit-to-ack per event. */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { topicFor } from '@outbox/contracts';
-import { createOutboxDatabase } from '@outbox/devstack/testing/outbox-database';
-import type { TestDatabase } from '@outbox/devstack/testing/test-database';
 import pg from 'pg';
-import { type CpuReport, cpuSince, cpuSnapshot } from '../support/cpu.ts';
-import { benchKafka, createTopic, freshName } from '../support/kafka.ts';
+import type { CpuReport } from '../support/cpu.ts';
+import { benchKafka } from '../support/kafka.ts';
 import { quantile, rotated, round } from '../support/stats.ts';
+import { insertEventsSql } from './backlog.ts';
+import { type RelayFixture, relayFixture, stopRelayFixture } from './measureRelays.ts';
 import { type LatencyMode, log, modeInfo, params } from './params.ts';
-import {
-  connect,
-  type Relay,
-  relayPids,
-  relaySteps,
-  type StepTotals,
-  setNotifyTrigger,
-  startRelays,
-  waitAllPublished,
-} from './relays.ts';
+import { measurePublishing, openLoop, relayPids, setNotifyTrigger } from './relays.ts';
 
 export type LatencyRound = {
   round: number;
@@ -39,49 +28,21 @@ export type LatencyRound = {
   cpu: CpuReport;
 };
 
-export const insertSome = `
-  insert into outbox (id, source, aggregate_type, aggregate_id, event_type, schema_version, payload)
-  select gen_random_uuid(), '/orders', 'order', 'lat-' || ((($2::int + n) % $3::int))::text, 'ORDER_CREATED', 1,
-         jsonb_build_object(
-           'orderId', gen_random_uuid()::text,
-           'customerId', 'customer-' || n::text,
-           'currency', 'EUR',
-           'totalCents', '1999',
-           'items', jsonb_build_array(jsonb_build_object('sku', 'MS-202', 'quantity', 1, 'unitPriceCents', '1999')))
-    from generate_series(1, $1::int) as n`;
-
 /**
  * Offer `rate` events/s for `seconds`: a transaction of rate/txPerSec events every 1/txPerSec s,
  * on a schedule fixed in advance (open loop: a slow insert does not delay the next one).
  */
-export async function offerLoad(pool: pg.Pool, rate: number, seconds: number) {
+async function offerLoad(pool: pg.Pool, rate: number, seconds: number) {
   const perTx = Math.max(1, Math.round(rate / params.txPerSec));
-  const intervalMs = (1000 * perTx) / rate;
   const transactions = Math.round((rate * seconds) / perTx);
-  const inflight: Promise<unknown>[] = [];
-  let lateTicks = 0;
-  let aggregateCursor = 0;
-  const start = performance.now();
-  for (let i = 0; i < transactions; i++) {
-    const due = start + i * intervalMs;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    else if (wait < -intervalMs) lateTicks++;
-    inflight.push(pool.query(insertSome, [perTx, aggregateCursor, params.aggregates]));
-    aggregateCursor += perTx;
-  }
-  await Promise.all(inflight);
-  const elapsed = (performance.now() - start) / 1000;
-  return { events: transactions * perTx, achievedRate: (transactions * perTx) / elapsed, lateTicks };
+  const loop = await openLoop(transactions, (1000 * perTx) / rate, (i) =>
+    pool.query(insertEventsSql(), [perTx, params.aggregates, i * perTx, 'lat']),
+  );
+  const events = transactions * perTx;
+  return { events, achievedRate: events / loop.seconds, lateTicks: loop.lateTicks };
 }
 
-export type LatencyFixture = {
-  pollMs: number;
-  db: TestDatabase;
-  admin: pg.Client;
-  pool: pg.Pool;
-  relays: Relay[];
-};
+type LatencyFixture = RelayFixture & { pool: pg.Pool };
 
 export async function latencyPhase(
   run: number,
@@ -117,34 +78,18 @@ export async function latencyPhase(
     return rounds;
   } finally {
     for (const fixture of fixtures.values()) {
-      await Promise.allSettled(fixture.relays.map((r) => r.process.stop()));
       await fixture.pool.end().catch(() => {});
-      await fixture.admin.end().catch(() => {});
-      await fixture.db.drop();
+      await stopRelayFixture(fixture);
     }
   }
 }
 
-/**
- * One database, topic and relay per poll interval the modes use, each added to `fixtures` as soon as
- * its database exists, so the caller's cleanup finds whatever was made before a failure.
- */
+/** One database, topic and relay per poll interval the modes use, each in `fixtures` for the caller's cleanup. */
 async function openFixtures(fixtures: Map<number, LatencyFixture>, brokers: string[]): Promise<void> {
   const kafka = benchKafka('bench-relay-latency', brokers);
   for (const pollMs of [...new Set(params.modes.map((m) => modeInfo[m].pollMs))]) {
-    const db = await createOutboxDatabase(`bench_relay_latency_${pollMs}`);
-    const admin = await connect(db.url);
-    const prefix = `${freshName(`lat${pollMs}`)}.`;
-    await createTopic(kafka, topicFor('order', prefix), params.topicPartitions);
-    const fixture: LatencyFixture = {
-      pollMs,
-      db,
-      admin,
-      pool: new pg.Pool({ connectionString: db.url, max: 8 }),
-      relays: [],
-    };
-    fixtures.set(pollMs, fixture);
-    fixture.relays = await startRelays(db, brokers, prefix, 1, pollMs, `bench-lat${pollMs}`, params);
+    const fixture = await relayFixture(kafka, brokers, 1, params, pollMs, `lat${pollMs}`);
+    fixtures.set(pollMs, { ...fixture, pool: new pg.Pool({ connectionString: fixture.db.url, max: 8 }) });
   }
 }
 
@@ -156,26 +101,15 @@ async function measureCell(
 ): Promise<LatencyRound> {
   const { mode, rate, r, seconds } = cell;
   await setNotifyTrigger(fixture.admin, modeInfo[mode].notify);
-  const { rows } = await fixture.admin.query<{ seq: string }>(
-    'select coalesce(max(seq), 0)::text as seq from outbox',
-  );
-  const afterSeq = rows[0]?.seq ?? '0';
   const groups = { relays: relayPids(fixture.relays), broker: [brokerPid] };
-  const cpu0 = cpuSnapshot(groups);
-  const steps0 = await Promise.all(fixture.relays.map(relaySteps));
-  const offered = await offerLoad(fixture.pool, rate, seconds);
-  if (!(await waitAllPublished(fixture.admin, afterSeq, 60_000)))
-    throw new Error(`latency ${mode} @${rate}/s: events still unpublished 60 s after the load`);
-  const cpu = cpuSince(cpu0, groups);
-  const steps = await Promise.all(fixture.relays.map(relaySteps));
-  const stepCount = (step: keyof StepTotals) =>
-    steps.reduce((sum, s, i) => sum + s[step].count - (steps0[i]?.[step].count ?? 0), 0);
-  const { rows: samples } = await fixture.admin.query<{ ms: number }>(
-    `select extract(epoch from published_at - created_at) * 1000 as ms
-       from outbox where seq > $1::bigint`,
-    [afterSeq],
+  const measured = await measurePublishing(
+    fixture.admin,
+    fixture.relays,
+    groups,
+    `latency ${mode} @${rate}/s`,
+    () => offerLoad(fixture.pool, rate, seconds),
   );
-  const ms = samples.map((s) => Number(s.ms));
+  const { offered, cpu, stepCount, delaysMs: ms } = measured;
   return {
     round: r,
     mode,

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { cpuSince, cpuSnapshot } from '../support/cpu.ts';
 import { createTopic, freshName } from '../support/kafka.ts';
 import { round, timed } from '../support/stats.ts';
-import { claimPlan, insertBacklogSql, insertHistorySql } from './backlog.ts';
+import { claimPlan, insertEventsSql, insertHistorySql } from './backlog.ts';
 import {
   connect,
   type Relay,
@@ -15,18 +15,22 @@ import {
   relayPids,
   relayPublished,
   relaySteps,
+  startRelays,
   stepMeans,
   waitAllPublished,
 } from './relays.ts';
 import type { ThroughputRound, ThroughputVariant } from './throughputVariants.ts';
 
 /** A measurement's relays and backlog: the relays' settings, published rows before the backlog, aggregates. */
-export type RelayMeasureSettings = RelaySettings & { history: number; aggregates: number };
+export type RelayMeasureSettings = RelaySettings & { batchSize: number; history: number; aggregates: number };
 
-/** One database, topic and set of relays per relay count; the fresh and stale variants share it. */
-export type RelayFixture = {
+/**
+ * One database, topic and set of relays (per relay count in bench:relay's throughput, where the
+ * fresh and stale variants share it; per setting in the benches that compare settings).
+ */
+export type RelayFixture<S extends RelaySettings = RelayMeasureSettings> = {
   count: number;
-  settings: RelayMeasureSettings;
+  settings: S;
   db: TestDatabase;
   admin: pg.Client;
   /** Topic prefix of the fixture's relays: `<prefix>order.events`. */
@@ -34,19 +38,34 @@ export type RelayFixture = {
   relays: Relay[];
 };
 
-/** A fresh outbox database and topic for `count` relays (started by the caller). */
-export async function relayFixture(
+/** A fresh outbox database and topic, and `count` relays on them polling every `pollMs`. */
+export async function relayFixture<S extends RelaySettings>(
   kafka: Kafka,
+  brokers: string[],
   count: number,
-  settings: RelayMeasureSettings,
+  settings: S,
+  pollMs: number,
   label = `relays${count}`,
-): Promise<RelayFixture> {
+): Promise<RelayFixture<S>> {
   const db = await createOutboxDatabase(`bench_relay_${count}`);
   const admin = await connect(db.url);
   const prefix = `${freshName(label)}.`;
-  // Created up front, so no measurement includes topic creation.
-  await createTopic(kafka, topicFor('order', prefix), settings.topicPartitions);
-  return { count, settings, db, admin, prefix, relays: [] };
+  const fixture: RelayFixture<S> = { count, settings, db, admin, prefix, relays: [] };
+  try {
+    // Created up front, so no measurement includes topic creation.
+    await createTopic(kafka, topicFor('order', prefix), settings.topicPartitions);
+    fixture.relays = await startRelays(db, brokers, prefix, count, pollMs, `bench-${label}`, settings);
+  } catch (err) {
+    await stopRelayFixture(fixture);
+    throw err;
+  }
+  return fixture;
+}
+
+export async function stopRelayFixture(fixture: RelayFixture<RelaySettings>): Promise<void> {
+  await Promise.allSettled(fixture.relays.map((relay) => relay.process.stop()));
+  await fixture.admin.end().catch(() => {});
+  await fixture.db.drop();
 }
 
 /**
@@ -73,7 +92,7 @@ export async function measureRelays(
   const stepsBefore = await Promise.all(relays.map(relaySteps));
   const groups = { relays: relayPids(relays), broker: [brokerPid] };
   await admin.query('begin');
-  await admin.query(insertBacklogSql, [events, settings.aggregates]);
+  await admin.query(insertEventsSql(), [events, settings.aggregates, 0, 'agg']);
   // ANALYZE may run in a transaction block, and counts the rows this transaction inserted.
   if (variant.stats === 'fresh') await admin.query('analyze outbox');
   // t0 just before the commit, not after it: a relay woken by the commit's NOTIFY can mark its

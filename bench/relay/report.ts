@@ -1,6 +1,6 @@
 /** The results file: what the report records, and its Markdown. */
 
-import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
 import { type OverRuns, overRunsView, type RunStamp } from '../support/runs.ts';
@@ -52,100 +52,79 @@ export function markdownReport(result: Report): string {
     'single run: median of the paired per-round ratios (use --runs 3 for a median over runs)',
   );
   const context: Context = { result, ...view };
-  const lines: string[] = ['# Relay throughput and latency results', ''];
-  lines.push(
+  return [
+    '# Relay throughput and latency results',
+    '',
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}) · Kafka ${result.kafka.version} (${result.kafka.broker})`,
     '',
     `Parameters: ${params.runs} run(s); throughput ${params.rounds} rounds × ${params.events} events over ${params.aggregates} aggregates, batch ${params.batchSize}, ${params.topicPartitions} partitions; latency ${params.latencyRounds} rounds × ${params.latencySeconds} s per cell, ${params.txPerSec} transactions/s.`,
     '',
-  );
-  if (params.throughput) lines.push(...throughputSection(context));
-  if (params.claimProbe) lines.push(...claimProbeSection(context));
-  if (params.latency) lines.push(...latencySection(context));
-  if (result.runs.length > 1) {
-    lines.push('## Per-run ratios', '');
-    lines.push(...perRunRatiosTable(result.acrossRuns), '');
-  }
-  lines.push(`Anchors: ${Object.values(anchors).join('; ')}.`, '');
-  return lines.join('\n');
+    ...(params.throughput ? throughputSection(context) : []),
+    ...(params.claimProbe ? claimProbeSection(context) : []),
+    ...(params.latency ? latencySection(context) : []),
+    ...(result.runs.length > 1 ? ['## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns), ''] : []),
+    `Anchors: ${Object.values(anchors).join('; ')}.`,
+    '',
+  ].join('\n');
 }
 
 /** The throughput table, the relays' steps and the ratios. */
 function throughputSection({ last, ratio, runsNote }: Context): string[] {
-  const lines: string[] = [];
-  lines.push(
+  const steps = (v: ThroughputVariant) => last.summary.steps[v.key] ?? {};
+  return [
     `## Throughput (run ${last.run}: median over rounds)`,
     '',
     `Backlog of ${params.events} events committed at once into an outbox holding ${params.history} published rows; fresh = ANALYZE in the backlog's transaction, stale = statistics of the drained outbox.`,
     '',
-  );
-  const rows = throughputVariants.map((v) => {
-    const cpu = last.summary.cpuPer1000[v.key] ?? {};
-    return [
-      `${v.key}: ${v.label}`,
-      last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
-      times(ratio(`throughput ${v.key}/P1`) ?? (v.key === 'P1' ? 1 : undefined)),
-      Object.entries(cpu)
-        .map(([group, s]) => `${group} ${s.toFixed(2)}`)
-        .join(', '),
-      `${((last.summary.machineBusy[v.key] ?? Number.NaN) * 100).toFixed(0)}%`,
-    ];
-  });
-  lines.push(
-    ...markdownTableLines(['variant', 'events/s', '÷ P1', 'CPU s per 1,000 events', 'machine busy'], rows),
+    ...markdownTableLinesOf(throughputVariants, {
+      variant: (v) => `${v.key}: ${v.label}`,
+      'events/s': (v) => last.summary.eventsPerSec[v.key]?.toFixed(0) ?? 'n/a',
+      '÷ P1': (v) => times(ratio(`throughput ${v.key}/P1`) ?? (v.key === 'P1' ? 1 : undefined)),
+      'CPU s per 1,000 events': (v) =>
+        Object.entries(last.summary.cpuPer1000[v.key] ?? {})
+          .map(([group, s]) => `${group} ${s.toFixed(2)}`)
+          .join(', '),
+      'machine busy': (v) => `${((last.summary.machineBusy[v.key] ?? Number.NaN) * 100).toFixed(0)}%`,
+    }),
     '',
     'Relay steps, mean ms per call over all relays (claims that found nothing included):',
     '',
-    ...markdownTableLines(
-      ['variant', 'claim ms', 'publish ms', 'mark ms', 'batches', 'claim plan (first round)'],
-      throughputVariants
-        .filter((v) => v.kind === 'relay')
-        .map((v) => {
-          const st = last.summary.steps[v.key] ?? {};
-          const plan = last.throughputRounds.find((t) => t.variant === v.key)?.claimPlan ?? 'n/a';
-          return [
-            v.key,
-            String(st.claimMs),
-            String(st.publishMs),
-            String(st.markMs),
-            String(st.batches),
-            plan,
-          ];
-        }),
+    ...markdownTableLinesOf(
+      throughputVariants.filter((v) => v.kind === 'relay'),
+      {
+        variant: (v) => v.key,
+        'claim ms': (v) => steps(v).claimMs,
+        'publish ms': (v) => steps(v).publishMs,
+        'mark ms': (v) => steps(v).markMs,
+        batches: (v) => steps(v).batches,
+        'claim plan (first round)': (v) =>
+          last.throughputRounds.find((t) => t.variant === v.key)?.claimPlan ?? 'n/a',
+      },
     ),
     '',
     `Ratios (${runsNote}):`,
     '',
-  );
-  lines.push(
-    ...markdownTableLines(
-      ['ratio', 'value'],
-      throughputComparisons()
-        .filter(([name]) => ratio(`throughput ${name}`) !== undefined)
-        .map(([name]) => [name, times(ratio(`throughput ${name}`))]),
+    ...markdownTableLinesOf(
+      throughputComparisons().filter(([name]) => ratio(`throughput ${name}`) !== undefined),
+      { ratio: ([name]) => name, value: ([name]) => times(ratio(`throughput ${name}`)) },
     ),
     '',
-  );
-  return lines;
+  ];
 }
 
 /** The claim probe's table and ratios. */
 function claimProbeSection({ result, last, ratio }: Context): string[] {
-  const lines: string[] = [];
-  lines.push(
+  return [
     `## Claim statement alone (run ${last.run}: median over rounds)`,
     '',
     `One connection drains a backlog of ${params.claimProbeEvents} events with claim + markPublished, no Kafka. production = claimBatch (\`o.seq = (select min(seq) … status <> 'published')\`); not-exists = the NOT EXISTS form it replaced.`,
     '',
-    ...markdownTableLines(
-      ['query / statistics', 'events/s', 'mean claim ms', 'max claim ms'],
-      Object.entries(last.summary.claimProbe).map(([key, v]) => [
-        key,
-        v.eventsPerSec.toFixed(0),
-        v.meanClaimMs.toFixed(1),
-        v.maxClaimMs.toFixed(1),
-      ]),
-    ),
+    ...markdownTableLinesOf(Object.entries(last.summary.claimProbe), {
+      'query / statistics': ([key]) => key,
+      'events/s': ([, v]) => v.eventsPerSec.toFixed(0),
+      'mean claim ms': ([, v]) => v.meanClaimMs.toFixed(1),
+      'max claim ms': ([, v]) => v.maxClaimMs.toFixed(1),
+    }),
     '',
     ...markdownTableLinesOf(
       Object.keys(result.acrossRuns).filter((k) => k.startsWith('claim probe')),
@@ -155,59 +134,42 @@ function claimProbeSection({ result, last, ratio }: Context): string[] {
       },
     ),
     '',
-  );
-  return lines;
+  ];
 }
 
 /** The latency cells and their paired ratios. */
 function latencySection({ result, last, ratio, runsNote }: Context): string[] {
-  const lines: string[] = [];
-  lines.push(
-    `## Commit-to-ack latency, one relay (run ${last.run}: median over rounds of each round's percentile)`,
-    '',
-  );
-  const rows: string[][] = [];
-  for (const rate of params.rates)
-    for (const mode of params.modes) {
+  const cells = params.rates.flatMap((rate) =>
+    params.modes.flatMap((mode) => {
       const cell = last.summary.latency[`${mode}@${rate}`];
-      if (!cell) continue;
-      rows.push([
-        `${rate}/s`,
-        modeInfo[mode].label,
-        cell.achievedRate.toFixed(0),
-        cell.p50Ms.toFixed(1),
-        cell.p99Ms.toFixed(1),
-        cell.maxMs.toFixed(1),
-        cell.claimsPerEvent.toFixed(2),
-        cell.batchesPerEvent.toFixed(2),
-      ]);
-    }
-  lines.push(
-    ...markdownTableLines(
-      [
-        'offered',
-        'mode',
-        'achieved/s',
-        'p50 ms',
-        'p99 ms',
-        'max ms',
-        'claims per event',
-        'batches per event',
-      ],
-      rows,
-    ),
-    '',
+      return cell ? [{ rate, mode, ...cell }] : [];
+    }),
   );
   const latencyRatios = Object.keys(result.acrossRuns).filter((k) => k.startsWith('latency'));
-  if (latencyRatios.length > 0)
-    lines.push(
-      `Paired ratios (${runsNote}):`,
-      '',
-      ...markdownTableLinesOf(latencyRatios, {
-        ratio: (name) => name.replace('latency ', ''),
-        value: (name) => times(ratio(name), 3),
-      }),
-      '',
-    );
-  return lines;
+  return [
+    `## Commit-to-ack latency, one relay (run ${last.run}: median over rounds of each round's percentile)`,
+    '',
+    ...markdownTableLinesOf(cells, {
+      offered: (c) => `${c.rate}/s`,
+      mode: (c) => modeInfo[c.mode].label,
+      'achieved/s': (c) => c.achievedRate.toFixed(0),
+      'p50 ms': (c) => c.p50Ms.toFixed(1),
+      'p99 ms': (c) => c.p99Ms.toFixed(1),
+      'max ms': (c) => c.maxMs.toFixed(1),
+      'claims per event': (c) => c.claimsPerEvent.toFixed(2),
+      'batches per event': (c) => c.batchesPerEvent.toFixed(2),
+    }),
+    '',
+    ...(latencyRatios.length > 0
+      ? [
+          `Paired ratios (${runsNote}):`,
+          '',
+          ...markdownTableLinesOf(latencyRatios, {
+            ratio: (name) => name.replace('latency ', ''),
+            value: (name) => times(ratio(name), 3),
+          }),
+          '',
+        ]
+      : []),
+  ];
 }

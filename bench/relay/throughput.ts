@@ -10,9 +10,8 @@ import {
   type ProducerFixture,
   platformaticFixture,
 } from './bareProducers.ts';
-import { measureRelays, type RelayFixture, relayFixture } from './measureRelays.ts';
+import { measureRelays, type RelayFixture, relayFixture, stopRelayFixture } from './measureRelays.ts';
 import { log, params } from './params.ts';
-import { startRelays } from './relays.ts';
 import { type ThroughputRound, type ThroughputVariant, throughputVariants } from './throughputVariants.ts';
 
 export async function throughputPhase(run: number, brokers: string[], brokerPid: number) {
@@ -28,18 +27,14 @@ export async function throughputPhase(run: number, brokers: string[], brokerPid:
       if (variant.kind === 'relay') {
         if (relayFixtures.has(variant.count)) continue;
         log(`run ${run}: starting ${variant.count} relay(s)`);
-        // Registered before its relays start, so the finally below stops those that did.
-        const fixture = await relayFixture(kafka, variant.count, params);
-        relayFixtures.set(variant.count, fixture);
-        fixture.relays = await startRelays(
-          fixture.db,
+        const fixture = await relayFixture(
+          kafka,
           brokers,
-          fixture.prefix,
           variant.count,
-          params.throughputPollIntervalMs,
-          `bench-r${variant.count}`,
           params,
+          params.throughputPollIntervalMs,
         );
+        relayFixtures.set(variant.count, fixture);
       } else if (variant.kind === 'platformatic') {
         platformaticFixtures.push(await platformaticFixture(kafka, brokers, variant));
       } else {
@@ -81,10 +76,6 @@ export async function throughputPhase(run: number, brokers: string[], brokerPid:
       await Promise.allSettled(fixture.producers.map((p) => p.disconnect()));
     for (const fixture of platformaticFixtures)
       await Promise.allSettled(fixture.producers.map((p) => p.close()));
-    for (const fixture of relayFixtures.values()) {
-      await Promise.allSettled(fixture.relays.map((r) => r.process.stop()));
-      await fixture.admin.end().catch(() => {});
-      await fixture.db.drop();
-    }
+    for (const fixture of relayFixtures.values()) await stopRelayFixture(fixture);
   }
 }

@@ -65,55 +65,40 @@ function heading(r: Record<string, unknown>): string[] {
 }
 
 function claimVsPublishedSection(stages: Stage[]): string[] {
-  const rows = stages.map((s) => {
-    const a = s.claims.summary.A as ClaimSummary;
-    const ref = s.claims.summary.R as ClaimSummary;
-    return [
-      int(s.published),
-      String(s.sizes.totalMiB),
-      fmt(a.medianMs),
-      fmt(a.p99Ms),
-      fmt(ref.medianMs),
-      `${fmt(a.vsRef ?? Number.NaN)}×`,
-      `${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)}`,
-      String(a.rowsPerClaim),
-    ];
-  });
+  const a = (s: Stage) => s.claims.summary.A as ClaimSummary;
   return [
     '## Claim latency vs published rows (real table)',
     '',
-    ...markdownTableLines(
-      [
-        'published rows',
-        'table size MiB',
-        'claim median ms',
-        'claim p99 ms',
-        '0-published baseline median ms',
-        'ratio vs baseline',
-        'EXPLAIN ANALYZE planning + execution ms',
-        'rows claimed',
-      ],
-      rows,
-    ),
+    ...markdownTableLinesOf(stages, {
+      'published rows': (s) => int(s.published),
+      'table size MiB': (s) => s.sizes.totalMiB,
+      'claim median ms': (s) => fmt(a(s).medianMs),
+      'claim p99 ms': (s) => fmt(a(s).p99Ms),
+      '0-published baseline median ms': (s) => fmt((s.claims.summary.R as ClaimSummary).medianMs),
+      'ratio vs baseline': (s) => `${fmt(a(s).vsRef ?? Number.NaN)}×`,
+      'EXPLAIN ANALYZE planning + execution ms': (s) =>
+        `${fmt(s.plan.planningMs)} + ${fmt(s.plan.executionMs)}`,
+      'rows claimed': (s) => a(s).rowsPerClaim,
+    }),
   ];
 }
 
 function claimPhasesSection(claimPhases: ClaimPhase[]): string[] {
   const rows = claimPhases.flatMap((phase) =>
-    Object.entries(phase.summary).map(([key, s]) => [
-      phase.phase,
-      claimers[key as 'A' | 'P' | 'R'].label,
-      fmt(s.medianMs),
-      fmt(s.p99Ms),
-      fmt(s.maxMs),
-      s.vsRef === undefined ? '—' : `${fmt(s.vsRef)}×`,
-    ]),
+    Object.entries(phase.summary).map(([key, s]) => ({ phase: phase.phase, key, ...s })),
   );
   return [
     '',
     '## Claim latency, real table vs partitioned',
     '',
-    ...markdownTableLines(['phase', 'table', 'median ms', 'p99 ms', 'max ms', 'ratio vs baseline'], rows),
+    ...markdownTableLinesOf(rows, {
+      phase: (s) => s.phase,
+      table: (s) => claimers[s.key as 'A' | 'P' | 'R'].label,
+      'median ms': (s) => fmt(s.medianMs),
+      'p99 ms': (s) => fmt(s.p99Ms),
+      'max ms': (s) => fmt(s.maxMs),
+      'ratio vs baseline': (s) => (s.vsRef === undefined ? '—' : `${fmt(s.vsRef)}×`),
+    }),
   ];
 }
 

@@ -1,5 +1,5 @@
 /** What bench:scaling records per cell and run, and the Markdown of its results file. */
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import type { MachineInfo } from '../support/environment.ts';
 import type { Criteria } from '../system/capacitySearch.ts';
 import type { Step } from '../system/records.ts';
@@ -54,73 +54,48 @@ const busy = (s: Step) => `${Math.round(s.machineBusy * 100)}%`;
 function summary(report: ScalingReport): string[] {
   const base = (kafka: KafkaKind) =>
     report.cells.find((c) => c.kafka === kafka && c.instances === 1)?.medianCapacity;
-  return markdownTableLines(
-    [
-      'Kafka',
-      'instances = relays',
-      'capacity (orders/s)',
-      'per run',
-      '× of n = 1',
-      'p99 at capacity',
-      'CPU ms/order',
-      'our processes: cores busy',
-      'machine busy',
-      'load avg (1 min)',
-    ],
-    report.cells.map((cell) => {
-      const s = atCapacity(cell);
+  const found = (cell: CellReport) => cell.runs.length > 0 && !Number.isNaN(cell.medianCapacity);
+  const at = (cell: CellReport, f: (s: Step) => string) => {
+    const s = atCapacity(cell);
+    return s ? f(s) : '—';
+  };
+  return markdownTableLinesOf(report.cells, {
+    Kafka: (cell) => KAFKA_LABEL[cell.kafka],
+    'instances = relays': (cell) => cell.instances,
+    'capacity (orders/s)': (cell) =>
+      cell.runs.length === 0 ? 'not run' : found(cell) ? cell.medianCapacity : 'none found',
+    'per run': (cell) =>
+      cell.runs.map((r) => r.error ?? `${r.capacity ?? '—'}${r.complete ? '' : ' (cut short)'}`).join(', ') ||
+      '—',
+    '× of n = 1': (cell) => {
       const one = base(cell.kafka);
-      const ran = cell.runs.length > 0;
-      return [
-        KAFKA_LABEL[cell.kafka],
-        String(cell.instances),
-        ran ? String(Number.isNaN(cell.medianCapacity) ? 'none found' : cell.medianCapacity) : 'not run',
-        cell.runs
-          .map((r) => r.error ?? `${r.capacity ?? '—'}${r.complete ? '' : ' (cut short)'}`)
-          .join(', ') || '—',
-        one && ran && !Number.isNaN(cell.medianCapacity) ? `${(cell.medianCapacity / one).toFixed(2)}×` : '—',
-        s ? `${s.latencyMs.p99} ms` : '—',
-        s ? String(s.cpuMsPerOrder.total) : '—',
-        s ? cores(s) : '—',
-        s ? busy(s) : '—',
-        s ? String(s.loadavg[0]) : '—',
-      ];
-    }),
-  );
+      return one && found(cell) ? `${(cell.medianCapacity / one).toFixed(2)}×` : '—';
+    },
+    'p99 at capacity': (cell) => at(cell, (s) => `${s.latencyMs.p99} ms`),
+    'CPU ms/order': (cell) => at(cell, (s) => String(s.cpuMsPerOrder.total)),
+    'our processes: cores busy': (cell) => at(cell, cores),
+    'machine busy': (cell) => at(cell, busy),
+    'load avg (1 min)': (cell) => at(cell, (s) => String(s.loadavg[0])),
+  });
 }
 
 function cellSteps(cell: CellReport): string[] {
-  const lines: string[] = [];
-  for (const run of cell.runs) {
-    lines.push('', `## ${KAFKA_LABEL[cell.kafka]}, n = ${cell.instances}, run ${run.run}: every step`, '');
-    lines.push(
-      ...markdownTableLines(
-        [
-          'offered/s',
-          'accepted/s',
-          'p50',
-          'p99',
-          'verdict',
-          ...KINDS.map((k) => `${k} CPU s`),
-          'ours: cores',
-          'machine busy',
-          'load avg 1/5/15',
-        ],
-        run.steps.map((s) => [
-          String(s.offeredRate),
-          s.achievedRate.toFixed(1),
-          `${s.latencyMs.p50} ms`,
-          `${s.latencyMs.p99} ms`,
-          s.sustained ? 'sustained' : s.reasons.join('; '),
-          ...KINDS.map((k) => String(s.cpuSeconds[k] ?? '—')),
-          cores(s),
-          busy(s),
-          s.loadavg.join(' / '),
-        ]),
-      ),
-    );
-  }
-  return lines;
+  return cell.runs.flatMap((run) => [
+    '',
+    `## ${KAFKA_LABEL[cell.kafka]}, n = ${cell.instances}, run ${run.run}: every step`,
+    '',
+    ...markdownTableLinesOf(run.steps, {
+      'offered/s': (s) => s.offeredRate,
+      'accepted/s': (s) => s.achievedRate.toFixed(1),
+      p50: (s) => `${s.latencyMs.p50} ms`,
+      p99: (s) => `${s.latencyMs.p99} ms`,
+      verdict: (s) => (s.sustained ? 'sustained' : s.reasons.join('; ')),
+      ...Object.fromEntries(KINDS.map((k) => [`${k} CPU s`, (s: Step) => s.cpuSeconds[k] ?? '—'])),
+      'ours: cores': cores,
+      'machine busy': busy,
+      'load avg 1/5/15': (s) => s.loadavg.join(' / '),
+    }),
+  ]);
 }
 
 export function markdown(report: ScalingReport, stepMs: number): string {

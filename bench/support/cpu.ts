@@ -20,6 +20,26 @@ export function procTicks(pid: number): number {
   }
 }
 
+/** Per name, `read` of each of its pids: a reading taken before a window and again after it. */
+export const readingsOf = (pids: Record<string, number[]>, read: (pid: number) => number) =>
+  Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map(read)]));
+
+/**
+ * Per name, what its pids' readings grew by between two readings. A process that ended meanwhile
+ * (a PostgreSQL backend) reads NaN and counts for nothing.
+ */
+export function grownBy(before: Record<string, number[]>, after: Record<string, number[]>) {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, ends]) => [
+      name,
+      ends.reduce((sum, end, i) => {
+        const start = before[name]?.[i] ?? Number.NaN;
+        return Number.isFinite(end) && Number.isFinite(start) ? sum + end - start : sum;
+      }, 0),
+    ]),
+  );
+}
+
 /**
  * Nanoseconds a process's main thread has spent runnable but waiting for a core so far
  * (/proc/<pid>/schedstat, its second field); NaN when it is gone or the kernel does not keep it.

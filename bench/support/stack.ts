@@ -1,4 +1,5 @@
 import type { startChaosStack } from '@outbox/chaos';
+import { queryOnce } from '@outbox/devstack/testing/test-database';
 
 /** The PostgreSQL server the system benchmarks create their databases on. */
 export const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -17,4 +18,15 @@ export const STACK_PROCESSES = [
 export function stackDatabaseUrls(stack: Awaited<ReturnType<typeof startChaosStack>>) {
   const { orders, inventory, billing } = stack.databases;
   return { orders: orders.url, inventory: inventory.url, billing: billing.url };
+}
+
+/** The PostgreSQL backends serving the stack's three databases, now. */
+export async function backendPids(stack: Awaited<ReturnType<typeof startChaosStack>>): Promise<number[]> {
+  const names = Object.values(stack.databases).map((db) => db.name);
+  const rows = await queryOnce<{ pid: number }>(
+    postgresUrl,
+    'select pid from pg_stat_activity where datname = any($1::text[])',
+    [names],
+  );
+  return rows.map((row) => row.pid);
 }

@@ -7,25 +7,22 @@
 import type { startChaosStack } from '@outbox/chaos';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { collectOutcome, runLoad } from '@outbox/loadgen';
-import { cpuSince, cpuSnapshot, procTicks, rssMiB, TICKS_PER_SECOND } from '../support/cpu.ts';
+import {
+  cpuSince,
+  cpuSnapshot,
+  grownBy,
+  procTicks,
+  readingsOf,
+  rssMiB,
+  TICKS_PER_SECOND,
+} from '../support/cpu.ts';
 import { loadavg } from '../support/environment.ts';
-import { postgresUrl, stackDatabaseUrls } from '../support/stack.ts';
+import { backendPids, postgresUrl, stackDatabaseUrls } from '../support/stack.ts';
 import { nextRate, record, type SearchState, verdict } from './capacitySearch.ts';
 import type { Step } from './records.ts';
 import { refusalsBetween, scrapeOrders } from './refusals.ts';
 
 export type Stack = Awaited<ReturnType<typeof startChaosStack>>;
-
-/** The PostgreSQL backends serving the stack's three databases, now. */
-export async function backendPids(stack: Stack): Promise<number[]> {
-  const names = Object.values(stack.databases).map((db) => db.name);
-  const rows = await queryOnce<{ pid: number }>(
-    postgresUrl,
-    'select pid from pg_stat_activity where datname = any($1::text[])',
-    [names],
-  );
-  return rows.map((row) => row.pid);
-}
 
 /**
  * The server's write-ahead log position and how many checkpoints it has begun: read before and
@@ -41,9 +38,6 @@ async function walReading(): Promise<{ lsnBytes: bigint; checkpoints: number }> 
   );
   return { lsnBytes: BigInt(row?.lsn ?? '0'), checkpoints: row?.checkpoints ?? 0 };
 }
-
-const ticksOf = (pids: Record<string, number[]>) =>
-  Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.map(procTicks)]));
 
 const round = (x: number, digits = 1) => (Number.isFinite(x) ? Number(x.toFixed(digits)) : x);
 
@@ -96,7 +90,7 @@ async function loadAll(ordersUrls: string[], rate: number, durationMs: number) {
 export async function measureStep(options: StepOptions): Promise<Step> {
   const { stack, rate, durationMs, drainMs } = options;
   const pids = { ...options.pids, postgres: await backendPids(stack) };
-  const before = ticksOf(pids);
+  const before = readingsOf(pids, procTicks);
   const walBefore = await walReading();
   const machineBefore = cpuSnapshot({});
   const ordersUrls = options.ordersUrls ?? [stack.process('orders').url];
@@ -105,7 +99,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
   const load = await loadAll(ordersUrls, rate, durationMs);
   const loadGenerator = process.cpuUsage(loadGeneratorBefore);
   const refusals = refusalsBetween(scrapedBefore, await scrapeOrders(ordersUrls[0] ?? ''));
-  const after = ticksOf(pids);
+  const after = readingsOf(pids, procTicks);
   const walAfter = await walReading();
   const { machineBusy } = cpuSince(machineBefore, {});
   const [{ pending } = { pending: 0 }] = await queryOnce<{ pending: number }>(
@@ -172,12 +166,7 @@ export async function measureStep(options: StepOptions): Promise<Step> {
 function cpuCost(before: Record<string, number[]>, after: Record<string, number[]>, accepted: number) {
   const cpuSeconds: Record<string, number> = {};
   const cpuMsPerOrder: Record<string, number> = {};
-  for (const name of Object.keys(before)) {
-    // A process (a PostgreSQL backend) that exited during the step reads NaN: it counts for nothing.
-    const ticks = (after[name] ?? []).reduce((sum, t, i) => {
-      const start = before[name]?.[i] ?? Number.NaN;
-      return Number.isFinite(t) && Number.isFinite(start) ? sum + t - start : sum;
-    }, 0);
+  for (const [name, ticks] of Object.entries(grownBy(before, after))) {
     cpuSeconds[name] = round(ticks / TICKS_PER_SECOND, 2);
     cpuMsPerOrder[name] = round((ticks * 1000) / TICKS_PER_SECOND / Math.max(1, accepted), 2);
   }

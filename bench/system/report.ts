@@ -1,5 +1,5 @@
 /** The Markdown of bench:system's results file. */
-import { markdownTableLines, markdownTableLinesOf } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import type { Step, VariantReport } from './records.ts';
 import { targetsTable } from './targets.ts';
 
@@ -44,61 +44,38 @@ export function markdown(
 
 /** One row per variant: its capacity, latency at 50% and 90% of it and at the fixed rate, CPU per order. */
 function summaryTable(reports: VariantReport[], fixedRate: string): string[] {
-  return markdownTableLines(
-    [
-      'variant',
-      'revision',
-      'capacity (orders/s)',
-      'p50 / p95 / p99 at 50%',
-      'p50 / p95 / p99 at 90%',
-      `p50 / p99 at ${fixedRate}/s`,
-      'CPU ms/order at capacity',
-      `CPU ms/order at ${fixedRate}/s`,
-      `CPU ms/order at ${fixedRate}/s after the search`,
-    ],
-    reports.map((r) => {
-      const atCapacity = r.steps.find((s) => s.offeredRate === r.capacity);
-      const lat = (s?: Step) => (s ? `${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} ms` : '—');
-      return [
-        r.variant,
-        r.revision,
-        `${r.capacity ?? '—'}${r.capacityGiven ? ' (given)' : ''}`,
-        lat(r.atHalfCapacity),
-        lat(r.atNinetyPercent),
-        r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
-        String(atCapacity?.cpuMsPerOrder.total ?? '—'),
-        String(r.atFixedRate?.cpuMsPerOrder.total ?? '—'),
-        String(r.atFixedRateAfterSearch?.cpuMsPerOrder.total ?? '—'),
-      ];
-    }),
-  );
+  const lat = (s?: Step) => (s ? `${s.latencyMs.p50} / ${s.latencyMs.p95} / ${s.latencyMs.p99} ms` : '—');
+  return markdownTableLinesOf(reports, {
+    variant: (r) => r.variant,
+    revision: (r) => r.revision,
+    'capacity (orders/s)': (r) => `${r.capacity ?? '—'}${r.capacityGiven ? ' (given)' : ''}`,
+    'p50 / p95 / p99 at 50%': (r) => lat(r.atHalfCapacity),
+    'p50 / p95 / p99 at 90%': (r) => lat(r.atNinetyPercent),
+    [`p50 / p99 at ${fixedRate}/s`]: (r) =>
+      r.atFixedRate ? `${r.atFixedRate.latencyMs.p50} / ${r.atFixedRate.latencyMs.p99} ms` : '—',
+    'CPU ms/order at capacity': (r) =>
+      r.steps.find((s) => s.offeredRate === r.capacity)?.cpuMsPerOrder.total ?? '—',
+    [`CPU ms/order at ${fixedRate}/s`]: (r) => r.atFixedRate?.cpuMsPerOrder.total ?? '—',
+    [`CPU ms/order at ${fixedRate}/s after the search`]: (r) =>
+      r.atFixedRateAfterSearch?.cpuMsPerOrder.total ?? '—',
+  });
 }
 
 /** The capacity ratios between the variants the run has: current ÷ baseline, shipped and cdc ÷ current. */
 function capacityRatios(reports: VariantReport[]): string[] {
-  const lines: string[] = [];
-  const [baseline, current] = [
-    reports.find((r) => r.variant === 'baseline'),
-    reports.find((r) => r.variant === 'current'),
-  ];
-  if (baseline?.capacity && current?.capacity)
-    lines.push(
-      '',
-      `**Capacity ratio current ÷ baseline: ${(current.capacity / baseline.capacity).toFixed(2)}×**`,
-    );
-  const shipped = reports.find((r) => r.variant === 'shipped');
-  if (shipped?.capacity && current?.capacity)
-    lines.push(
-      '',
-      `**Tracing's cost: capacity shipped ÷ current (tracing off) ${(shipped.capacity / current.capacity).toFixed(2)}×**`,
-    );
-  const cdc = reports.find((r) => r.variant === 'cdc');
-  if (cdc?.capacity && current?.capacity)
-    lines.push(
-      '',
-      `**Capacity ratio cdc ÷ current (polling): ${(cdc.capacity / current.capacity).toFixed(2)}×**`,
-    );
-  return lines;
+  const capacity = (variant: string) => reports.find((r) => r.variant === variant)?.capacity;
+  const current = capacity('current');
+  return (
+    [
+      ['baseline', (x: string) => `Capacity ratio current ÷ baseline: ${x}`, true],
+      ['shipped', (x: string) => `Tracing's cost: capacity shipped ÷ current (tracing off) ${x}`, false],
+      ['cdc', (x: string) => `Capacity ratio cdc ÷ current (polling): ${x}`, false],
+    ] as const
+  ).flatMap(([variant, line, inverse]) => {
+    const other = capacity(variant);
+    if (!other || !current) return [];
+    return ['', `**${line(`${(inverse ? current / other : other / current).toFixed(2)}×`)}**`];
+  });
 }
 
 /** A variant's every step, what it kept below and above capacity, and its processes at capacity. */

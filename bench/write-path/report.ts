@@ -1,6 +1,6 @@
 /** The results file: what the report records, and its Markdown. */
 
-import { markdownTableLines } from '@outbox/devstack/table';
+import { markdownTableLinesOf } from '@outbox/devstack/table';
 import type { RunHeader } from '../support/environment.ts';
 import { perRunRatiosTable } from '../support/environment.ts';
 import { type OverRuns, overRunsView } from '../support/runs.ts';
@@ -16,53 +16,45 @@ export function markdownReport(result: Report): string {
     'single run (use --runs 3 for a median over runs)',
     'median of the per-run ratios',
   );
-  const lines: string[] = [];
-  lines.push('# Write-path benchmark results', '');
-  lines.push(
+  const perConcurrency = <Row>(head: string, cell: (row: Row, c: number) => string) =>
+    Object.fromEntries(
+      params.concurrency.map((c) => [head.replace('c', `c=${c}`), (row: Row) => cell(row, c)]),
+    );
+  return [
+    '# Write-path benchmark results',
+    '',
     `${result.date} · ${result.machine.cpuModel} × ${result.machine.cpus} · Node ${result.node} · ${result.postgres.version} (synchronous_commit=${result.postgres.synchronous_commit}, fsync=${result.postgres.fsync}) · Prisma pool ${params.prismaPoolSize}`,
     '',
     `Load average (1, 5, 15 min) per run, before → after: ${result.runs.map((r) => `${r.loadavgBefore.join(' ')} → ${r.loadavgAfter.join(' ')}`).join('; ')}.`,
     '',
     `Parameters: ${params.runs} run(s) × ${params.rounds} rounds; per round and variant ${params.iterations} tx at c=1 and ${params.txPerThroughputRound} tx at each c in {${params.concurrency.join(', ')}}; warm-up ${params.warmup}.`,
     '',
-  );
-  lines.push(`## Ratios vs baseline (${runsNote})`, '');
-  const header = ['comparison', 'c=1 median latency', 'c=1 p99 latency'];
-  for (const c of params.concurrency) header.push(`c=${c} throughput`);
-  const ratioRows = comparisons
-    .filter(([name]) => ratio(`latencyMedian ${name}`) !== undefined)
-    .map(([name]) => [
-      name,
-      pct(ratio(`latencyMedian ${name}`)),
-      pct(ratio(`latencyP99 ${name}`)),
-      ...params.concurrency.map((c) => pct(ratio(`throughput c=${c} ${name}`))),
-    ]);
-  lines.push(
-    ...markdownTableLines(header, ratioRows),
+    `## Ratios vs baseline (${runsNote})`,
+    '',
+    ...markdownTableLinesOf(
+      comparisons.filter(([name]) => ratio(`latencyMedian ${name}`) !== undefined),
+      {
+        comparison: ([name]) => name,
+        'c=1 median latency': ([name]) => pct(ratio(`latencyMedian ${name}`)),
+        'c=1 p99 latency': ([name]) => pct(ratio(`latencyP99 ${name}`)),
+        ...perConcurrency('c throughput', ([name], c) => pct(ratio(`throughput c=${c} ${name}`))),
+      },
+    ),
     '',
     'Latency: + means slower. Throughput: − means fewer transactions per second.',
     '',
     `## Absolute figures (run ${last.run} of ${result.runs.length}: median over rounds; p99 pooled over ${params.rounds * params.iterations} tx)`,
     '',
-  );
-  const head2 = ['variant', 'statements/tx (counted)', 'c=1 median ms', 'c=1 p99 ms'];
-  for (const c of params.concurrency) head2.push(`c=${c} tx/s`);
-  const absoluteRows = variants.map((variant) => {
-    const lat = last.summary.latency[variant.key];
-    return [
-      `${variant.key}: ${variant.label}`,
-      `${variant.roundTrips} (${last.statementsPerTx[variant.key] ?? 'n/a'})`,
-      lat?.medianMs.toFixed(2) ?? 'n/a',
-      lat?.p99Ms.toFixed(2) ?? 'n/a',
-      ...params.concurrency.map((c) => last.summary.throughput[c]?.[variant.key]?.toFixed(0) ?? 'n/a'),
-    ];
-  });
-  lines.push(...markdownTableLines(head2, absoluteRows));
-  if (result.runs.length > 1) {
-    lines.push('', '## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns));
-  }
-  lines.push('');
-  return lines.join('\n');
+    ...markdownTableLinesOf(variants, {
+      variant: (v) => `${v.key}: ${v.label}`,
+      'statements/tx (counted)': (v) => `${v.roundTrips} (${last.statementsPerTx[v.key] ?? 'n/a'})`,
+      'c=1 median ms': (v) => last.summary.latency[v.key]?.medianMs.toFixed(2) ?? 'n/a',
+      'c=1 p99 ms': (v) => last.summary.latency[v.key]?.p99Ms.toFixed(2) ?? 'n/a',
+      ...perConcurrency('c tx/s', (v, c) => last.summary.throughput[c]?.[v.key]?.toFixed(0) ?? 'n/a'),
+    }),
+    ...(result.runs.length > 1 ? ['', '## Per-run ratios', '', ...perRunRatiosTable(result.acrossRuns)] : []),
+    '',
+  ].join('\n');
 }
 
 export type Report = RunHeader & {

@@ -3,29 +3,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '@outbox/devstack/testing/test-database';
 import { createPrisma, migrate, type Prisma } from '@outbox/orders';
 import pg from 'pg';
-import { median, quantile, round } from '../support/stats.ts';
+import { median, quantile, rotated, round } from '../support/stats.ts';
 import { log, params } from './params.ts';
 import { type LatencyRound, type RunSummary, summarizeRun, type ThroughputRound } from './summary.ts';
 import { type Variant, type VariantKey, variants } from './variants.ts';
 import { countStatements, runLatency, runThroughput } from './workload.ts';
 
-/** Toggle the NOTIFY trigger. ALTER TABLE takes a lock on outbox, so only ever between variants. */
-export async function setNotifyTrigger(admin: pg.Client, enabled: boolean) {
-  await admin.query(
-    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_notify_after_insert`,
-  );
+/** Turn one of the outbox's triggers off or on. ALTER TABLE takes a lock on outbox, so only ever between variants. */
+async function setTrigger(admin: pg.Client, trigger: string, enabled: boolean) {
+  await admin.query(`alter table outbox ${enabled ? 'enable' : 'disable'} trigger ${trigger}`);
 }
-
-/** Toggle migration 005's traceparent trigger, likewise only between variants. */
-export async function setTraceparentTrigger(admin: pg.Client, enabled: boolean) {
-  await admin.query(
-    `alter table outbox ${enabled ? 'enable' : 'disable'} trigger outbox_traceparent_before_insert`,
-  );
-}
-
-/** Rotate the variant order each round so no variant always runs first (or right after C). */
-export const orderFor = (round: number) =>
-  variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
 
 export type RunResult = {
   database: string;
@@ -114,14 +101,17 @@ async function countNotificationsPerVariant(admin: pg.Client, listener: pg.Clien
     await listener.query('select 1');
   };
   const segment: Segment = async (variant, fn) => {
-    if (!variant.notifyTrigger) await setNotifyTrigger(admin, false);
-    if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, false);
+    // The NOTIFY trigger, and migration 005's traceparent trigger, as the variant wants them.
+    const off = [
+      ...(variant.notifyTrigger === false ? ['outbox_notify_after_insert'] : []),
+      ...(variant.traceparentTrigger === false ? ['outbox_traceparent_before_insert'] : []),
+    ];
+    for (const trigger of off) await setTrigger(admin, trigger, false);
     const before = received;
     try {
       return await fn();
     } finally {
-      if (!variant.notifyTrigger) await setNotifyTrigger(admin, true);
-      if (variant.traceparentTrigger === false) await setTraceparentTrigger(admin, true);
+      for (const trigger of off) await setTrigger(admin, trigger, true);
       await settle();
       byVariant[variant.key] = (byVariant[variant.key] ?? 0) + received - before;
     }
@@ -135,7 +125,7 @@ async function measureRounds(prisma: Prisma, segment: Segment, run: number) {
   const throughputRounds: ThroughputRound[] = [];
   const pooled = new Map<VariantKey, number[]>();
   for (let r = 0; r < params.rounds; r++) {
-    for (const variant of orderFor(r)) {
+    for (const variant of rotated(variants, r)) {
       await segment(variant, async () => {
         const samples = await runLatency(prisma, variant, params.iterations);
         pooled.set(variant.key, [...(pooled.get(variant.key) ?? []), ...samples]);
@@ -149,7 +139,7 @@ async function measureRounds(prisma: Prisma, segment: Segment, run: number) {
       });
     }
     for (const concurrency of params.concurrency) {
-      for (const variant of orderFor(r)) {
+      for (const variant of rotated(variants, r)) {
         await segment(variant, async () => {
           const result = await runThroughput(prisma, variant, concurrency, params.txPerThroughputRound);
           throughputRounds.push({

@@ -43,7 +43,7 @@ export type Variant = {
   /** Statements sent per transaction, BEGIN and COMMIT included. */
   roundTrips: number;
   /** C runs with the NOTIFY trigger disabled; every other variant with it enabled. */
-  notifyTrigger: boolean;
+  notifyTrigger?: false;
   /**
    * F1T runs with migration 005's traceparent trigger (what the CDC relay needs) disabled; every
    * other variant with it enabled, as production runs whichever relay mode it uses.
@@ -75,7 +75,6 @@ export const allVariants: Variant[] = [
     key: 'A',
     label: 'before: business only (Prisma create)',
     roundTrips: 7,
-    notifyTrigger: true,
     run: (prisma, request) =>
       prisma.$transaction((tx) => createOrderWithPrismaUntilNow(tx, request, randomUUID())),
   },
@@ -83,7 +82,6 @@ export const allVariants: Variant[] = [
     key: 'R',
     label: 'A + one empty statement (select 1)',
     roundTrips: 8,
-    notifyTrigger: true,
     run: (prisma, request) =>
       prisma.$transaction(async (tx) => {
         const order = await createOrderWithPrismaUntilNow(tx, request, randomUUID());
@@ -95,7 +93,6 @@ export const allVariants: Variant[] = [
     key: 'B',
     label: 'before: A + writeEvent (production until now)',
     roundTrips: 8,
-    notifyTrigger: true,
     run: businessAndWriteEventUntilNow,
   },
   {
@@ -109,7 +106,6 @@ export const allVariants: Variant[] = [
     key: 'D',
     label: 'B, outbox INSERT without zod/trace',
     roundTrips: 8,
-    notifyTrigger: true,
     run: (prisma, request) =>
       prisma.$transaction(async (tx) => {
         const order = await createOrderWithPrismaUntilNow(tx, request, randomUUID());
@@ -132,42 +128,36 @@ export const allVariants: Variant[] = [
     key: 'E0',
     label: 'until now: business only, lookup + order+items in 1 statement',
     roundTrips: 4,
-    notifyTrigger: true,
     run: (prisma, request) => prisma.$transaction((tx) => businessOneStatementUntilNow(tx, request)),
   },
   {
     key: 'E1',
     label: 'until now: placeOrder, lookup + order+items+outbox in 1 statement',
     roundTrips: 4,
-    notifyTrigger: true,
     run: (prisma, request) => placeOrderUntilNow(prisma, request),
   },
   {
     key: 'E1K',
     label: 'until now: E1 with an Idempotency-Key (claim, lookup, write)',
     roundTrips: 5,
-    notifyTrigger: true,
     run: (prisma, request) => placeOrderUntilNow(prisma, request, randomUUID()),
   },
   {
     key: 'F0',
     label: "now: business only, F1's statement with no event (priced+key+order+items)",
     roundTrips: 3,
-    notifyTrigger: true,
     run: businessPricedInStatement,
   },
   {
     key: 'F1',
     label: 'now: placeOrder (production), F0 + outbox row in that statement',
     roundTrips: 3,
-    notifyTrigger: true,
     run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
   },
   {
     key: 'F1K',
     label: 'now: F1 with an Idempotency-Key (claimed in that statement)',
     roundTrips: 3,
-    notifyTrigger: true,
     run: (prisma, request) => expectCreated(placeOrder(prisma, request, randomUUID())),
   },
   {
@@ -181,7 +171,6 @@ export const allVariants: Variant[] = [
     key: 'F1T',
     label: 'F1, traceparent trigger (migration 005, for CDC) disabled',
     roundTrips: 3,
-    notifyTrigger: true,
     traceparentTrigger: false,
     run: (prisma, request) => expectCreated(placeOrder(prisma, request)),
   },

@@ -1,10 +1,9 @@
 import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { RefusalCost } from '../../bench/refusal-cost.ts';
-import type { ReplyLocks } from '../../bench/reply-locks.ts';
 import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { MeasuredReport, Step, SystemResults } from '../../bench/system/records.ts';
-import type { WhereTimeGoes } from '../../bench/where-time-goes.ts';
+import type { ReplyLocks, WhereTimeGoes } from '../../bench/where-time-goes.ts';
 import { day, num, quietHost } from './format.ts';
 import { atCapacity, variant } from './system.ts';
 import { type FigureTable, ofFile, ofFiles, ofRuns } from './types.ts';
