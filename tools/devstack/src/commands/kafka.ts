@@ -43,9 +43,10 @@ const subcommands: Record<string, (target: Target, args: string[]) => Promise<nu
   kill: (target) =>
     eachNode(target, async (node) => {
       const pid = node.pid;
+      const again = target.cluster ? `start --cluster --node ${node.cluster?.nodeId}` : 'start';
       console.log(
         (await node.kill())
-          ? `Kafka killed with SIGKILL (was pid ${pid}). \`npm run kafka start\` recovers its data.`
+          ? `Kafka killed with SIGKILL (was pid ${pid}). \`./dev kafka ${again}\` recovers its data.`
           : 'Kafka is not running.',
       );
       return 0;
