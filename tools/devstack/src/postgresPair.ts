@@ -100,6 +100,9 @@ export async function startPostgresPair(options: PostgresPairOptions): Promise<P
     },
     promote: async () => {
       if (!standby) throw new Error('no standby to promote');
+      // Promoted beside a live primary, the standby would be a second primary, and the old one a
+      // server nobody tracks or stops: a failover starts with the primary gone.
+      if (!dead) throw new Error('the primary is alive: kill it before promoting the standby');
       const promoted = standby;
       await promoteNode(promoted);
       primary = promoted;

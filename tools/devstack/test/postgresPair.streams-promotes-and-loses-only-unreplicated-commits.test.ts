@@ -52,6 +52,9 @@ describe.each(['async', 'sync'] as const)('a PostgreSQL primary and standby (%s)
       return standbyFlushLsn !== null && row?.behind === false;
     });
 
+    // A standby promoted beside a live primary would make two primaries: refused.
+    await expect(pair.promote()).rejects.toThrow(/primary is alive/);
+
     // Async: what the standby never received dies with the primary. Sync: a commit that returned
     // is on the standby.
     if (replication === 'async') await pair.pauseReceipt();
