@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
+import { JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { localDir } from './paths.ts';
 
 type ConnectWorkerOptions = {
@@ -26,9 +26,6 @@ type ConnectWorkerOptions = {
    */
   exactlyOnceSource?: boolean;
 };
-
-/** How the worker's JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
-export type ConnectExit = JvmExit;
 
 /**
  * A real Kafka Connect worker in distributed mode, with Debezium's PostgreSQL connector on its

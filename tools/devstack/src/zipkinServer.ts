@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
+import { JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { ensureJars, pomProperty } from './maven.ts';
 import { localDir, repoRoot } from './paths.ts';
 
@@ -60,8 +60,6 @@ type ZipkinServerOptions = {
    */
   maxSpans?: number;
 };
-
-export type ZipkinExit = JvmExit;
 
 /**
  * A real Zipkin server (API, UI and in-memory storage in one jar from Maven Central) for the local
