@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
+import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './jars.ts';
 import { JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { localDir } from './paths.ts';
 
@@ -29,7 +29,7 @@ type ConnectWorkerOptions = {
 
 /**
  * A real Kafka Connect worker in distributed mode, with Debezium's PostgreSQL connector on its
- * classpath, run from Maven-resolved jars (connectJars.ts) like the broker: the CDC relay of
+ * classpath, run from Maven-resolved jars (jars.ts) like the broker: the CDC relay of
  * docs/design.md#polling-or-cdc. Distributed, not standalone, because that is how Connect runs in
  * production: connectors are registered through the REST API, and the worker keeps their configs,
  * source offsets and status in three compacted topics on the broker, not in local files.
