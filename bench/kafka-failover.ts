@@ -9,7 +9,7 @@
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
 import { markdownTableLinesOf } from '@outbox/devstack/table';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
-import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
+import { startTestCluster } from '@outbox/devstack/testing/test-broker';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import { KafkaPublisher } from '@outbox/relay/publisher';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';

@@ -14,8 +14,7 @@
 // not the design, are soon the limit, and these say when.
 // Results: bench/results/scaling/scaling.json and .md; docs/scaling.md explains them.
 import { startChaosStack } from '@outbox/chaos';
-import { startTestBroker } from '@outbox/devstack/testing/test-broker';
-import { startTestCluster } from '@outbox/devstack/testing/test-cluster';
+import { startTestBroker, startTestCluster } from '@outbox/devstack/testing/test-broker';
 import { queryOnce } from '@outbox/devstack/testing/test-database';
 import { type Cell, type CellRun, type KafkaKind, markdown, type ScalingReport } from './scaling/report.ts';
 import { positiveInt } from './support/args.ts';

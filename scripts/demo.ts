@@ -10,7 +10,7 @@
 // Kafka, Zipkin, Prometheus), apps.ts (the four apps and their relays), consoleWiring.ts (the
 // console and its buttons), banner.ts (what to do next), lifecycle.ts (stopping it all).
 
-import { superviseZipkin } from '@outbox/devstack/zipkin-supervisor';
+import { superviseZipkin } from '@outbox/devstack/supervisor';
 import { autovacuumWarning, SHOW_AUTOVACUUM } from '@outbox/runtime/database';
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import pg from 'pg';

@@ -1,7 +1,7 @@
 /** The broker and the kafkajs clients the benchmarks use. */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kafkaVersion } from '@outbox/devstack/kafka-jars';
+import { kafkaVersion } from '@outbox/devstack/jars';
 import { startTestBroker, type TestBroker } from '@outbox/devstack/testing/test-broker';
 import { createKafka } from '@outbox/runtime/kafka/kafkajs';
 import type { Kafka } from 'kafkajs';

@@ -5,7 +5,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kafkaLog4jConfig } from '@outbox/devstack/kafka-jars';
+import { kafkaLog4jConfig } from '@outbox/devstack/jars';
 import { markdownTableLines } from '@outbox/devstack/table';
 
 /**

@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, globSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { connectLog4jConfig, ensureConnectJars } from '@outbox/devstack/connect-jars';
-import { ensureKafkaJars, kafkaLog4jConfig } from '@outbox/devstack/kafka-jars';
-import { ensureZipkinJar } from '@outbox/devstack/zipkin-server';
+import {
+  connectLog4jConfig,
+  ensureConnectJars,
+  ensureKafkaJars,
+  ensureZipkinJar,
+  kafkaLog4jConfig,
+} from '@outbox/devstack/jars';
 
 /**
  * The build contexts of the images docker-compose.yml builds from what this machine can reach

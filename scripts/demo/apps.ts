@@ -2,9 +2,9 @@
 // and started in order: the services first (they create the tables the relays read), then the
 // debezium relays' connectors if any, then the polling relays.
 import { startCdcRelays } from '@outbox/devstack/cdc-relays';
-import { superviseConnect } from '@outbox/devstack/connect-supervisor';
 import { type ServiceProcess, startService, startTogether } from '@outbox/devstack/service-process';
 import { type ProcessName, planStack, RELAYS, SERVICES } from '@outbox/devstack/stack-plan';
+import { superviseConnect } from '@outbox/devstack/supervisor';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
 import { running } from './lifecycle.ts';
 import { print, printLine, say } from './output.ts';

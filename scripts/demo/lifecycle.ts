@@ -2,16 +2,15 @@
 // on any failure, so nothing the demo started is left running.
 import type { ChildProcess } from 'node:child_process';
 import type { RunningConsole } from '@outbox/console/console';
-import type { ConnectSupervisor } from '@outbox/devstack/connect-supervisor';
 import type { ConnectWorker } from '@outbox/devstack/connect-worker';
 import type { EmbeddedPostgres } from '@outbox/devstack/embedded-postgres';
 import type { KafkaBroker } from '@outbox/devstack/kafka-broker';
 import type { KafkaCluster } from '@outbox/devstack/kafka-cluster';
 import type { PostgresPair } from '@outbox/devstack/postgres-pair';
 import type { ServiceProcess } from '@outbox/devstack/service-process';
+import type { Supervisor } from '@outbox/devstack/supervisor';
 import { MissingToolError } from '@outbox/devstack/tools';
 import type { ZipkinServer } from '@outbox/devstack/zipkin-server';
-import type { ZipkinSupervisor } from '@outbox/devstack/zipkin-supervisor';
 import { print, printError } from './output.ts';
 import type { DemoProcess } from './settings.ts';
 
@@ -28,9 +27,9 @@ type Running = {
   prometheus?: ChildProcess;
   zipkin?: ZipkinServer;
   zipkinStarting?: Promise<ZipkinServer | undefined>;
-  zipkinSupervisor?: ZipkinSupervisor;
+  zipkinSupervisor?: Supervisor;
   connect?: ConnectWorker;
-  connectSupervisor?: ConnectSupervisor;
+  connectSupervisor?: Supervisor;
   services: Partial<Record<DemoProcess, ServiceProcess>>;
 };
 

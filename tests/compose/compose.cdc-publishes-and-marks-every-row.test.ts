@@ -1,16 +1,7 @@
+import { containerOf, docker } from '@outbox/chaos/compose';
 import { eventually } from '@outbox/devstack/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  composeTestsEnabled,
-  containerOf,
-  devCompose,
-  docker,
-  json,
-  order,
-  psql,
-  skipNote,
-  urls,
-} from './composeStack.ts';
+import { composeTestsEnabled, devCompose, json, order, psql, skipNote, urls } from './composeStack.ts';
 
 /**
  * The `cdc` profile of docker-compose.yml, run: orders written while relay-orders is down and
@@ -38,7 +29,7 @@ describe.skipIf(!composeTestsEnabled)(`the compose cdc profile${skipNote}`, () =
   it(
     'publishes and marks the rows written before the connector existed, and confirms their orders',
     async () => {
-      docker('stop', containerOf('relay-orders'));
+      await docker('stop', await containerOf('relay-orders'));
       const ids: string[] = [];
       for (let i = 0; i < 5; i += 1) {
         const placed = await json<{ id: string }>(`${urls.orders}/orders`, {
@@ -50,16 +41,16 @@ describe.skipIf(!composeTestsEnabled)(`the compose cdc profile${skipNote}`, () =
         ids.push(placed.body.id);
       }
       expect(
-        Number(psql('orders', "select count(*) from outbox where status = 'pending'")),
+        Number(await psql('orders', "select count(*) from outbox where status = 'pending'")),
       ).toBeGreaterThanOrEqual(5);
-      expect(psql('orders', 'select count(*) from pg_replication_slots')).toBe('0');
+      expect(await psql('orders', 'select count(*) from pg_replication_slots')).toBe('0');
 
       // The profile starts Connect and registers the connector; relay-orders comes back in debezium mode.
       devCompose(['up'], CDC);
       await eventually(
         'every orders outbox row published and marked',
         async () =>
-          psql('orders', "select count(*) from outbox where status <> 'published'") === '0'
+          (await psql('orders', "select count(*) from outbox where status <> 'published'")) === '0'
             ? true
             : undefined,
         120_000,
@@ -81,7 +72,7 @@ describe.skipIf(!composeTestsEnabled)(`the compose cdc profile${skipNote}`, () =
   );
 
   it('says on /healthz when the relay cannot see the connector reading its slot', async () => {
-    psql('orders', 'revoke pg_read_all_stats from orders');
+    await psql('orders', 'revoke pg_read_all_stats from orders');
     try {
       const degraded = await eventually(
         '/healthz degraded',
@@ -93,7 +84,7 @@ describe.skipIf(!composeTestsEnabled)(`the compose cdc profile${skipNote}`, () =
       );
       expect(degraded.slotError).toMatch(/pg_read_all_stats/);
     } finally {
-      psql('orders', 'grant pg_read_all_stats to orders');
+      await psql('orders', 'grant pg_read_all_stats to orders');
     }
     await eventually(
       '/healthz ok again',

@@ -1,14 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+// The compose stack as a test drives it: `./dev compose up` and `down`, exactly the commands the
+// README gives, and `docker` for what a test does to one container, both from the chaos suite's
+// compose target (tools/chaos/src/compose/composeStack.ts), which drives the same stack. These tests
+// need a Docker engine and build every image on first use (minutes), so they run only when asked:
+// OUTBOX_COMPOSE_TESTS=1 ./dev run npx vitest run tests/compose (docs/docker.md).
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/**
- * The compose stack as a test drives it: `./dev compose up` and `down`, exactly the commands the
- * README gives, and `docker` for what a test does to one container. These tests need a Docker
- * engine and build every image on first use (minutes), so they run only when asked:
- * OUTBOX_COMPOSE_TESTS=1 ./dev run npx vitest run tests/compose (docs/docker.md).
- */
+import { containerOf, devCompose as devComposeOf, docker } from '@outbox/chaos/compose';
 
 /** The long tier (`./dev test --long`) runs them; elsewhere OUTBOX_COMPOSE_TESTS=1 asks for them. */
 export const composeTestsEnabled =
@@ -17,8 +13,6 @@ export const skipNote = composeTestsEnabled
   ? ''
   : ' [skipped: ./dev test --long runs the compose stack, or set OUTBOX_COMPOSE_TESTS=1]';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const PROJECT = 'outbox-reference';
 /** Placing orders from the console needs its admin token; the stack gets one of its own. */
 export const consoleAdminToken = randomBytes(16).toString('hex');
 
@@ -30,52 +24,14 @@ export const urls = {
   zipkin: 'http://127.0.0.1:9411',
 };
 
-/** `./dev compose <args>`; throws with its output when it fails. */
-export function devCompose(args: string[], env: Record<string, string> = {}): string {
-  const run = spawnSync(path.join(root, 'dev'), ['compose', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CONSOLE_ADMIN_TOKEN: consoleAdminToken, ...env },
-    timeout: 20 * 60_000,
-  });
-  if (run.status !== 0) {
-    throw new Error(`./dev compose ${args.join(' ')} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
-  }
-  return run.stdout;
-}
-
-/** The container of a compose service (its first replica), by Compose's labels: v1 and v2 name them differently. */
-export function containerOf(service: string): string {
-  const ids = docker(
-    'ps',
-    '-aq',
-    '--filter',
-    `label=com.docker.compose.project=${PROJECT}`,
-    '--filter',
-    `label=com.docker.compose.service=${service}`,
-  ).trim();
-  const id = ids.split('\n')[0];
-  if (!id) throw new Error(`no container of the compose service ${service}`);
-  return id;
-}
-
-export function docker(...args: string[]): string {
-  return execFileSync('docker', args, { encoding: 'utf8' });
+/** `./dev compose <args>` with the test's console admin token; throws with its output when it fails. */
+export function devCompose(args: string[], env: Record<string, string> = {}): void {
+  devComposeOf(args, { CONSOLE_ADMIN_TOKEN: consoleAdminToken, ...env });
 }
 
 /** One SQL statement in a service database, as the compose superuser, inside the postgres container. */
-export function psql(database: string, sql: string): string {
-  return docker(
-    'exec',
-    containerOf('postgres'),
-    'psql',
-    '-U',
-    'postgres',
-    '-d',
-    database,
-    '-Atc',
-    sql,
-  ).trim();
+export async function psql(database: string, sql: string): Promise<string> {
+  return docker('exec', await containerOf('postgres'), 'psql', '-U', 'postgres', '-d', database, '-Atc', sql);
 }
 
 export async function json<T>(url: string, init?: RequestInit): Promise<{ status: number; body: T }> {

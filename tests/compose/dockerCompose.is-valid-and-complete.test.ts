@@ -166,9 +166,7 @@ describe('docker-compose.yml', () => {
   });
 
   it("builds every image here but Grafana's, each tagged with the version the local demo runs", async () => {
-    const { kafkaVersion } = await import('@outbox/devstack/kafka-jars');
-    const { connectVersions } = await import('@outbox/devstack/connect-jars');
-    const { zipkinVersion } = await import('@outbox/devstack/zipkin-server');
+    const { connectVersions, kafkaVersion, zipkinVersion } = await import('@outbox/devstack/jars');
     const built = Object.fromEntries(
       services.filter(([, service]) => service.build).map(([name, service]) => [name, service.image]),
     );

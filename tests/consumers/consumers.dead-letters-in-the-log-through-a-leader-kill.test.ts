@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { eventually } from '@outbox/devstack/testing/stack';
-import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
+import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-broker';
 import { type ChunkItem, type RunningConsumer, runConsumer } from '@outbox/inbox';
 import { createKafkaClient, type KafkaClientName } from '@outbox/runtime/kafka';
 import { pino } from 'pino';

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { registerOutboxConnector } from '@outbox/devstack/cdc-connector';
 import { deleteConnector } from '@outbox/devstack/connect-rest';
-import { type ConnectSupervisor, superviseConnect } from '@outbox/devstack/connect-supervisor';
 import {
   dropPublication,
   dropReplicationSlot,
@@ -14,6 +13,7 @@ import {
 } from '@outbox/devstack/logical-decoding';
 import { freePort } from '@outbox/devstack/ports';
 import { type ServiceProcess, startService } from '@outbox/devstack/service-process';
+import { type Supervisor, superviseConnect } from '@outbox/devstack/supervisor';
 import { useLeakGuard } from '@outbox/devstack/testing/leak-guard';
 import { createOutboxDatabase, insertEvents } from '@outbox/devstack/testing/outbox-database';
 import { eventually } from '@outbox/devstack/testing/stack';
@@ -43,7 +43,7 @@ const names = { slot: `console_connect_${run}`, connector: `console-connect-${ru
 let db: TestDatabase | undefined;
 let connect: TestConnectWorker | undefined;
 let relay: ServiceProcess | undefined;
-let supervisor: ConnectSupervisor | undefined;
+let supervisor: Supervisor | undefined;
 let consoleApp: RunningConsole | undefined;
 let browser: ConsolePage | undefined;
 const reports: string[] = [];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ORDER_CANCELLED, topicFor } from '@outbox/contracts';
 import { orderEnvelope } from '@outbox/devstack/testing/order-envelope';
-import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
+import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-broker';
 import { readTopic } from '@outbox/devstack/testing/topic-reader';
 import type { KafkaClientName } from '@outbox/runtime/kafka';
 import { createKafka } from '@outbox/runtime/kafka/kafkajs';

@@ -4,7 +4,7 @@
 import { type PostgresPair, startPostgresPair } from '@outbox/devstack/postgres-pair';
 import type { PrivatePostgres } from '@outbox/devstack/testing/private-postgres';
 import { startPrivatePostgres } from '@outbox/devstack/testing/private-postgres';
-import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-cluster';
+import { startTestCluster, type TestCluster } from '@outbox/devstack/testing/test-broker';
 import type { KafkaClientName, KafkaGroupProtocol } from '@outbox/runtime/kafka';
 import {
   COMPOSE_KAFKA_BROKERS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { superviseConnect } from './connectSupervisor.ts';
-import type { ConnectExit } from './connectWorker.ts';
+import type { JvmExit } from './jvmServer.ts';
+import { superviseConnect } from './supervisor.ts';
 
 /**
  * A stand-in for ConnectWorker: each start() either "runs" (until die() is called) or fails. The
@@ -8,8 +8,8 @@ import type { ConnectExit } from './connectWorker.ts';
  * apps/console/test/console.connect-killed-and-started-from-the-controls.test.ts.
  */
 function fakeWorker(startResults: ('ok' | 'fails')[]) {
-  let die: (exit: ConnectExit) => void = () => {};
-  let exited: Promise<ConnectExit> = new Promise((resolve) => {
+  let die: (exit: JvmExit) => void = () => {};
+  let exited: Promise<JvmExit> = new Promise((resolve) => {
     die = resolve;
   });
   let starts = 0;
@@ -25,7 +25,7 @@ function fakeWorker(startResults: ('ok' | 'fails')[]) {
       });
     },
     waitUntilReady: async () => 4321,
-    die: (exit: Partial<ConnectExit> = {}) => die({ code: null, signal: null, outOfMemory: false, ...exit }),
+    die: (exit: Partial<JvmExit> = {}) => die({ code: null, signal: null, outOfMemory: false, ...exit }),
     get starts() {
       return starts;
     },

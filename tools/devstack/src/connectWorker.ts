@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './connectJars.ts';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
+import { connectClasspath, connectLog4jConfig, ensureConnectJars } from './jars.ts';
+import { JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
 import { localDir } from './paths.ts';
 
 type ConnectWorkerOptions = {
@@ -27,12 +27,9 @@ type ConnectWorkerOptions = {
   exactlyOnceSource?: boolean;
 };
 
-/** How the worker's JVM ended: a signal (a kill), an exit code, and whether it ran out of memory. */
-export type ConnectExit = JvmExit;
-
 /**
  * A real Kafka Connect worker in distributed mode, with Debezium's PostgreSQL connector on its
- * classpath, run from Maven-resolved jars (connectJars.ts) like the broker: the CDC relay of
+ * classpath, run from Maven-resolved jars (jars.ts) like the broker: the CDC relay of
  * docs/design.md#polling-or-cdc. Distributed, not standalone, because that is how Connect runs in
  * production: connectors are registered through the REST API, and the worker keeps their configs,
  * source offsets and status in three compacted topics on the broker, not in local files.

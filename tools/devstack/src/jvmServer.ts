@@ -27,11 +27,7 @@ type JvmStart = { cwd: string; logFile: string; pidFile: string; env?: NodeJS.Pr
  * says when `what` started, and writes its pid file. Resolves with how it exited, whether the log of
  * this run names an OutOfMemoryError included.
  */
-export function spawnJvm(
-  what: string,
-  args: string[],
-  { cwd, logFile, pidFile, env }: JvmStart,
-): Promise<JvmExit> {
+function spawnJvm(what: string, args: string[], { cwd, logFile, pidFile, env }: JvmStart): Promise<JvmExit> {
   const log = openSync(logFile, 'a');
   const logStart = fstatSync(log).size; // this run's lines start here
   let pid: number | undefined;

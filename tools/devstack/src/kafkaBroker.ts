@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { brokerCertificates } from './brokerCertificates.ts';
+import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './jars.ts';
 import { fastStartJvmOptions, JvmServer, jvmHeapOptions } from './jvmServer.ts';
-import { ensureKafkaJars, kafkaClasspath, kafkaLog4jConfig } from './kafkaJars.ts';
 import { probeKafka } from './kafkaProbe.ts';
 import {
   type ClusterMembership,

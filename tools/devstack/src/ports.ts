@@ -38,6 +38,19 @@ export function listenOnAnyPort(server: Server): Promise<number> {
   });
 }
 
+/**
+ * The first of `size` consecutive ports on 127.0.0.1 that were all free a moment ago, for a
+ * process that takes a block from one base port (`./dev demo` with DEMO_BASE_PORT).
+ */
+export async function freePortBlock(size: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const used = await Promise.all(Array.from({ length: size }, (_, i) => isPortInUse(base + i)));
+    if (!used.includes(true)) return base;
+  }
+  throw new Error('no block of free ports found');
+}
+
 /** Whether something already listens on 127.0.0.1:port (checked by trying to bind it ourselves). */
 export function isPortInUse(port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {

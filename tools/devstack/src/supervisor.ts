@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JvmExit } from './jvmServer.ts';
 
 /** What a supervisor uses of the server it keeps running (a ConnectWorker, a ZipkinServer). */
-export type Supervised = {
+type Supervised = {
   exited(): Promise<JvmExit> | undefined;
   start(): Promise<void>;
   waitUntilReady(timeoutMs?: number): Promise<number>;
@@ -10,15 +10,12 @@ export type Supervised = {
   readonly logFile: string;
 };
 
-export type SupervisorOptions = {
+type SupervisorOptions = {
   /** How the supervisor tells what happened: one line each. */
   report: (message: string) => void;
   /** The first pause before a restart; it doubles at each quick failure. */
   pauseMs?: number;
 };
-
-/** What the supervisor says of its server: its name, what is lost while it is down, what it does once back. */
-type Wording = { name: string; whileDown: string; whenBack: string; readyTimeoutMs: number };
 
 export type Supervisor = {
   /** The next exit is on purpose: leave the server down. */
@@ -29,6 +26,44 @@ export type Supervisor = {
   stop(): void;
   /** Resolves when the supervisor stops or gives up. */
   done: Promise<void>;
+};
+
+/** What the supervisor says of its server: its name, what is lost while it is down, what it does once back. */
+type Wording = { name: string; whileDown: string; whenBack: string; readyTimeoutMs: number };
+
+/**
+ * Keeps the demo's Zipkin running: when its JVM exits on its own, it starts it again on the same
+ * port, so the services' exporters find it again at their next batch. What it held is gone (the
+ * store is in memory); the console says "traces unavailable" while it is down
+ * (apps/console/src/traceStore.ts).
+ */
+export function superviseZipkin(server: Supervised, options: SupervisorOptions): Supervisor {
+  return superviseJvm(server, ZIPKIN, options);
+}
+
+const ZIPKIN: Wording = {
+  name: 'Zipkin',
+  whileDown: 'the traces it held are lost',
+  whenBack: 'new traces are recorded again',
+  readyTimeoutMs: 90_000,
+};
+
+/**
+ * Keeps the demo's Kafka Connect worker running like Zipkin: when its JVM exits on its own, it
+ * starts it again on the same port; the connectors resume from their offsets and their slots, and
+ * the debezium relays go from `degraded` back to `ok`. An exit the console asks for (its stop and
+ * kill -9 buttons) is the lesson, not a failure: `pause` before it, and the worker stays down until
+ * the console's start, after which `resume` watches it again.
+ */
+export function superviseConnect(worker: Supervised, options: SupervisorOptions): Supervisor {
+  return superviseJvm(worker, CONNECT, options);
+}
+
+const CONNECT: Wording = {
+  name: 'Kafka Connect',
+  whileDown: 'its connectors publish nothing until it is back',
+  whenBack: 'its connectors resume from their slots',
+  readyTimeoutMs: 120_000,
 };
 
 /** Restarts that fail, or die within QUICK_MS of being back, before the supervisor gives up. */
@@ -42,7 +77,7 @@ const QUICK_MS = 60_000;
  * fails to start; after three of those it gives up and says so: a crash loop would only
  * burn the CPU the demo runs on.
  */
-export function superviseJvm(server: Supervised, wording: Wording, options: SupervisorOptions): Supervisor {
+function superviseJvm(server: Supervised, wording: Wording, options: SupervisorOptions): Supervisor {
   const { report, pauseMs = 1000 } = options;
   const { name, whileDown, whenBack, readyTimeoutMs } = wording;
   let paused = false;

@@ -1,33 +1,7 @@
-import { join, resolve } from 'node:path';
-import { type JvmExit, JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
-import { ensureJars, pomProperty } from './maven.ts';
-import { localDir, repoRoot } from './paths.ts';
-
-/** The pom that pins Zipkin's version; its `<zipkin.version>` is the single source of truth. */
-const zipkinPom = resolve(repoRoot, 'tools/devstack/zipkin/pom.xml');
-const zipkinLibDir = resolve(localDir, 'zipkin/lib');
-
-export function zipkinVersion(): string {
-  return pomProperty(zipkinPom, 'zipkin.version');
-}
-
-/**
- * Makes sure Zipkin's server jar is in .local/zipkin/lib, downloading it with Maven only when it
- * is missing or the pom's version changed (one jar, about 130 MB, once), like the Kafka jars.
- */
-export async function ensureZipkinJar(): Promise<string> {
-  const version = zipkinVersion();
-  const jar = `zipkin-server-${version}-exec.jar`;
-  await ensureJars({
-    pom: zipkinPom,
-    libDir: zipkinLibDir,
-    jars: [jar],
-    marker: '.zipkin-version',
-    versions: version,
-    what: "Zipkin's server jar",
-  });
-  return join(zipkinLibDir, jar);
-}
+import { join } from 'node:path';
+import { ensureZipkinJar } from './jars.ts';
+import { JvmServer, jvmHeapOptions, probeHttp } from './jvmServer.ts';
+import { localDir } from './paths.ts';
 
 /**
  * The heap one span of this system takes in Zipkin's in-memory store, indexes included: 3.5 KB
@@ -60,8 +34,6 @@ type ZipkinServerOptions = {
    */
   maxSpans?: number;
 };
-
-export type ZipkinExit = JvmExit;
 
 /**
  * A real Zipkin server (API, UI and in-memory storage in one jar from Maven Central) for the local

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ZipkinExit } from './zipkinServer.ts';
-import { superviseZipkin } from './zipkinSupervisor.ts';
+import type { JvmExit } from './jvmServer.ts';
+import { superviseZipkin } from './supervisor.ts';
 
 /**
  * A stand-in for ZipkinServer: each start() either "runs" (until die() is called) or fails. The
  * real JVM is killed and restarted in tools/devstack/test/zipkin.survives-the-demo-span-rate-and-is-restarted.test.ts.
  */
 function fakeZipkin(startResults: ('ok' | 'fails')[]) {
-  let die: (exit: ZipkinExit) => void = () => {};
-  let exited: Promise<ZipkinExit> = new Promise((resolve) => {
+  let die: (exit: JvmExit) => void = () => {};
+  let exited: Promise<JvmExit> = new Promise((resolve) => {
     die = resolve;
   });
   let starts = 0;
@@ -24,7 +24,7 @@ function fakeZipkin(startResults: ('ok' | 'fails')[]) {
       });
     },
     waitUntilReady: async () => 1234,
-    die: (exit: Partial<ZipkinExit> = {}) => die({ code: null, signal: null, outOfMemory: false, ...exit }),
+    die: (exit: Partial<JvmExit> = {}) => die({ code: null, signal: null, outOfMemory: false, ...exit }),
     get starts() {
       return starts;
     },

@@ -1,6 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectVersions } from '../src/connectJars.ts';
+import { connectVersions } from '../src/jars.ts';
 import { isProcessAlive } from '../src/processes.ts';
 import { sharedKafkaBrokers } from '../src/testing/testBroker.ts';
 import { startTestConnectWorker, type TestConnectWorker } from '../src/testing/testConnectWorker.ts';

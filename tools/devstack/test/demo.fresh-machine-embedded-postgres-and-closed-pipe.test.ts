@@ -13,20 +13,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDir, repoRoot } from '../src/paths.ts';
-import { isPortInUse } from '../src/ports.ts';
+import { freePortBlock, isPortInUse } from '../src/ports.ts';
 import { isProcessAlive, signal, waitForExit } from '../src/processes.ts';
 
 const hookTimeout = 240_000;
-
-/** Consecutive free ports: PostgreSQL, the six processes, the console, Kafka and its controller, Zipkin. */
-async function freePortBlock(size: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const used = await Promise.all(Array.from({ length: size }, (_, i) => isPortInUse(base + i)));
-    if (!used.includes(true)) return base;
-  }
-  throw new Error('no block of free ports found');
-}
 
 let base: number;
 let demo: ChildProcess;

@@ -4,8 +4,8 @@ import { orderTraceSpans, type ZipkinSpanJson } from '@outbox/devstack/testing/o
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/ports.ts';
 import { isProcessAlive, signal } from '../src/processes.ts';
+import { superviseZipkin } from '../src/supervisor.ts';
 import { ZipkinServer } from '../src/zipkinServer.ts';
-import { superviseZipkin } from '../src/zipkinSupervisor.ts';
 
 // The demo's Zipkin, as the demo starts it (default heap and span bound), under the spans of the
 // demo at capacity: 400 orders/s × 11 spans an order (docs/tracing.md). The old bound (50,000 spans

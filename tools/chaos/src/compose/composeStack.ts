@@ -58,7 +58,8 @@ export function freshComposeStack(env: Record<string, string> = {}): void {
   built.add(profiles);
 }
 
-function devCompose(args: string[], env: Record<string, string>): void {
+/** `./dev compose <args>`, as the README gives it; throws with its output when it fails. */
+export function devCompose(args: string[], env: Record<string, string> = {}): void {
   const run = spawnSync(join(repoRoot, 'dev'), ['compose', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
@@ -70,11 +71,12 @@ function devCompose(args: string[], env: Record<string, string>): void {
   }
 }
 
-async function docker(...args: string[]): Promise<string> {
+export async function docker(...args: string[]): Promise<string> {
   return (await run('docker', args, { encoding: 'utf8' })).stdout.trim();
 }
 
-async function containerOf(service: string): Promise<string> {
+/** The container of a compose service (its first replica), by Compose's labels: v1 and v2 name them differently. */
+export async function containerOf(service: string): Promise<string> {
   const id = (
     await docker(
       'ps',

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { localDir, repoRoot } from '../paths.ts';
-import { isPortInUse } from '../ports.ts';
+import { freePortBlock } from '../ports.ts';
 
 /** `./dev demo` as a real process, on a block of free ports, for tests and benchmarks that drive it. */
 export type RunningDemo = {
@@ -17,16 +17,6 @@ export type RunningDemo = {
   stop(): Promise<void>;
 };
 
-/** Eleven consecutive free ports: PostgreSQL, the six processes, the console, Kafka and its controller, Zipkin. */
-async function freePortBlock(size: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const used = await Promise.all(Array.from({ length: size }, (_, i) => isPortInUse(base + i)));
-    if (!used.includes(true)) return base;
-  }
-  throw new Error('no block of free ports found');
-}
-
 /**
  * Starts `node scripts/demo.ts <args>` with `env` on top of this process's environment, Prometheus
  * and tracing off (lighter; neither is what these runs look at), and waits for its banner.
@@ -36,6 +26,7 @@ export async function startDemo(
   env: Record<string, string>,
   timeoutMs = 300_000,
 ): Promise<RunningDemo> {
+  // Eleven: PostgreSQL, the six processes, the console, Kafka and its controller, Zipkin.
   const base = await freePortBlock(11);
   const demo: ChildProcess = spawn(process.execPath, ['scripts/demo.ts', ...args], {
     cwd: repoRoot,

@@ -1,7 +1,7 @@
 import { fixKafkajsIdleTimerLoop } from '@outbox/runtime/kafka/kafkajs';
 import type { TestProject } from 'vitest/node';
-import { ensureConnectJars } from '../connectJars.ts';
 import { probePostgres, startEmbeddedPostgres } from '../embeddedPostgres.ts';
+import { ensureConnectJars } from '../jars.ts';
 import { startTestBroker } from './testBroker.ts';
 import { testPostgresUrl } from './testDatabase.ts';
 
