@@ -60,7 +60,8 @@ const counting =
     tally.batches++;
     if (Array.isArray(results)) {
       tally.batchMessages += results.length;
-      tally.track.handled(results.filter((result) => result === 'applied').length);
+      // The chunk step's transaction returns one `{ result }` per event, not bare results.
+      tally.track.handled(results.filter((done: { result?: string }) => done?.result === 'applied').length);
     }
     return results;
   };

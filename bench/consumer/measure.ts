@@ -8,7 +8,7 @@ import { readStatements, resetStatements, type StatementStats } from '../support
 import { round, type TimedCell, timed } from '../support/stats.ts';
 import { checkServiceEffects, type Fixture, progress, resetSql, type ServiceDatabase } from './fixture.ts';
 import { startLoop, type Tally } from './loops.ts';
-import { log, type Variant } from './params.ts';
+import type { Variant } from './params.ts';
 
 export type Measurement = TimedCell & {
   /** Transactions committed (DB variants) and kafkajs batches seen (eachBatch variants). */
@@ -38,11 +38,20 @@ export async function measure(
   const cpu0 = cpuSnapshot(groups);
   const stop = await startLoop({ fixture, variant, events, groupId, tally, ...(service ? { service } : {}) });
 
-  const timeout = setTimeout(() => {
-    log(`${variant.key}: still ${events - tally.track.count} messages to go after 300 s`);
-  }, 300_000);
+  // A loop that handles nothing for 300 s measures nothing: fail rather than wait for ever.
+  let timeout: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    let seen = -1;
+    const check = () => {
+      if (tally.track.count === seen)
+        reject(new Error(`${variant.key}: no progress in 300 s, ${events - seen} messages to go`));
+      seen = tally.track.count;
+      timeout = setTimeout(check, 300_000);
+    };
+    check();
+  });
   try {
-    await tally.track.done;
+    await Promise.race([tally.track.done, stalled]);
   } finally {
     clearTimeout(timeout);
     await stop();
