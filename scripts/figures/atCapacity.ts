@@ -1,3 +1,4 @@
+import type { RunRecord } from '@outbox/devstack/run-record';
 import { markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
@@ -91,7 +92,7 @@ export const batchedCostPerEvent: FigureTable = {
   render({ read, link }) {
     const record = read<Runs>(RUNS).files['relay-throughput/relay-throughput.json'];
     const relay = read<RelayResults>(RELAY);
-    const consumer = read<ConsumerResults>(CONSUMER);
+    const consumer = read<ConsumerResults & { run: RunRecord }>(CONSUMER);
     const run = read<WhereTimeGoes>(PLAIN);
     const perEvent = (parts: Record<string, number> | undefined) =>
       Object.values(parts ?? {}).reduce((sum, seconds) => sum + seconds, 0);
@@ -107,8 +108,10 @@ export const batchedCostPerEvent: FigureTable = {
       `${num(relayMs, 2)} ms of CPU per event for a relay in batches of ${num(relay.parameters.batchSize)} ` +
       `and ${range(consumerMs, 2)} ms for inventory's and billing's consumers in chunks of about ` +
       `${num(consumer.runs[0]?.summary.meanBatchSize.I)} (each with its share of the broker ` +
-      `and PostgreSQL; ${link(RELAY)}, ${link(CONSUMER)}: ${relay.machine.cpuModel}, ${day(relay.date)}, ` +
-      `revision \`${record?.revision.value ?? '?'}\` (inferred from git), tracing ${record?.tracing.value ?? '?'}): the run's ${num(publishes, 1)} ` +
+      `and PostgreSQL; ${link(RELAY)}: ${relay.machine.cpuModel}, ${day(relay.date)}, ` +
+      `revision \`${record?.revision.value ?? '?'}\` (inferred from git), tracing ${record?.tracing.value ?? '?'}; ` +
+      `${link(CONSUMER)}: ${consumer.run.cpuModel}, ${day(consumer.date)}, revision \`${consumer.run.revision}\`, ` +
+      `tracing ${consumer.run.tracing}): the run's ${num(publishes, 1)} ` +
       `publishes and ${num(applications, 1)} applications in inventory and billing per order would cost about ${num(batched, 1)} ms, ` +
       `where the relays, the two consumers and the broker alone spent ${num(today, 1)} ms per order ` +
       'in the run above, their statements not counted'
