@@ -22,7 +22,8 @@ fi
 # ./dev says what is missing and carries on without it.
 missing_optional=()
 for tool in ${optional_tools:-}; do
-  command -v "$tool" >/dev/null 2>&1 || missing_optional+=("$tool")
+  # /usr/sbin is not on a user's PATH on Debian, and pgbouncer is installed there.
+  command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing_optional+=("$tool")
 done
 
 may_install() {
@@ -34,7 +35,7 @@ if [ ${#missing_packages[@]} -gt 0 ] || { [ ${#missing_optional[@]} -gt 0 ] && m
   install_command="apt-get install -y --no-install-recommends ${to_install[*]}"
   if may_install; then
     as_root=""; [ "$(id -u)" -eq 0 ] || as_root="sudo -n"
-    echo "setup: installing ${to_install[*]} (Java 17+ runs the Kafka broker, Maven fetches its jars once; prometheus draws the charts and evaluates the alerts; chromium runs the browser tests)"
+    echo "setup: installing ${to_install[*]} (Java 17+ runs the Kafka broker, Maven fetches its jars once; prometheus draws the charts and evaluates the alerts; chromium runs the browser tests; pgbouncer, the long tier's pooler test)"
     if { $as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive $as_root $install_command -qq >/dev/null; }; then
       missing_optional=()
     elif [ ${#missing_packages[@]} -gt 0 ]; then
@@ -56,5 +57,6 @@ for tool in "${missing_optional[@]}"; do
   case "$tool" in
     prometheus) echo "setup: no prometheus here, so the console will have no charts or alerts; to add them: sudo apt-get install -y prometheus" >&2 ;;
     chromium) echo "setup: no chromium here, so the browser tests will fail; to add it: sudo apt-get install -y chromium" >&2 ;;
+    pgbouncer) echo "setup: no pgbouncer here, so the long tier's PgBouncer test will fail; to add it: sudo apt-get install -y pgbouncer" >&2 ;;
   esac
 done

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -70,6 +70,12 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
   );
   chmodSync(users, 0o644);
   chmodSync(config, 0o644);
+  if (!existsSync(PGBOUNCER)) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(
+      `no PgBouncer at ${PGBOUNCER}: apt-get install -y pgbouncer (./dev test --long does), or set PGBOUNCER_BIN`,
+    );
+  }
   const asRoot = process.getuid?.() === 0;
   const child: ChildProcess = asRoot
     ? spawn('runuser', ['-u', 'postgres', '--', PGBOUNCER, config], { stdio: 'ignore' })
@@ -90,7 +96,9 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
   };
   try {
     await eventually(`PgBouncer answering on ${port}`, async () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}: see ${dir}`);
+      // Its log is said here: the folder goes with stop().
+      if (child.exitCode !== null)
+        throw new Error(`pgbouncer exited with ${child.exitCode}:\n${logOf(join(dir, 'pgbouncer.log'))}`);
       const client = new pg.Client({ connectionString: urlFor(serverUrl) });
       client.on('error', () => {});
       return client
@@ -119,3 +127,6 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
   };
   return { port, poolMode, urlFor, clientsByDatabase, stop };
 }
+
+const logOf = (file: string) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-10).join('\n') : '(no log)';
