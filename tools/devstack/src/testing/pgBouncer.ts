@@ -35,15 +35,8 @@ const IGNORED_STARTUP_PARAMETERS = [
   'idle_in_transaction_session_timeout',
 ] as const;
 
-/**
- * A private PgBouncer in front of the PostgreSQL server of `serverUrl`, on a free port, every
- * database passed through, trust authentication as the server has (user `postgres`), in
- * `poolMode`. It refuses to run as root, so as root it runs as `postgres`. Resolves once it answers.
- */
-export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Promise<PgBouncer> {
-  const server = new URL(serverUrl);
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
+/** Its configuration and users file in `dir`, readable by the `postgres` user it may run as. */
+function writeConfig(dir: string, server: URL, port: number, poolMode: PoolMode): string {
   chmodSync(dir, 0o777);
   const users = join(dir, 'users.txt');
   writeFileSync(users, '"postgres" ""\n');
@@ -70,12 +63,22 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
   );
   chmodSync(users, 0o644);
   chmodSync(config, 0o644);
-  if (!existsSync(PGBOUNCER)) {
-    rmSync(dir, { recursive: true, force: true });
+  return config;
+}
+
+/**
+ * A private PgBouncer in front of the PostgreSQL server of `serverUrl`, on a free port, every
+ * database passed through, trust authentication as the server has (user `postgres`), in
+ * `poolMode`. It refuses to run as root, so as root it runs as `postgres`. Resolves once it answers.
+ */
+export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Promise<PgBouncer> {
+  if (!existsSync(PGBOUNCER))
     throw new Error(
       `no PgBouncer at ${PGBOUNCER}: apt-get install -y pgbouncer (./dev test --long does), or set PGBOUNCER_BIN`,
     );
-  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
+  const config = writeConfig(dir, new URL(serverUrl), port, poolMode);
   const asRoot = process.getuid?.() === 0;
   const child: ChildProcess = asRoot
     ? spawn('runuser', ['-u', 'postgres', '--', PGBOUNCER, config], { stdio: 'ignore' })
