@@ -1,4 +1,3 @@
-import type { RunRecord } from '@outbox/devstack/run-record';
 import { markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
@@ -92,7 +91,7 @@ export const batchedCostPerEvent: FigureTable = {
   render({ read, link }) {
     const record = read<Runs>(RUNS).files['relay-throughput/relay-throughput.json'];
     const relay = read<RelayResults>(RELAY);
-    const consumer = read<ConsumerResults & { run: RunRecord }>(CONSUMER);
+    const consumer = read<Written<ConsumerResults>>(CONSUMER);
     const run = read<WhereTimeGoes>(PLAIN);
     const perEvent = (parts: Record<string, number> | undefined) =>
       Object.values(parts ?? {}).reduce((sum, seconds) => sum + seconds, 0);

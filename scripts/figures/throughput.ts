@@ -1,6 +1,7 @@
 import { markdownTable, markdownTableOf } from '@outbox/devstack/table';
 import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
 import type { Report as RelayResults } from '../../bench/relay/report.ts';
+import type { Written } from '../../bench/support/environment.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import { day, load, num, percent, times } from './format.ts';
 import { ofFile } from './types.ts';
@@ -70,7 +71,7 @@ export const relayThroughput = ofFile<RelayResults>(RELAY, (results, link) => {
 
 const CONSUMER = resultsFile('consumer-throughput.json');
 
-export const consumerThroughput = ofFile<ConsumerResults>(CONSUMER, (results, link) => {
+export const consumerThroughput = ofFile<Written<ConsumerResults>>(CONSUMER, (results, link) => {
   const run = results.runs[0];
   if (!run) throw new Error(`${CONSUMER} has no run`);
   const { eventsPerSec, meanBatchSize, transactionsPerSec, cpuPer1000 } = run.summary;
@@ -87,6 +88,6 @@ export const consumerThroughput = ofFile<ConsumerResults>(CONSUMER, (results, li
       'events per chunk': ({ key }) => (meanBatchSize[key] == null ? '—' : num(meanBatchSize[key] ?? 0, 1)),
       'CPU s per 1,000 events': ({ key }) => cpu(cpuPer1000[key]),
     }),
-    `${link(CONSUMER)}: ${day(results.date)}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
+    `${link(CONSUMER)}: ${day(results.date)}, revision \`${results.run.revision}\`, tracing ${results.run.tracing}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
   ].join('\n\n');
 });

@@ -79,11 +79,12 @@ describe('the whole system behind PgBouncer in session pooling mode', () => {
     // The relay published the order's events, its claims run as named prepared statements there:
     // ORDER_CREATED before the saga could answer, and ORDER_CONFIRMED, written with the confirmation
     // itself, once the relay's next claim has taken it.
+    const ordersDatabase = stack.databases.orders.url;
     const outbox = await eventually(
       "the order's events published",
       async () => {
         const rows = await queryOnce<{ event_type: string; status: string }>(
-          stack?.databases.orders.url ?? '',
+          ordersDatabase,
           'select event_type, status from outbox where aggregate_id = $1',
           [order.id],
         );

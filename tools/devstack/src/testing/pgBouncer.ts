@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { tailFile } from '../logTail.ts';
 import { freePort } from '../ports.ts';
 import { eventually } from './stack.ts';
 
@@ -101,7 +102,9 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
     await eventually(`PgBouncer answering on ${port}`, async () => {
       // Its log is said here: the folder goes with stop().
       if (child.exitCode !== null)
-        throw new Error(`pgbouncer exited with ${child.exitCode}:\n${logOf(join(dir, 'pgbouncer.log'))}`);
+        throw new Error(
+          `pgbouncer exited with ${child.exitCode}:\n${tailFile(join(dir, 'pgbouncer.log'), 10) || '(no log)'}`,
+        );
       const client = new pg.Client({ connectionString: urlFor(serverUrl) });
       client.on('error', () => {});
       return client
@@ -130,6 +133,3 @@ export async function startPgBouncer(serverUrl: string, poolMode: PoolMode): Pro
   };
   return { port, poolMode, urlFor, clientsByDatabase, stop };
 }
-
-const logOf = (file: string) =>
-  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').slice(-10).join('\n') : '(no log)';
