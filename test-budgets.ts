@@ -25,8 +25,8 @@ export const DEFAULT_BUDGET_SECONDS = 90;
 export const BUDGETS: Readonly<Record<string, number>> = {
   [`${CHAOS}/chaos.cluster-service-rolling-restart-keeps-the-staying-instance-applying-on-the-consumer-protocol.test.ts`]: 900,
   'tests/compose/compose.confirms-an-order-placed-in-the-console.test.ts': 600,
-  [`${CHAOS}/chaos.checker-catches-lost-and-ghost-events-of-naive-dual-writes.test.ts`]: 380,
   'apps/console/test/console.live-charts-alerts-and-traces.test.ts': 330,
+  [`${CHAOS}/chaos.checker-catches-lost-and-ghost-events-of-naive-dual-writes.test.ts`]: 250,
   'tests/compose/compose.cdc-publishes-and-marks-every-row.test.ts': 280,
   [`${CHAOS}/chaos.postgres-failover-of-every-database-announces-nothing-it-lost.test.ts`]: 230,
   'tests/compose/compose.grafana-panels-evaluate-on-the-compose-prometheus.test.ts': 200,
@@ -148,6 +148,8 @@ export const LONG_TIER: Readonly<Record<string, string>> = {
   'apps/relay/test/relay.renews-every-lease-it-holds-behind-a-slow-broker.test.ts':
     'a slow broker: relay.renews-its-lease-during-a-slow-publish',
   'tests/e2e/e2e.survives-broker-kill-9.test.ts': 'a broker killed: chaos.survives-broker-kill-9',
+  'apps/relay/test/relay.survives-broker-kill-9.test.ts':
+    'a broker killed: chaos.survives-broker-kill-9 (the relay among the whole stack); the relay alone behind a broker that fails: relay.keeps-its-broker-backoff-when-notified',
   'apps/console/test/console.connect-killed-and-started-from-the-controls.test.ts':
     'Kafka Connect killed: chaos.cdc-survives-connect-kill-9; the console controls: console.broker-outage-from-the-controls',
   'apps/console/test/console.consumer-killed-and-restarted-from-the-controls.test.ts':

@@ -6,6 +6,7 @@ import {
   kafkaClient,
   kafkaCommitIntervalMs,
   kafkaGroupProtocol,
+  kafkaSessionTimeoutMs,
   kafkaTopicSettings,
   logLevel,
   port,
@@ -117,6 +118,7 @@ const settings = z.object({
   /** Consumer group for the replies; also this consumer's name in processed_events. */
   KAFKA_GROUP_ID: z.string().min(1).default('orders'),
   KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
+  KAFKA_SESSION_TIMEOUT_MS: kafkaSessionTimeoutMs,
   /** The replies of inventory and billing that arrive within this many ms are applied in one transaction. */
   KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs,
   INBOX_RETENTION_HOURS: inboxRetentionHours,

@@ -91,6 +91,7 @@ export async function startConsumerService<S extends z.ZodType<ConsumerServiceCo
     ...(faults ? { faults } : {}),
     inboxRetentionHours: config.INBOX_RETENTION_HOURS,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     chunkLingerMs: config.KAFKA_CHUNK_LINGER_MS,
     ...(config.DATABASE_WAIT_FOR_STANDBY ? { untilStandbyHolds: standbyWait(config, pool, registry) } : {}),
     registry,

@@ -149,6 +149,15 @@ export const inboxRetentionHours = z.coerce
 export const kafkaCommitIntervalMs = timerMs().optional();
 
 /**
+ * The consumer group's session timeout (classic protocol): how long a member killed without
+ * leaving holds its partitions and the group's rebalance (docs/production.md, "The consumer group
+ * protocol"). At least three 3 s heartbeats, at most the broker's default maximum.
+ */
+export const kafkaSessionTimeoutMs = timerMs(9_000)
+  .max(1_800_000, { error: "at most 1800000: the broker's default group.max.session.timeout.ms" })
+  .default(30_000);
+
+/**
  * How long a consumer waits from one transaction to the next while events trickle in: it applies
  * what a fetch brought at once, all partitions in one transaction, and fetches again no sooner
  * than this long after (packages/inbox/src/combinedChunks.ts); 0 applies each partition's chunk in
@@ -228,6 +237,7 @@ export function consumerServiceSchema(defaults: { port: number; groupId: string 
     /** Consumer group; also this consumer's name in processed_events. */
     KAFKA_GROUP_ID: z.string().min(1).default(defaults.groupId),
     KAFKA_COMMIT_INTERVAL_MS: kafkaCommitIntervalMs,
+    KAFKA_SESSION_TIMEOUT_MS: kafkaSessionTimeoutMs,
     KAFKA_CHUNK_LINGER_MS: kafkaChunkLingerMs,
     LOG_LEVEL: logLevel,
     MIGRATE_ON_START: z.stringbool().default(true),

@@ -155,6 +155,17 @@ describe('loadConfig', () => {
     );
     expect(error.issues[0]).toMatch(/^KAFKA_REPLICATION_FACTOR: /);
   });
+
+  it("keeps a consumer's session timeout at kafkajs' 30 s unless set, and refuses one shorter than three heartbeats", () => {
+    const schema = consumerServiceSchema({ port: 3004, groupId: 'billing' });
+    expect(loadConfig('billing', schema, validEnv).KAFKA_SESSION_TIMEOUT_MS).toBe(30_000);
+    const shorter = loadConfig('billing', schema, { ...validEnv, KAFKA_SESSION_TIMEOUT_MS: '10000' });
+    expect(shorter.KAFKA_SESSION_TIMEOUT_MS).toBe(10_000);
+    const error = configErrorOf(() =>
+      loadConfig('billing', schema, { ...validEnv, KAFKA_SESSION_TIMEOUT_MS: '3000' }),
+    );
+    expect(error.issues).toEqual(['KAFKA_SESSION_TIMEOUT_MS: at least 9000 ms']);
+  });
 });
 
 /** Run a service's main.ts with nothing in its environment but PATH (plus `env`). */
