@@ -20,6 +20,7 @@ export type ChaosReport = Pick<
   load: Pick<Load, 'rate' | 'durationMs' | 'sent' | 'accepted' | 'retries' | 'rejected'> &
     Partial<Pick<Load, 'shed' | 'shedAnswers' | 'answerMs' | 'decisionMs'>>;
   quiescence: Pick<ScenarioReport['quiescence'], 'afterLoadMs'>;
+  machine?: ScenarioReport['machine'];
   invariants: Pick<ScenarioReport['invariants'][number], 'name' | 'passed' | 'counts'>[];
 };
 
@@ -36,6 +37,17 @@ export const verdict = (report: ChaosReport) => (report.passed ? 'pass' : '**FAI
 /** What the checker counted for one invariant of a run (none when it did not run). */
 export const countsOf = (report: ChaosReport, invariant: string): Record<string, number> =>
   report.invariants.find((found) => found.name === invariant)?.counts ?? {};
+/**
+ * The host of the runs and its 1-minute load average at the end of each, as the reports record
+ * them (earlier reports recorded neither).
+ */
+export function hostOf(reports: ChaosReport[]): string {
+  const machines = reports.flatMap((report) => (report.machine ? [report.machine] : []));
+  const [first] = machines;
+  if (!first) return 'the report records no load average';
+  const loads = machines.map((machine) => num(machine.loadAverage[0] ?? 0, 1));
+  return `${first.cpu} × ${first.cores}, load average ${loads.join(', ')} at the end of ${machines.length === 1 ? 'the run' : 'each run'}`;
+}
 /** The first line of the error a scenario threw, without its "Error: ". */
 const errorLine = (report: ChaosReport) => report.error?.split('\n')[0]?.replace(/^Error: /, '');
 const percentiles = (figures: Percentiles | undefined) =>
@@ -84,7 +96,7 @@ export const overload = ofFile<ChaosReport[]>(OVERLOAD, (reports, link) => {
       ],
     ),
     `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
-      `${link(OVERLOAD)}, run ${when(report)} (a chaos report records no load average).`,
+      `${link(OVERLOAD)}, run ${when(report)} (${hostOf([report])}).`,
   ].join('\n\n');
 });
 
@@ -126,7 +138,7 @@ export const dualWrites = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, link) => 
       ),
     ),
     `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
-      "the chaos report beside it gives each scenario's load and faults (it records no load average).",
+      `the chaos report beside it gives each scenario's load and faults (${hostOf(reports)}).`,
   ].join('\n\n');
 });
 
@@ -145,7 +157,7 @@ export const dualWritesCounts = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, lin
         report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
       ...Object.fromEntries(counted),
     }),
-    `${link(DUAL_WRITES)}, run ${when(reports[0])}` +
+    `${link(DUAL_WRITES)}, run ${when(reports[0])}, ${hostOf(reports)}` +
       (reports.some((report) => report.error)
         ? `; ${reports
             .filter((report) => report.error)
