@@ -36,6 +36,7 @@ import {
 import { PROSE_FIGURES } from './prose.ts';
 import { relayVsDebezium } from './relayVsDebezium.ts';
 import { scalingCosts, scalingMatrix } from './scaling.ts';
+import { SCALING_ARITHMETIC } from './scalingArithmetic.ts';
 import { maxWalSize, systemCapacity, systemPollingVsCdc } from './system.ts';
 import { bfada78Vs400e20f, performanceTargetsProcesses, TARGETS_FIGURES } from './targets.ts';
 import { testSuite } from './testSuite.ts';
@@ -103,6 +104,7 @@ export const FIGURES: Record<string, FigureTable> = {
   'test-suite': testSuite,
   // The figures inside sentences (<!-- figure:id -->).
   ...PROSE_FIGURES,
+  ...SCALING_ARITHMETIC,
   'statements-at-capacity': statementsAtCapacity,
   'batched-cost-per-event': batchedCostPerEvent,
   'batches-at-capacity': batchesAtCapacity,

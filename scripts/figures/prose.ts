@@ -22,11 +22,6 @@ const scalingToday = ofFile<SystemResults<Report>>(SYSTEM, (results, link) => {
   return `**${num(capacity)} orders/s** (${link(SYSTEM)}, ${duration(results.args.step)} steps, ${day(results.date)})`;
 });
 
-const scalingTodayRate = ofFile<SystemResults<Report>>(
-  SYSTEM,
-  (results) => `${num(variant(results, 'current', SYSTEM).capacity)} orders/s`,
-);
-
 /** One side's drain rate ÷ Debezium's, over both quiet runs and both aggregate counts: "1.05–1.15×". */
 function drainRatio(side: string): FigureTable {
   return {
@@ -192,7 +187,6 @@ export const PROSE_FIGURES: Record<string, FigureTable> = {
   'accepted-p99-tracing-off': acceptedP99('current'),
   'accepted-p99-shipped': acceptedP99('shipped'),
   'scaling-today': scalingToday,
-  'scaling-today-rate': scalingTodayRate,
   'relay-vs-debezium-one-relay-batch-1000': drainRatio('polling1b1000'),
   'relay-vs-debezium-two-relays-batch-1000': drainRatio('polling2b1000'),
   'relay-vs-debezium-one-relay-batch-100': drainRatio('polling1b100'),

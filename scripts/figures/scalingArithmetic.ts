@@ -1,0 +1,196 @@
+// The sizing arithmetic of docs/scaling.md ("At 100× and 10,000× today's load"), each step inside
+// its sentence (`<!-- figure:scaling-… -->`), computed from the costs its table of measured costs
+// shows. Each operand is rounded as that table prints it, so a reader can redo the sum; the
+// conclusions (how many shards, instances, partitions) follow from the figures, not from the text.
+import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
+import type { Report as RelayResults } from '../../bench/relay/report.ts';
+import type { RetentionResults } from '../../bench/retention/report.ts';
+import { resultsFile } from '../../bench/support/results.ts';
+import type { SystemResults } from '../../bench/system/records.ts';
+import { num } from './format.ts';
+import { atCapacity, variant } from './system.ts';
+import type { FigureTable, Results } from './types.ts';
+
+const SYSTEM = resultsFile('system.json');
+const RELAY = resultsFile('relay-throughput.json');
+const CONSUMER = resultsFile('consumer-throughput.json');
+const RETENTION = resultsFile('retention.json');
+const SOURCES = [SYSTEM, RELAY, CONSUMER, RETENTION] as const;
+
+/** Orders per second at each scale, and events per second on each outbox at 100×. */
+const HUNDRED = 30_000;
+const TEN_THOUSAND = 3_000_000;
+const ORDERS_OUTBOX = 2 * HUNDRED;
+const PUBLISHED = 4 * HUNDRED;
+const MIB = 1024 * 1024;
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+const powerOfTwoAtLeast = (value: number) => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
+
+/** The measured costs, rounded as the costs table shows them. */
+type Costs = {
+  capacity: number;
+  cpu: { total: number; postgres: number; orders: number };
+  relay: { one: number; two: number; relayCpu: number; brokerCpu: number; postgresCpu: number };
+  consumer: { inventory: number; billing: number };
+  retention: {
+    mibPerMillion: number;
+    deletesPerSec: number;
+    walBytesPerRow: number;
+    fastestPartitioned: number;
+    slowestPartitioned: number;
+  };
+};
+
+function costs({ read }: Results): Costs {
+  const system = variant(read<SystemResults>(SYSTEM), 'current', SYSTEM);
+  const perOrder = atCapacity(system)?.cpuMsPerOrder ?? {};
+  const relay = read<RelayResults>(RELAY).runs[0]?.summary;
+  const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
+  const retention = read<RetentionResults>(RETENTION);
+  const million = retention.claimAtScale.find((stage) => stage.published === 1_000_000);
+  const deleted = retention.retention.A;
+  const perOne = relay?.cpuPer1000.R1 ?? {};
+  const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
+  return {
+    capacity: system.capacity ?? Number.NaN,
+    cpu: {
+      total: round(perOrder.total ?? Number.NaN, 2),
+      postgres: round(perOrder.postgres ?? Number.NaN, 2),
+      orders: round(perOrder.orders ?? Number.NaN, 2),
+    },
+    relay: {
+      one: Math.round(relay?.eventsPerSec.R1 ?? Number.NaN),
+      two: Math.round(relay?.eventsPerSec.R2 ?? Number.NaN),
+      relayCpu: round(perOne.relays ?? Number.NaN, 2),
+      brokerCpu: round(perOne.broker ?? Number.NaN, 2),
+      postgresCpu: round(perOne.postgres ?? Number.NaN, 2),
+    },
+    consumer: {
+      inventory: Math.round(consumer?.eventsPerSec.I ?? Number.NaN),
+      billing: Math.round(consumer?.eventsPerSec.B ?? Number.NaN),
+    },
+    retention: {
+      mibPerMillion: round(million?.sizes.totalMiB ?? Number.NaN, 1),
+      deletesPerSec: Math.round(deleted.rowsPerSec),
+      walBytesPerRow: Math.round((deleted.walMiB * MIB) / deleted.rowsDeleted),
+      fastestPartitioned: round(Math.min(...partitioned), 2),
+      slowestPartitioned: round(Math.max(...partitioned), 2),
+    },
+  };
+}
+
+/** A figure of the costs. */
+const fromCosts = (render: (costs: Costs) => string): FigureTable => ({
+  sources: SOURCES,
+  render: (results) => render(costs(results)),
+});
+
+/** "30,000 × 5.95 ms = 179": the cores `orders` per second keep busy at `ms` of CPU each. */
+const cores = (orders: number, ms: number) =>
+  `${num(orders)} × ${num(ms, 2)} ms = ${num((orders * ms) / 1000)}`;
+
+const cpuAtHundred = fromCosts(
+  ({ cpu }) =>
+    `${cores(HUNDRED, cpu.total).replace(/= (.*)$/, '= **$1 cores**')} of work at today's efficiency. ` +
+    `PostgreSQL alone is ${cores(HUNDRED, cpu.postgres)} cores and the orders API ${cores(HUNDRED, cpu.orders)} cores`,
+);
+
+const cpuAtTenThousand = fromCosts(
+  ({ cpu }) =>
+    `${cores(TEN_THOUSAND, cpu.total).replace(/= (.*)$/, '= **$1 cores**')}. ` +
+    `PostgreSQL is ${cores(TEN_THOUSAND, cpu.postgres)} cores`,
+);
+
+const relays = fromCosts(({ relay }) => {
+  const needed = ORDERS_OUTBOX / relay.one;
+  return (
+    `One table with competing relays reached ${num(relay.two)} events/s. The orders outbox needs ` +
+    `${num(ORDERS_OUTBOX)} / ${num(relay.one)} = ${num(needed, 1)} relays' worth of claims, so at least ` +
+    `${num(Math.ceil(needed))} tables that are claimed independently`
+  );
+});
+
+const shards = fromCosts(({ relay }) => {
+  const count = powerOfTwoAtLeast(Math.ceil(ORDERS_OUTBOX / relay.one));
+  const others = HUNDRED / relay.one;
+  return (
+    `Use a fixed number of shards, for example ${count}, which leaves ${count} × ${num(relay.one)} / ` +
+    `${num(ORDERS_OUTBOX)} = ${num((count * relay.one) / ORDERS_OUTBOX, 1)}× headroom. Inventory and billing need ` +
+    `${num(HUNDRED)} / ${num(relay.one)} = ${num(others, 1)}, so ${powerOfTwoAtLeast(Math.ceil(others))} each`
+  );
+});
+
+const relayCpu = fromCosts(({ relay }) => {
+  const perEvent = relay.relayCpu + relay.brokerCpu + relay.postgresCpu;
+  return (
+    `${num(PUBLISHED)} events/s × (${num(relay.relayCpu, 2)} + ${num(relay.brokerCpu, 2)} + ` +
+    `${num(relay.postgresCpu, 2)}) ms = ${num((PUBLISHED * perEvent) / 1000, 1)} cores`
+  );
+});
+
+const retention = fromCosts(({ retention: r }) => {
+  const rowsPerDay = ORDERS_OUTBOX * 86_400;
+  const tib = (rowsPerDay / 1e6) * r.mibPerMillion * MIB;
+  const walPerSec = ORDERS_OUTBOX * r.walBytesPerRow;
+  return (
+    `At ${num(r.mibPerMillion, 1)} MiB per million rows that is about ${num(tib / 1024 ** 4, 1)} TiB. ` +
+    `Deleting them takes ${num(ORDERS_OUTBOX)} deletes/s, ${num((100 * ORDERS_OUTBOX) / r.deletesPerSec)}% of the ` +
+    `${num(r.deletesPerSec)} rows/s one connection managed, and ${num(ORDERS_OUTBOX)} × ${num(r.walBytesPerRow)} bytes = ` +
+    `${num(walPerSec / 1e6)} MB/s of WAL (${num((walPerSec * 86_400) / 1e12, 1)} TB a day)`
+  );
+});
+
+const oneHour = fromCosts(({ retention: r }) => {
+  const rows = ORDERS_OUTBOX * 3_600;
+  return `${num(ORDERS_OUTBOX)} × 3,600 = ${num(rows / 1e6)} million rows, about ${num((rows / 1e6) * (r.mibPerMillion / 1024))} GiB`;
+});
+
+const partitionedShards = fromCosts(({ relay, retention: r }) => {
+  const count = powerOfTwoAtLeast(Math.ceil(ORDERS_OUTBOX / relay.one));
+  const reach = (shards: number) => (shards * relay.one) / r.slowestPartitioned;
+  let enough = count;
+  while (reach(enough) < ORDERS_OUTBOX) enough *= 2;
+  const factor = `${num(r.fastestPartitioned, 2)}–${num(r.slowestPartitioned, 2)}×`;
+  const sum = `Partitioning made the claim ${factor} slower. Size the shards with that factor: ${count} shards × ${num(relay.one)} / ${num(r.slowestPartitioned, 2)} = ${num(Math.round(reach(count) / 100) * 100)}`;
+  return enough === count
+    ? `${sum} events/s is above ${num(ORDERS_OUTBOX)}, so **${count} shards** still do for the orders outbox`
+    : `${sum} events/s is below ${num(ORDERS_OUTBOX)}, so use **${enough} shards** for the orders outbox`;
+});
+
+const consumersAtHundred = fromCosts(({ consumer }) => {
+  const inventory = HUNDRED / consumer.inventory;
+  const billing = HUNDRED / consumer.billing;
+  return (
+    `${num(HUNDRED)} / ${num(consumer.inventory)} = ${num(inventory, 1)} instances' worth, so at least ` +
+    `${Math.ceil(inventory)}. Billing needs ${num(HUNDRED)} / ${num(consumer.billing)} = ${num(billing, 1)}, ` +
+    `so ${Math.ceil(billing)}`
+  );
+});
+
+const consumersAtTenThousand = fromCosts(({ consumer }) => {
+  const instances = Math.ceil(TEN_THOUSAND / consumer.inventory);
+  return (
+    `${num(TEN_THOUSAND)} / ${num(consumer.inventory)} = ${num(instances)} instances, so \`order.events\` needs ` +
+    `at least ${num(instances)} partitions (${num(powerOfTwoAtLeast(instances))}, say)`
+  );
+});
+
+const stacks = fromCosts(
+  ({ capacity }) =>
+    `${num(capacity)} orders/s per stack that is ${num(TEN_THOUSAND / capacity)} stacks' worth of work`,
+);
+
+export const SCALING_ARITHMETIC: Record<string, FigureTable> = {
+  'scaling-100x-cpu': cpuAtHundred,
+  'scaling-100x-relays': relays,
+  'scaling-100x-shards': shards,
+  'scaling-100x-relay-cpu': relayCpu,
+  'scaling-100x-retention': retention,
+  'scaling-100x-one-hour': oneHour,
+  'scaling-100x-partitioned-shards': partitionedShards,
+  'scaling-100x-consumers': consumersAtHundred,
+  'scaling-10000x-cpu': cpuAtTenThousand,
+  'scaling-10000x-consumers': consumersAtTenThousand,
+  'scaling-10000x-stacks': stacks,
+};
