@@ -40,7 +40,7 @@ import { SCALING_ARITHMETIC } from './scalingArithmetic.ts';
 import { maxWalSize, systemCapacity, systemPollingVsCdc } from './system.ts';
 import { bfada78Vs400e20f, performanceTargetsProcesses, TARGETS_FIGURES } from './targets.ts';
 import { testSuite } from './testSuite.ts';
-import { consumerThroughput, relayThroughput } from './throughput.ts';
+import { consumerThroughput, inventoryLockWait, relayThroughput } from './throughput.ts';
 import type { FigureTable } from './types.ts';
 import { zipkinSpanWeight } from './zipkin.ts';
 
@@ -105,6 +105,7 @@ export const FIGURES: Record<string, FigureTable> = {
   // The figures inside sentences (<!-- figure:id -->).
   ...PROSE_FIGURES,
   ...SCALING_ARITHMETIC,
+  'inventory-lock-wait': inventoryLockWait,
   'statements-at-capacity': statementsAtCapacity,
   'batched-cost-per-event': batchedCostPerEvent,
   'batches-at-capacity': batchesAtCapacity,

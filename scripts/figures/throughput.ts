@@ -91,3 +91,23 @@ export const consumerThroughput = ofFile<Written<ConsumerResults>>(CONSUMER, (re
     `${link(CONSUMER)}: ${day(results.date)}, revision \`${results.run.revision}\`, tracing ${results.run.tracing}, ${load(run.loadavgBefore, run.loadavgAfter)}.`,
   ].join('\n\n');
 });
+
+/**
+ * Inventory's stock lock against the rest of its statements, from the run's pg_stat_statements:
+ * "282 of 396 ms per 1,000 events …, … take 0.04 ms" (docs/benchmarks.md, "Where the time goes").
+ */
+export const inventoryLockWait = ofFile<Written<ConsumerResults>>(CONSUMER, (results) => {
+  const rows = results.runs.at(-1)?.summary.statements.I ?? [];
+  const statement = (start: string) => {
+    const found = rows.find((row) => row.query.startsWith(start));
+    if (!found) throw new Error(`${CONSUMER}: no statement of I starts with "${start}"`);
+    return found;
+  };
+  const lock = statement('select sku from stock where sku in');
+  const again = statement('select sku, available from stock where sku = any');
+  const total = rows.reduce((sum, row) => sum + row.execMsPer1000, 0);
+  return (
+    `${num(lock.execMsPer1000)} of ${num(total)} ms per 1,000 events in the run above), and little of that ` +
+    `is work: the same rows locked again a statement later, by a transaction that holds them, take ${num(again.meanMs, 2)} ms`
+  );
+});
