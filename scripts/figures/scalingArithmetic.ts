@@ -28,21 +28,7 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 const powerOfTwoAtLeast = (value: number) => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
 
 /** The measured costs, rounded as the costs table shows them. */
-type Costs = {
-  capacity: number;
-  cpu: { total: number; postgres: number; orders: number };
-  relay: { one: number; two: number; relayCpu: number; brokerCpu: number; postgresCpu: number };
-  consumer: { inventory: number; billing: number };
-  retention: {
-    mibPerMillion: number;
-    deletesPerSec: number;
-    walBytesPerRow: number;
-    fastestPartitioned: number;
-    slowestPartitioned: number;
-  };
-};
-
-function costs({ read }: Results): Costs {
+function costs({ read }: Results) {
   const system = variant(read<SystemResults>(SYSTEM), 'current', SYSTEM);
   const perOrder = atCapacity(system)?.cpuMsPerOrder ?? {};
   const relay = read<RelayResults>(RELAY).runs[0]?.summary;
@@ -79,6 +65,8 @@ function costs({ read }: Results): Costs {
     },
   };
 }
+
+type Costs = ReturnType<typeof costs>;
 
 /** A figure of the costs. */
 const fromCosts = (render: (costs: Costs) => string): FigureTable => ({
