@@ -25,6 +25,9 @@ const PUBLISHED = 4 * HUNDRED;
 const MIB = 1024 * 1024;
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
+/** The named figures of `from`, each to two decimals (NaN where missing). */
+const hundredths = <K extends string>(from: Partial<Record<string, number>>, keys: K[]) =>
+  Object.fromEntries(keys.map((key) => [key, round(from[key] ?? Number.NaN, 2)])) as Record<K, number>;
 const powerOfTwoAtLeast = (value: number) => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
 
 /** The measured costs, rounded as the costs table shows them. */
@@ -40,17 +43,11 @@ function costs({ read }: Results) {
   const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
   return {
     capacity: system.capacity ?? Number.NaN,
-    cpu: {
-      total: round(perOrder.total ?? Number.NaN, 2),
-      postgres: round(perOrder.postgres ?? Number.NaN, 2),
-      orders: round(perOrder.orders ?? Number.NaN, 2),
-    },
+    cpu: hundredths(perOrder, ['total', 'postgres', 'orders']),
     relay: {
       one: Math.round(relay?.eventsPerSec.R1 ?? Number.NaN),
       two: Math.round(relay?.eventsPerSec.R2 ?? Number.NaN),
-      relayCpu: round(perOne.relays ?? Number.NaN, 2),
-      brokerCpu: round(perOne.broker ?? Number.NaN, 2),
-      postgresCpu: round(perOne.postgres ?? Number.NaN, 2),
+      cpu: hundredths(perOne, ['relays', 'broker', 'postgres']),
     },
     consumer: {
       inventory: Math.round(consumer?.eventsPerSec.I ?? Number.NaN),
@@ -110,10 +107,11 @@ const shards = fromCosts(({ relay }) => {
 });
 
 const relayCpu = fromCosts(({ relay }) => {
-  const perEvent = relay.relayCpu + relay.brokerCpu + relay.postgresCpu;
+  const { relays, broker, postgres } = relay.cpu;
+  const perEvent = relays + broker + postgres;
   return (
-    `${num(PUBLISHED)} events/s × (${num(relay.relayCpu, 2)} + ${num(relay.brokerCpu, 2)} + ` +
-    `${num(relay.postgresCpu, 2)}) ms = ${num((PUBLISHED * perEvent) / 1000, 1)} cores`
+    `${num(PUBLISHED)} events/s × (${num(relays, 2)} + ${num(broker, 2)} + ` +
+    `${num(postgres, 2)}) ms = ${num((PUBLISHED * perEvent) / 1000, 1)} cores`
   );
 });
 
