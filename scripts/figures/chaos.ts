@@ -21,6 +21,7 @@ export type ChaosReport = Pick<
     Partial<Pick<Load, 'shed' | 'shedAnswers' | 'answerMs' | 'decisionMs'>>;
   quiescence: Pick<ScenarioReport['quiescence'], 'afterLoadMs'>;
   machine?: ScenarioReport['machine'];
+  run?: Pick<NonNullable<ScenarioReport['run']>, 'revision' | 'clean' | 'tracing'>;
   invariants: Pick<ScenarioReport['invariants'][number], 'name' | 'passed' | 'counts'>[];
 };
 
@@ -38,15 +39,20 @@ export const verdict = (report: ChaosReport) => (report.passed ? 'pass' : '**FAI
 export const countsOf = (report: ChaosReport, invariant: string): Record<string, number> =>
   report.invariants.find((found) => found.name === invariant)?.counts ?? {};
 /**
- * The host of the runs and its 1-minute load average at the end of each, as the reports record
- * them (earlier reports recorded neither).
+ * What the runs ran on, as their reports record it: the revision, the host and its 1-minute load
+ * average at the end of each run, and tracing (earlier reports recorded none of it).
  */
-export function hostOf(reports: ChaosReport[]): string {
+export function runOf(reports: ChaosReport[]): string {
   const machines = reports.flatMap((report) => (report.machine ? [report.machine] : []));
   const [first] = machines;
-  if (!first) return 'the report records no load average';
+  if (!first) return 'the report records no revision, host or load average';
   const loads = machines.map((machine) => num(machine.loadAverage[0] ?? 0, 1));
-  return `${first.cpu} × ${first.cores}, load average ${loads.join(', ')} at the end of ${machines.length === 1 ? 'the run' : 'each run'}`;
+  const { run } = reports[0] ?? {};
+  const revision = run ? `revision \`${run.revision}\`${run.clean ? '' : ' with uncommitted changes'}, ` : '';
+  return (
+    `${revision}${first.cpu} × ${first.cores}, load average ${loads.join(', ')} at the end of ` +
+    `${machines.length === 1 ? 'the run' : 'each run'}${run ? `, tracing ${run.tracing}` : ''}`
+  );
 }
 /** The first line of the error a scenario threw, without its "Error: ". */
 const errorLine = (report: ChaosReport) => report.error?.split('\n')[0]?.replace(/^Error: /, '');
@@ -96,7 +102,7 @@ export const overload = ofFile<ChaosReport[]>(OVERLOAD, (reports, link) => {
       ],
     ),
     `Invariants held: ${held} of ${report.invariants.length}; quiet ${num(report.quiescence.afterLoadMs / 1000, 1)} s after the load. ` +
-      `${link(OVERLOAD)}, run ${when(report)} (${hostOf([report])}).`,
+      `${link(OVERLOAD)}, run ${when(report)} (${runOf([report])}).`,
   ].join('\n\n');
 });
 
@@ -138,7 +144,7 @@ export const dualWrites = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, link) => 
       ),
     ),
     `Counted by the chaos suite's checker from the databases and the topics: ${link(DUAL_WRITES)}, run ${when(reports[0])}; ` +
-      `the chaos report beside it gives each scenario's load and faults (${hostOf(reports)}).`,
+      `the chaos report beside it gives each scenario's load and faults (${runOf(reports)}).`,
   ].join('\n\n');
 });
 
@@ -157,7 +163,7 @@ export const dualWritesCounts = ofFile<ChaosReport[]>(DUAL_WRITES, (reports, lin
         report.error ? '—' : `${num(report.load.accepted)} / ${num(report.load.sent)}`,
       ...Object.fromEntries(counted),
     }),
-    `${link(DUAL_WRITES)}, run ${when(reports[0])}, ${hostOf(reports)}` +
+    `${link(DUAL_WRITES)}, run ${when(reports[0])}, ${runOf(reports)}` +
       (reports.some((report) => report.error)
         ? `; ${reports
             .filter((report) => report.error)

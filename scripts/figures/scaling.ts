@@ -6,8 +6,8 @@ import type { ScalingReport } from '../../bench/scaling/report.ts';
 import { resultsFile } from '../../bench/support/results.ts';
 import type { Step, SystemResults } from '../../bench/system/records.ts';
 import { duration, num, percent } from './format.ts';
-import { atCapacity, relaysCpu } from './system.ts';
-import { type FigureTable, ofFile } from './types.ts';
+import { atCapacity, relaysCpu, variant } from './system.ts';
+import { type FigureTable, ofFile, type Results } from './types.ts';
 
 const SCALING = resultsFile('scaling.json');
 const KAFKA = { broker: '1 broker, RF 1', cluster: '3 brokers, RF 3' } as const;
@@ -40,23 +40,43 @@ const SYSTEM = resultsFile('system.json');
 const RELAY = resultsFile('relay-throughput.json');
 const CONSUMER = resultsFile('consumer-throughput.json');
 const RETENTION = resultsFile('retention.json');
+/** The results files of the costs the sizing arithmetic starts from. */
+export const COST_SOURCES = [SYSTEM, RELAY, CONSUMER, RETENTION] as const;
+
+/** The measured costs, as their benchmarks wrote them: the table below and the arithmetic read these. */
+export function measuredCosts(read: Results['read']) {
+  const system = variant(read<SystemResults>(SYSTEM), 'current', SYSTEM);
+  const relay = read<RelayResults>(RELAY).runs[0]?.summary;
+  const retention = read<RetentionResults>(RETENTION);
+  return {
+    capacity: system.capacity,
+    cpu: atCapacity(system)?.cpuMsPerOrder ?? {},
+    relay,
+    relayCpu: relay?.cpuPer1000.R1 ?? {},
+    consumer: read<ConsumerResults>(CONSUMER).runs[0]?.summary,
+    million: retention.claimAtScale.find((stage) => stage.published === 1_000_000),
+    deleted: retention.retention.A,
+    dropped: retention.retention.B,
+    partitioned: retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN),
+  };
+}
 
 /** The per-event costs the sizing arithmetic starts from, each from its benchmark's results. */
 export const scalingCosts: FigureTable = {
-  sources: [SYSTEM, RELAY, CONSUMER, RETENTION],
+  sources: COST_SOURCES,
   render({ read, link }) {
-    const system = read<SystemResults>(SYSTEM).reports.find((report) => report.variant === 'current');
-    const step = system && atCapacity(system);
-    const cpu = step?.cpuMsPerOrder ?? {};
+    const {
+      cpu,
+      relay,
+      relayCpu: perOne,
+      consumer,
+      million,
+      deleted,
+      dropped,
+      partitioned,
+    } = measuredCosts(read);
     const ms = (value: number | undefined) => num(value, 2);
     const relays = relaysCpu(cpu);
-    const relay = read<RelayResults>(RELAY).runs[0]?.summary;
-    const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
-    const retention = read<RetentionResults>(RETENTION);
-    const million = retention.claimAtScale.find((stage) => stage.published === 1_000_000);
-    const { A: deleted, B: dropped } = retention.retention;
-    const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
-    const perOne = relay?.cpuPer1000.R1 ?? {};
     return markdownTable(
       ['measured cost', 'value', 'source'],
       [

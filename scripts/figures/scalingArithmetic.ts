@@ -2,20 +2,9 @@
 // its sentence (`<!-- figure:scaling-… -->`), computed from the costs its table of measured costs
 // shows. Each operand is rounded as that table prints it, so a reader can redo the sum; the
 // conclusions (how many shards, instances, partitions) follow from the figures, not from the text.
-import type { Report as ConsumerResults } from '../../bench/consumer/report.ts';
-import type { Report as RelayResults } from '../../bench/relay/report.ts';
-import type { RetentionResults } from '../../bench/retention/report.ts';
-import { resultsFile } from '../../bench/support/results.ts';
-import type { SystemResults } from '../../bench/system/records.ts';
 import { num } from './format.ts';
-import { atCapacity, variant } from './system.ts';
+import { COST_SOURCES, measuredCosts } from './scaling.ts';
 import type { FigureTable, Results } from './types.ts';
-
-const SYSTEM = resultsFile('system.json');
-const RELAY = resultsFile('relay-throughput.json');
-const CONSUMER = resultsFile('consumer-throughput.json');
-const RETENTION = resultsFile('retention.json');
-const SOURCES = [SYSTEM, RELAY, CONSUMER, RETENTION] as const;
 
 /** Orders per second at each scale, and events per second on each outbox at 100×. */
 const HUNDRED = 30_000;
@@ -29,25 +18,19 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 const hundredths = <K extends string>(from: Partial<Record<string, number>>, keys: K[]) =>
   Object.fromEntries(keys.map((key) => [key, round(from[key] ?? Number.NaN, 2)])) as Record<K, number>;
 const powerOfTwoAtLeast = (value: number) => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
+/** Shards of the orders outbox: the relays' worth it needs, rounded up to a power of two. */
+const shardCount = (perRelay: number) => powerOfTwoAtLeast(Math.ceil(ORDERS_OUTBOX / perRelay));
 
 /** The measured costs, rounded as the costs table shows them. */
 function costs({ read }: Results) {
-  const system = variant(read<SystemResults>(SYSTEM), 'current', SYSTEM);
-  const perOrder = atCapacity(system)?.cpuMsPerOrder ?? {};
-  const relay = read<RelayResults>(RELAY).runs[0]?.summary;
-  const consumer = read<ConsumerResults>(CONSUMER).runs[0]?.summary;
-  const retention = read<RetentionResults>(RETENTION);
-  const million = retention.claimAtScale.find((stage) => stage.published === 1_000_000);
-  const deleted = retention.retention.A;
-  const perOne = relay?.cpuPer1000.R1 ?? {};
-  const partitioned = retention.claimPhases.map((phase) => phase.summary.P?.vsRef ?? Number.NaN);
+  const { capacity, cpu, relay, relayCpu, consumer, million, deleted, partitioned } = measuredCosts(read);
   return {
-    capacity: system.capacity ?? Number.NaN,
-    cpu: hundredths(perOrder, ['total', 'postgres', 'orders']),
+    capacity: capacity ?? Number.NaN,
+    cpu: hundredths(cpu, ['total', 'postgres', 'orders']),
     relay: {
       one: Math.round(relay?.eventsPerSec.R1 ?? Number.NaN),
       two: Math.round(relay?.eventsPerSec.R2 ?? Number.NaN),
-      cpu: hundredths(perOne, ['relays', 'broker', 'postgres']),
+      cpu: hundredths(relayCpu, ['relays', 'broker', 'postgres']),
     },
     consumer: {
       inventory: Math.round(consumer?.eventsPerSec.I ?? Number.NaN),
@@ -67,7 +50,7 @@ type Costs = ReturnType<typeof costs>;
 
 /** A figure of the costs. */
 const fromCosts = (render: (costs: Costs) => string): FigureTable => ({
-  sources: SOURCES,
+  sources: COST_SOURCES,
   render: (results) => render(costs(results)),
 });
 
@@ -97,7 +80,7 @@ const relays = fromCosts(({ relay }) => {
 });
 
 const shards = fromCosts(({ relay }) => {
-  const count = powerOfTwoAtLeast(Math.ceil(ORDERS_OUTBOX / relay.one));
+  const count = shardCount(relay.one);
   const others = HUNDRED / relay.one;
   return (
     `Use a fixed number of shards, for example ${count}, which leaves ${count} × ${num(relay.one)} / ` +
@@ -133,7 +116,7 @@ const oneHour = fromCosts(({ retention: r }) => {
 });
 
 const partitionedShards = fromCosts(({ relay, retention: r }) => {
-  const count = powerOfTwoAtLeast(Math.ceil(ORDERS_OUTBOX / relay.one));
+  const count = shardCount(relay.one);
   const reach = (shards: number) => (shards * relay.one) / r.slowestPartitioned;
   let enough = count;
   while (reach(enough) < ORDERS_OUTBOX) enough *= 2;

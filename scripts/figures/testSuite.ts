@@ -23,8 +23,8 @@ export const testSuite = ofRuns<SuiteDurations>(RUNS, (runs, link) => {
       num(results.files.filter((f) => f.seconds > f.budgetSeconds).length),
     'slowest file': ({ results: { files } }) =>
       files[0] ? `\`${files[0].file.split('/').at(-1)}\`, ${num(files[0].seconds)} s` : '—',
-    'revision, machine, load average': ({ path, results }) =>
+    'revision, machine, load average, tracing': ({ path, results }) =>
       `\`${results.revision}\`, ${day(results.date)}, ${results.machine.cpuModel} × ${results.machine.cpus}, ` +
-      `${load(results.loadavgBefore, results.loadavgAfter)}; ${link(path.replace(/\.json$/, '.md'))}`,
+      `${load(results.loadavgBefore, results.loadavgAfter)}, tracing ${results.tracing}; ${link(path.replace(/\.json$/, '.md'))}`,
   });
 });
